@@ -1,0 +1,139 @@
+import { z } from "zod";
+
+/**
+ * The configuration contract of DESIGN.md, read from the environment. Every problem is reported
+ * as one line naming the variable, because this is the first thing a newcomer sees after `npm start`.
+ */
+
+const optionalText = z
+  .string()
+  .trim()
+  .transform((v) => (v === "" ? undefined : v))
+  .optional();
+
+const httpUrl = z
+  .string()
+  .trim()
+  .refine((v) => /^https?:\/\/[^\s/]+/.test(v) && URL.canParse(v), "must be an http(s) URL");
+
+/** The service paths all begin with /api/, so a base given with /api is the same service. */
+export function mediaOrigin(url: string): string {
+  return url.replace(/\/+$/, "").replace(/\/api$/, "");
+}
+
+const storeUrl = z
+  .string()
+  .trim()
+  .refine(
+    (v) => /^(sqlite:\/\/.+|rediss?:\/\/.+)$/.test(v),
+    "must be sqlite://<path> or redis://<host>:<port>",
+  );
+
+const schema = z.object({
+  MEDIA_API_URL: httpUrl.transform(mediaOrigin),
+  MEDIA_API_KEY: optionalText,
+  MEDIA_THUMBNAILS_LIST_PATH: z
+    .string()
+    .regex(/^\/api\//, "must be a path starting with /api/")
+    .default("/api/thumbnails"),
+  STORE_URL: storeUrl.default("sqlite://data/bot.sqlite"),
+  DISCORD_TOKEN: optionalText,
+  DISCORD_GUILD_ID: z
+    .string()
+    .regex(/^\d{17,20}$/, "must be a guild id (a snowflake of 17-20 digits)")
+    .optional(),
+  DISCORD_REST_URL: httpUrl.transform((v) => v.replace(/\/+$/, "")).default("https://discord.com/api"),
+  SLACK_BOT_TOKEN: optionalText,
+  SLACK_SIGNING_SECRET: optionalText,
+  SLACK_APP_TOKEN: optionalText,
+  SLACK_PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  SLACK_API_URL: httpUrl.transform((v) => (v.endsWith("/") ? v : `${v}/`)).default("https://slack.com/api/"),
+  SECRETS_KEY: optionalText,
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+
+export interface Config {
+  media: { url: string; apiKey?: string; thumbnailsListPath: string };
+  storeUrl: string;
+  discord?: { token: string; guildId?: string; restUrl: string };
+  slack?: {
+    botToken: string;
+    signingSecret?: string;
+    appToken?: string;
+    port: number;
+    apiUrl: string;
+  };
+  secretsKey?: string;
+  logLevel: z.infer<typeof schema>["LOG_LEVEL"];
+}
+
+export class ConfigError extends Error {
+  readonly code = "config.invalid";
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+/** Secrets are named, never echoed, in error lines. */
+const SECRET_VARIABLES = new Set([
+  "MEDIA_API_KEY",
+  "DISCORD_TOKEN",
+  "SLACK_BOT_TOKEN",
+  "SLACK_SIGNING_SECRET",
+  "SLACK_APP_TOKEN",
+  "SECRETS_KEY",
+]);
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // An empty variable (`FOO=` in a .env file) means "not set", as people expect.
+  const present = Object.fromEntries(
+    Object.keys(schema.shape)
+      .map((name) => [name, env[name]?.trim()] as const)
+      .filter(([, value]) => value !== undefined && value !== ""),
+  );
+  const parsed = schema.safeParse(present);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const name = String(issue.path[0]);
+    const reason = issue.code === "invalid_type" ? "is required" : issue.message;
+    const shown =
+      SECRET_VARIABLES.has(name) || present[name] === undefined ? "" : ` (got "${present[name]}")`;
+    throw new ConfigError(`${name} ${reason}${shown}.`);
+  }
+  const v = parsed.data;
+
+  if (!v.DISCORD_TOKEN && !v.SLACK_BOT_TOKEN) {
+    throw new ConfigError(
+      "No chat platform is configured: set DISCORD_TOKEN for Discord, or SLACK_BOT_TOKEN with SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode) for Slack.",
+    );
+  }
+  if (v.SLACK_BOT_TOKEN && !v.SLACK_SIGNING_SECRET && !v.SLACK_APP_TOKEN) {
+    throw new ConfigError(
+      "SLACK_SIGNING_SECRET is required with SLACK_BOT_TOKEN in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode).",
+    );
+  }
+
+  return {
+    media: {
+      url: v.MEDIA_API_URL,
+      apiKey: v.MEDIA_API_KEY,
+      thumbnailsListPath: v.MEDIA_THUMBNAILS_LIST_PATH,
+    },
+    storeUrl: v.STORE_URL,
+    discord: v.DISCORD_TOKEN
+      ? { token: v.DISCORD_TOKEN, guildId: v.DISCORD_GUILD_ID, restUrl: v.DISCORD_REST_URL }
+      : undefined,
+    slack: v.SLACK_BOT_TOKEN
+      ? {
+          botToken: v.SLACK_BOT_TOKEN,
+          signingSecret: v.SLACK_SIGNING_SECRET,
+          appToken: v.SLACK_APP_TOKEN,
+          port: v.SLACK_PORT,
+          apiUrl: v.SLACK_API_URL,
+        }
+      : undefined,
+    secretsKey: v.SECRETS_KEY,
+    logLevel: v.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../src/core/config.js";
+
+const base = { MEDIA_API_URL: "http://127.0.0.1:4010", DISCORD_TOKEN: "discord-secret-token" };
+
+function failure(env: NodeJS.ProcessEnv): string {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error("expected loadConfig to fail");
+}
+
+describe("loadConfig", () => {
+  it("applies the documented defaults", () => {
+    const config = loadConfig(base);
+    expect(config.storeUrl).toBe("sqlite://data/bot.sqlite");
+    expect(config.discord).toEqual({ token: "discord-secret-token", restUrl: "https://discord.com/api" });
+    expect(config.slack).toBeUndefined();
+    expect(config.media.thumbnailsListPath).toBe("/api/thumbnails");
+    expect(config.logLevel).toBe("info");
+  });
+
+  it("accepts a service URL that already ends in /api", () => {
+    expect(loadConfig({ ...base, MEDIA_API_URL: "https://media.example.com/api/" }).media.url).toBe(
+      "https://media.example.com",
+    );
+  });
+
+  it("names a missing variable in one line", () => {
+    const message = failure({ DISCORD_TOKEN: "x" });
+    expect(message).toBe("MEDIA_API_URL is required.");
+  });
+
+  it("names an invalid variable and shows the bad value", () => {
+    expect(failure({ ...base, STORE_URL: "mysql://db" })).toBe(
+      'STORE_URL must be sqlite://<path> or redis://<host>:<port> (got "mysql://db").',
+    );
+    expect(failure({ ...base, SLACK_PORT: "eighty" })).toMatch(/^SLACK_PORT .*\(got "eighty"\)\.$/);
+  });
+
+  it("never echoes a secret in an error line", () => {
+    const message = failure({ ...base, DISCORD_GUILD_ID: "abc", SLACK_BOT_TOKEN: "xoxb-secret" });
+    expect(message).toContain("DISCORD_GUILD_ID");
+    expect(message).not.toContain("xoxb-secret");
+  });
+
+  it("requires at least one chat platform, naming the variables", () => {
+    const message = failure({ MEDIA_API_URL: "http://127.0.0.1:4010" });
+    expect(message).toContain("DISCORD_TOKEN");
+    expect(message).toContain("SLACK_BOT_TOKEN");
+  });
+
+  it("requires a signing secret for Slack over HTTP but not in Socket Mode", () => {
+    const slackOnly = { MEDIA_API_URL: "http://127.0.0.1:4010", SLACK_BOT_TOKEN: "xoxb-1" };
+    expect(failure(slackOnly)).toContain("SLACK_SIGNING_SECRET");
+    expect(loadConfig({ ...slackOnly, SLACK_APP_TOKEN: "xapp-1" }).slack).toMatchObject({
+      botToken: "xoxb-1",
+      appToken: "xapp-1",
+      port: 3000,
+      apiUrl: "https://slack.com/api/",
+    });
+  });
+
+  it("treats empty variables as unset", () => {
+    expect(loadConfig({ ...base, MEDIA_API_KEY: "", STORE_URL: "" }).storeUrl).toBe(
+      "sqlite://data/bot.sqlite",
+    );
+  });
+});
