@@ -1,0 +1,116 @@
+import type { Readable } from "node:stream";
+import type { Card } from "./cards.js";
+
+/**
+ * The boundary between the core and the chat platforms. Adapters turn platform payloads into these
+ * events and implement `ChatAdapter`; everything the bot decides happens in the core.
+ */
+
+export type Platform = "discord" | "slack";
+
+export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+
+export interface Actor {
+  platform: Platform;
+  /** Discord guild id or Slack team id: API keys and settings belong to a tenant. */
+  tenantId: string;
+  userId: string;
+  /** Discord: Manage Guild. Slack: workspace admin or owner. */
+  isAdmin: boolean;
+  /** Discord role ids, for the tenant's allow-list; empty on Slack. */
+  roleIds: string[];
+}
+
+/**
+ * Where a command was issued. Plain JSON, because a job answers there after a restart too;
+ * `data` is the adapter's own (a Discord interaction token and its age, a Slack response_url).
+ */
+export interface ConversationRef {
+  platform: Platform;
+  channelId: string;
+  threadId?: string;
+  data?: { [key: string]: Json };
+}
+
+/** A message the bot posted and may edit later, persisted in the job record. */
+export interface MessageRef {
+  platform: Platform;
+  channelId: string;
+  messageId: string;
+  data?: { [key: string]: Json };
+}
+
+/** A file a user attached; the adapter does the authenticated download when it is opened. */
+export interface Attachment {
+  name: string;
+  contentType: string;
+  size: number;
+  open(): Promise<Readable>;
+}
+
+/** A file the bot sends; opened only when the adapter uploads it, so big videos stream through. */
+export interface OutgoingFile {
+  name: string;
+  contentType: string;
+  /** Known size in bytes, when the source says it. */
+  size?: number;
+  open(): Promise<Readable>;
+}
+
+export type Message = Card | { text: string };
+
+export interface PostOptions {
+  /** Only the actor sees it (errors, setup). */
+  ephemeral?: boolean;
+  /** Notify this user (the requester, when a long job finishes). */
+  mentionUserId?: string;
+  /**
+   * Same key, same message: a post repeated after a crash must not appear twice
+   * (Discord: nonce with enforce_nonce; Slack: the adapter checks what it already posted).
+   */
+  idempotencyKey?: string;
+}
+
+export interface ChatAdapter {
+  readonly platform: Platform;
+  post(target: ConversationRef, message: Message, options?: PostOptions): Promise<MessageRef>;
+  edit(ref: MessageRef, message: Message): Promise<void>;
+  /** Largest file, in bytes, that can be uploaded to this conversation. */
+  uploadLimit(target: ConversationRef): number;
+}
+
+export interface CommandEvent {
+  /** A catalogue name: "image.generate", "usage", ... */
+  command: string;
+  /** Raw option values; the core validates them with the command's schema. */
+  options: Record<string, unknown>;
+  /** Files by option name. */
+  attachments: Record<string, Attachment[]>;
+  actor: Actor;
+  conversation: ConversationRef;
+}
+
+/** A button click or a select choice on a message the bot posted. */
+export interface ActionEvent {
+  /** What the control does: "confirm", "confirm_both", "regenerate", "animate", ... */
+  action: string;
+  /** Our job id, carried by the control. */
+  jobId: string;
+  /** The variant number, the chosen style, ... */
+  value?: string;
+  actor: Actor;
+  message: MessageRef;
+  conversation: ConversationRef;
+}
+
+export interface AutocompleteEvent {
+  command: string;
+  option: string;
+  query: string;
+  actor: Actor;
+}
+
+export interface Choice {
+  label: string;
+  value: string;
+}
