@@ -1,0 +1,174 @@
+import { createHash } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { extname } from "node:path";
+import type { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import busboy from "busboy";
+import type { FileContent, SlackFile, SlackState, Upload } from "./state.js";
+
+const TYPES: Record<string, { filetype: string; mimetype: string }> = {
+  ".png": { filetype: "png", mimetype: "image/png" },
+  ".jpg": { filetype: "jpg", mimetype: "image/jpeg" },
+  ".jpeg": { filetype: "jpg", mimetype: "image/jpeg" },
+  ".gif": { filetype: "gif", mimetype: "image/gif" },
+  ".webp": { filetype: "webp", mimetype: "image/webp" },
+  ".mp4": { filetype: "mp4", mimetype: "video/mp4" },
+  ".mov": { filetype: "mov", mimetype: "video/quicktime" },
+  ".mp3": { filetype: "mp3", mimetype: "audio/mpeg" },
+  ".wav": { filetype: "wav", mimetype: "audio/wav" },
+  ".txt": { filetype: "text", mimetype: "text/plain" },
+  ".json": { filetype: "json", mimetype: "application/json" },
+  ".pdf": { filetype: "pdf", mimetype: "application/pdf" },
+};
+const BINARY = { filetype: "binary", mimetype: "application/octet-stream" };
+
+function typeOf(name: string) {
+  return TYPES[extname(name).toLowerCase()] ?? BINARY;
+}
+
+/** What Slack answers for url_private without a valid bot token: a sign-in page, not an error status. */
+export const LOGIN_PAGE =
+  '<!DOCTYPE html><html lang="en-US"><head><meta charset="utf-8"><title>Sign in | Slack</title></head>' +
+  "<body><h1>Sign in to your workspace</h1></body></html>";
+
+interface FileMeta {
+  id: string;
+  name: string;
+  title?: string;
+  mimetype?: string;
+  size: number;
+  user: string;
+}
+
+export function fileObject(state: SlackState, meta: FileMeta): SlackFile {
+  const { filetype, mimetype } = typeOf(meta.name);
+  const now = Math.floor(Date.now() / 1000);
+  const base = `${state.baseUrl}/files-pri/${state.teamId}-${meta.id}`;
+  const name = encodeURIComponent(meta.name);
+  return {
+    id: meta.id,
+    created: now,
+    timestamp: now,
+    name: meta.name,
+    title: meta.title ?? meta.name,
+    mimetype: meta.mimetype ?? mimetype,
+    filetype,
+    pretty_type: filetype.toUpperCase(),
+    user: meta.user,
+    user_team: state.teamId,
+    size: meta.size,
+    mode: "hosted",
+    is_external: false,
+    is_public: false,
+    url_private: `${base}/${name}`,
+    url_private_download: `${base}/download/${name}`,
+    permalink: `${state.baseUrl}/files/${meta.user}/${meta.id}/${name}`,
+    channels: [],
+    shares: {},
+  };
+}
+
+/** A file a user attached in Slack; its bytes are served (bearer-protected) at url_private(_download). */
+export function addUserFile(
+  state: SlackState,
+  content: FileContent,
+  meta: { name: string; mimetype: string; size?: number; user?: string },
+): SlackFile {
+  const size = content instanceof Uint8Array ? content.byteLength : meta.size;
+  if (size === undefined) throw new Error("addUserFile: a stream factory needs meta.size");
+  const file = fileObject(state, {
+    ...meta,
+    id: state.nextId("F"),
+    size,
+    user: meta.user ?? state.userIds.requester,
+  });
+  state.files.set(file.id, file);
+  state.fileContents.set(file.id, content);
+  return file;
+}
+
+async function count(stream: Readable): Promise<{ bytes: number; sha256: string }> {
+  const hash = createHash("sha256");
+  let bytes = 0;
+  for await (const chunk of stream) {
+    bytes += (chunk as Buffer).length;
+    hash.update(chunk as Buffer);
+  }
+  return { bytes, sha256: hash.digest("hex") };
+}
+
+/** Counts the first file part of a multipart body as it streams past. */
+function countMultipart(req: IncomingMessage): Promise<NonNullable<Upload["received"]>> {
+  return new Promise((resolve, reject) => {
+    const parser = busboy({ headers: req.headers });
+    let first: Promise<NonNullable<Upload["received"]>> | undefined;
+    parser.on("file", (name, stream) => {
+      if (first) stream.resume();
+      else first = count(stream).then((c) => ({ ...c, format: "multipart", partName: name }));
+    });
+    parser.on("close", () => (first ? first.then(resolve, reject) : reject(new Error("no file part"))));
+    parser.on("error", reject);
+    req.pipe(parser);
+  });
+}
+
+/**
+ * The upload_url: Slack takes the bytes raw or as multipart (@slack/web-api 8 sends one part named
+ * `body`). Bytes are counted and hashed while they stream; nothing is kept.
+ */
+export async function handleUpload(
+  state: SlackState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  ticket: string,
+): Promise<void> {
+  const upload = [...state.uploads.values()].find((u) => u.ticket === ticket);
+  if (!upload || req.method !== "POST") {
+    req.resume();
+    res.writeHead(404, { "content-type": "text/plain" }).end("Not Found");
+    return;
+  }
+  try {
+    upload.received = req.headers["content-type"]?.startsWith("multipart/form-data")
+      ? await countMultipart(req)
+      : { ...(await count(req)), format: "raw" };
+  } catch (error) {
+    res.writeHead(400, { "content-type": "text/plain" }).end(String(error));
+    return;
+  }
+  res.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end(`OK - ${upload.received.bytes}`);
+}
+
+const FILE_PATH = /^\/files-pri\/[A-Z0-9]+-([A-Z0-9]+)(\/download)?\/[^/]+$/;
+
+export function isFilePath(pathname: string): boolean {
+  return FILE_PATH.test(pathname);
+}
+
+/** url_private and url_private_download. */
+export async function handleDownload(
+  state: SlackState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  pathname: string,
+): Promise<void> {
+  if (req.headers.authorization !== `Bearer ${state.botToken}`) {
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(LOGIN_PAGE);
+    return;
+  }
+  const [, id = "", download] = FILE_PATH.exec(pathname) ?? [];
+  const file = state.files.get(id);
+  const content = state.fileContents.get(id);
+  // Files uploaded through the external flow were only counted, so there is nothing to serve for them.
+  if (!file || !content) {
+    res.writeHead(404, { "content-type": "text/plain" }).end("file_not_found");
+    return;
+  }
+  res.writeHead(200, {
+    "content-type": file.mimetype,
+    "content-length": String(file.size),
+    ...(download ? { "content-disposition": `attachment; filename="${encodeURIComponent(file.name)}"` } : {}),
+  });
+  if (content instanceof Uint8Array) res.end(content);
+  else await pipeline(content(), res);
+}

@@ -1,0 +1,250 @@
+/**
+ * A local Slack for tests: the Web API the bot uses, upload URLs, user files, response_urls, Socket Mode,
+ * and signed requests to the app. One HTTP server on 127.0.0.1 serves
+ *   POST /api/{method}                    Web API (form or JSON; Bearer token)
+ *   POST /upload/v1/{ticket}              upload_url from files.getUploadURLExternal
+ *   GET  /files-pri/{team}-{file}/...     url_private(_download), bot token required
+ *   POST /commands/... | /actions/...     response_url of a slash command / block action
+ *   GET  /link/?ticket=...                Socket Mode websocket from apps.connections.open
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+import { addUserFile, handleDownload, handleUpload, isFilePath } from "./files.js";
+import {
+  applyViewAnswer,
+  type BlockActionInput,
+  type Built,
+  blockAction,
+  type SlashCommandInput,
+  slashCommand,
+  type ViewSubmissionInput,
+  viewSubmission,
+} from "./interactions.js";
+import { handleResponseUrl } from "./response-url.js";
+import { type AppAnswer, type Delivery, postSigned } from "./signing.js";
+import { type Envelope, type EnvelopeType, SocketModeServer } from "./socket-mode.js";
+import {
+  type EphemeralMessage,
+  type FileContent,
+  type Message,
+  type ResponseUrlPost,
+  type SlackFile,
+  SlackState,
+  type SlackUser,
+  type SlackView,
+  TRIGGER_TTL_MS,
+  type Upload,
+} from "./state.js";
+import { type ApiCall, WebApi } from "./web-api.js";
+
+export { LIMITS } from "./blocks.js";
+export { LOGIN_PAGE } from "./files.js";
+export type {
+  BlockActionInput,
+  Built,
+  InputValue,
+  SlashCommandInput,
+  ViewSubmissionInput,
+} from "./interactions.js";
+export { type AppAnswer, type Delivery, sign } from "./signing.js";
+export type { Envelope, EnvelopeType } from "./socket-mode.js";
+export type {
+  EphemeralMessage,
+  FileContent,
+  Message,
+  ResponseUrlPost,
+  SlackFile,
+  SlackUser,
+  SlackView,
+  Upload,
+} from "./state.js";
+export type { ApiCall } from "./web-api.js";
+
+export interface FakeSlackOptions {
+  /** Every Nth Web API call answers 429 `ratelimited` with Retry-After: 1 (0 = never). */
+  rateLimitEvery?: number;
+  /** How long a trigger_id stays usable; Slack's 3 s by default. */
+  triggerTtlMs?: number;
+}
+
+/** The app's answer to a delivered request, with what Slack attached to it. */
+export type Delivered<P> = AppAnswer & Built<P>;
+
+export interface FakeSlack {
+  /** For Bolt's `clientOptions.slackApiUrl` / SLACK_API_URL. */
+  apiUrl: string;
+  botToken: string;
+  appToken: string;
+  signingSecret: string;
+  teamId: string;
+  appId: string;
+  botId: string;
+  botUserId: string;
+  channelId: string;
+  users: { requester: SlackUser; other: SlackUser; admin: SlackUser };
+  /** Every Web API call in arrival order. */
+  calls: ApiCall[];
+  /** A channel's messages as they stand now (updates applied), thread replies included (they carry thread_ts). */
+  messages(channel?: string): Message[];
+  ephemerals(channel?: string): EphemeralMessage[];
+  readonly views: SlackView[];
+  /** External uploads that were completed. */
+  readonly uploads: Upload[];
+  responseUrlPosts: ResponseUrlPost[];
+  /** A file a user attached; `meta.size` is required with a stream factory. */
+  addUserFile(
+    content: FileContent,
+    meta: { name: string; mimetype: string; size?: number; user?: string },
+  ): SlackFile;
+  /** Payloads as Slack would send them, for Socket Mode or custom delivery. */
+  payloads: {
+    slashCommand(input?: SlashCommandInput): Built<Record<string, string>>;
+    blockAction(input: BlockActionInput): Built<Record<string, unknown>>;
+    viewSubmission(input: ViewSubmissionInput): Built<Record<string, unknown>>;
+  };
+  /** Signed requests to a Bolt HTTP endpoint such as http://127.0.0.1:PORT/slack/events. */
+  slashCommand(
+    eventsUrl: string,
+    input?: SlashCommandInput,
+    delivery?: Delivery,
+  ): Promise<Delivered<Record<string, string>>>;
+  blockAction(
+    eventsUrl: string,
+    input: BlockActionInput,
+    delivery?: Delivery,
+  ): Promise<Delivered<Record<string, unknown>>>;
+  /** The modal follows the app's answer: errors keep it open, update/push change it, anything else closes it. */
+  viewSubmission(
+    eventsUrl: string,
+    input: ViewSubmissionInput,
+    delivery?: Delivery,
+  ): Promise<Delivered<Record<string, unknown>>>;
+  socketMode: {
+    connected(): Promise<void>;
+    readonly connections: number;
+    /** Every envelope sent, in order. */
+    readonly envelopes: Envelope[];
+    /** Resolves with the ack's payload; view submissions then change the modal as over HTTP. */
+    send(type: EnvelopeType, payload: object): Promise<unknown>;
+    disconnect(reason?: string): void;
+  };
+  /** Polls until `predicate` returns something truthy and resolves with it. */
+  waitFor<T>(predicate: () => T | undefined | null | false, timeoutMs?: number): Promise<T>;
+  close(): Promise<void>;
+}
+
+export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeSlack> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const state = new SlackState({ baseUrl, triggerTtlMs: opts.triggerTtlMs ?? TRIGGER_TTL_MS });
+  const api = new WebApi(state, opts.rateLimitEvery ?? 0);
+  const socket = new SocketModeServer(state);
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const { pathname } = new URL(req.url ?? "/", baseUrl);
+    const [, first = "", second = ""] = pathname.split("/");
+    if (first === "api" && second) return api.handle(req, res, second);
+    if (first === "upload") return handleUpload(state, req, res, pathname.split("/").at(-1) ?? "");
+    if (req.method === "GET" && isFilePath(pathname)) return handleDownload(state, req, res, pathname);
+    if (req.method === "POST" && (first === "commands" || first === "actions")) {
+      return handleResponseUrl(state, req, res, pathname);
+    }
+    req.resume();
+    res.writeHead(404, { "content-type": "text/plain" }).end("Not Found");
+  }
+
+  server.on("request", (req, res) => {
+    route(req, res).catch((error: unknown) => {
+      if (res.headersSent) res.destroy(error as Error);
+      else res.writeHead(500, { "content-type": "text/plain" }).end(String(error));
+    });
+  });
+  server.on("upgrade", (req, sock, head) => socket.handleUpgrade(req, sock, head));
+
+  const user = (id: string) => state.users.get(id)!;
+  const asForm = (payload: object) => ({ payload: JSON.stringify(payload) });
+  const payloads: FakeSlack["payloads"] = {
+    slashCommand: (input = {}) => slashCommand(state, input),
+    blockAction: (input) => blockAction(state, input),
+    viewSubmission: (input) => viewSubmission(state, input),
+  };
+  const isViewSubmission = (payload: object): payload is { view: { id: string } } =>
+    "type" in payload && payload.type === "view_submission";
+
+  return {
+    apiUrl: `${baseUrl}/api/`,
+    botToken: state.botToken,
+    appToken: state.appToken,
+    signingSecret: state.signingSecret,
+    teamId: state.teamId,
+    appId: state.appId,
+    botId: state.botId,
+    botUserId: state.botUserId,
+    channelId: state.channelId,
+    users: {
+      requester: user(state.userIds.requester),
+      other: user(state.userIds.other),
+      admin: user(state.userIds.admin),
+    },
+    calls: api.calls,
+    messages: (channel = state.channelId) => state.messages.filter((m) => m.channel === channel),
+    ephemerals: (channel = state.channelId) => state.ephemerals.filter((m) => m.channel === channel),
+    get views() {
+      return [...state.views.values()];
+    },
+    get uploads() {
+      return [...state.uploads.values()].filter((u) => u.completed);
+    },
+    responseUrlPosts: state.responseUrlPosts,
+    addUserFile: (content, meta) => addUserFile(state, content, meta),
+    payloads,
+    async slashCommand(eventsUrl, input = {}, delivery) {
+      const built = payloads.slashCommand(input);
+      return { ...built, ...(await postSigned(eventsUrl, built.payload, state.signingSecret, delivery)) };
+    },
+    async blockAction(eventsUrl, input, delivery) {
+      const built = payloads.blockAction(input);
+      return {
+        ...built,
+        ...(await postSigned(eventsUrl, asForm(built.payload), state.signingSecret, delivery)),
+      };
+    },
+    async viewSubmission(eventsUrl, input, delivery) {
+      const built = payloads.viewSubmission(input);
+      const answer = await postSigned(eventsUrl, asForm(built.payload), state.signingSecret, delivery);
+      if (answer.status === 200) applyViewAnswer(state, input.viewId, answer.body);
+      return { ...built, ...answer };
+    },
+    socketMode: {
+      connected: () => socket.connected(),
+      get connections() {
+        return socket.connections;
+      },
+      envelopes: socket.envelopes,
+      async send(type, payload) {
+        const ack = await socket.send(type, payload);
+        if (isViewSubmission(payload)) applyViewAnswer(state, payload.view.id, ack);
+        return ack;
+      },
+      disconnect: (reason) => socket.disconnect(reason),
+    },
+    async waitFor(predicate, timeoutMs = 2_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const value = predicate();
+        if (value) return value;
+        if (Date.now() > deadline) throw new Error(`fake Slack: waitFor gave up after ${timeoutMs} ms`);
+        await sleep(10);
+      }
+    },
+    async close() {
+      await socket.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve, reject) =>
+        server.close((error) => (error ? reject(error) : resolve())),
+      );
+    },
+  };
+}

@@ -1,0 +1,51 @@
+import type { SlackState } from "../state.js";
+
+/** A Web API call's arguments: form fields (strings) or a JSON body (any values). */
+export type Args = Record<string, unknown>;
+
+export type Failure = { ok: false; error: string } & Record<string, unknown>;
+export type Result = ({ ok: true } & Record<string, unknown>) | Failure;
+
+export interface MethodContext {
+  state: SlackState;
+  args: Args;
+}
+
+export interface Method {
+  /** Slack refuses a bot token for app-level methods and an app token for everything else. */
+  token: "bot" | "app";
+  run(ctx: MethodContext): Result;
+}
+
+export function fail(error: string, extra: Record<string, unknown> = {}): Failure {
+  return { ok: false, error, ...extra };
+}
+
+export function isFailure(value: unknown): value is Failure {
+  return typeof value === "object" && value !== null && "ok" in value && value.ok === false;
+}
+
+export function str(args: Args, key: string): string | undefined {
+  const value = args[key];
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  return undefined;
+}
+
+export const INVALID_JSON = Symbol("invalid JSON");
+
+/** Form-encoded calls carry structured arguments (blocks, view, files) as JSON text; JSON calls carry values. */
+export function jsonArg(args: Args, key: string): unknown {
+  const value = args[key];
+  if (typeof value !== "string") return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return INVALID_JSON;
+  }
+}
+
+export function knownChannel(state: SlackState, args: Args, key = "channel"): string | Failure {
+  const channel = str(args, key);
+  return channel !== undefined && state.channels.has(channel) ? channel : fail("channel_not_found");
+}

@@ -1,0 +1,102 @@
+import type { AnyBlock } from "@slack/types";
+import { messageBlockErrors } from "../blocks.js";
+import type { Message } from "../state.js";
+import {
+  type Args,
+  type Failure,
+  fail,
+  INVALID_JSON,
+  isFailure,
+  jsonArg,
+  knownChannel,
+  type Method,
+  str,
+} from "./args.js";
+
+/** chat.postMessage answers msg_too_long past 40,000 characters of text. */
+const MAX_TEXT = 40_000;
+
+export interface Content {
+  text?: string;
+  blocks?: AnyBlock[];
+}
+
+/** The text and blocks of a message as Slack validates them; shared with response_url posts. */
+export function readContent(args: Args): Content | Failure {
+  const text = str(args, "text");
+  if (text !== undefined && text.length > MAX_TEXT) return fail("msg_too_long");
+  const blocks = jsonArg(args, "blocks");
+  if (blocks === undefined) return { text };
+  if (blocks === INVALID_JSON || !Array.isArray(blocks)) return fail("invalid_blocks_format");
+  const errors = messageBlockErrors(blocks);
+  if (errors.length > 0) {
+    return fail("invalid_blocks", {
+      errors,
+      response_metadata: { messages: errors.map((e) => `[ERROR] ${e}`) },
+    });
+  }
+  return { text, blocks };
+}
+
+/** A new message needs something to show: text, blocks or attachments. */
+function newContent(args: Args): Required<Content> | Failure {
+  const content = readContent(args);
+  if (isFailure(content)) return content;
+  const empty = !content.text && !content.blocks?.length && args.attachments === undefined;
+  return empty ? fail("no_text") : { text: content.text ?? "", blocks: content.blocks ?? [] };
+}
+
+function shown(message: Message) {
+  const { channel: _channel, ...rest } = message;
+  return rest;
+}
+
+export const chatMethods: Record<string, Method> = {
+  "chat.postMessage": {
+    token: "bot",
+    run({ state, args }) {
+      const channel = knownChannel(state, args);
+      if (isFailure(channel)) return channel;
+      const content = newContent(args);
+      if (isFailure(content)) return content;
+      const message = state.postMessage(channel, { ...content, thread_ts: str(args, "thread_ts") });
+      return { ok: true, channel, ts: message.ts, message: shown(message) };
+    },
+  },
+  "chat.update": {
+    token: "bot",
+    run({ state, args }) {
+      const channel = knownChannel(state, args);
+      if (isFailure(channel)) return channel;
+      const message = state.findMessage(channel, str(args, "ts") ?? "");
+      if (!message) return fail("message_not_found");
+      if (message.user !== state.botUserId) return fail("cant_update_message");
+      const content = readContent(args);
+      if (isFailure(content)) return content;
+      // Slack keeps what the update leaves out: blocks stay unless `blocks` is given (an empty array clears them).
+      message.text = content.text ?? message.text;
+      message.blocks = content.blocks ?? message.blocks;
+      message.edited = { user: state.botUserId, ts: state.nextTs() };
+      return { ok: true, channel, ts: message.ts, text: message.text, message: shown(message) };
+    },
+  },
+  "chat.postEphemeral": {
+    token: "bot",
+    run({ state, args }) {
+      const channel = knownChannel(state, args);
+      if (isFailure(channel)) return channel;
+      const user = state.users.get(str(args, "user") ?? "");
+      if (!user || user.is_bot) return fail("user_not_in_channel");
+      const content = newContent(args);
+      if (isFailure(content)) return content;
+      const thread_ts = str(args, "thread_ts");
+      const message = state.postEphemeral({
+        channel,
+        user: user.id,
+        ...content,
+        ...(thread_ts ? { thread_ts } : {}),
+      });
+      return { ok: true, message_ts: message.message_ts };
+    },
+  },
+};

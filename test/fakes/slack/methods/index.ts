@@ -1,0 +1,12 @@
+import type { Method } from "./args.js";
+import { chatMethods } from "./chat.js";
+import { fileMethods } from "./files.js";
+import { viewMethods } from "./views.js";
+import { workspaceMethods } from "./workspace.js";
+
+export const METHODS: Record<string, Method> = {
+  ...workspaceMethods,
+  ...chatMethods,
+  ...viewMethods,
+  ...fileMethods,
+};

@@ -1,0 +1,103 @@
+import type { AnyBlock } from "@slack/types";
+import { viewErrors } from "../blocks.js";
+import type { SlackState, SlackView } from "../state.js";
+import { type Args, type Failure, fail, isFailure, jsonArg, type Method, str } from "./args.js";
+
+/** Slack answers a malformed view with invalid_arguments and its reasons in response_metadata. */
+function readView(args: Args): Record<string, unknown> | Failure {
+  const view = jsonArg(args, "view");
+  const errors = viewErrors(view);
+  if (errors.length > 0) {
+    return fail("invalid_arguments", { response_metadata: { messages: errors.map((e) => `[ERROR] ${e}`) } });
+  }
+  return view as Record<string, unknown>;
+}
+
+function newHash(state: SlackState): string {
+  return `${Math.floor(Date.now() / 1000)}.${state.secret(4)}`;
+}
+
+function externalIdTaken(state: SlackState, externalId: unknown, except?: string): boolean {
+  return (
+    typeof externalId === "string" &&
+    externalId !== "" &&
+    [...state.views.values()].some((v) => v.external_id === externalId && v.id !== except)
+  );
+}
+
+/** Builds the stored view as Slack echoes it: the caller's fields plus ids, hash and an empty state. */
+export function materialize(
+  state: SlackState,
+  input: Record<string, unknown>,
+  id: string,
+  user: string,
+): SlackView {
+  return {
+    ...input,
+    type: String(input.type),
+    blocks: (input.blocks as AnyBlock[] | undefined) ?? [],
+    id,
+    team_id: state.teamId,
+    private_metadata: (input.private_metadata as string | undefined) ?? "",
+    callback_id: (input.callback_id as string | undefined) ?? "",
+    external_id: (input.external_id as string | undefined) ?? "",
+    state: { values: {} },
+    hash: newHash(state),
+    clear_on_close: input.clear_on_close === true,
+    notify_on_close: input.notify_on_close === true,
+    root_view_id: id,
+    previous_view_id: null,
+    app_id: state.appId,
+    app_installed_team_id: state.teamId,
+    bot_id: state.botId,
+    user,
+    open: true,
+  };
+}
+
+/** The wire form of a view: without the fake's own bookkeeping. */
+export function viewPayload(view: SlackView): Omit<SlackView, "user" | "open"> {
+  const { user: _user, open: _open, ...rest } = view;
+  return rest;
+}
+
+export const viewMethods: Record<string, Method> = {
+  "views.open": {
+    token: "bot",
+    run({ state, args }) {
+      const triggerId = str(args, "trigger_id");
+      if (!triggerId) return fail("invalid_arguments");
+      const trigger = state.triggers.get(triggerId);
+      if (!trigger) return fail("invalid_trigger_id");
+      if (trigger.used) return fail("exchanged_trigger_id");
+      if (Date.now() - trigger.issuedAt > state.triggerTtlMs) return fail("expired_trigger_id");
+      const input = readView(args);
+      if (isFailure(input)) return input;
+      if (externalIdTaken(state, input.external_id)) return fail("duplicate_external_id");
+      trigger.used = true;
+      const view = materialize(state, input, state.nextId("V"), trigger.user);
+      state.views.set(view.id, view);
+      return { ok: true, view: viewPayload(view) };
+    },
+  },
+  "views.update": {
+    token: "bot",
+    run({ state, args }) {
+      const viewId = str(args, "view_id");
+      const externalId = str(args, "external_id");
+      if (!viewId && !externalId) return fail("invalid_arguments");
+      const current = [...state.views.values()].find((v) =>
+        viewId ? v.id === viewId : v.external_id === externalId,
+      );
+      if (!current) return fail("not_found");
+      const hash = str(args, "hash");
+      if (hash !== undefined && hash !== current.hash) return fail("hash_conflict");
+      const input = readView(args);
+      if (isFailure(input)) return input;
+      if (externalIdTaken(state, input.external_id, current.id)) return fail("duplicate_external_id");
+      const view = { ...materialize(state, input, current.id, current.user), open: current.open };
+      state.views.set(view.id, view);
+      return { ok: true, view: viewPayload(view) };
+    },
+  },
+};

@@ -1,0 +1,36 @@
+import { fail, type Method, str } from "./args.js";
+
+/** auth.test, users.info and apps.connections.open: who is calling, who is who, where Socket Mode connects. */
+export const workspaceMethods: Record<string, Method> = {
+  "auth.test": {
+    token: "bot",
+    run({ state }) {
+      return {
+        ok: true,
+        url: `https://${state.teamDomain}.slack.com/`,
+        team: "Media Bot Fake Workspace",
+        user: "mediabot",
+        team_id: state.teamId,
+        user_id: state.botUserId,
+        bot_id: state.botId,
+        is_enterprise_install: false,
+      };
+    },
+  },
+  "users.info": {
+    token: "bot",
+    run({ state, args }) {
+      const user = state.users.get(str(args, "user") ?? "");
+      return user ? { ok: true, user } : fail("user_not_found");
+    },
+  },
+  "apps.connections.open": {
+    token: "app",
+    run({ state }) {
+      const ticket = state.secret();
+      state.socketTickets.add(ticket);
+      const url = `${state.baseUrl.replace(/^http/, "ws")}/link/?ticket=${ticket}&app_id=${state.appId}`;
+      return { ok: true, url };
+    },
+  },
+};

@@ -1,0 +1,287 @@
+import { randomBytes } from "node:crypto";
+import type { Readable } from "node:stream";
+import type { AnyBlock } from "@slack/types";
+
+/** Slack's documented windows: a trigger_id lives 3 s, a response_url takes 5 posts within 30 min. */
+export const TRIGGER_TTL_MS = 3_000;
+export const RESPONSE_URL_USES = 5;
+export const RESPONSE_URL_TTL_MS = 30 * 60_000;
+
+export interface SlackUser {
+  id: string;
+  team_id: string;
+  name: string;
+  real_name: string;
+  deleted: false;
+  is_admin: boolean;
+  is_owner: boolean;
+  is_primary_owner: boolean;
+  is_restricted: false;
+  is_ultra_restricted: false;
+  is_bot: boolean;
+  is_app_user: false;
+  tz: string;
+  tz_offset: number;
+  updated: number;
+  profile: { real_name: string; display_name: string; image_72: string; bot_id?: string };
+}
+
+export interface SlackFile {
+  id: string;
+  created: number;
+  timestamp: number;
+  name: string;
+  title: string;
+  mimetype: string;
+  filetype: string;
+  pretty_type: string;
+  user: string;
+  user_team: string;
+  size: number;
+  mode: "hosted";
+  is_external: false;
+  is_public: boolean;
+  url_private: string;
+  url_private_download: string;
+  permalink: string;
+  channels: string[];
+  shares: { public?: Record<string, { ts: string; thread_ts?: string }[]> };
+}
+
+export interface Message {
+  type: "message";
+  channel: string;
+  ts: string;
+  text: string;
+  blocks: AnyBlock[];
+  user: string;
+  bot_id?: string;
+  app_id?: string;
+  team: string;
+  thread_ts?: string;
+  files?: SlackFile[];
+  upload?: true;
+  edited?: { user: string; ts: string };
+}
+
+export interface EphemeralMessage {
+  channel: string;
+  /** The one user who sees it. */
+  user: string;
+  message_ts: string;
+  text: string;
+  blocks: AnyBlock[];
+  thread_ts?: string;
+}
+
+export interface SlackView {
+  id: string;
+  team_id: string;
+  type: string;
+  title?: unknown;
+  submit?: unknown;
+  close?: unknown;
+  blocks: AnyBlock[];
+  private_metadata: string;
+  callback_id: string;
+  external_id: string;
+  state: { values: Record<string, Record<string, unknown>> };
+  hash: string;
+  clear_on_close: boolean;
+  notify_on_close: boolean;
+  root_view_id: string;
+  previous_view_id: string | null;
+  app_id: string;
+  app_installed_team_id: string;
+  bot_id: string;
+  /** Fake-only bookkeeping: who sees the modal and whether it is still on screen. */
+  user: string;
+  open: boolean;
+}
+
+/** An external upload from files.getUploadURLExternal to files.completeUploadExternal. */
+export interface Upload {
+  fileId: string;
+  ticket: string;
+  filename: string;
+  declaredLength: number;
+  /** Set once bytes arrived at the upload URL. */
+  received?: { bytes: number; sha256: string; format: "multipart" | "raw"; partName?: string };
+  completed: boolean;
+  title?: string;
+  channel?: string;
+  threadTs?: string;
+  initialComment?: string;
+}
+
+export type FileContent = Uint8Array | (() => Readable);
+
+export interface ResponseUrlPost {
+  url: string;
+  status: number;
+  body: unknown;
+  error?: string;
+}
+
+export interface ResponseUrl {
+  url: string;
+  user: string;
+  channel: string;
+  issuedAt: number;
+  uses: number;
+  /** The message a block_actions response_url may replace or delete. */
+  original?: { ts: string; ephemeral: boolean };
+  posts: ResponseUrlPost[];
+}
+
+export interface Trigger {
+  user: string;
+  issuedAt: number;
+  used: boolean;
+}
+
+export interface StateOptions {
+  baseUrl: string;
+  triggerTtlMs: number;
+}
+
+/** Everything the fake workspace knows; methods read and change it, tests inspect it. */
+export class SlackState {
+  readonly baseUrl: string;
+  readonly triggerTtlMs: number;
+  readonly teamId = "T0MEDIA001";
+  readonly teamDomain = "media-bot-fake";
+  readonly appId = "A0MEDIAAPP";
+  readonly botId = "B0MEDIABOT";
+  readonly botUserId = "U0MEDIABOT";
+  readonly botToken = "xoxb-1000000001-2000000002-fakeBotTokenValue";
+  readonly appToken = "xapp-1-A0MEDIAAPP-3000000003-fakeAppTokenValue";
+  readonly signingSecret = "fake0signing0secret0for0tests000";
+  readonly verificationToken = "fakeVerificationToken";
+  readonly channelId = "C0MEDIA001";
+  readonly userIds = { requester: "U0REQUEST1", other: "U0OTHER001", admin: "U0ADMIN001" } as const;
+  readonly channels = new Map<string, { id: string; name: string }>([
+    [this.channelId, { id: this.channelId, name: "media" }],
+  ]);
+  readonly users = new Map<string, SlackUser>();
+  readonly messages: Message[] = [];
+  readonly ephemerals: EphemeralMessage[] = [];
+  readonly views = new Map<string, SlackView>();
+  readonly files = new Map<string, SlackFile>();
+  readonly fileContents = new Map<string, FileContent>();
+  readonly uploads = new Map<string, Upload>();
+  readonly triggers = new Map<string, Trigger>();
+  readonly responseUrls = new Map<string, ResponseUrl>();
+  readonly responseUrlPosts: ResponseUrlPost[] = [];
+  readonly socketTickets = new Set<string>();
+  private counter = 0;
+  private lastMicros = 0;
+
+  constructor(opts: StateOptions) {
+    this.baseUrl = opts.baseUrl;
+    this.triggerTtlMs = opts.triggerTtlMs;
+    for (const [id, name, role] of [
+      [this.userIds.requester, "requester", "member"],
+      [this.userIds.other, "other", "member"],
+      [this.userIds.admin, "admin", "admin"],
+      [this.botUserId, "mediabot", "bot"],
+    ] as const) {
+      this.users.set(id, this.user(id, name, role));
+    }
+  }
+
+  /** Slack ids are an uppercase type letter and base-36 digits. */
+  nextId(prefix: string): string {
+    this.counter += 1;
+    return `${prefix}0${this.counter.toString(36).toUpperCase().padStart(8, "0")}`;
+  }
+
+  /** Message timestamps are "seconds.micros", unique and increasing within a workspace. */
+  nextTs(): string {
+    const micros = Math.max(Date.now() * 1000, this.lastMicros + 1);
+    this.lastMicros = micros;
+    return `${Math.floor(micros / 1e6)}.${String(micros % 1e6).padStart(6, "0")}`;
+  }
+
+  secret(bytes = 16): string {
+    return randomBytes(bytes).toString("hex");
+  }
+
+  issueTrigger(user: string): string {
+    const id = `${Date.now()}.1000000001.${this.secret()}`;
+    this.triggers.set(id, { user, issuedAt: Date.now(), used: false });
+    return id;
+  }
+
+  issueResponseUrl(
+    kind: "commands" | "actions",
+    user: string,
+    channel: string,
+    original?: ResponseUrl["original"],
+  ): ResponseUrl {
+    const url = `${this.baseUrl}/${kind}/${this.teamId}/${Date.now()}/${this.secret(12)}`;
+    const entry: ResponseUrl = { url, user, channel, issuedAt: Date.now(), uses: 0, original, posts: [] };
+    this.responseUrls.set(new URL(url).pathname, entry);
+    return entry;
+  }
+
+  findMessage(channel: string, ts: string): Message | undefined {
+    return this.messages.find((m) => m.channel === channel && m.ts === ts);
+  }
+
+  findEphemeral(ts: string): EphemeralMessage | undefined {
+    return this.ephemerals.find((m) => m.message_ts === ts);
+  }
+
+  postMessage(
+    channel: string,
+    fields: Pick<Message, "text" | "blocks"> & Partial<Pick<Message, "thread_ts" | "files" | "upload">>,
+  ): Message {
+    const message: Message = {
+      type: "message",
+      channel,
+      ts: this.nextTs(),
+      user: this.botUserId,
+      bot_id: this.botId,
+      app_id: this.appId,
+      team: this.teamId,
+      ...fields,
+    };
+    if (message.thread_ts === undefined) delete message.thread_ts;
+    this.messages.push(message);
+    return message;
+  }
+
+  postEphemeral(fields: Omit<EphemeralMessage, "message_ts">): EphemeralMessage {
+    const message = { ...fields, message_ts: this.nextTs() };
+    this.ephemerals.push(message);
+    return message;
+  }
+
+  private user(id: string, name: string, role: "member" | "admin" | "bot"): SlackUser {
+    const realName = `${name[0]?.toUpperCase()}${name.slice(1)} Person`;
+    return {
+      id,
+      team_id: this.teamId,
+      name,
+      real_name: realName,
+      deleted: false,
+      is_admin: role === "admin",
+      is_owner: role === "admin",
+      is_primary_owner: false,
+      is_restricted: false,
+      is_ultra_restricted: false,
+      is_bot: role === "bot",
+      is_app_user: false,
+      tz: "Europe/Berlin",
+      tz_offset: 3600,
+      updated: 1_700_000_000,
+      profile: {
+        real_name: realName,
+        display_name: name,
+        image_72: `${this.baseUrl}/avatars/${id}.png`,
+        ...(role === "bot" ? { bot_id: this.botId } : {}),
+      },
+    };
+  }
+}

@@ -1,0 +1,89 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { type Args, type Failure, fail, isFailure, type Result, str } from "./methods/args.js";
+import { METHODS } from "./methods/index.js";
+import type { SlackState } from "./state.js";
+
+export interface ApiCall {
+  method: string;
+  /** Form fields as sent (structured values are JSON text), or the JSON body. */
+  args: Args;
+  token?: string;
+  status: number;
+  answered: { ok: boolean; error?: string };
+}
+
+/** Seconds Slack asks a rate-limited caller to wait. */
+const RETRY_AFTER_S = 1;
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** Slack takes method arguments form-encoded or as JSON (query parameters count too). */
+async function readArgs(req: IncomingMessage): Promise<Args | Failure> {
+  const query = Object.fromEntries(new URL(req.url ?? "/", "http://fake").searchParams);
+  const body = await readBody(req);
+  const type = req.headers["content-type"]?.split(";")[0]?.trim();
+  if (body === "" || type === "application/x-www-form-urlencoded") {
+    return { ...query, ...Object.fromEntries(new URLSearchParams(body)) };
+  }
+  if (type !== "application/json") return fail("invalid_post_type");
+  try {
+    const json: unknown = JSON.parse(body);
+    return typeof json === "object" && json !== null && !Array.isArray(json)
+      ? { ...query, ...json }
+      : fail("invalid_json");
+  } catch {
+    return fail("invalid_json");
+  }
+}
+
+function bearer(req: IncomingMessage): string | undefined {
+  const match = /^Bearer (.+)$/.exec(req.headers.authorization ?? "");
+  return match?.[1];
+}
+
+/** The Web API at /api/{method}: auth, token types, an optional rate limit, then the method. */
+export class WebApi {
+  readonly calls: ApiCall[] = [];
+  private served = 0;
+
+  constructor(
+    private readonly state: SlackState,
+    private readonly rateLimitEvery: number,
+  ) {}
+
+  async handle(req: IncomingMessage, res: ServerResponse, method: string): Promise<void> {
+    const args = await readArgs(req);
+    const token = bearer(req) ?? (isFailure(args) ? undefined : str(args, "token"));
+    this.served += 1;
+    const limited = this.rateLimitEvery > 0 && this.served % this.rateLimitEvery === 0;
+    const result = limited ? fail("ratelimited") : isFailure(args) ? args : this.run(method, args, token);
+    const status = limited ? 429 : 200;
+    this.calls.push({
+      method,
+      args: isFailure(args) ? {} : args,
+      token,
+      status,
+      answered: result.ok ? { ok: true } : { ok: false, error: result.error },
+    });
+    res
+      .writeHead(status, {
+        "content-type": "application/json; charset=utf-8",
+        ...(limited ? { "retry-after": String(RETRY_AFTER_S) } : {}),
+      })
+      .end(JSON.stringify(result));
+  }
+
+  private run(method: string, args: Args, token: string | undefined): Result {
+    const entry = METHODS[method];
+    if (!entry) return fail("unknown_method");
+    if (!token) return fail("not_authed");
+    const kind = token === this.state.botToken ? "bot" : token === this.state.appToken ? "app" : undefined;
+    if (!kind) return fail("invalid_auth");
+    if (kind !== entry.token) return fail("not_allowed_token_type");
+    return entry.run({ state: this.state, args });
+  }
+}
