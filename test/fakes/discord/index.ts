@@ -1,0 +1,296 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import type {
+  APIApplicationCommand,
+  APIAttachment,
+  APIMessage,
+  APIRole,
+  APITextChannel,
+  APIUser,
+} from "discord-api-types/v10";
+import { CDN_PREFIX, serveAttachment } from "./cdn.js";
+import { type Clock, createClock } from "./clock.js";
+import { Gateway, type GatewayFrame } from "./gateway.js";
+import { createIds } from "./ids.js";
+import { createInjector, type Injector } from "./inject.js";
+import { guildCreatePayload, readyPayload } from "./payloads.js";
+import { createRateLimits } from "./ratelimit.js";
+import { API_PREFIX, createRestHandler, type RestCall, type ValidationError } from "./rest.js";
+import { appRoutes } from "./routes/app.js";
+import { channelRoutes } from "./routes/channels.js";
+import { commandRoutes } from "./routes/commands.js";
+import { interactionRoutes } from "./routes/interactions.js";
+import { webhookRoutes } from "./routes/webhooks.js";
+import { type CallbackRecord, type InteractionRecord, World } from "./state.js";
+
+export type { GatewayFrame } from "./gateway.js";
+export type {
+  AutocompleteInput,
+  CommandInput,
+  FakeFile,
+  InjectedInteraction,
+  OptionValue,
+} from "./inject.js";
+export type { RestCall, ValidationError } from "./rest.js";
+export { FIRST_RESPONSE_MS } from "./routes/interactions.js";
+export { TOKEN_LIFETIME_MS } from "./routes/webhooks.js";
+export type { CallbackRecord, InteractionRecord } from "./state.js";
+export type { Issue } from "./validate.js";
+
+export const DEFAULT_ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024;
+/** Discord's cap on a whole request, whatever the per-file limit. */
+export const REQUEST_SIZE_LIMIT = 25 * 1024 * 1024;
+
+export interface FakeDiscordOptions {
+  /** Time source of the fake's clock; `clock.advance` moves on from it. Default Date.now. */
+  now?: () => number;
+  /** Per-file upload limit, also sent as the interactions' attachment_size_limit. Default 10 MiB. */
+  attachmentSizeLimit?: number;
+  /** Answer every Nth REST call (interaction callbacks excepted) with 429 + Retry-After; 0 = never. */
+  rateLimitEvery?: number;
+  /** Retry-After of those 429s. Default 50 ms, so discord.js's retry costs a test little time. */
+  retryAfterMs?: number;
+  /** HELLO's heartbeat_interval. Default 41250 ms, Discord's. */
+  heartbeatIntervalMs?: number;
+}
+
+export interface FakeDiscord {
+  /** For discord.js `rest: { api: restUrl }` and DISCORD_REST_URL: http://127.0.0.1:PORT/api */
+  restUrl: string;
+  /** What GET /gateway/bot and READY's resume_gateway_url point at. */
+  gatewayUrl: string;
+  /** The bot token the fake accepts (REST: `Bot <token>`; gateway IDENTIFY). */
+  token: string;
+  applicationId: string;
+  botUser: APIUser;
+  guild: { id: string; name: string };
+  channel: APITextChannel;
+  roles: { everyone: APIRole; admin: APIRole };
+  /** Members of the seeded guild; `admin` holds the role with MANAGE_GUILD. */
+  users: { requester: APIUser; other: APIUser; admin: APIUser };
+  clock: Clock;
+  attachmentSizeLimit: number;
+
+  sendCommand: Injector["sendCommand"];
+  sendAutocomplete: Injector["sendAutocomplete"];
+  clickButton: Injector["clickButton"];
+  selectMenu: Injector["selectMenu"];
+  submitModal: Injector["submitModal"];
+
+  /** Every REST request, in arrival order. */
+  calls: RestCall[];
+  gatewayFrames: GatewayFrame[];
+  /** Bodies Discord would refuse, routes the fake lacks, and faults of the fake itself. */
+  validationErrors: ValidationError[];
+  assertNoValidationErrors(): void;
+
+  interaction(interactionId: string): InteractionRecord | undefined;
+  callbacks(interactionId: string): CallbackRecord[];
+  /** The message `@original` stands for, once the interaction has one. */
+  original(interactionId: string): APIMessage | undefined;
+  followups(interactionId: string): APIMessage[];
+  /** Current messages of a channel (the seeded one by default), oldest first, ephemeral ones included. */
+  messages(channelId?: string): APIMessage[];
+  message(messageId: string): APIMessage | undefined;
+  /** Bytes of an attachment the fake stores, by attachment, id or URL. */
+  file(attachment: APIAttachment | string): Buffer | undefined;
+  /** Registered commands: global ones, or a guild's. */
+  commands(guildId?: string): APIApplicationCommand[];
+  /** Resolves with the first truthy value of `check`, polled every few milliseconds. */
+  waitFor<T>(check: () => T | undefined | null | false, timeoutMs?: number): Promise<T>;
+
+  gateway: {
+    readonly connected: boolean;
+    skipHeartbeatAcks(count: number): void;
+    requestReconnect(): Promise<void>;
+  };
+  addUser(username: string, options?: { admin?: boolean }): APIUser;
+  /** A second tenant: a guild with its own channel, announced with GUILD_CREATE if the bot is connected. */
+  addGuild(name: string): Promise<{ guild: { id: string; name: string }; channel: APITextChannel }>;
+  close(): Promise<void>;
+}
+
+const POLL_MS = 5;
+
+export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promise<FakeDiscord> {
+  const clock = createClock(options.now);
+  const ids = createIds(clock.now);
+  const attachmentSizeLimit = options.attachmentSizeLimit ?? DEFAULT_ATTACHMENT_SIZE_LIMIT;
+  const calls: RestCall[] = [];
+  const gatewayFrames: GatewayFrame[] = [];
+  const validationErrors: ValidationError[] = [];
+
+  // Listening first gives the port the seeded URLs need; nobody can call before this function returns.
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const gatewayUrl = origin.replace(/^http/, "ws");
+
+  const world = new World(ids, clock, origin, attachmentSizeLimit);
+  const owner = world.addUser("owner");
+  const seededGuild = world.addGuild("Fake Guild", owner.id);
+  const users = {
+    requester: world.addUser("requester"),
+    other: world.addUser("other"),
+    admin: world.addUser("admin"),
+  };
+  world.addMember(seededGuild.id, users.requester.id);
+  world.addMember(seededGuild.id, users.other.id);
+  world.addMember(seededGuild.id, users.admin.id, [world.adminRole(seededGuild.id).id]);
+  const channel = world.channels.get(seededGuild.channelIds[0]!) as APITextChannel;
+  const token = `${Buffer.from(world.botUser.id).toString("base64url")}.FakeDc.${"x".repeat(38)}`;
+
+  const gateway = new Gateway({
+    token,
+    heartbeatIntervalMs: options.heartbeatIntervalMs ?? 41_250,
+    ready: (sessionId) => readyPayload(world, sessionId, gatewayUrl),
+    guilds: () => [...world.guilds.keys()].map((id) => guildCreatePayload(world, id)),
+    onFrame: (frame) => gatewayFrames.push(frame),
+  });
+  server.on("upgrade", (req, socket, head) => gateway.handleUpgrade(req, socket, head));
+
+  const rest = createRestHandler({
+    world,
+    clock,
+    token,
+    gatewayUrl,
+    routes: [...appRoutes, ...commandRoutes, ...interactionRoutes, ...webhookRoutes, ...channelRoutes],
+    rateLimits: createRateLimits({
+      every: options.rateLimitEvery ?? 0,
+      retryAfterMs: options.retryAfterMs ?? 50,
+    }),
+    limits: { perFile: attachmentSizeLimit, request: REQUEST_SIZE_LIMIT },
+    onCall: (call) => calls.push(call),
+    onValidationError: (error) => validationErrors.push(error),
+  });
+  server.on("request", (req, res) => {
+    const path = req.url ?? "/";
+    if (path.startsWith(`${API_PREFIX}/`)) void rest(req, res);
+    else if (path.startsWith(CDN_PREFIX)) serveAttachment(world, req, res);
+    else
+      res
+        .writeHead(404, { "Content-Type": "application/json" })
+        .end(JSON.stringify({ message: "404: Not Found", code: 0 }));
+  });
+
+  const injector = createInjector({
+    world,
+    clock,
+    defaultUserId: users.requester.id,
+    defaultChannelId: channel.id,
+    dispatch: (payload) => gateway.dispatch("INTERACTION_CREATE", payload),
+  });
+
+  const interactionOrThrow = (id: string) => {
+    const interaction = world.interactions.get(id);
+    if (!interaction) throw new Error(`fake Discord: no interaction ${id}`);
+    return interaction;
+  };
+
+  return {
+    restUrl: `${origin}/api`,
+    gatewayUrl,
+    token,
+    applicationId: world.applicationId,
+    botUser: world.botUser,
+    guild: { id: seededGuild.id, name: seededGuild.name },
+    channel,
+    roles: { everyone: seededGuild.roles[0]!, admin: world.adminRole(seededGuild.id) },
+    users,
+    clock,
+    attachmentSizeLimit,
+
+    sendCommand: injector.sendCommand,
+    sendAutocomplete: injector.sendAutocomplete,
+    clickButton: injector.clickButton,
+    selectMenu: injector.selectMenu,
+    submitModal: injector.submitModal,
+
+    calls,
+    gatewayFrames,
+    validationErrors,
+    assertNoValidationErrors() {
+      if (!validationErrors.length) return;
+      const lines = validationErrors.map(
+        (e) =>
+          `${e.kind} ${e.method} ${e.path}${e.schema ? ` [${e.schema}]` : ""}: ` +
+          e.issues.map((i) => `${i.path || "(body)"}: ${i.message}`).join("; "),
+      );
+      throw new Error(`fake Discord refused ${validationErrors.length} request(s):\n${lines.join("\n")}`);
+    },
+
+    interaction: (id) => world.interactions.get(id),
+    callbacks: (id) => interactionOrThrow(id).callbacks,
+    original(id) {
+      const messageId = interactionOrThrow(id).originalMessageId;
+      return messageId ? world.messages.get(messageId) : undefined;
+    },
+    followups: (id) => interactionOrThrow(id).followupIds.flatMap((m) => world.messages.get(m) ?? []),
+    messages: (channelId = channel.id) =>
+      [...world.messages.values()].filter((m) => m.channel_id === channelId),
+    message: (id) => world.messages.get(id),
+    file(attachment) {
+      const key = typeof attachment === "string" ? attachment : attachment.id;
+      const id = /\/attachments\/\d+\/(\d+)\//.exec(key)?.[1] ?? key;
+      return world.files.get(id)?.data;
+    },
+    commands: (guildId) => [
+      ...(guildId ? (world.guildCommands.get(guildId)?.values() ?? []) : world.globalCommands.values()),
+    ],
+    waitFor<T>(check: () => T | undefined | null | false, timeoutMs = 2000): Promise<T> {
+      return new Promise((resolve, reject) => {
+        const started = Date.now();
+        const poll = () => {
+          let value: T | undefined | null | false;
+          try {
+            value = check();
+          } catch (error) {
+            return reject(error);
+          }
+          if (value) return resolve(value);
+          if (Date.now() - started >= timeoutMs) {
+            const recent = calls.slice(-5).map((c) => `${c.method} ${c.path} -> ${c.status}`);
+            return reject(
+              new Error(
+                `waitFor timed out after ${timeoutMs} ms; last REST calls: ${recent.join(", ") || "none"}`,
+              ),
+            );
+          }
+          setTimeout(poll, POLL_MS);
+        };
+        poll();
+      });
+    },
+
+    gateway: {
+      get connected() {
+        return gateway.connected;
+      },
+      skipHeartbeatAcks: (count) => gateway.skipHeartbeatAcks(count),
+      requestReconnect: () => gateway.requestReconnect(),
+    },
+    addUser(username, { admin = false } = {}) {
+      const user = world.addUser(username);
+      world.addMember(seededGuild.id, user.id, admin ? [world.adminRole(seededGuild.id).id] : []);
+      return user;
+    },
+    async addGuild(name) {
+      const guild = world.addGuild(name, owner.id);
+      world.addMember(guild.id, users.requester.id);
+      world.addMember(guild.id, users.other.id);
+      world.addMember(guild.id, users.admin.id, [world.adminRole(guild.id).id]);
+      if (gateway.hasSession) await gateway.dispatch("GUILD_CREATE", guildCreatePayload(world, guild.id));
+      return {
+        guild: { id: guild.id, name },
+        channel: world.channels.get(guild.channelIds[0]!) as APITextChannel,
+      };
+    },
+    async close() {
+      await gateway.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve, reject) =>
+        server.close((error) => (error ? reject(error) : resolve())),
+      );
+    },
+  };
+}

@@ -1,0 +1,522 @@
+import {
+  type APIApplicationCommand,
+  type APIApplicationCommandOption,
+  type APIAttachment,
+  type APIInteraction,
+  type APIMessage,
+  type APIUser,
+  ComponentType,
+  InteractionType,
+  MessageFlags,
+  ApplicationCommandOptionType as Opt,
+} from "discord-api-types/v10";
+import type { Clock } from "./clock.js";
+import { interactionBase } from "./payloads.js";
+import { walkComponents } from "./rules.js";
+import type { InteractionRecord, World } from "./state.js";
+
+/** A file a test hands to the fake as if a user had attached it. */
+export interface FakeFile {
+  name: string;
+  /** Discord leaves content_type out when it cannot tell; so does the fake when this is absent. */
+  contentType?: string;
+  data: Uint8Array | string;
+}
+
+export type OptionValue = string | number | boolean;
+
+interface Actor {
+  /** Who acts; the seeded `users.requester` when absent. */
+  user?: APIUser | string;
+}
+
+export interface CommandInput extends Actor {
+  name: string;
+  subcommand?: string;
+  group?: string;
+  /** By option name; user, channel, role and mentionable options take ids. */
+  options?: Record<string, OptionValue>;
+  /** Files for attachment options. */
+  attachments?: (FakeFile & { option: string })[];
+  /** A channel of the guild the command is used in; the seeded channel when absent. */
+  channelId?: string;
+  /** false: use the command in a DM with the bot. */
+  guild?: boolean;
+}
+
+export interface AutocompleteInput extends Omit<CommandInput, "attachments"> {
+  /** The option being typed in. */
+  focused: string;
+  /** What the user typed so far; Discord sends it as typed, unchecked. */
+  value: string;
+}
+
+/** What the fake dispatched, so a test can follow what the bot did with it. */
+export interface InjectedInteraction {
+  id: string;
+  token: string;
+  type: InteractionType;
+  payload: APIInteraction;
+}
+
+export interface InjectorDeps {
+  world: World;
+  clock: Clock;
+  defaultUserId: string;
+  defaultChannelId: string;
+  dispatch(payload: APIInteraction): Promise<void>;
+}
+
+type Json = Record<string, unknown>;
+type Resolved = Partial<
+  Record<"users" | "members" | "roles" | "channels" | "attachments", Record<string, unknown>>
+>;
+
+const fail = (message: string): never => {
+  throw new Error(`fake Discord: ${message}`);
+};
+
+/**
+ * Builds interactions the way Discord's client would: only for registered commands, with the
+ * option types, choices, bounds and permissions the registration declares, and only for
+ * components that are on a message and enabled. A test that injects what no user could send fails.
+ */
+export function createInjector(deps: InjectorDeps) {
+  const { world } = deps;
+
+  const userIdOf = (user: APIUser | string | undefined) => {
+    const id = typeof user === "string" ? user : (user?.id ?? deps.defaultUserId);
+    world.user(id);
+    return id;
+  };
+
+  async function inject(
+    type: InteractionType,
+    userId: string,
+    channelId: string,
+    data: Json,
+    source?: { message: APIMessage },
+  ): Promise<InjectedInteraction> {
+    const id = world.ids.snowflake();
+    const token = world.ids.interactionToken(id);
+    const base = interactionBase(world, { id, token, type, userId, channelId });
+    const payload = {
+      ...base,
+      data,
+      ...(source ? { message: structuredClone(source.message) } : {}),
+    } as unknown as APIInteraction;
+    const record: InteractionRecord = {
+      id,
+      token,
+      type,
+      createdAt: deps.clock.now(),
+      payload,
+      userId,
+      channelId,
+      ...(payload.guild_id ? { guildId: payload.guild_id } : {}),
+      ...(source ? { sourceMessageId: source.message.id } : {}),
+      stage: "new",
+      followupIds: [],
+      callbacks: [],
+    };
+    world.interactions.set(id, record);
+    await deps.dispatch(payload);
+    return { id, token, type, payload };
+  }
+
+  function place(input: CommandInput): { channelId: string; guildId?: string; userId: string } {
+    const userId = userIdOf(input.user);
+    if (input.guild === false) return { channelId: world.dmChannel(userId).id, userId };
+    const channelId = input.channelId ?? deps.defaultChannelId;
+    const channel = world.channels.get(channelId);
+    if (!channel || !("guild_id" in channel) || !channel.guild_id)
+      return fail(`${channelId} is not a guild channel`);
+    if (!world.guild(channel.guild_id).members.has(userId))
+      fail(`user ${userId} is not in guild ${channel.guild_id}`);
+    return { channelId, guildId: channel.guild_id, userId };
+  }
+
+  function findCommand(name: string, guildId: string | undefined, userId: string): APIApplicationCommand {
+    const guildCommands = guildId ? [...(world.guildCommands.get(guildId)?.values() ?? [])] : [];
+    const all = [...guildCommands, ...world.globalCommands.values()];
+    const command = all.find((c) => c.name === name && (c.type ?? 1) === 1);
+    if (!command) {
+      return fail(
+        `/${name} is not registered here (registered: ${all.map((c) => c.name).join(", ") || "none"})`,
+      );
+    }
+    if (!guildId) {
+      const dmAllowed = command.contexts ? command.contexts.includes(1) : command.dm_permission !== false;
+      if (command.guild_id || !dmAllowed) fail(`/${name} cannot be used in a DM with the bot`);
+    } else {
+      if (command.contexts && !command.contexts.includes(0)) fail(`/${name} cannot be used in a guild`);
+      const needed = command.default_member_permissions;
+      if (needed != null && (world.permissions(guildId, userId) & BigInt(needed)) !== BigInt(needed)) {
+        fail(`/${name} is hidden from user ${userId}: it needs permissions ${needed}`);
+      }
+    }
+    return command;
+  }
+
+  /** Descends into the group and subcommand; returns the options there and a wrapper for the values. */
+  function descend(command: APIApplicationCommand, input: CommandInput) {
+    let level = (command.options ?? []) as APIApplicationCommandOption[];
+    const wrap: ((options: Json[]) => Json[])[] = [];
+    if (input.group) {
+      const group = level.find((o) => o.type === Opt.SubcommandGroup && o.name === input.group);
+      if (!group || group.type !== Opt.SubcommandGroup)
+        return fail(`/${command.name} has no group ${input.group}`);
+      wrap.push((options) => [{ type: Opt.SubcommandGroup, name: group.name, options }]);
+      level = group.options ?? [];
+    }
+    const subcommands = level.filter((o) => o.type === Opt.Subcommand || o.type === Opt.SubcommandGroup);
+    if (subcommands.length && !input.subcommand) {
+      fail(`/${command.name} needs one of: ${subcommands.map((o) => o.name).join(", ")}`);
+    }
+    if (input.subcommand) {
+      const sub = level.find((o) => o.type === Opt.Subcommand && o.name === input.subcommand);
+      if (!sub || sub.type !== Opt.Subcommand)
+        return fail(`/${command.name} has no subcommand ${input.subcommand}`);
+      wrap.unshift((options) => [{ type: Opt.Subcommand, name: sub.name, options }]);
+      level = (sub.options ?? []) as APIApplicationCommandOption[];
+    }
+    return { level, wrap: (options: Json[]) => wrap.reduce((inner, w) => w(inner), options) };
+  }
+
+  function storeUpload(channelId: string, file: FakeFile): APIAttachment {
+    const data = typeof file.data === "string" ? Buffer.from(file.data) : Buffer.from(file.data);
+    const attachment = world.storeFile(channelId, {
+      filename: file.name,
+      contentType: file.contentType ?? "application/octet-stream",
+      data,
+    });
+    if (!file.contentType) delete attachment.content_type;
+    // Files attached to an interaction live only as long as its data.
+    return { ...attachment, ephemeral: true };
+  }
+
+  function resolveId(
+    option: { type: number; name: string },
+    id: string,
+    guildId: string | undefined,
+    resolved: Resolved,
+  ) {
+    const user = world.users.get(id);
+    const role = guildId ? world.guild(guildId).roles.find((r) => r.id === id) : undefined;
+    const channel = world.channels.get(id);
+    const put = (key: keyof Resolved, value: unknown) => {
+      resolved[key] = { ...resolved[key], [id]: value };
+    };
+    const putUser = () => {
+      if (!user) return false;
+      put("users", user);
+      if (guildId && world.guild(guildId).members.has(id)) {
+        const { user: _omitted, ...member } = world.member(guildId, id);
+        put("members", { ...member, permissions: world.permissions(guildId, id).toString() });
+      }
+      return true;
+    };
+    const putRole = () => {
+      if (!role) return false;
+      put("roles", role);
+      return true;
+    };
+    const putChannel = () => {
+      if (!channel) return false;
+      put("channels", { id, type: channel.type, name: channel.name, permissions: "0" });
+      return true;
+    };
+    const ok =
+      option.type === Opt.User
+        ? putUser()
+        : option.type === Opt.Role
+          ? putRole()
+          : option.type === Opt.Channel
+            ? putChannel()
+            : putUser() || putRole();
+    if (!ok) fail(`option ${option.name}: ${id} is not a known ${Opt[option.type]}`);
+  }
+
+  function checkValue(option: APIApplicationCommandOption, value: OptionValue) {
+    const where = `option ${option.name}`;
+    const expected: Partial<Record<Opt, string>> = {
+      [Opt.String]: "string",
+      [Opt.Integer]: "number",
+      [Opt.Number]: "number",
+      [Opt.Boolean]: "boolean",
+    };
+    const kind = expected[option.type] ?? "string";
+    if (typeof value !== kind) fail(`${where} takes a ${Opt[option.type]}, got ${JSON.stringify(value)}`);
+    if (option.type === Opt.Integer && !Number.isInteger(value)) fail(`${where} takes an integer`);
+    if ("choices" in option && option.choices?.length && !option.choices.some((c) => c.value === value)) {
+      fail(`${where}: ${JSON.stringify(value)} is not one of its choices`);
+    }
+    if (typeof value === "string" && option.type === Opt.String) {
+      if (value.length < (option.min_length ?? 0) || value.length > (option.max_length ?? 6000)) {
+        fail(`${where}: length ${value.length} is outside its bounds`);
+      }
+    }
+    if (typeof value === "number" && (option.type === Opt.Integer || option.type === Opt.Number)) {
+      if (value < (option.min_value ?? -(2 ** 53)) || value > (option.max_value ?? 2 ** 53)) {
+        fail(`${where}: ${value} is outside its bounds`);
+      }
+    }
+  }
+
+  function commandData(input: CommandInput | AutocompleteInput, autocomplete: boolean) {
+    const where = place(input);
+    const command = findCommand(input.name, where.guildId, where.userId);
+    const { level, wrap } = descend(command, input);
+    const given = { ...input.options };
+    const files = "attachments" in input ? [...(input.attachments ?? [])] : [];
+    const focused = "focused" in input ? input.focused : undefined;
+    const resolved: Resolved = {};
+    const values: Json[] = [];
+    for (const option of level) {
+      if (option.name === focused) {
+        if (!("autocomplete" in option) || !option.autocomplete)
+          fail(`option ${option.name} has no autocomplete`);
+        values.push({
+          type: option.type,
+          name: option.name,
+          value: (input as AutocompleteInput).value,
+          focused: true,
+        });
+      } else if (option.type === Opt.Attachment) {
+        const file = files.find((f) => f.option === option.name);
+        if (file) {
+          files.splice(files.indexOf(file), 1);
+          const attachment = storeUpload(where.channelId, file);
+          resolved.attachments = { ...resolved.attachments, [attachment.id]: attachment };
+          values.push({ type: option.type, name: option.name, value: attachment.id });
+        } else if (option.required && !autocomplete) {
+          fail(`/${command.name} needs the attachment ${option.name}`);
+        }
+      } else if (option.name in given) {
+        const value = given[option.name]!;
+        delete given[option.name];
+        checkValue(option, value);
+        if ([Opt.User, Opt.Role, Opt.Channel, Opt.Mentionable].includes(option.type)) {
+          resolveId(option, String(value), where.guildId, resolved);
+        }
+        values.push({ type: option.type, name: option.name, value });
+      } else if ("required" in option && option.required && !autocomplete) {
+        fail(`/${command.name} needs the option ${option.name}`);
+      }
+    }
+    const unknown = [...Object.keys(given), ...files.map((f) => f.option)];
+    if (unknown.length) fail(`/${command.name} has no option ${unknown.join(", ")} there`);
+    if (focused !== undefined && !values.some((v) => v.focused))
+      fail(`/${command.name} has no option ${focused} there`);
+    const options = wrap(values);
+    return {
+      where,
+      data: {
+        id: command.id,
+        name: command.name,
+        type: 1,
+        ...(options.length ? { options } : {}),
+        ...(Object.keys(resolved).length ? { resolved } : {}),
+        ...(command.guild_id ? { guild_id: command.guild_id } : {}),
+      },
+    };
+  }
+
+  function messageOf(message: APIMessage | string): APIMessage {
+    const id = typeof message === "string" ? message : message.id;
+    return world.messages.get(id) ?? fail(`message ${id} does not exist (any more)`);
+  }
+
+  /** A component a user can use: on the message, enabled, and seen by that user. */
+  function componentOf(message: APIMessage, customId: string, types: number[], userId: string): Json {
+    const found = walkComponents(message.components, "").find(
+      ({ component }) => component.custom_id === customId && types.includes(component.type as number),
+    );
+    if (!found) {
+      const ids = walkComponents(message.components, "").flatMap(
+        ({ component }) => component.custom_id ?? [],
+      );
+      return fail(
+        `message ${message.id} has no such component ${customId} (has: ${ids.join(", ") || "none"})`,
+      );
+    }
+    if (found.component.disabled === true) fail(`component ${customId} is disabled`);
+    const owner = message.interaction_metadata?.user.id;
+    if ((message.flags ?? 0) & MessageFlags.Ephemeral && owner && owner !== userId) {
+      fail(`message ${message.id} is ephemeral: only user ${owner} sees it`);
+    }
+    return found.component;
+  }
+
+  function selectValues(
+    component: Json,
+    values: string[],
+    guildId: string | undefined,
+    resolved: Resolved,
+  ): void {
+    const min =
+      typeof component.min_values === "number" ? component.min_values : component.required === false ? 0 : 1;
+    const max = typeof component.max_values === "number" ? component.max_values : 1;
+    if (values.length < min || values.length > max)
+      fail(`select ${component.custom_id} takes ${min}-${max} values`);
+    if (component.type === ComponentType.StringSelect) {
+      const allowed = (component.options as { value: string }[]).map((o) => o.value);
+      for (const value of values)
+        if (!allowed.includes(value)) fail(`select ${component.custom_id} has no option ${value}`);
+      return;
+    }
+    const optionType = {
+      [ComponentType.UserSelect]: Opt.User,
+      [ComponentType.RoleSelect]: Opt.Role,
+      [ComponentType.MentionableSelect]: Opt.Mentionable,
+      [ComponentType.ChannelSelect]: Opt.Channel,
+    }[component.type as number];
+    for (const value of values)
+      resolveId(
+        { type: optionType ?? Opt.String, name: String(component.custom_id) },
+        value,
+        guildId,
+        resolved,
+      );
+  }
+
+  function guildOf(channelId: string): string | undefined {
+    const channel = world.channels.get(channelId);
+    return channel && "guild_id" in channel ? channel.guild_id : undefined;
+  }
+
+  return {
+    async sendCommand(input: CommandInput): Promise<InjectedInteraction> {
+      const { where, data } = commandData(input, false);
+      return inject(InteractionType.ApplicationCommand, where.userId, where.channelId, data);
+    },
+
+    async sendAutocomplete(input: AutocompleteInput): Promise<InjectedInteraction> {
+      const { where, data } = commandData(input, true);
+      return inject(InteractionType.ApplicationCommandAutocomplete, where.userId, where.channelId, data);
+    },
+
+    async clickButton(
+      target: APIMessage | string,
+      customId: string,
+      user?: APIUser | string,
+    ): Promise<InjectedInteraction> {
+      const message = messageOf(target);
+      const userId = userIdOf(user);
+      const button = componentOf(message, customId, [ComponentType.Button], userId);
+      const data = { custom_id: customId, component_type: ComponentType.Button, id: button.id };
+      return inject(InteractionType.MessageComponent, userId, message.channel_id, data, { message });
+    },
+
+    async selectMenu(
+      target: APIMessage | string,
+      customId: string,
+      values: string[],
+      user?: APIUser | string,
+    ): Promise<InjectedInteraction> {
+      const message = messageOf(target);
+      const userId = userIdOf(user);
+      const select = componentOf(message, customId, [3, 5, 6, 7, 8], userId);
+      const resolved: Resolved = {};
+      selectValues(select, values, guildOf(message.channel_id), resolved);
+      const data = {
+        custom_id: customId,
+        component_type: select.type,
+        id: select.id,
+        values,
+        ...(Object.keys(resolved).length ? { resolved } : {}),
+      };
+      return inject(InteractionType.MessageComponent, userId, message.channel_id, data, { message });
+    },
+
+    /**
+     * Submits the modal the bot last showed with this custom_id, as the user it was shown to.
+     * `fields` go by the custom_id of each input: text for text inputs, values for selects, files for file uploads.
+     */
+    async submitModal(
+      customId: string,
+      fields: Record<string, string | string[] | FakeFile[]>,
+    ): Promise<InjectedInteraction> {
+      const shown = [...world.interactions.values()]
+        .reverse()
+        .find((i) => i.modal?.custom_id === customId && !i.modalSubmitted);
+      if (!shown?.modal)
+        return fail(`no open modal ${customId}: the bot has not shown one (or it was submitted)`);
+      const guildId = guildOf(shown.channelId);
+      const resolved: Resolved = {};
+      const left = new Set(Object.keys(fields));
+      const answer = (component: Json): Json => {
+        const id = component.custom_id as string | undefined;
+        const value = id === undefined ? undefined : fields[id];
+        if (id !== undefined) left.delete(id);
+        switch (component.type) {
+          case ComponentType.ActionRow:
+            return { type: 1, id: component.id, components: (component.components as Json[]).map(answer) };
+          case ComponentType.Label:
+            return {
+              type: ComponentType.Label,
+              id: component.id,
+              component: answer(component.component as Json),
+            };
+          case ComponentType.TextDisplay:
+            return { type: ComponentType.TextDisplay, id: component.id };
+          case ComponentType.TextInput: {
+            const text = typeof value === "string" ? value : "";
+            const min = typeof component.min_length === "number" ? component.min_length : 0;
+            const max = typeof component.max_length === "number" ? component.max_length : 4000;
+            if (component.required !== false && !text) fail(`modal ${customId}: ${id} is required`);
+            if (text && (text.length < min || text.length > max))
+              fail(`modal ${customId}: ${id} must be ${min}-${max} characters`);
+            return { type: ComponentType.TextInput, id: component.id, custom_id: id, value: text };
+          }
+          case ComponentType.FileUpload: {
+            const files = (Array.isArray(value) ? value : []) as FakeFile[];
+            const min = typeof component.min_values === "number" ? component.min_values : 1;
+            const max = typeof component.max_values === "number" ? component.max_values : 1;
+            if (
+              (component.required !== false || files.length) &&
+              (files.length < min || files.length > max)
+            ) {
+              fail(`modal ${customId}: ${id} takes ${min}-${max} files`);
+            }
+            const ids = files.map((file) => {
+              const attachment = storeUpload(shown.channelId, file);
+              resolved.attachments = { ...resolved.attachments, [attachment.id]: attachment };
+              return attachment.id;
+            });
+            return { type: ComponentType.FileUpload, id: component.id, custom_id: id, values: ids };
+          }
+          case ComponentType.StringSelect:
+          case ComponentType.UserSelect:
+          case ComponentType.RoleSelect:
+          case ComponentType.MentionableSelect:
+          case ComponentType.ChannelSelect: {
+            const values = (
+              Array.isArray(value) ? value : typeof value === "string" ? [value] : []
+            ) as string[];
+            selectValues(component, values, guildId, resolved);
+            return { type: component.type, id: component.id, custom_id: id, values };
+          }
+          default:
+            return fail(
+              `modal ${customId}: the fake cannot fill a component of type ${String(component.type)}`,
+            );
+        }
+      };
+      const components = (shown.modal.components as unknown as Json[]).map(answer);
+      if (left.size) fail(`modal ${customId} has no input ${[...left].join(", ")}`);
+      shown.modalSubmitted = true;
+      const source = shown.sourceMessageId ? world.messages.get(shown.sourceMessageId) : undefined;
+      const data = { custom_id: customId, components, ...(Object.keys(resolved).length ? { resolved } : {}) };
+      return inject(
+        InteractionType.ModalSubmit,
+        shown.userId,
+        shown.channelId,
+        data,
+        source ? { message: source } : undefined,
+      );
+    },
+  };
+}
+
+export type Injector = ReturnType<typeof createInjector>;

@@ -1,0 +1,142 @@
+import {
+  type APIInteraction,
+  ApplicationFlags,
+  type GatewayGuildCreateDispatchData,
+  type GatewayReadyDispatchData,
+  GuildDefaultMessageNotifications,
+  GuildExplicitContentFilter,
+  GuildMFALevel,
+  GuildNSFWLevel,
+  GuildPremiumTier,
+  GuildSystemChannelFlags,
+  GuildVerificationLevel,
+  type InteractionType,
+  Locale,
+  PermissionFlagsBits,
+} from "discord-api-types/v10";
+import type { World } from "./state.js";
+
+const APPLICATION_FLAGS =
+  ApplicationFlags.GatewayGuildMembersLimited | ApplicationFlags.ApplicationCommandBadge;
+
+export function readyPayload(world: World, sessionId: string, resumeUrl: string): GatewayReadyDispatchData {
+  return {
+    v: 10,
+    user: world.botUser,
+    guilds: [...world.guilds.keys()].map((id) => ({ id, unavailable: true })),
+    session_id: sessionId,
+    // discord.js reconnects here to resume; the real gateway's URL would take a test to Discord.
+    resume_gateway_url: resumeUrl,
+    shard: [0, 1],
+    application: { id: world.applicationId, flags: APPLICATION_FLAGS, flags_new: String(APPLICATION_FLAGS) },
+  };
+}
+
+export function guildCreatePayload(world: World, guildId: string): GatewayGuildCreateDispatchData {
+  const guild = world.guild(guildId);
+  const channels = guild.channelIds.map((id) => world.channels.get(id)!);
+  return {
+    id: guild.id,
+    name: guild.name,
+    icon: null,
+    splash: null,
+    discovery_splash: null,
+    banner: null,
+    description: null,
+    owner_id: guild.ownerId,
+    afk_channel_id: null,
+    afk_timeout: 300,
+    verification_level: GuildVerificationLevel.None,
+    default_message_notifications: GuildDefaultMessageNotifications.OnlyMentions,
+    explicit_content_filter: GuildExplicitContentFilter.Disabled,
+    roles: guild.roles,
+    emojis: [],
+    stickers: [],
+    features: [],
+    mfa_level: GuildMFALevel.None,
+    application_id: null,
+    system_channel_id: guild.channelIds[0] ?? null,
+    system_channel_flags: GuildSystemChannelFlags.SuppressJoinNotifications,
+    rules_channel_id: null,
+    vanity_url_code: null,
+    premium_tier: GuildPremiumTier.None,
+    premium_subscription_count: 0,
+    preferred_locale: Locale.EnglishUS,
+    public_updates_channel_id: null,
+    nsfw_level: GuildNSFWLevel.Default,
+    premium_progress_bar_enabled: false,
+    hub_type: null,
+    safety_alerts_channel_id: null,
+    incidents_data: null,
+    joined_at: guild.members.get(world.botUser.id)?.joinedAt ?? world.isoNow(),
+    large: false,
+    unavailable: false,
+    member_count: guild.members.size,
+    voice_states: [],
+    members: [...guild.members.keys()].map((userId) => world.member(guildId, userId)),
+    channels: channels as GatewayGuildCreateDispatchData["channels"],
+    threads: [],
+    presences: [],
+    stage_instances: [],
+    guild_scheduled_events: [],
+    soundboard_sounds: [],
+  };
+}
+
+// What Discord documents as app_permissions in a DM with the bot.
+const DM_APP_PERMISSIONS =
+  PermissionFlagsBits.AttachFiles |
+  PermissionFlagsBits.EmbedLinks |
+  PermissionFlagsBits.MentionEveryone |
+  PermissionFlagsBits.UseExternalEmojis;
+
+export interface InteractionOrigin {
+  id: string;
+  token: string;
+  type: InteractionType;
+  userId: string;
+  channelId: string;
+}
+
+/** The fields every INTERACTION_CREATE carries; the caller adds `data` (and `message`). */
+export function interactionBase(
+  world: World,
+  origin: InteractionOrigin,
+): Omit<APIInteraction, "data" | "type"> & { type: InteractionType } {
+  const channel = world.channels.get(origin.channelId);
+  if (!channel) throw new Error(`the fake has no channel ${origin.channelId}`);
+  const guildId = "guild_id" in channel ? channel.guild_id : undefined;
+  const common = {
+    id: origin.id,
+    application_id: world.applicationId,
+    type: origin.type,
+    token: origin.token,
+    version: 1 as const,
+    channel_id: channel.id,
+    locale: Locale.EnglishUS,
+    entitlements: [],
+    attachment_size_limit: world.attachmentSizeLimit,
+  };
+  if (!guildId) {
+    return {
+      ...common,
+      channel,
+      user: world.user(origin.userId),
+      app_permissions: DM_APP_PERMISSIONS.toString(),
+      authorizing_integration_owners: { "0": "0" },
+      context: 1,
+    };
+  }
+  const permissions = world.permissions(guildId, origin.userId).toString();
+  return {
+    ...common,
+    channel: { ...channel, permissions },
+    guild_id: guildId,
+    guild: { id: guildId, locale: Locale.EnglishUS, features: [] },
+    guild_locale: Locale.EnglishUS,
+    member: { ...world.member(guildId, origin.userId), permissions },
+    app_permissions: world.permissions(guildId, world.botUser.id).toString(),
+    authorizing_integration_owners: { "0": guildId },
+    context: 0,
+  } as unknown as Omit<APIInteraction, "data" | "type"> & { type: InteractionType };
+}

@@ -1,0 +1,289 @@
+import {
+  type APIApplicationCommand,
+  type APIAttachment,
+  type APIDMChannel,
+  type APIGuildMember,
+  type APIInteraction,
+  type APIMessage,
+  type APIModalInteractionResponseCallbackData,
+  type APIRole,
+  type APITextChannel,
+  type APIUser,
+  ChannelType,
+  type GuildMemberFlags,
+  type InteractionType,
+  PermissionFlagsBits,
+  type RoleFlags,
+  type UserFlags,
+} from "discord-api-types/v10";
+import type { Clock } from "./clock.js";
+import type { Ids } from "./ids.js";
+
+const P = PermissionFlagsBits;
+
+/** What @everyone may do in the fake guild: enough to use commands and read the answers. */
+const EVERYONE_PERMISSIONS =
+  P.ViewChannel |
+  P.SendMessages |
+  P.ReadMessageHistory |
+  P.UseApplicationCommands |
+  P.EmbedLinks |
+  P.AttachFiles |
+  P.AddReactions |
+  P.UseExternalEmojis;
+
+/** The bot's managed role: what a typical invite grants, no Administrator. */
+const BOT_PERMISSIONS = EVERYONE_PERMISSIONS | P.ManageMessages | P.SendMessagesInThreads;
+
+export interface StoredFile {
+  filename: string;
+  contentType: string;
+  data: Buffer;
+}
+
+export interface GuildRecord {
+  id: string;
+  name: string;
+  ownerId: string;
+  roles: APIRole[];
+  channelIds: string[];
+  members: Map<string, { roles: string[]; joinedAt: string }>;
+}
+
+export type ChannelRecord = APITextChannel | APIDMChannel;
+
+export interface CallbackRecord {
+  /** Interaction callback type: 4 reply, 5 defer, 6 deferred update, 7 update, 8 autocomplete, 9 modal. */
+  type: number;
+  data: unknown;
+  withResponse: boolean;
+  at: number;
+}
+
+export type InteractionStage =
+  | "new"
+  | "deferred"
+  | "replied"
+  | "deferred-update"
+  | "updated"
+  | "modal"
+  | "autocompleted";
+
+export interface InteractionRecord {
+  id: string;
+  token: string;
+  type: InteractionType;
+  createdAt: number;
+  payload: APIInteraction;
+  userId: string;
+  channelId: string;
+  guildId?: string;
+  /** The message a component lives on (buttons, selects, and modals opened from them). */
+  sourceMessageId?: string;
+  stage: InteractionStage;
+  /** What `@original` means for the webhook routes once the interaction is answered. */
+  originalMessageId?: string;
+  followupIds: string[];
+  callbacks: CallbackRecord[];
+  modal?: APIModalInteractionResponseCallbackData;
+  modalSubmitted?: boolean;
+}
+
+/** Everything the fake Discord knows; the routes and the injectors read and change it. */
+export class World {
+  readonly users = new Map<string, APIUser>();
+  readonly guilds = new Map<string, GuildRecord>();
+  readonly channels = new Map<string, ChannelRecord>();
+  /** Insertion order is posting order. */
+  readonly messages = new Map<string, APIMessage>();
+  readonly files = new Map<string, StoredFile>();
+  readonly globalCommands = new Map<string, APIApplicationCommand>();
+  readonly guildCommands = new Map<string, Map<string, APIApplicationCommand>>();
+  readonly interactions = new Map<string, InteractionRecord>();
+  readonly botUser: APIUser;
+
+  constructor(
+    readonly ids: Ids,
+    readonly clock: Clock,
+    /** Origin of the fake's own attachment host, e.g. http://127.0.0.1:PORT */
+    readonly cdnOrigin: string,
+    readonly attachmentSizeLimit: number,
+  ) {
+    this.botUser = this.addUser("media-bot", { bot: true });
+  }
+
+  get applicationId(): string {
+    // Applications created since 2019 share their id with their bot user.
+    return this.botUser.id;
+  }
+
+  isoNow(): string {
+    return new Date(this.clock.now()).toISOString();
+  }
+
+  addUser(username: string, extra: Partial<APIUser> = {}): APIUser {
+    const user: APIUser = {
+      id: this.ids.snowflake(),
+      username,
+      discriminator: "0",
+      global_name: extra.bot ? null : username[0]!.toUpperCase() + username.slice(1),
+      avatar: null,
+      public_flags: 0 as UserFlags,
+      flags: 0 as UserFlags,
+      primary_guild: null,
+      ...extra,
+    };
+    this.users.set(user.id, user);
+    return user;
+  }
+
+  addGuild(name: string, ownerId: string): GuildRecord {
+    const id = this.ids.snowflake();
+    const role = (roleName: string, permissions: bigint, position: number, managed = false): APIRole => ({
+      id: position === 0 ? id : this.ids.snowflake(),
+      name: roleName,
+      color: 0,
+      colors: { primary_color: 0, secondary_color: null, tertiary_color: null },
+      hoist: false,
+      position,
+      permissions: permissions.toString(),
+      managed,
+      mentionable: false,
+      flags: 0 as RoleFlags,
+      ...(managed ? { tags: { bot_id: this.botUser.id } } : {}),
+    });
+    const guild: GuildRecord = {
+      id,
+      name,
+      ownerId,
+      roles: [
+        role("@everyone", EVERYONE_PERMISSIONS, 0),
+        role("Admins", EVERYONE_PERMISSIONS | P.ManageGuild, 1),
+        role(this.botUser.username, BOT_PERMISSIONS, 2, true),
+      ],
+      channelIds: [],
+      members: new Map(),
+    };
+    this.guilds.set(id, guild);
+    this.addMember(id, ownerId);
+    this.addMember(id, this.botUser.id, [guild.roles[2]!.id]);
+    this.addChannel(id, "general");
+    return guild;
+  }
+
+  adminRole(guildId: string): APIRole {
+    return this.guild(guildId).roles[1]!;
+  }
+
+  addChannel(guildId: string, name: string): APITextChannel {
+    const guild = this.guild(guildId);
+    const channel: APITextChannel = {
+      id: this.ids.snowflake(),
+      type: ChannelType.GuildText,
+      guild_id: guildId,
+      name,
+      position: guild.channelIds.length,
+      permission_overwrites: [],
+      parent_id: null,
+      nsfw: false,
+      topic: null,
+      last_message_id: null,
+      rate_limit_per_user: 0,
+    };
+    this.channels.set(channel.id, channel);
+    guild.channelIds.push(channel.id);
+    return channel;
+  }
+
+  addMember(guildId: string, userId: string, roles: string[] = []): void {
+    this.guild(guildId).members.set(userId, { roles, joinedAt: this.isoNow() });
+  }
+
+  guild(guildId: string): GuildRecord {
+    const guild = this.guilds.get(guildId);
+    if (!guild) throw new Error(`the fake has no guild ${guildId}`);
+    return guild;
+  }
+
+  user(userId: string): APIUser {
+    const user = this.users.get(userId);
+    if (!user) throw new Error(`the fake has no user ${userId}`);
+    return user;
+  }
+
+  member(guildId: string, userId: string): APIGuildMember {
+    const membership = this.guild(guildId).members.get(userId);
+    if (!membership) throw new Error(`user ${userId} is not a member of guild ${guildId}`);
+    return {
+      user: this.user(userId),
+      nick: null,
+      avatar: null,
+      banner: null,
+      roles: membership.roles,
+      joined_at: membership.joinedAt,
+      premium_since: null,
+      deaf: false,
+      mute: false,
+      flags: 0 as GuildMemberFlags,
+      pending: false,
+      communication_disabled_until: null,
+    };
+  }
+
+  /** Guild-level permissions (no channel overwrites exist in the fake). */
+  permissions(guildId: string, userId: string): bigint {
+    const guild = this.guild(guildId);
+    if (userId === guild.ownerId) return Object.values(P).reduce((all, bit) => all | bit, 0n);
+    const roles = new Set([guildId, ...(guild.members.get(userId)?.roles ?? [])]);
+    const granted = guild.roles
+      .filter((r) => roles.has(r.id))
+      .reduce((all, r) => all | BigInt(r.permissions), 0n);
+    return granted & P.Administrator ? Object.values(P).reduce((all, bit) => all | bit, 0n) : granted;
+  }
+
+  dmChannel(userId: string): APIDMChannel {
+    for (const channel of this.channels.values()) {
+      if (channel.type === ChannelType.DM && channel.recipients?.[0]?.id === userId) return channel;
+    }
+    const channel: APIDMChannel = {
+      id: this.ids.snowflake(),
+      type: ChannelType.DM,
+      name: null,
+      recipients: [this.user(userId)],
+      last_message_id: null,
+    };
+    this.channels.set(channel.id, channel);
+    return channel;
+  }
+
+  /** Keeps the bytes and hands out an attachment whose URL the fake itself serves. */
+  storeFile(channelId: string, file: StoredFile, extra: Partial<APIAttachment> = {}): APIAttachment {
+    const id = this.ids.snowflake();
+    this.files.set(id, file);
+    const url = `${this.cdnOrigin}/attachments/${channelId}/${id}/${encodeURIComponent(file.filename)}`;
+    return {
+      id,
+      filename: file.filename,
+      size: file.data.length,
+      url,
+      proxy_url: url,
+      content_type: file.contentType,
+      ...extra,
+    };
+  }
+
+  commandScope(guildId?: string): Map<string, APIApplicationCommand> {
+    if (!guildId) return this.globalCommands;
+    let scope = this.guildCommands.get(guildId);
+    if (!scope) {
+      scope = new Map();
+      this.guildCommands.set(guildId, scope);
+    }
+    return scope;
+  }
+
+  interactionByToken(token: string): InteractionRecord | undefined {
+    for (const interaction of this.interactions.values()) if (interaction.token === token) return interaction;
+    return undefined;
+  }
+}
