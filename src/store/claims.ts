@@ -1,0 +1,153 @@
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { RedisClientType } from "@keyv/redis";
+import { StoreError } from "./errors.js";
+import type { SqliteQuery, StoreConnection } from "./keyv.js";
+
+/**
+ * Exclusive, expiring ownership of a key, shared by every process on the same store: keyv has no
+ * set-if-absent, so this is done per backend with the backend's own atomic operation. A claim
+ * expires after its ttl so that a crashed holder never blocks a job forever; a holder that works
+ * longer than its ttl must renew in time.
+ *
+ * Semantics, identical on both backends:
+ * - acquire: true only when the key was free or its claim had expired; a live claim (even the
+ *   caller's own) answers false, so "acquire again" is not a way to extend, `renew` is.
+ * - renew: true when `owner` still holds an unexpired claim, which then lasts `ttlMs` from now.
+ * - release: frees the key only for its unexpired holder; anyone else's release changes nothing.
+ */
+export interface Claims {
+  acquire(key: string, owner: string, ttlMs: number): Promise<boolean>;
+  renew(key: string, owner: string, ttlMs: number): Promise<boolean>;
+  release(key: string, owner: string): Promise<boolean>;
+}
+
+export async function openClaims(connection: StoreConnection): Promise<Claims> {
+  return connection.kind === "sqlite" ? sqliteClaims(connection.query) : redisClaims(connection.client);
+}
+
+/**
+ * A table in the same file as the keyv data, so every process opening the file sees the same
+ * claims. Each operation is one statement, and sqlite runs a writing statement under the file's
+ * write lock, so two processes can never both win. Time is the caller's clock: processes sharing
+ * a sqlite file share a machine.
+ */
+async function sqliteClaims(query: SqliteQuery): Promise<Claims> {
+  await query(
+    "CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at INTEGER NOT NULL)",
+  );
+  // Claims of processes that died are dead weight; a live holder renews long before this matters.
+  await query("DELETE FROM claims WHERE expires_at <= ?", Date.now());
+  const changed = async (sql: string, ...params: unknown[]) =>
+    (await query(`${sql} RETURNING key`, ...params)).length > 0;
+
+  return {
+    async acquire(key, owner, ttlMs) {
+      const now = Date.now();
+      return changed(
+        `INSERT INTO claims (key, owner, expires_at) VALUES (?, ?, ?)
+         ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+         WHERE claims.expires_at <= ?`,
+        key,
+        owner,
+        now + validTtl(ttlMs),
+        now,
+      );
+    },
+    async renew(key, owner, ttlMs) {
+      const now = Date.now();
+      return changed(
+        "UPDATE claims SET expires_at = ? WHERE key = ? AND owner = ? AND expires_at > ?",
+        now + validTtl(ttlMs),
+        key,
+        owner,
+        now,
+      );
+    },
+    async release(key, owner) {
+      return changed(
+        "DELETE FROM claims WHERE key = ? AND owner = ? AND expires_at > ?",
+        key,
+        owner,
+        Date.now(),
+      );
+    },
+  };
+}
+
+/** Compare-and-act in one script, so nobody can take the key between the check and the change. */
+const IF_OWNER_PEXPIRE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
+const IF_OWNER_DEL = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
+
+/** Redis expires the keys itself (server clock), so an expired claim is simply an absent key. */
+function redisClaims(client: RedisClientType): Claims {
+  const redisKey = (key: string) => `claims::${key}`;
+  return {
+    async acquire(key, owner, ttlMs) {
+      const reply = await client.set(redisKey(key), owner, {
+        condition: "NX",
+        expiration: { type: "PX", value: validTtl(ttlMs) },
+      });
+      return reply === "OK";
+    },
+    async renew(key, owner, ttlMs) {
+      const reply = await client.eval(IF_OWNER_PEXPIRE, {
+        keys: [redisKey(key)],
+        arguments: [owner, String(validTtl(ttlMs))],
+      });
+      return reply === 1;
+    },
+    async release(key, owner) {
+      const reply = await client.eval(IF_OWNER_DEL, { keys: [redisKey(key)], arguments: [owner] });
+      return reply === 1;
+    },
+  };
+}
+
+/** PX and the expiry column take whole milliseconds; zero or less would be a claim that never was. */
+function validTtl(ttlMs: number): number {
+  if (!Number.isFinite(ttlMs) || ttlMs < 1)
+    throw new RangeError(`claim ttl must be at least 1 ms, got ${ttlMs}`);
+  return Math.ceil(ttlMs);
+}
+
+export interface Lease {
+  /**
+   * Renews the claim right before a write that must stay exclusive; throws `store.claim_lost` when
+   * it expired in the meantime (an event-loop stall longer than the ttl), so the write is skipped.
+   */
+  confirm(): Promise<void>;
+}
+
+/**
+ * Runs `work` while holding `key`, waiting for a busy key up to `waitMs`: the short mutual
+ * exclusion around a read-modify-write of a record. `waitMs` exceeds `ttlMs` so that a claim left
+ * by a crashed process expires before waiters give up.
+ */
+export async function withClaim<T>(
+  claims: Claims,
+  key: string,
+  work: (lease: Lease) => Promise<T>,
+  { ttlMs = 10_000, waitMs = 15_000 }: { ttlMs?: number; waitMs?: number } = {},
+): Promise<T> {
+  const owner = `${hostname()}:${process.pid}:${randomUUID()}`;
+  const deadline = Date.now() + waitMs;
+  while (!(await claims.acquire(key, owner, ttlMs))) {
+    if (Date.now() >= deadline) throw new StoreError("store.busy", `${key} stayed locked for ${waitMs} ms`);
+    await sleep(5 + Math.random() * 20);
+  }
+  try {
+    return await work({
+      async confirm() {
+        if (!(await claims.renew(key, owner, ttlMs))) {
+          throw new StoreError("store.claim_lost", `the lock on ${key} expired before the write`);
+        }
+      },
+    });
+  } finally {
+    // A release that fails (store briefly down) must not hide the outcome of the work: the claim
+    // then expires on its own after ttlMs.
+    await claims.release(key, owner).catch(() => false);
+  }
+}

@@ -1,0 +1,70 @@
+import type Keyv from "keyv";
+import { type Logger, pino } from "pino";
+import { type Claims, openClaims } from "./claims.js";
+import { JobStore, type JobStoreOptions } from "./jobs.js";
+import { DEFAULT_STORE_URL, openKeyvBackend } from "./keyv.js";
+import { createSecretBox } from "./secrets.js";
+import { TenantStore } from "./tenants.js";
+
+export type { Claims, Lease } from "./claims.js";
+export { withClaim } from "./claims.js";
+export { StoreError, type StoreErrorCode } from "./errors.js";
+export type {
+  Delivery,
+  JobPatch,
+  JobRecord,
+  JobStore,
+  JobStoreOptions,
+  NewJob,
+  Requester,
+  TenantRef,
+  UpdateResult,
+} from "./jobs.js";
+export { isFinished } from "./jobs.js";
+export type { Json } from "./records.js";
+export { SecretsError, type SecretsErrorCode } from "./secrets.js";
+export type { TenantPatch, TenantSettings, TenantStore } from "./tenants.js";
+
+export interface Stores {
+  jobs: JobStore;
+  tenants: TenantStore;
+  /** For the engine's own claims (polling, delivery). Keys starting with `lock:` are the stores'. */
+  claims: Claims;
+  /**
+   * Another namespace on the same connection, for caches; `jobs` and `tenants` belong to the
+   * stores. Close through `close()` below: a Keyv's own disconnect() would close the shared
+   * connection under everyone.
+   */
+  keyv(namespace: string): Keyv<unknown>;
+  close(): Promise<void>;
+}
+
+export async function openStores(
+  storeUrl: string = DEFAULT_STORE_URL,
+  secretsKey?: string,
+  logger: Logger = pino({ level: "silent" }),
+  options: { jobs?: JobStoreOptions } = {},
+): Promise<Stores> {
+  const box = secretsKey ? createSecretBox(secretsKey) : undefined;
+  if (!box) {
+    logger.warn("SECRETS_KEY is not set: tenants cannot store their own API keys");
+  } else if (box.keySource === "passphrase") {
+    logger.warn(
+      "SECRETS_KEY is not 32 bytes as base64 or 64 hex digits, so the key is derived from it as a passphrase (scrypt)",
+    );
+  }
+  const backend = await openKeyvBackend(storeUrl, logger);
+  try {
+    const claims = await openClaims(backend.connection);
+    return {
+      jobs: new JobStore(backend.keyv("jobs"), claims, logger, options.jobs),
+      tenants: new TenantStore(backend.keyv("tenants"), claims, box),
+      claims,
+      keyv: (namespace) => backend.keyv(namespace),
+      close: () => backend.close(),
+    };
+  } catch (error) {
+    await backend.close();
+    throw error;
+  }
+}

@@ -1,0 +1,343 @@
+import { randomBytes } from "node:crypto";
+import type Keyv from "keyv";
+import type { Logger } from "pino";
+import { z } from "zod";
+import type { JobKind, JobState } from "../core/api/job-status.js";
+import { type Claims, withClaim } from "./claims.js";
+import { StoreError } from "./errors.js";
+import { type Json, json, readRecord, toJson } from "./records.js";
+
+export type Platform = "discord" | "slack";
+
+export interface Requester {
+  platform: Platform;
+  /** Discord guild or Slack team of the user. */
+  tenantId: string;
+  userId: string;
+}
+
+/** Whose API key and settings the job runs under. */
+export interface TenantRef {
+  platform: Platform;
+  tenantId: string;
+}
+
+/**
+ * Delivery is its own field rather than a `delivering` job state, because it is orthogonal to
+ * what the service reported: a failed job is delivered too (its failure message), and a crash in
+ * the middle of a delivery must leave both "the job is done" and "posting it had started" on
+ * record. `delivering` is only entered under a claim on the job (see the engine).
+ */
+export type Delivery = "pending" | "delivering" | "delivered";
+
+export interface JobRecord {
+  /** Ours: 12 URL-safe characters, so it fits in a Discord custom_id or Slack action value. */
+  id: string;
+  /** Starts at 1 and grows by one with every update; the compare-and-set token of `update`. */
+  version: number;
+  kind: JobKind;
+  /** Catalogue command that started it: "image.generate", "photo_avatar.design", ... */
+  command: string;
+  serviceJobId: string;
+  requester: Requester;
+  tenant: TenantRef;
+  /** Where the command was issued (the adapter's ConversationRef), kept as plain JSON. */
+  conversation: Json;
+  /** The job's one message (the adapter's MessageRef), edited until the result. */
+  message: Json;
+  state: JobState;
+  delivery: Delivery;
+  /** 0-100, or null while the service has said nothing. */
+  progress: number | null;
+  /** Failed tries (status reads, deliveries) since the last success; the engine's backoff input. */
+  attempts: number;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  updatedAt: number;
+  /** When state or progress last changed; set by the store, for stuck detection. */
+  lastProgressAt: number;
+  nextPollAt: number;
+  /** What regenerating needs (the validated options); opaque to the store. */
+  inputs: Json;
+  /** What the job yielded (the service's result, what delivery posted); null until there is one. */
+  result: Json;
+  error: { code: string; message: string } | null;
+}
+
+export interface NewJob {
+  kind: JobKind;
+  command: string;
+  serviceJobId: string;
+  /** Extra fields (an Actor's isAdmin, roleIds) are not stored. */
+  requester: Requester;
+  /** Defaults to the requester's tenant. */
+  tenant?: TenantRef;
+  /** Stored as JSON text stores it (undefined properties dropped). */
+  conversation: unknown;
+  message: unknown;
+  inputs: unknown;
+  /** Defaults to now. */
+  nextPollAt?: number;
+}
+
+/** The fields an update may change; the store keeps id, version, timestamps and origin. */
+export type JobPatch = Partial<
+  Pick<
+    JobRecord,
+    "serviceJobId" | "state" | "delivery" | "progress" | "attempts" | "nextPollAt" | "error"
+  > & {
+    message: unknown;
+    inputs: unknown;
+    result: unknown;
+  }
+>;
+
+export type UpdateResult =
+  | { ok: true; job: JobRecord }
+  /** Someone wrote the job since `expectedVersion` was read: `job` is what is stored now. */
+  | { ok: false; reason: "stale"; job: JobRecord }
+  | { ok: false; reason: "missing" };
+
+export interface JobStoreOptions {
+  /** How long a finished (terminal and delivered) job stays readable; default 30 days. */
+  retentionMs?: number;
+}
+
+const JOB_KINDS = {
+  video: true,
+  photo_avatar: true,
+  image: true,
+  mockup: true,
+  thumbnail: true,
+} satisfies Record<JobKind, true>;
+const JOB_STATES = {
+  queued: true,
+  working: true,
+  retrying: true,
+  needs_choice: true,
+  done: true,
+  failed: true,
+} satisfies Record<JobState, true>;
+
+const JOB_ID = /^[A-Za-z0-9_-]{12}$/;
+const platform = z.enum(["discord", "slack"]);
+const text = z.string().min(1);
+const time = z.number().int().nonnegative();
+
+const jobSchema: z.ZodType<JobRecord> = z.object({
+  id: z.string().regex(JOB_ID),
+  version: z.number().int().positive(),
+  kind: z.enum(Object.keys(JOB_KINDS) as [JobKind, ...JobKind[]]),
+  command: text,
+  serviceJobId: text,
+  requester: z.object({ platform, tenantId: text, userId: text }),
+  tenant: z.object({ platform, tenantId: text }),
+  conversation: json,
+  message: json,
+  state: z.enum(Object.keys(JOB_STATES) as [JobState, ...JobState[]]),
+  delivery: z.enum(["pending", "delivering", "delivered"]),
+  progress: z.number().min(0).max(100).nullable(),
+  attempts: z.number().int().nonnegative(),
+  createdAt: time,
+  updatedAt: time,
+  lastProgressAt: time,
+  nextPollAt: time,
+  inputs: json,
+  result: json,
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+});
+
+/**
+ * Index records: keyv cannot list a namespace reliably (see keyv.ts), so the ids to list are kept
+ * in records of their own, edited under a claim. `at` is when the entry was added.
+ */
+const indexSchema = z.array(z.object({ id: z.string(), at: time }));
+type IndexEntry = z.infer<typeof indexSchema>[number];
+
+const UNFINISHED = "index:unfinished";
+/** Enough for the `jobs` command and the concurrency count; older entries fall off. */
+const PER_REQUESTER = 100;
+/**
+ * An index entry is written before its record (see `create`), so a missing record is only
+ * dropped from an index once it is older than this: by then its create has either finished or
+ * died, or the record expired.
+ */
+const MISSING_GRACE_MS = 60_000;
+const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+const RUNNING: ReadonlySet<JobState> = new Set(["queued", "working", "retrying"]);
+
+/** Terminal and delivered: nothing left to poll or post. Such a job is final. */
+export function isFinished(job: JobRecord): boolean {
+  return (job.state === "done" || job.state === "failed") && job.delivery === "delivered";
+}
+
+/**
+ * Jobs in keyv namespace `jobs`, one record per job under its id, plus index records for the
+ * unfinished jobs (resume on start) and for each requester's recent jobs.
+ *
+ * Stale writers: `update` is a compare-and-set on `version`, done under a short claim on the job,
+ * so of two writers that read the same version only the first one's write lands; the other gets
+ * `stale` with the current record and decides again.
+ */
+export class JobStore {
+  private readonly retentionMs: number;
+
+  constructor(
+    private readonly keyv: Keyv<unknown>,
+    private readonly claims: Claims,
+    private readonly logger: Pick<Logger, "error">,
+    options: JobStoreOptions = {},
+  ) {
+    this.retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
+  }
+
+  async create(input: NewJob): Promise<JobRecord> {
+    const now = Date.now();
+    const job = jobSchema.parse({
+      id: randomBytes(9).toString("base64url"),
+      version: 1,
+      kind: input.kind,
+      command: input.command,
+      serviceJobId: input.serviceJobId,
+      requester: input.requester,
+      tenant: input.tenant ?? { platform: input.requester.platform, tenantId: input.requester.tenantId },
+      conversation: toJson(input.conversation),
+      message: toJson(input.message),
+      state: "queued",
+      delivery: "pending",
+      progress: null,
+      attempts: 0,
+      createdAt: now,
+      updatedAt: now,
+      lastProgressAt: now,
+      nextPollAt: input.nextPollAt ?? now,
+      inputs: toJson(input.inputs),
+      result: null,
+      error: null,
+    });
+    // Indexes first: an entry whose record is missing is skipped, while a record that no index
+    // names would never be resumed after a crash right here.
+    const entry = { id: job.id, at: now };
+    await Promise.all([
+      this.editIndex(UNFINISHED, (entries) => [...entries, entry]),
+      this.editIndex(requesterKey(job.requester), (entries) => [entry, ...entries].slice(0, PER_REQUESTER)),
+    ]);
+    await this.keyv.set(job.id, job);
+    return job;
+  }
+
+  /** Undefined for an unknown (or expired, or malformed) id; a corrupt record throws `store.corrupt`. */
+  async get(id: string): Promise<JobRecord | undefined> {
+    if (!JOB_ID.test(id)) return undefined;
+    return readRecord(this.keyv, id, jobSchema);
+  }
+
+  /**
+   * Applies `patch` if the stored job is still at `expectedVersion`. `lastProgressAt` moves when
+   * state or progress change. A finished job is final: a patch that would reopen it throws.
+   */
+  async update(id: string, expectedVersion: number, patch: JobPatch): Promise<UpdateResult> {
+    const changes = toJson(patch) as Partial<JobRecord>;
+    const result = await withClaim(this.claims, `lock:jobs:${id}`, async (lease): Promise<UpdateResult> => {
+      const current = await this.get(id);
+      if (!current) return { ok: false, reason: "missing" };
+      if (current.version !== expectedVersion) return { ok: false, reason: "stale", job: current };
+      const now = Date.now();
+      const moved =
+        (changes.state !== undefined && changes.state !== current.state) ||
+        (changes.progress !== undefined && changes.progress !== current.progress);
+      const next = jobSchema.parse({
+        ...current,
+        ...changes,
+        version: current.version + 1,
+        updatedAt: now,
+        lastProgressAt: moved ? now : current.lastProgressAt,
+      });
+      if (isFinished(current) && !isFinished(next)) {
+        throw new Error(`job ${id} is finished (${current.state}, delivered) and cannot be reopened`);
+      }
+      await lease.confirm();
+      await this.keyv.set(id, next, isFinished(next) ? this.retentionMs : undefined);
+      return { ok: true, job: next };
+    });
+    if (result.ok && isFinished(result.job)) {
+      // If this is lost to a crash, listUnfinished drops the entry when it sees the finished record.
+      await this.editIndex(UNFINISHED, (entries) => entries.filter((e) => e.id !== id));
+    }
+    return result;
+  }
+
+  /** Every job with something left to do (polling, a choice, a delivery), oldest first. */
+  async listUnfinished(): Promise<JobRecord[]> {
+    const jobs = await this.loadIndex(UNFINISHED, isFinished);
+    return jobs.filter((job) => !isFinished(job)).sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  /** The requester's most recent jobs, newest first. */
+  async listByRequester(requester: Requester, limit: number): Promise<JobRecord[]> {
+    const jobs = await this.loadIndex(requesterKey(requester), () => false);
+    return jobs.sort((a, b) => b.createdAt - a.createdAt).slice(0, limit);
+  }
+
+  /**
+   * Jobs of the requester that occupy the service (queued, working, retrying): one waiting for the
+   * user's choice or for delivery does not count against a concurrency limit.
+   */
+  async countActiveByRequester(requester: Requester): Promise<number> {
+    const jobs = await this.loadIndex(requesterKey(requester), () => false);
+    return jobs.filter((job) => RUNNING.has(job.state)).length;
+  }
+
+  /**
+   * The readable jobs an index names. Corrupt records are reported and skipped (one bad record
+   * must not stop the others from resuming); records gone for good, or matching `drop`, leave the
+   * index.
+   */
+  private async loadIndex(key: string, drop: (job: JobRecord) => boolean): Promise<JobRecord[]> {
+    const entries = await this.readIndex(key);
+    const now = Date.now();
+    const loaded = await Promise.all(
+      entries.map(async (entry) => {
+        try {
+          return { entry, job: await this.get(entry.id) };
+        } catch (error) {
+          if (!(error instanceof StoreError && error.code === "store.corrupt")) throw error;
+          this.logger.error({ err: error, jobId: entry.id }, "corrupt job record skipped");
+          return { entry, job: undefined, corrupt: true };
+        }
+      }),
+    );
+    const gone = new Set(
+      loaded
+        .filter(({ entry, job, corrupt }) =>
+          job ? drop(job) : !corrupt && now - entry.at > MISSING_GRACE_MS,
+        )
+        .map(({ entry }) => entry.id),
+    );
+    if (gone.size > 0) await this.editIndex(key, (current) => current.filter((e) => !gone.has(e.id)));
+    return loaded.flatMap(({ job }) => (job ? [job] : []));
+  }
+
+  private async editIndex(key: string, edit: (entries: IndexEntry[]) => IndexEntry[]): Promise<void> {
+    await withClaim(this.claims, `lock:jobs:${key}`, async (lease) => {
+      const next = edit(await this.readIndex(key));
+      await lease.confirm();
+      await this.keyv.set(key, next);
+    });
+  }
+
+  /** A corrupt index is reported and read as empty (the next edit replaces it), rather than blocking every job. */
+  private async readIndex(key: string): Promise<IndexEntry[]> {
+    try {
+      return (await readRecord(this.keyv, key, indexSchema)) ?? [];
+    } catch (error) {
+      if (!(error instanceof StoreError && error.code === "store.corrupt")) throw error;
+      this.logger.error({ err: error }, "corrupt job index ignored");
+      return [];
+    }
+  }
+}
+
+function requesterKey(requester: Requester): string {
+  return `index:requester:${requester.platform}:${requester.tenantId}:${requester.userId}`;
+}

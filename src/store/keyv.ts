@@ -1,0 +1,155 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import KeyvRedis, { createClient, type RedisClientType } from "@keyv/redis";
+import KeyvSqlite from "@keyv/sqlite";
+import Keyv from "keyv";
+import type { Logger } from "pino";
+import { StoreError } from "./errors.js";
+
+/**
+ * One connection per opened STORE_URL, shared by every namespace (jobs, tenants, caches) and by
+ * the claims, which need the raw connection for their atomic statements.
+ *
+ * What the adapters really do (read in node_modules, @keyv/sqlite 4.0.8, @keyv/redis 5.1.6):
+ * - sqlite: one table `keyv(key, value)`; Keyv prefixes keys with `namespace:`. The adapter has a
+ *   single `namespace` field that Keyv overwrites on construction and that `clear()` and
+ *   `iterator()` use, so every namespace gets its own view of the one adapter (below). No native
+ *   TTL: expiry is a field inside the value, checked on read, so expired rows are purged at open.
+ *   Its iterator pages with LIMIT/OFFSET without ORDER BY, so the stores keep index records.
+ * - redis: the adapter prefixes `namespace::` itself (so Keyv's own prefix is off), TTL is native
+ *   (PX), iteration is SCAN. It swallows errors and answers "missing" unless throwOnErrors is set,
+ *   which would make a redis outage look like an empty store: here every error throws.
+ */
+
+export const DEFAULT_STORE_URL = "sqlite://data/bot.sqlite";
+
+export type SqliteQuery = (sql: string, ...params: unknown[]) => Promise<Record<string, unknown>[]>;
+
+export type StoreConnection =
+  | { kind: "sqlite"; query: SqliteQuery }
+  | { kind: "redis"; client: RedisClientType };
+
+export interface KeyvBackend {
+  readonly connection: StoreConnection;
+  /** The Keyv of `namespace`; the same instance for the same name. Values are validated by readers. */
+  keyv(namespace: string): Keyv<unknown>;
+  /** Closes the sqlite file or the redis connection; later calls do nothing. */
+  close(): Promise<void>;
+}
+
+/** Another process holding a write lock on the sqlite file is waited for, not reported as an error. */
+const SQLITE_BUSY_TIMEOUT_MS = 5_000;
+/** At start redis may still be coming up (compose, k8s); after that a bad URL is an error. */
+const REDIS_FIRST_CONNECT_MS = 10_000;
+
+export async function openKeyvBackend(
+  storeUrl: string = DEFAULT_STORE_URL,
+  logger?: Pick<Logger, "warn">,
+): Promise<KeyvBackend> {
+  if (storeUrl.startsWith("sqlite://")) return openSqlite(storeUrl.slice("sqlite://".length), logger);
+  if (/^rediss?:\/\//.test(storeUrl)) return openRedis(storeUrl, logger);
+  throw new StoreError("store.config", `STORE_URL must be sqlite://<path> or redis://<host>:<port>`);
+}
+
+async function openSqlite(path: string, logger?: Pick<Logger, "warn">): Promise<KeyvBackend> {
+  let adapter: KeyvSqlite | undefined;
+  try {
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    adapter = new KeyvSqlite({ uri: `sqlite://${path}`, busyTimeout: SQLITE_BUSY_TIMEOUT_MS });
+    // Without a listener the adapter's EventEmitter would throw its own error instead of the cause.
+    adapter.on("error", (error: unknown) => logger?.warn({ err: error }, "sqlite store error"));
+    // WAL lets readers in other processes (a second bot, a CLI) work while one of them writes.
+    await adapter.query("PRAGMA journal_mode = WAL");
+    await adapter.query(
+      "DELETE FROM keyv WHERE CASE WHEN json_valid(value) THEN json_extract(value, '$.expires') END < ?",
+      Date.now(),
+    );
+  } catch (error) {
+    await adapter?.disconnect().catch(() => {});
+    throw new StoreError("store.unreachable", `cannot open the sqlite store at ${path}: ${message(error)}`, {
+      cause: error,
+    });
+  }
+  const shared = adapter;
+
+  return backend(
+    { kind: "sqlite", query: (sql, ...params) => shared.query(sql, ...params) },
+    (namespace) => {
+      // A view that inherits the shared connection but keeps its own `namespace` field.
+      const view: KeyvSqlite = Object.create(shared, { namespace: { value: namespace, writable: true } });
+      return new Keyv<unknown>({ store: view, namespace, throwOnErrors: true });
+    },
+    () => shared.disconnect(),
+  );
+}
+
+async function openRedis(url: string, logger?: Pick<Logger, "warn">): Promise<KeyvBackend> {
+  const startedAt = Date.now();
+  let ready = false;
+  const client: RedisClientType = createClient({
+    url,
+    socket: {
+      reconnectStrategy: (retries, cause) =>
+        !ready && Date.now() - startedAt > REDIS_FIRST_CONNECT_MS
+          ? cause
+          : Math.min(100 * 2 ** retries, 2_000),
+    },
+  });
+  client.on("ready", () => {
+    ready = true;
+  });
+  // node-redis emits an error per failed reconnect; without a listener one would kill the process.
+  client.on("error", (error: unknown) => logger?.warn({ err: error }, "redis connection error"));
+  try {
+    await client.connect();
+  } catch (error) {
+    client.destroy();
+    throw new StoreError("store.unreachable", `cannot reach redis at ${redacted(url)}: ${message(error)}`, {
+      cause: error,
+    });
+  }
+
+  return backend(
+    { kind: "redis", client },
+    (namespace) => {
+      const adapter = new KeyvRedis(client, { namespace, throwOnErrors: true });
+      return new Keyv<unknown>({ store: adapter, namespace, useKeyPrefix: false, throwOnErrors: true });
+    },
+    async () => {
+      if (client.isOpen) await client.close();
+    },
+  );
+}
+
+function backend(
+  connection: StoreConnection,
+  create: (namespace: string) => Keyv<unknown>,
+  disconnect: () => Promise<void>,
+): KeyvBackend {
+  const namespaces = new Map<string, Keyv<unknown>>();
+  let closing: Promise<void> | undefined;
+  return {
+    connection,
+    keyv(namespace) {
+      let keyv = namespaces.get(namespace);
+      if (!keyv) {
+        keyv = create(namespace);
+        namespaces.set(namespace, keyv);
+      }
+      return keyv;
+    },
+    close() {
+      closing ??= disconnect();
+      return closing;
+    },
+  };
+}
+
+/** A redis URL may carry a password. */
+function redacted(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, "//***@");
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

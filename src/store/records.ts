@@ -1,0 +1,56 @@
+import type Keyv from "keyv";
+import { z } from "zod";
+import { StoreError } from "./errors.js";
+
+/** Any JSON value; what the stores keep for data they carry but do not interpret. */
+export const json = z.json();
+export type Json = z.infer<typeof json>;
+
+/**
+ * What `value` becomes once stored: the JSON text round trip drops undefined properties and turns
+ * dates into strings, so a value reads back exactly as it was written.
+ */
+export function toJson(value: unknown): Json {
+  const text = JSON.stringify(value);
+  if (text === undefined) throw new TypeError(`${typeof value} is not storable as JSON`);
+  return JSON.parse(text) as Json;
+}
+
+/**
+ * Reads one record and checks it against its schema. A value that does not parse or does not
+ * match is a `store.corrupt` error naming the namespace and key, never a crash somewhere later.
+ */
+export async function readRecord<T>(
+  keyv: Keyv<unknown>,
+  key: string,
+  schema: z.ZodType<T>,
+): Promise<T | undefined> {
+  let stored: unknown;
+  try {
+    // Raw: keyv's envelope `{ value, expires }`, so a stored non-object is told from a missing key.
+    stored = await keyv.get(key, { raw: true });
+  } catch (error) {
+    if (error instanceof SyntaxError) throw corrupt(keyv, key, "not JSON");
+    throw error;
+  }
+  if (stored === undefined) return undefined;
+  if (typeof stored !== "object" || stored === null || !("value" in stored)) {
+    throw corrupt(keyv, key, "not a keyv entry");
+  }
+  const parsed = schema.safeParse(stored.value);
+  if (!parsed.success) {
+    throw corrupt(
+      keyv,
+      key,
+      parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; "),
+    );
+  }
+  return parsed.data;
+}
+
+function corrupt(keyv: Keyv<unknown>, key: string, issues: string): StoreError {
+  const namespace = keyv.namespace ?? "";
+  return new StoreError("store.corrupt", `corrupt record ${namespace}/${key}: ${issues}`, {
+    details: { namespace, key, issues },
+  });
+}

@@ -1,0 +1,108 @@
+import type Keyv from "keyv";
+import { z } from "zod";
+import { type Claims, withClaim } from "./claims.js";
+import type { TenantRef } from "./jobs.js";
+import { readRecord } from "./records.js";
+import { type SecretBox, SecretsError } from "./secrets.js";
+
+/** What `setup` configures for a Discord guild or a Slack workspace. */
+export interface TenantSettings {
+  /** Discord roles allowed to use the bot; empty means everyone. */
+  allowedRoleIds: string[];
+  /** Channels the bot answers in; empty means every channel. */
+  allowedChannelIds: string[];
+  /** Option defaults by option name, e.g. `{ aspect_ratio: "16:9" }`. */
+  defaults: Record<string, string | number | boolean>;
+  /** Whether the tenant has its own API key; the key itself only comes from `getApiKey`. */
+  hasApiKey: boolean;
+  /** Epoch milliseconds of the last change, or null for a tenant never set up. */
+  updatedAt: number | null;
+}
+
+export interface TenantPatch {
+  /** A new API key, or null to remove it (the bot falls back to MEDIA_API_KEY). */
+  apiKey?: string | null;
+  allowedRoleIds?: string[];
+  allowedChannelIds?: string[];
+  defaults?: TenantSettings["defaults"];
+}
+
+const ids = z.array(z.string().min(1));
+const defaults = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]));
+const recordSchema = z.object({
+  /** The `v1:...` ciphertext of secrets.ts, never the key. */
+  apiKey: z.string().nullable(),
+  allowedRoleIds: ids,
+  allowedChannelIds: ids,
+  defaults,
+  updatedAt: z.number().int().nonnegative(),
+});
+type TenantRecord = z.infer<typeof recordSchema>;
+
+/**
+ * Tenant settings in keyv namespace `tenants`, one record per tenant. The API key is encrypted
+ * with the tenant as context, so a record copied onto another tenant does not yield its key. A
+ * corrupt record throws `store.corrupt` instead of reading as "no restrictions".
+ */
+export class TenantStore {
+  constructor(
+    private readonly keyv: Keyv<unknown>,
+    private readonly claims: Claims,
+    /** Absent when SECRETS_KEY is not set: settings work, API keys cannot be stored. */
+    private readonly box: SecretBox | undefined,
+  ) {}
+
+  async get(tenant: TenantRef): Promise<TenantSettings> {
+    return view(await readRecord(this.keyv, tenantKey(tenant), recordSchema));
+  }
+
+  /** Applies the fields present in `patch`, under a claim so two admins' edits do not clobber each other. */
+  async update(tenant: TenantRef, patch: TenantPatch): Promise<TenantSettings> {
+    const key = tenantKey(tenant);
+    const apiKey =
+      typeof patch.apiKey === "string" ? this.requireBox().encrypt(patch.apiKey, key) : patch.apiKey;
+    return withClaim(this.claims, `lock:tenants:${key}`, async (lease) => {
+      const current = await readRecord(this.keyv, key, recordSchema);
+      const next = recordSchema.parse({
+        apiKey: apiKey === undefined ? (current?.apiKey ?? null) : apiKey,
+        allowedRoleIds: patch.allowedRoleIds ?? current?.allowedRoleIds ?? [],
+        allowedChannelIds: patch.allowedChannelIds ?? current?.allowedChannelIds ?? [],
+        defaults: patch.defaults ?? current?.defaults ?? {},
+        updatedAt: Date.now(),
+      });
+      await lease.confirm();
+      await this.keyv.set(key, next);
+      return view(next);
+    });
+  }
+
+  /**
+   * The tenant's own API key in clear, or undefined when it has none. Throws `SecretsError` when
+   * it cannot be decrypted (SECRETS_KEY changed or unset), which an admin fixes by running setup.
+   */
+  async getApiKey(tenant: TenantRef): Promise<string | undefined> {
+    const key = tenantKey(tenant);
+    const stored = (await readRecord(this.keyv, key, recordSchema))?.apiKey;
+    return stored ? this.requireBox().decrypt(stored, key) : undefined;
+  }
+
+  private requireBox(): SecretBox {
+    if (!this.box)
+      throw new SecretsError("secrets.no_key", "SECRETS_KEY is not set, so tenant API keys are unavailable");
+    return this.box;
+  }
+}
+
+function tenantKey(tenant: TenantRef): string {
+  return `${tenant.platform}:${tenant.tenantId}`;
+}
+
+function view(record: TenantRecord | undefined): TenantSettings {
+  return {
+    allowedRoleIds: record?.allowedRoleIds ?? [],
+    allowedChannelIds: record?.allowedChannelIds ?? [],
+    defaults: record?.defaults ?? {},
+    hasApiKey: Boolean(record?.apiKey),
+    updatedAt: record?.updatedAt ?? null,
+  };
+}

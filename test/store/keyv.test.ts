@@ -1,0 +1,93 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openKeyvBackend } from "../../src/store/keyv.js";
+import { sqlite } from "./backends.js";
+import { describeRedis } from "./redis-server.js";
+
+describe("keyv on sqlite", () => {
+  let dir = "";
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "store-test-"));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("creates the file's directory and keeps namespaces apart on one connection", async () => {
+    const file = join(dir, "nested", "deeper", "bot.sqlite");
+    const backend = await openKeyvBackend(`sqlite://${file}`);
+    try {
+      expect(existsSync(file)).toBe(true);
+      expect(backend.keyv("a")).toBe(backend.keyv("a"));
+      await backend.keyv("a").set("k", "in a");
+      await backend.keyv("b").set("k", "in b");
+      expect(await backend.keyv("a").get("k")).toBe("in a");
+
+      // clear() and iteration follow each Keyv's own namespace, not the last one created (Keyv's
+      // iterator ignores its argument and asks its store for the namespace).
+      const listed: unknown[] = [];
+      for await (const [key, value] of backend.keyv("a").iterator!(undefined)) listed.push([key, value]);
+      expect(listed).toEqual([["k", "in a"]]);
+      await backend.keyv("b").clear();
+      expect(await backend.keyv("a").get("k")).toBe("in a");
+      expect(await backend.keyv("b").get("k")).toBeUndefined();
+    } finally {
+      await backend.close();
+    }
+  });
+
+  it("close() really closes the file, and a second close is harmless", async () => {
+    const backend = await openKeyvBackend(`sqlite://${join(dir, "bot.sqlite")}`);
+    await backend.keyv("a").set("k", 1);
+    await backend.close();
+    await backend.close();
+    await expect(backend.keyv("a").get("k")).rejects.toThrow(/closed/i);
+  });
+
+  it("purges expired entries when it opens, since sqlite has no TTL of its own", async () => {
+    const file = join(dir, "bot.sqlite");
+    const first = await openKeyvBackend(`sqlite://${file}`);
+    await first.keyv("cache").set("short", 1, 1);
+    await first.keyv("cache").set("long", 2);
+    await first.close();
+    await sleep(5);
+    const second = await openKeyvBackend(`sqlite://${file}`);
+    await second.close();
+    expect(await sqlite(file, "SELECT key FROM keyv ORDER BY key")).toEqual([{ key: "cache:long" }]);
+  });
+
+  it("names what it cannot open", async () => {
+    await expect(openKeyvBackend("mongodb://x")).rejects.toMatchObject({ code: "store.config" });
+    writeFileSync(join(dir, "file"), "");
+    for (const path of [join(dir, "file", "bot.sqlite"), dir]) {
+      await expect(openKeyvBackend(`sqlite://${path}`)).rejects.toMatchObject({ code: "store.unreachable" });
+    }
+  });
+});
+
+describeRedis("keyv on redis", (server) => {
+  it("shares one connection between namespaces, prefixes keys, and close() closes it", async () => {
+    const backend = await openKeyvBackend(server().url);
+    await backend.keyv("a").set("k", "in a");
+    await backend.keyv("b").set("k", "in b", 60_000);
+    expect(await backend.keyv("a").get("k")).toBe("in a");
+    expect(await server().admin.pTTL("b::k")).toBeGreaterThan(50_000);
+    // Ours and the test's admin client.
+    expect((await server().admin.clientList()).length).toBe(2);
+    await backend.close();
+    await backend.close();
+    expect(backend.connection.kind === "redis" && backend.connection.client.isOpen).toBe(false);
+    expect((await server().admin.clientList()).length).toBe(1);
+  });
+
+  it("throws on a redis error instead of answering 'missing'", async () => {
+    const backend = await openKeyvBackend(server().url);
+    try {
+      await server().admin.rPush("a::list", "not a string");
+      await expect(backend.keyv("a").get("list")).rejects.toThrow(/WRONGTYPE/);
+    } finally {
+      await backend.close();
+    }
+  });
+});
