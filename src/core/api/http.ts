@@ -1,0 +1,355 @@
+import { Readable } from "node:stream";
+import { Agent, type Dispatcher, request } from "undici";
+import type { z } from "zod";
+import { mediaOrigin } from "../config.js";
+import {
+  AbortedError,
+  BadRequestError,
+  BotError,
+  ForbiddenError,
+  InvalidResponseError,
+  isQuotaMessage,
+  NetworkError,
+  NotFoundError,
+  QuotaExceededError,
+  RateLimitedError,
+  type ServiceError,
+  ServiceFailureError,
+  ServiceUnavailableError,
+  TimeoutError,
+  UnauthorizedError,
+} from "../errors.js";
+import type { Logger } from "../log.js";
+import type { StreamBody } from "./multipart.js";
+import { type RetryPolicy, retryAfterMs, retryingDispatcher } from "./retry.js";
+
+export interface CallOptions {
+  /** Cancels the call, including retries and, for downloads, the body. */
+  signal?: AbortSignal;
+  /** This call's timeout instead of the client's. */
+  timeoutMs?: number;
+}
+
+export interface Call {
+  method: "GET" | "POST" | "PUT";
+  /** "/api/..." below the base URL, or an absolute URL (the presigned upload address, a downloadUrl). */
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  json?: unknown;
+  body?: StreamBody;
+  /** The tenant's key. Sent only below {base}/api/: a presigned upload address never sees it. */
+  apiKey: string | undefined;
+}
+
+export interface Download {
+  body: Readable;
+  size?: number;
+  contentType: string;
+}
+
+export interface TransportOptions {
+  baseUrl: string;
+  timeoutMs: number;
+  retries: RetryPolicy;
+  logger: Logger;
+  /** Where connections come from (a shared Agent, a MockAgent); the client makes its own otherwise. */
+  dispatcher?: Dispatcher;
+}
+
+export interface Transport {
+  readonly baseUrl: string;
+  /** A JSON answer, checked against its schema. */
+  json<T>(call: Call, schema: z.ZodType<T>, opts?: CallOptions): Promise<T>;
+  /** An answer whose body does not matter (the presigned PUT): only failures are read. */
+  exchange(call: Call, opts?: CallOptions): Promise<void>;
+  /** A file, streamed. */
+  download(call: Call, opts?: CallOptions): Promise<Download>;
+  close(): Promise<void>;
+}
+
+/** undici's own timeouts (connect, headers, an idle body) are timeouts to the user as well. */
+const TIMEOUT_CODES = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
+
+/**
+ * One call's clock and off switch: the caller's signal and the timeout both abort the request.
+ * The clock restarts on every uploaded chunk, so a 50 MB upload on a slow link is judged on
+ * inactivity rather than on its total length.
+ */
+class Deadline {
+  readonly signal: AbortSignal;
+  timedOut = false;
+  readonly #controller = new AbortController();
+  readonly #outer: AbortSignal | undefined;
+  readonly #ms: number;
+  #timer: NodeJS.Timeout | undefined;
+  readonly #onOuterAbort = () => this.#controller.abort(this.#outer?.reason);
+
+  constructor(ms: number, outer: AbortSignal | undefined) {
+    this.signal = this.#controller.signal;
+    this.#ms = ms;
+    this.#outer = outer;
+    if (outer?.aborted) this.#controller.abort(outer.reason);
+    else outer?.addEventListener("abort", this.#onOuterAbort, { once: true });
+    this.touch();
+  }
+
+  touch(): void {
+    clearTimeout(this.#timer);
+    if (this.signal.aborted) return;
+    this.#timer = setTimeout(() => {
+      this.timedOut = true;
+      this.#controller.abort(new Error(`timed out after ${this.#ms} ms`));
+    }, this.#ms);
+  }
+
+  stopClock(): void {
+    clearTimeout(this.#timer);
+  }
+
+  dispose(): void {
+    this.stopClock();
+    this.#outer?.removeEventListener("abort", this.#onOuterAbort);
+  }
+
+  /** What a low-level failure means for the caller, now that we know who pulled the plug. */
+  errorFor(error: unknown, context: string): BotError {
+    if (error instanceof BotError) return error;
+    if (this.timedOut) return new TimeoutError(this.#ms, context, error);
+    if (this.#outer?.aborted) return new AbortedError(context, error);
+    const code = (error as { code?: string } | null)?.code;
+    if (code !== undefined && TIMEOUT_CODES.has(code)) return new TimeoutError(this.#ms, context, error);
+    return new NetworkError(error, context);
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** What the service said, from `{error}`, `{message}`, `{error: {message}}`, or a short text body. */
+function serviceWords(payload: unknown, text: string): string | undefined {
+  if (isRecord(payload)) {
+    const nested = isRecord(payload.error) ? payload.error.message : undefined;
+    for (const candidate of [payload.error, payload.message, nested]) {
+      if (typeof candidate === "string" && candidate.trim() !== "") return candidate.trim();
+    }
+    return undefined;
+  }
+  const plain = text.trim();
+  return plain !== "" && plain.length <= 300 && !plain.startsWith("<") ? plain : undefined;
+}
+
+/**
+ * The typed error for an answer, or undefined when it is a success. 200 with `{result: "failure"}`
+ * is the service's business refusal; statuses map one class each, quota wording first.
+ */
+function failureOf(
+  status: number,
+  headers: Record<string, string | string[] | undefined>,
+  text: string,
+  context: string,
+): ServiceError | undefined {
+  const payload = parseJson(text);
+  const said = serviceWords(payload, text);
+  const details = isRecord(payload) ? payload.details : undefined;
+  if (status >= 200 && status < 300) {
+    if (!isRecord(payload) || payload.result !== "failure") return undefined;
+    const message = said ?? "no reason given";
+    return isQuotaMessage(message)
+      ? new QuotaExceededError(status, message, details, context)
+      : new ServiceFailureError(message, details, context);
+  }
+  if (status === 401) return new UnauthorizedError(said, context);
+  if (status === 403) return new ForbiddenError(said, context);
+  if (status === 404) return new NotFoundError(said, context);
+  if (status === 429) return new RateLimitedError(retryAfterMs(headers["retry-after"]), said, context);
+  if (status === 402 || (status >= 400 && status < 500 && said !== undefined && isQuotaMessage(said))) {
+    return new QuotaExceededError(status, said ?? "payment required", details, context);
+  }
+  if (status >= 400 && status < 500) return new BadRequestError(status, said, context);
+  if (status >= 500) return new ServiceUnavailableError(status, said, context);
+  return new InvalidResponseError(`unexpected HTTP ${status}`, status, context);
+}
+
+/** Header-safe: visible ASCII only. */
+const KEY_SHAPE = /^[\x21-\x7e]+$/;
+
+/** A tenant without a usable key gets the answer the service would give, without the round trip. */
+function checkedKey(apiKey: string | undefined, context: string): string {
+  if (apiKey && KEY_SHAPE.test(apiKey)) return apiKey;
+  throw new UnauthorizedError(
+    apiKey ? "the key has characters a header cannot carry" : "no API key",
+    context,
+    false,
+  );
+}
+
+/** Retries of GETs happen below this, in undici's RetryAgent: see retry.ts. */
+export function createTransport(options: TransportOptions): Transport {
+  // Through URL so that "HTTP://Host:80" and the href of a request URL are spelled alike.
+  const baseUrl = new URL(mediaOrigin(options.baseUrl)).href.replace(/\/+$/, "");
+  const base = options.dispatcher ?? new Agent();
+  const retrying = retryingDispatcher(base, options.retries, options.logger);
+  const log = options.logger;
+
+  const url = (path: string) => (/^https?:\/\//i.test(path) ? path : `${baseUrl}${path}`);
+  // The key goes to the service's API only: not to a presigned upload or download address, even
+  // one on the same host.
+  const isApi = (target: string) => target.startsWith(`${baseUrl}/api/`);
+
+  async function send(call: Call, opts: CallOptions, accept: string) {
+    const target = new URL(url(call.path));
+    for (const [key, value] of Object.entries(call.query ?? {})) {
+      if (value !== undefined) target.searchParams.set(key, String(value));
+    }
+    // Never the query: a presigned address carries its signature there.
+    const context = `${call.method} ${target.pathname}`;
+    const timeoutMs = opts.timeoutMs ?? options.timeoutMs;
+    const deadline = new Deadline(timeoutMs, opts.signal);
+
+    const started = performance.now();
+    try {
+      const headers: Record<string, string> = { accept };
+      if (isApi(target.href)) headers["x-api-key"] = checkedKey(call.apiKey, context);
+      let body: string | Readable | undefined;
+      if (call.json !== undefined) {
+        headers["content-type"] = "application/json";
+        body = JSON.stringify(call.json);
+      } else if (call.body) {
+        headers["content-type"] = call.body.contentType;
+        headers["content-length"] = String(call.body.length);
+        body = Readable.from(
+          (async function* (chunks) {
+            for await (const chunk of chunks) {
+              deadline.touch();
+              yield chunk;
+            }
+          })(call.body.chunks),
+          { objectMode: false },
+        );
+      }
+      if (deadline.signal.aborted) throw deadline.signal.reason;
+      const res = await request(target, {
+        method: call.method,
+        headers,
+        body,
+        signal: deadline.signal,
+        bodyTimeout: timeoutMs,
+        dispatcher: call.method === "GET" ? retrying : base,
+      });
+      log.debug(
+        {
+          method: call.method,
+          path: target.pathname,
+          status: res.statusCode,
+          ms: Math.round(performance.now() - started),
+        },
+        "media api",
+      );
+      return { res, deadline, context };
+    } catch (error) {
+      deadline.dispose();
+      call.body?.discard();
+      const mapped = deadline.errorFor(error, context);
+      log.debug(
+        {
+          method: call.method,
+          path: target.pathname,
+          code: mapped.code,
+          ms: Math.round(performance.now() - started),
+        },
+        "media api",
+      );
+      throw mapped;
+    }
+  }
+
+  /** The whole answer as text, or its typed failure. */
+  async function read(call: Call, opts: CallOptions) {
+    const { res, deadline, context } = await send(call, opts, "application/json");
+    try {
+      const text = await res.body.text();
+      const failure = failureOf(res.statusCode, res.headers, text, context);
+      if (failure) throw failure;
+      return { status: res.statusCode, text, context };
+    } catch (error) {
+      throw deadline.errorFor(error, context);
+    } finally {
+      deadline.dispose();
+      // An early answer (a 400 before the upload was read to its end) leaves the files' sources open.
+      call.body?.discard();
+    }
+  }
+
+  return {
+    baseUrl,
+
+    async json(call, schema, opts = {}) {
+      const { status, text, context } = await read(call, opts);
+      const payload = parseJson(text);
+      if (payload === undefined) throw new InvalidResponseError("the body is not JSON", status, context);
+      const parsed = schema.safeParse(payload);
+      if (!parsed.success) {
+        const issues = parsed.error.issues
+          .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
+          .join("; ");
+        throw new InvalidResponseError(issues, status, context, parsed.error);
+      }
+      return parsed.data;
+    },
+
+    async exchange(call, opts = {}) {
+      await read(call, opts);
+    },
+
+    async download(call, opts = {}) {
+      const { res, deadline, context } = await send(call, opts, "*/*");
+      const contentType = String(res.headers["content-type"] ?? "application/octet-stream");
+      try {
+        if (res.statusCode < 200 || res.statusCode >= 300 || /\bjson\b/i.test(contentType)) {
+          const text = await res.body.text();
+          throw (
+            failureOf(res.statusCode, res.headers, text, context) ??
+            new InvalidResponseError(`JSON (${contentType}) where a file was due`, res.statusCode, context)
+          );
+        }
+      } catch (error) {
+        deadline.dispose();
+        throw deadline.errorFor(error, context);
+      }
+      // From here the body runs on undici's idle timeout (bodyTimeout), however long the video is;
+      // the caller's signal still cancels it.
+      deadline.stopClock();
+      const length = Number(res.headers["content-length"]);
+      const body = Readable.from(
+        (async function* () {
+          try {
+            yield* res.body;
+          } catch (error) {
+            throw deadline.errorFor(error, context);
+          }
+        })(),
+        { objectMode: false },
+      );
+      // Also when the caller drops the stream unread: the connection goes back, the listener goes.
+      body.once("close", () => {
+        deadline.dispose();
+        if (!res.body.destroyed) res.body.destroy();
+      });
+      return { body, size: Number.isFinite(length) ? length : undefined, contentType };
+    },
+
+    async close() {
+      // A dispatcher handed in belongs to whoever made it.
+      if (!options.dispatcher) await base.close();
+    },
+  };
+}

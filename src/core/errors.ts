@@ -1,0 +1,259 @@
+/**
+ * Errors the bot shows to people. Every one carries a stable `code` (for logs, metrics and tests)
+ * and a `userMessage`: one plain sentence for the chat that says what to do, with no secrets and no
+ * stack detail. `message` and `cause` are the log detail and never reach the chat.
+ *
+ * The core adds its own subclasses (bad input, permissions, ...) the same way:
+ *
+ *   class InvalidOptionError extends BotError {
+ *     readonly code = "input.invalid_option";
+ *     constructor(option: string) { super(`The option ${option} is not valid.`); }
+ *   }
+ */
+
+export interface BotErrorOptions {
+  /** Log detail; defaults to the user message. */
+  message?: string;
+  cause?: unknown;
+}
+
+export abstract class BotError extends Error {
+  abstract readonly code: string;
+  readonly userMessage: string;
+  /**
+   * True when the same call may succeed later without anyone changing anything (network trouble,
+   * timeouts, 429, 5xx): a poller keeps trying, a command tells the user to try again.
+   */
+  readonly retryable: boolean = false;
+
+  constructor(userMessage: string, options: BotErrorOptions = {}) {
+    super(options.message ?? userMessage, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.userMessage = userMessage;
+  }
+}
+
+/** What to show for anything that was thrown: our sentence, or a generic one that leaks nothing. */
+export function userMessageOf(error: unknown): string {
+  return error instanceof BotError
+    ? error.userMessage
+    : "Something went wrong inside the bot. Try again; if it keeps happening, tell the bot's operator.";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors of the media service client
+// ---------------------------------------------------------------------------------------------
+
+/** The service's free text, made fit to quote in one chat sentence. */
+function quote(text: string): string {
+  const oneLine = text
+    .replace(/\s+/g, " ")
+    .trim()
+    .replace(/[.!]+$/, "");
+  return oneLine.length > 200 ? `${oneLine.slice(0, 199)}…` : oneLine;
+}
+
+/** Every failure that comes from talking to the media service. */
+export abstract class ServiceError extends BotError {
+  /** The HTTP status the service answered with; 200 for the failure envelope; absent without an answer. */
+  readonly status: number | undefined;
+  /** The service's own words, when it gave any. */
+  readonly serviceMessage: string | undefined;
+
+  constructor(
+    userMessage: string,
+    init: { status?: number; serviceMessage?: string; context?: string; detail?: string; cause?: unknown },
+  ) {
+    // Log detail: "GET /api/usage: HTTP 401 Invalid API key", "POST /api/image/edit: connect ECONNREFUSED ..."
+    const detail =
+      init.detail ??
+      [init.status === undefined ? undefined : `HTTP ${init.status}`, init.serviceMessage]
+        .filter(Boolean)
+        .join(" ");
+    super(userMessage, {
+      message: [init.context, detail || userMessage].filter(Boolean).join(": "),
+      cause: init.cause,
+    });
+    this.status = init.status;
+    this.serviceMessage = init.serviceMessage;
+  }
+}
+
+/** HTTP 200 `{result: "failure", error}`: the service refused the operation for a business reason. */
+export class ServiceFailureError extends ServiceError {
+  readonly code = "service.failure";
+  /** The photo avatar design failure carries `details`; its content is not specified. */
+  readonly details: unknown;
+
+  constructor(serviceMessage: string, details?: unknown, context?: string) {
+    super(`The media service could not do that: ${quote(serviceMessage)}. Check the options and try again.`, {
+      status: 200,
+      serviceMessage,
+      context,
+    });
+    this.details = details;
+  }
+}
+
+/**
+ * Not enough credits, a plan quota or a monthly limit reached. The service reports these either
+ * as HTTP 400 or as the 200 failure envelope; both become this one class (instead of a flag on
+ * BadRequestError and ServiceFailureError) because the bot reacts the same way to both: show the
+ * usage figures. `status` says which form it was.
+ */
+export class QuotaExceededError extends ServiceError {
+  readonly code = "service.quota_exceeded";
+  readonly details: unknown;
+
+  constructor(status: number, serviceMessage: string, details?: unknown, context?: string) {
+    super(
+      `The media service account is out of credits or over its plan limit (${quote(serviceMessage)}). Run the usage command to see the balance and reset date; an admin can upgrade the plan.`,
+      { status, serviceMessage, context },
+    );
+    this.details = details;
+  }
+}
+
+const QUOTA_WORDS = /credit|quota|limit (?:reached|exceeded)|exceed(?:s|ed)? (?:the |your )?(?:\w+ )?limit/i;
+
+/** The spec has no error codes, only free text: these words are how quota failures read. */
+export function isQuotaMessage(text: string): boolean {
+  return QUOTA_WORDS.test(text);
+}
+
+/** HTTP 400 (and other 4xx the spec does not name): the request itself was not acceptable. */
+export class BadRequestError extends ServiceError {
+  readonly code = "service.bad_request";
+  constructor(status: number, serviceMessage?: string, context?: string) {
+    super(
+      serviceMessage
+        ? `The media service rejected the request: ${quote(serviceMessage)}. Check the options and try again.`
+        : "The media service rejected the request. Check the options and try again.",
+      { status, serviceMessage, context },
+    );
+  }
+}
+
+export class UnauthorizedError extends ServiceError {
+  readonly code = "service.unauthorized";
+  /** `answered` is false when the bot has no usable key and did not ask the service at all. */
+  constructor(serviceMessage?: string, context?: string, answered = true) {
+    super(
+      "The media service API key for this server or workspace is missing or invalid. An admin can set one with the setup command.",
+      { status: answered ? 401 : undefined, serviceMessage, context },
+    );
+  }
+}
+
+export class ForbiddenError extends ServiceError {
+  readonly code = "service.forbidden";
+  constructor(serviceMessage?: string, context?: string) {
+    super(
+      "The API key of this server or workspace may not use that job or item. Use it from the server or workspace that created it, or ask an admin.",
+      { status: 403, serviceMessage, context },
+    );
+  }
+}
+
+export class NotFoundError extends ServiceError {
+  readonly code = "service.not_found";
+  constructor(serviceMessage?: string, context?: string) {
+    super(
+      serviceMessage
+        ? `The media service could not find that (${quote(serviceMessage)}). Check the id, and that it belongs to this server's or workspace's account.`
+        : "The media service could not find that. Check the id, and that it belongs to this server's or workspace's account.",
+      { status: 404, serviceMessage, context },
+    );
+  }
+}
+
+export class RateLimitedError extends ServiceError {
+  readonly code = "service.rate_limited";
+  override readonly retryable = true;
+  /** From Retry-After, when the service sent it. */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(retryAfterMs?: number, serviceMessage?: string, context?: string) {
+    const wait =
+      retryAfterMs === undefined ? "a minute" : `${Math.max(1, Math.ceil(retryAfterMs / 1000))} seconds`;
+    super(`The media service is receiving too many requests. Wait ${wait} and try again.`, {
+      status: 429,
+      serviceMessage,
+      context,
+    });
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+/** 5xx. */
+export class ServiceUnavailableError extends ServiceError {
+  readonly code = "service.unavailable";
+  override readonly retryable = true;
+  constructor(status: number, serviceMessage?: string, context?: string) {
+    super("The media service is having trouble right now. Try again in a few minutes.", {
+      status,
+      serviceMessage,
+      context,
+    });
+  }
+}
+
+/** No answer at all: refused or reset connection, DNS, TLS. */
+export class NetworkError extends ServiceError {
+  readonly code = "service.network";
+  override readonly retryable = true;
+  constructor(cause: unknown, context?: string) {
+    super(
+      "The bot could not reach the media service. Try again in a minute; if it keeps happening, tell the bot's operator.",
+      {
+        context,
+        detail: (cause as Error | undefined)?.message ?? String(cause),
+        cause,
+      },
+    );
+  }
+}
+
+export class TimeoutError extends ServiceError {
+  readonly code = "service.timeout";
+  override readonly retryable = true;
+  readonly timeoutMs: number;
+  constructor(timeoutMs: number, context?: string, cause?: unknown) {
+    super("The media service took too long to answer. Try again in a minute.", {
+      context,
+      detail: `no progress for ${timeoutMs} ms`,
+      cause,
+    });
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** Not JSON where JSON was due, or JSON without what the bot needs (a success without a jobId). */
+export class InvalidResponseError extends ServiceError {
+  readonly code = "service.invalid_response";
+  constructor(detail: string, status: number | undefined, context?: string, cause?: unknown) {
+    super(
+      "The media service sent an answer the bot does not understand. Try again later; if it keeps happening, tell the bot's operator.",
+      { status, context, detail: status === undefined ? detail : `HTTP ${status} ${detail}`, cause },
+    );
+  }
+}
+
+/** The caller's AbortSignal fired (a shutdown, a cancelled command): nothing to tell the service about. */
+export class AbortedError extends ServiceError {
+  readonly code = "service.aborted";
+  constructor(context?: string, cause?: unknown) {
+    super("The request to the media service was cancelled.", { context, detail: "aborted", cause });
+  }
+}
+
+/** A file handed to an upload could not be read to its declared size (a broken download, a wrong size). */
+export class AttachmentReadError extends BotError {
+  readonly code = "upload.source_failed";
+  constructor(detail: string, cause?: unknown) {
+    super("The attached file could not be read completely. Attach it again and retry.", {
+      message: detail,
+      cause,
+    });
+  }
+}

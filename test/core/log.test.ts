@@ -1,0 +1,56 @@
+import { Writable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { createLogger, REDACTED } from "../../src/core/log.js";
+
+function capture() {
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  return { lines, logger: createLogger({ level: "trace", destination }) };
+}
+
+const KEY = "sk-live-0123456789abcdef";
+
+describe("log redaction", () => {
+  it("a logged request with an API key prints no key", () => {
+    const { lines, logger } = capture();
+    logger.info(
+      {
+        req: {
+          method: "POST",
+          url: "/api/image/generate",
+          headers: { "x-api-key": KEY, authorization: `Bearer ${KEY}` },
+        },
+        apiKey: KEY,
+      },
+      "calling the service",
+    );
+    const out = lines.join("");
+    expect(out).not.toContain(KEY);
+    const line = JSON.parse(out);
+    expect(line.req.headers["x-api-key"]).toBe(REDACTED);
+    expect(line.req.headers.authorization).toBe(REDACTED);
+    expect(line.apiKey).toBe(REDACTED);
+    expect(line.req.url).toBe("/api/image/generate");
+  });
+
+  it("redacts keys and tokens nested in config objects, errors and child bindings", () => {
+    const { lines, logger } = capture();
+    logger.info({ config: { media: { url: "http://x", apiKey: KEY }, discord: { token: KEY } } }, "config");
+    logger.error(
+      { err: Object.assign(new Error("boom"), { request: { headers: { "x-api-key": KEY } } }) },
+      "failed",
+    );
+    logger
+      .child({ tenant: { id: "g1", apiKey: KEY } })
+      .warn({ slack: { botToken: KEY, signingSecret: KEY } }, "child");
+    const out = lines.join("");
+    expect(out).not.toContain(KEY);
+    expect(out.match(/\[redacted\]/g)?.length).toBe(6);
+    expect(out).toContain("boom");
+  });
+});
