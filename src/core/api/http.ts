@@ -342,7 +342,11 @@ export function createTransport(options: TransportOptions): Transport {
       // Also when the caller drops the stream unread: the connection goes back, the listener goes.
       body.once("close", () => {
         deadline.dispose();
-        if (!res.body.destroyed) res.body.destroy();
+        if (!res.body.destroyed) {
+          // undici reports a body destroyed unread as an abort; nobody reads it any more.
+          res.body.on("error", () => {});
+          res.body.destroy();
+        }
       });
       return { body, size: Number.isFinite(length) ? length : undefined, contentType };
     },

@@ -237,6 +237,17 @@ describe("4.3 avatar videos", () => {
     const { bytes } = await sha256Of(file.body);
     expect(bytes).toBe(file.size);
   });
+
+  it("a download dropped unread (only its size was wanted) ends quietly and frees the connection", async () => {
+    const videoId = await finishedVideo();
+    const probe = await ctx.api.videos.download(videoId);
+    probe.body.destroy();
+    await new Promise((resolve) => probe.body.once("close", resolve));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The same client still downloads: the dropped body did not leave a socket or an error behind.
+    const again = await ctx.api.videos.download(videoId);
+    expect((await sha256Of(again.body)).bytes).toBe(again.size);
+  });
 });
 
 describe("4.4 cinematic videos", () => {
