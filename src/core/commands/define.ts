@@ -1,0 +1,102 @@
+import type { z } from "zod";
+import type { JobRecord } from "../../store/jobs.js";
+import type { TenantSettings, TenantStore } from "../../store/tenants.js";
+import type { MediaApi, MediaClient } from "../api/client.js";
+import type { JobKind, NormalizedStatus } from "../api/job-status.js";
+import type { FilePart } from "../api/multipart.js";
+import type { PickItem, PickSource } from "../catalog-cache.js";
+import type { Actor, Attachment, ConversationRef, Json, Message } from "../ports.js";
+
+export type { PickSource } from "../catalog-cache.js";
+
+/** An option that takes files: adapters build the attachment input from it, the core checks it. */
+export interface FileSpec {
+  /** <= 100 characters, like every option description. */
+  description: string;
+  /** Accepted MIME types. */
+  types: readonly string[];
+  maxBytes: number;
+  required: boolean;
+  /** How many files the option takes. */
+  max: number;
+}
+
+/** What a command may use besides its options: the service and the bot's own records. */
+export interface BotServices {
+  client: MediaClient;
+  tenants: Pick<TenantStore, "update">;
+  /** Forgets the tenant's cached pick lists, after its API key changed. */
+  forgetTenant(actor: Actor): void;
+  listJobs(actor: Actor, limit: number): Promise<JobRecord[]>;
+  commands(): readonly AnyCommand[];
+  /** The default API key (MEDIA_API_KEY) is set. */
+  hasFallbackKey: boolean;
+}
+
+export interface CommandContext<O> {
+  options: O;
+  actor: Actor;
+  conversation: ConversationRef;
+  settings: TenantSettings;
+  /** The service with the tenant's key; commands that need none get one that refuses every call. */
+  media: MediaApi;
+  /** The checked files by option name (type and size already verified). */
+  attachments: Record<string, Attachment[]>;
+  /** Streams the files attached to `option` into the service's upload flow; their media ids in order. */
+  upload(option: string): Promise<string[]>;
+  /** The files attached to `option`, opened for a multipart creation call (read once, streamed). */
+  open(option: string): Promise<FilePart[]>;
+  /** An entry of a pick list (already checked on submit): an avatar's own voice, a mockup's prompt. */
+  lookup(source: PickSource, id: string): Promise<PickItem | undefined>;
+  /** Largest file this conversation accepts; bigger results are posted as links. */
+  uploadLimit: number;
+  services: BotServices;
+}
+
+/** A job the command started at the service; the bot posts its message and tracks it. */
+export interface StartedJob {
+  kind: JobKind;
+  serviceJobId: string;
+  /** The job message's title. */
+  title: string;
+  /** What later steps need (regenerate, animate, naming the result). */
+  inputs: { [key: string]: Json };
+  /** Synchronous operations know their outcome at once: it is delivered without polling. */
+  finished?: NormalizedStatus;
+}
+
+/** A card to post (privately when the command is ephemeral), or a job to track. */
+export type Outcome = { reply: Message } | { job: StartedJob };
+
+export interface CommandDef<S extends z.ZodObject = z.ZodObject> {
+  /** "group.sub", or one word for the commands without a group. */
+  name: string;
+  /** One line, <= 100 characters (Discord's description limit). */
+  help: string;
+  /** Every option `.describe()`d; file options are in `files`, not here. */
+  options: S;
+  /** The free-text option: the text after the command on Slack. */
+  main?: keyof z.output<S> & string;
+  files?: Record<string, FileSpec>;
+  picks?: Partial<Record<keyof z.output<S> & string, PickSource>>;
+  /** Options entered only in a modal, never as a visible command option (API keys). */
+  secret?: readonly (keyof z.output<S> & string)[];
+  adminOnly?: boolean;
+  /** Answers only the actor sees. */
+  ephemeral?: boolean;
+  /** The kind of job it starts: such commands count against the per-user job limit. */
+  starts?: JobKind;
+  /** False for commands that work without the service's API key (help, jobs, setup). */
+  usesService?: boolean;
+  run(ctx: CommandContext<z.output<S>>): Promise<Outcome>;
+  /** Starts the same job again with a new seed (the Regenerate button of its result). */
+  regenerate?(media: MediaApi, inputs: StartedJob["inputs"]): Promise<StartedJob>;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the catalogue holds commands of every option shape
+export type AnyCommand = CommandDef<any>;
+
+/** Keeps the option types of one definition tied to its `run`. */
+export function defineCommand<S extends z.ZodObject>(def: CommandDef<S>): CommandDef<S> {
+  return def;
+}

@@ -1,0 +1,65 @@
+import { z } from "zod";
+import { photoAvatarCard } from "../render/job.js";
+import { defineCommand } from "./define.js";
+import { audioFile, imageFile } from "./files.js";
+import { flag, text } from "./options.js";
+
+/** Photo avatars: designed from a description (two variants to choose from) or made from a selfie. */
+
+const avatarName = text(100, "Name of the new avatar");
+const voice = audioFile("A voice sample the avatar will speak with (MP3, WAV, M4A)");
+const trait = (description: string) => text(100, description).optional();
+
+export const photoAvatarDesign = defineCommand({
+  name: "photo_avatar.design",
+  help: "Design a photo avatar from a description: pick one of two variants, or keep both",
+  options: z.object({
+    name: avatarName,
+    gender: trait("Gender, e.g. female, male"),
+    age: trait("Age, e.g. 30s, young adult"),
+    ethnicity: trait("Ethnicity or appearance"),
+    outfit: trait("Clothing, e.g. navy suit"),
+    background: trait("Background, e.g. office, plain white"),
+    portrait: flag("Head-and-shoulders portrait instead of a wider shot").optional(),
+  }),
+  main: "name",
+  files: { voice },
+  starts: "photo_avatar",
+  async run({ options, media, upload }) {
+    const [audioMediaId] = await upload("voice");
+    const { name, portrait, ...traits } = options;
+    const { jobId } = await media.photoAvatars.createDesign({
+      name,
+      design: { ...traits, ...(portrait !== undefined && { isPortrait: portrait }) },
+      ...(audioMediaId && { audioMediaId }),
+    });
+    return {
+      job: { kind: "photo_avatar", serviceJobId: jobId, title: `Photo avatar: ${name}`, inputs: { name } },
+    };
+  },
+});
+
+export const photoAvatarSelfie = defineCommand({
+  name: "photo_avatar.selfie",
+  help: "Make a photo avatar from a selfie; with a prompt the photo is enhanced first",
+  options: z.object({
+    name: avatarName,
+    prompt: text(2000, "How to change the photo (makes it an enhance job)").optional(),
+  }),
+  main: "name",
+  files: { photo: imageFile("A clear photo of one face (PNG, JPEG or WEBP)"), voice },
+  starts: "photo_avatar",
+  async run({ options, media, upload }) {
+    const [photoMediaId] = await upload("photo");
+    const [audioMediaId] = await upload("voice");
+    const input = { name: options.name, photoMediaId: photoMediaId!, ...(audioMediaId && { audioMediaId }) };
+    const title = `Photo avatar: ${options.name}`;
+    if (options.prompt) {
+      const { jobId } = await media.photoAvatars.enhanceSelfie({ ...input, prompt: options.prompt });
+      return { job: { kind: "photo_avatar", serviceJobId: jobId, title, inputs: { name: options.name } } };
+    }
+    // Without a prompt the avatar exists as soon as the call returns: nothing to track.
+    const { avatarId } = await media.photoAvatars.createFromSelfie(input);
+    return { reply: { ...photoAvatarCard({ id: avatarId, title }, [avatarId]), footer: undefined } };
+  },
+});

@@ -1,0 +1,129 @@
+import { z } from "zod";
+import { SecretsError } from "../../store/secrets.js";
+import type { TenantPatch, TenantSettings } from "../../store/tenants.js";
+import { type Card, card } from "../cards.js";
+import { UnauthorizedError } from "../errors.js";
+import { defineCommand } from "./define.js";
+import { InputError, SetupError } from "./errors.js";
+import { flag, IMAGE_ASPECT_RATIOS, text } from "./options.js";
+
+/** "<@&123>, 456" -> ["123", "456"]; "none" (or "everyone") clears the list. */
+export function idList(value: string, option: string): string[] {
+  if (/^\s*(none|all|everyone|any|-)\s*$/i.test(value)) return [];
+  const ids = value
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    // Discord role <@&id> and channel <#id> mentions, Slack channel mentions <#C123|name>.
+    .map((part) => part.replace(/^<(?:@&|#)([\w-]+)(?:\|[^>]*)?>$/, "$1"));
+  const bad = ids.filter((id) => !/^[\w-]{1,40}$/.test(id));
+  if (bad.length > 0) {
+    throw new InputError(
+      "input.invalid_option",
+      `${option} takes ids or mentions separated by commas (not "${bad[0]}"), or none.`,
+    );
+  }
+  return [...new Set(ids)];
+}
+
+function settingsCard(
+  title: string,
+  settings: TenantSettings,
+  hasFallbackKey: boolean,
+  lines: string[] = [],
+): Card {
+  const list = (ids: string[], all: string) => (ids.length === 0 ? all : ids.join(", "));
+  const key = settings.hasApiKey
+    ? "This server's own key (stored encrypted)"
+    : hasFallbackKey
+      ? "The bot's default key"
+      : "None: an API key must be entered";
+  return card(title, "success", {
+    lines,
+    fields: [
+      { name: "API key", value: key },
+      { name: "Allowed roles", value: list(settings.allowedRoleIds, "Everyone"), inline: true },
+      { name: "Allowed channels", value: list(settings.allowedChannelIds, "Every channel"), inline: true },
+      {
+        name: "Default aspect ratio",
+        value: String(settings.defaults.aspect_ratio ?? "Service default"),
+        inline: true,
+      },
+    ],
+  });
+}
+
+export const setup = defineCommand({
+  name: "setup",
+  help: "Admins: set this server's API key, who may use the bot where, and defaults",
+  options: z.object({
+    api_key: text(500, "The media service API key (entered in a private form, never shown)").optional(),
+    remove_api_key: flag("Forget this server's key and use the bot's default one").optional(),
+    allowed_roles: text(
+      1000,
+      "Roles allowed to use the bot (ids or mentions), or none for everyone",
+    ).optional(),
+    allowed_channels: text(1000, "Channels the bot works in (ids or mentions), or none for all").optional(),
+    default_aspect_ratio: z
+      .enum(IMAGE_ASPECT_RATIOS)
+      .describe("Aspect ratio of images when none is given")
+      .optional(),
+  }),
+  secret: ["api_key"],
+  adminOnly: true,
+  ephemeral: true,
+  usesService: false,
+  async run({ options, actor, settings, services }) {
+    const tenant = { platform: actor.platform, tenantId: actor.tenantId };
+    const patch: TenantPatch = {};
+    if (options.api_key !== undefined && options.remove_api_key) {
+      throw new InputError("input.invalid_option", "Enter a new API key or remove the key, not both.");
+    }
+    if (options.allowed_roles !== undefined)
+      patch.allowedRoleIds = idList(options.allowed_roles, "allowed_roles");
+    if (options.allowed_channels !== undefined) {
+      patch.allowedChannelIds = idList(options.allowed_channels, "allowed_channels");
+    }
+    if (options.default_aspect_ratio !== undefined) {
+      patch.defaults = { ...settings.defaults, aspect_ratio: options.default_aspect_ratio };
+    }
+    if (options.remove_api_key) patch.apiKey = null;
+    if (options.api_key !== undefined) {
+      // A mistyped key would otherwise only show up as failures on everyone's next command.
+      try {
+        await services.client.as(options.api_key).usage.get();
+      } catch (error) {
+        if (error instanceof UnauthorizedError) {
+          throw new InputError(
+            "input.api_key",
+            "The media service did not accept that API key. Nothing was saved: check the key and run setup again.",
+          );
+        }
+        throw error;
+      }
+      patch.apiKey = options.api_key;
+    }
+    if (Object.keys(patch).length === 0) {
+      return {
+        reply: settingsCard("Current settings", settings, services.hasFallbackKey, [
+          "Run setup with options to change them.",
+        ]),
+      };
+    }
+
+    let saved: TenantSettings;
+    try {
+      saved = await services.tenants.update(tenant, patch);
+    } catch (error) {
+      if (error instanceof SecretsError) {
+        throw new SetupError(
+          "setup.secrets",
+          "The bot cannot store API keys because its operator has not set SECRETS_KEY. Ask the operator to set it, then run setup again.",
+          { message: error.message, cause: error },
+        );
+      }
+      throw error;
+    }
+    if ("apiKey" in patch) services.forgetTenant(actor);
+    return { reply: settingsCard("Settings saved", saved, services.hasFallbackKey) };
+  },
+});

@@ -1,0 +1,168 @@
+import type { z } from "zod";
+import type { Attachment } from "../ports.js";
+import { clip, megabytes } from "../render/text.js";
+import type { AnyCommand } from "./define.js";
+import { InputError } from "./errors.js";
+import { effectiveType, typeLabel } from "./files.js";
+
+/** "aspect-ratio" (accepted on Slack) and "aspect_ratio" are the same option. */
+export function optionKey(name: string): string {
+  return name.trim().toLowerCase().replaceAll("-", "_");
+}
+
+type Issue = z.core.$ZodIssue;
+
+function expectedWords(expected: string): string {
+  switch (expected) {
+    case "int":
+      return "a whole number";
+    case "number":
+      return "a number";
+    case "boolean":
+      return "true or false";
+    default:
+      return "text";
+  }
+}
+
+function explain(issue: Issue, given: unknown): string {
+  switch (issue.code) {
+    case "invalid_type":
+      return given === undefined ? "is required" : `must be ${expectedWords(issue.expected)}`;
+    case "invalid_value":
+      return `must be one of ${issue.values.map(String).join(", ")}`;
+    case "invalid_union":
+      // The only unions in the catalogue are the yes/no flags.
+      return "must be true or false";
+    case "too_small":
+      if (issue.origin === "string") {
+        return Number(issue.minimum) <= 1
+          ? "must not be empty"
+          : `needs at least ${issue.minimum} characters`;
+      }
+      return `must be at least ${issue.minimum}`;
+    case "too_big":
+      return issue.origin === "string"
+        ? `takes at most ${issue.maximum} characters`
+        : `must be at most ${issue.maximum}`;
+    case "invalid_format":
+      return issue.message.startsWith("Invalid") ? "has the wrong format" : issue.message;
+    default:
+      return issue.message;
+  }
+}
+
+function shown(value: unknown): string {
+  return typeof value === "string" || typeof value === "number" || typeof value === "boolean"
+    ? ` (got "${clip(String(value), 40)}")`
+    : "";
+}
+
+/** Missing values: adapters send "" for an empty modal field and null for an unset one. */
+function isBlank(value: unknown): boolean {
+  return value === undefined || value === null || (typeof value === "string" && value.trim() === "");
+}
+
+/**
+ * Raw adapter values -> the command's typed options, with the tenant's defaults filling what the
+ * user left out. Every problem is reported at once, each naming the option and what it accepts.
+ */
+export function parseOptions<C extends AnyCommand>(
+  def: C,
+  raw: Record<string, unknown>,
+  defaults: Record<string, unknown> = {},
+): z.output<C["options"]> {
+  const shape = def.options.shape as Record<string, z.ZodType>;
+  const fileOptions = new Set(Object.keys(def.files ?? {}));
+  const given: Record<string, unknown> = {};
+  const unknown: string[] = [];
+  for (const [name, value] of Object.entries(raw)) {
+    const key = optionKey(name);
+    if (key in shape) {
+      if (!isBlank(value)) given[key] = value;
+    } else if (!fileOptions.has(key)) {
+      unknown.push(name);
+    }
+  }
+  if (unknown.length > 0) {
+    const known = [...Object.keys(shape), ...fileOptions].join(", ") || "none";
+    throw new InputError(
+      "input.unknown_option",
+      `${def.name.replace(".", " ")} has no option ${unknown.join(", ")}. Its options: ${known}.`,
+    );
+  }
+  // A default only fills options that accept it (a tenant's 1:1 does not suit a 16:9-or-9:16 option).
+  for (const [name, value] of Object.entries(defaults)) {
+    const option = shape[name] as z.ZodType | undefined;
+    if (option && given[name] === undefined && option.safeParse(value).success) given[name] = value;
+  }
+
+  const parsed = (def.options as z.ZodObject).safeParse(given);
+  if (parsed.success) return parsed.data as z.output<C["options"]>;
+  const problems = parsed.error.issues.map((issue) => {
+    const option = String(issue.path[0] ?? "options");
+    return `${option} ${explain(issue, given[option])}${shown(given[option])}`;
+  });
+  throw new InputError("input.invalid_option", `${[...new Set(problems)].join("; ")}.`);
+}
+
+/**
+ * The files of each option, checked for count, type and size before anything reaches the service;
+ * their content types are normalized (the upload declares them).
+ */
+export function checkFiles(
+  def: AnyCommand,
+  attachments: Record<string, Attachment[]>,
+): Record<string, Attachment[]> {
+  const specs = def.files ?? {};
+  const stray = Object.keys(attachments).filter(
+    (name) => !(optionKey(name) in specs) && (attachments[name]?.length ?? 0) > 0,
+  );
+  if (stray.length > 0) {
+    const accepted = Object.keys(specs);
+    throw new InputError(
+      "input.unexpected_file",
+      accepted.length > 0
+        ? `${def.name.replace(".", " ")} takes files only as ${accepted.join(", ")} (not ${stray.join(", ")}).`
+        : `${def.name.replace(".", " ")} takes no files: run it again without the attachment.`,
+    );
+  }
+
+  const checked: Record<string, Attachment[]> = {};
+  for (const [option, spec] of Object.entries(specs)) {
+    const files =
+      Object.entries(attachments)
+        .find(([name]) => optionKey(name) === option)?.[1]
+        ?.filter(Boolean) ?? [];
+    const accepts = `${typeLabel(spec.types)} up to ${megabytes(spec.maxBytes)}`;
+    if (files.length === 0 && spec.required) {
+      throw new InputError("input.missing_file", `Attach a file as ${option} (${accepts}).`);
+    }
+    if (files.length > spec.max) {
+      throw new InputError(
+        "input.too_many_files",
+        `${option} takes at most ${spec.max} file${spec.max === 1 ? "" : "s"}; ${files.length} were attached.`,
+      );
+    }
+    checked[option] = files.map((file) => {
+      const contentType = effectiveType(file.name, file.contentType);
+      if (!spec.types.includes(contentType)) {
+        throw new InputError(
+          "input.file_type",
+          `"${clip(file.name, 60)}" is not a file ${option} accepts (${contentType || "unknown type"}). Attach ${accepts}.`,
+        );
+      }
+      if (file.size > spec.maxBytes) {
+        throw new InputError(
+          "input.file_size",
+          `"${clip(file.name, 60)}" is ${megabytes(file.size)}, more than the ${megabytes(spec.maxBytes)} ${option} accepts. Attach a smaller file.`,
+        );
+      }
+      if (file.size <= 0) {
+        throw new InputError("input.file_empty", `"${clip(file.name, 60)}" is empty. Attach the file again.`);
+      }
+      return contentType === file.contentType ? file : { ...file, contentType, open: () => file.open() };
+    });
+  }
+  return checked;
+}

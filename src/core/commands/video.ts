@@ -1,0 +1,104 @@
+import { z } from "zod";
+import { videoMedia } from "../flows/results.js";
+import { resultCard } from "../render/job.js";
+import { defineCommand } from "./define.js";
+import { InputError } from "./errors.js";
+import { audioFile, imageFile } from "./files.js";
+import { flag, id, text, titleFrom, wholeNumber } from "./options.js";
+
+/** Avatar and cinematic videos, and fetching a finished one. */
+
+export const videoAvatar = defineCommand({
+  name: "video.avatar",
+  help: "Make a talking-avatar video from a script or an audio file",
+  options: z.object({
+    avatar: id("The avatar that speaks (pick from the list)"),
+    script: text(5000, "What the avatar says (or attach audio instead)").optional(),
+    voice: id("Voice of the script (default: the avatar's own voice)").optional(),
+    name: text(100, "Name of the video (default: the first words of the script)").optional(),
+    full_body: flag("Animate the whole body (photo avatars)").optional(),
+  }),
+  main: "script",
+  files: { audio: audioFile("Speech the avatar lip-syncs to, instead of a script (MP3, WAV, M4A)") },
+  picks: { avatar: "avatars", voice: "voices" },
+  starts: "video",
+  async run({ options, media, attachments, open, lookup }) {
+    const withAudio = (attachments.audio?.length ?? 0) > 0;
+    if (withAudio === Boolean(options.script)) {
+      throw new InputError(
+        "input.script_or_audio",
+        withAudio
+          ? "Give a script or attach audio, not both."
+          : "Give a script for the avatar to say, or attach audio.",
+      );
+    }
+    const avatar = await lookup("avatars", options.avatar);
+    const name =
+      options.name ?? (options.script ? titleFrom(options.script) : `${avatar?.name ?? "Avatar"} video`);
+    const common = {
+      avatarId: options.avatar,
+      name,
+      ...(options.full_body !== undefined && { im2vid_full: options.full_body }),
+    };
+    let created: { jobId: string };
+    if (options.script) {
+      const voiceId = options.voice ?? avatar?.voiceId;
+      if (!voiceId)
+        throw new InputError("input.no_voice", "This avatar has no voice of its own: choose a voice.");
+      created = await media.videos.create({ ...common, voiceId, text: options.script });
+    } else {
+      const [speechFile] = await open("audio");
+      created = await media.videos.create({ ...common, speechFile: speechFile! });
+    }
+    return {
+      job: { kind: "video", serviceJobId: created.jobId, title: `Avatar video: ${name}`, inputs: { name } },
+    };
+  },
+});
+
+export const videoCinematic = defineCommand({
+  name: "video.cinematic",
+  help: "Make a cinematic clip from a prompt, optionally from a first frame",
+  options: z.object({
+    prompt: text(2000, "What happens in the clip"),
+    name: text(100, "Name of the video (default: the first words of the prompt)").optional(),
+    aspect_ratio: z.enum(["16:9", "9:16", "1:1"]).describe("Shape of the clip").optional(),
+    duration: wholeNumber(1, 30, "Length in seconds (1-30)").optional(),
+    resolution: z.enum(["480p", "720p", "1080p"]).describe("Resolution of the clip").optional(),
+  }),
+  main: "prompt",
+  files: {
+    first_frame: imageFile("Image the clip starts from", { required: false }),
+    references: imageFile("Reference images for style and subjects", { required: false, max: 4 }),
+  },
+  starts: "video",
+  async run({ options, media, upload }) {
+    const [firstFrame] = await upload("first_frame");
+    const references = await upload("references");
+    const name = options.name ?? titleFrom(options.prompt);
+    const { jobId } = await media.videos.createCinematic({
+      name,
+      prompt: options.prompt,
+      ...(options.aspect_ratio && { aspectRatio: options.aspect_ratio }),
+      ...(options.duration !== undefined && { durationSeconds: options.duration }),
+      ...(options.resolution && { resolution: options.resolution }),
+      ...(firstFrame && { firstFrameImageMediaId: firstFrame }),
+      ...(references.length > 0 && { referenceImageMediaIds: references }),
+    });
+    return {
+      job: { kind: "video", serviceJobId: jobId, title: `Cinematic video: ${name}`, inputs: { name } },
+    };
+  },
+});
+
+export const videoGet = defineCommand({
+  name: "video.get",
+  help: "Post a finished video (or its link when it is too big to upload here)",
+  options: z.object({ video_id: id("Id of the video (see video list)") }),
+  main: "video_id",
+  async run({ options, media, uploadLimit }) {
+    const { meta, media: file } = await videoMedia(media, options.video_id, uploadLimit);
+    const view = { id: meta.id, title: `Video: ${meta.name ?? meta.id}` };
+    return { reply: { ...resultCard(view, file), footer: `Video ${meta.id}` } };
+  },
+});

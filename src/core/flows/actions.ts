@@ -1,0 +1,188 @@
+import { randomUUID } from "node:crypto";
+import type { JobRecord } from "../../store/jobs.js";
+import type { MediaApi } from "../api/client.js";
+import { fetchStatus } from "../api/normalize.js";
+import { commandByName } from "../commands/catalogue.js";
+import type { StartedJob } from "../commands/define.js";
+import { AccessError, ActionError } from "../commands/errors.js";
+import { startMockupVideo } from "../commands/mockup.js";
+import { ANIMATION_STYLES, type AnimationStyle } from "../commands/options.js";
+import type { ActionEvent, ChatAdapter, MessageRef } from "../ports.js";
+import { confirmingCard, variantsCard } from "../render/job.js";
+import type { Core } from "./core.js";
+import { failureCard } from "./failures.js";
+import { viewOf } from "./results.js";
+import { checkJobLimit, launch } from "./start.js";
+
+/**
+ * Button and select clicks on a job's message. Every click gets an answer: the job changes, or
+ * the clicker is told (only them) why nothing happened.
+ */
+
+/** A choice holds its claim until the job is finished, which ends the choosing for good. */
+const CHOICE_CLAIM_MS = 10 * 60_000;
+/** Long enough to swallow a double click, short enough to allow a deliberate second try. */
+const REPEAT_CLAIM_MS = 10_000;
+
+type Handler = (core: Core, job: JobRecord, event: ActionEvent, adapter: ChatAdapter) => Promise<void>;
+
+async function claimOrRefuse(core: Core, key: string, ttlMs: number, refusal: ActionError): Promise<string> {
+  const owner = randomUUID();
+  if (!(await core.claims.acquire(key, owner, ttlMs))) throw refusal;
+  return owner;
+}
+
+/** Keep 1, Keep 2 and Keep both: one claim per job, so only the first click of any of them reaches the service. */
+const choose: Handler = async (core, job, event, adapter) => {
+  const both = event.action === "confirm_both";
+  const variant = both ? undefined : event.value === "1" ? 1 : event.value === "2" ? 2 : undefined;
+  if (!both && variant === undefined)
+    throw new ActionError("action.invalid", "That is not a variant of this job.");
+  if (job.state !== "needs_choice") {
+    throw new ActionError(
+      "action.finished",
+      job.state === "done"
+        ? "A variant was already kept for this job: the avatar ids are in its message."
+        : "This job is not waiting for a choice any more.",
+    );
+  }
+  const key = `choice:${job.id}`;
+  const owner = await claimOrRefuse(
+    core,
+    key,
+    CHOICE_CLAIM_MS,
+    new ActionError(
+      "action.choosing",
+      "A choice for these variants is already being made: the message updates in a moment.",
+    ),
+  );
+  const message = job.message as unknown as MessageRef;
+  let media: MediaApi | undefined;
+  try {
+    // Cosmetic: the buttons go while the choice is made; the choice does not depend on it.
+    await adapter
+      .edit(message, confirmingCard(viewOf(job), both ? "both variants" : `variant ${variant}`))
+      .catch((error: unknown) => core.logger.warn({ err: error, jobId: job.id }, "choice not shown"));
+    media = await core.media(job.tenant);
+    const avatarIds = both
+      ? (await media.photoAvatars.confirmBoth({ jobId: job.serviceJobId })).avatarIds
+      : [(await media.photoAvatars.confirm({ jobId: job.serviceJobId, variant: variant! })).avatarId];
+    await core.engine.finish(job.id, {
+      state: "done",
+      progress: 100,
+      terminal: true,
+      result: { kind: "photo_avatar", avatarIds },
+    });
+  } catch (error) {
+    // The choice did not happen (confirm calls are never retried): free it and put the buttons
+    // back, so a new click can try again.
+    await core.claims.release(key, owner).catch(() => false);
+    if (media) {
+      await restoreVariants(media, job, adapter).catch((cause: unknown) =>
+        core.logger.warn({ err: cause, jobId: job.id }, "variants not shown again"),
+      );
+    }
+    throw error;
+  }
+};
+
+async function restoreVariants(media: MediaApi, job: JobRecord, adapter: ChatAdapter): Promise<void> {
+  const status = await fetchStatus(media, job.kind, job.serviceJobId);
+  if (status.state === "needs_choice" && status.result?.kind === "photo_avatar_variants") {
+    await adapter.edit(
+      job.message as unknown as MessageRef,
+      variantsCard(viewOf(job), status.result.previewUrls),
+    );
+  }
+}
+
+const regenerate: Handler = async (core, job, event, adapter) => {
+  const command = commandByName(job.command);
+  if (!command?.regenerate) throw new ActionError("action.invalid", "This result cannot be regenerated.");
+  if (job.state !== "done")
+    throw new ActionError("action.not_ready", "Regenerate works once the result is finished.");
+  await claimOrRefuse(
+    core,
+    `regenerate:${job.id}`,
+    REPEAT_CLAIM_MS,
+    new ActionError("action.repeated", "Already regenerating: the new result appears in a new message."),
+  );
+  await checkJobLimit(core, event.actor);
+  const started = await command.regenerate(await core.media(job.tenant), job.inputs as StartedJob["inputs"]);
+  await launch(core, adapter, {
+    command: job.command,
+    started,
+    actor: event.actor,
+    conversation: event.conversation,
+  });
+};
+
+const animate: Handler = async (core, job, event, adapter) => {
+  const style = ANIMATION_STYLES.find((s) => s === event.value) as AnimationStyle | undefined;
+  const inputs = job.inputs as { mockupId?: unknown; instruction?: unknown };
+  if (job.command !== "mockup.generate" || typeof inputs.mockupId !== "string") {
+    throw new ActionError("action.invalid", "Only a generated mockup can be animated.");
+  }
+  if (!style) throw new ActionError("action.invalid", "Choose one of the animation styles.");
+  await claimOrRefuse(
+    core,
+    `animate:${job.id}:${style}`,
+    REPEAT_CLAIM_MS,
+    new ActionError("action.repeated", "This animation is already being made: it appears in a new message."),
+  );
+  await checkJobLimit(core, event.actor);
+  const started = await startMockupVideo(await core.media(job.tenant), {
+    mockupId: inputs.mockupId,
+    style,
+    ...(style === "custom" && typeof inputs.instruction === "string" && { prompt: inputs.instruction }),
+  });
+  await launch(core, adapter, {
+    command: "mockup.video",
+    started,
+    actor: event.actor,
+    conversation: event.conversation,
+  });
+};
+
+const HANDLERS: Record<string, Handler> = { confirm: choose, confirm_both: choose, regenerate, animate };
+
+export async function handleAction(core: Core, event: ActionEvent): Promise<void> {
+  const adapter = core.adapter(event.actor.platform);
+  try {
+    const job = await core.engine.get(event.jobId);
+    if (
+      !job ||
+      job.tenant.tenantId !== event.actor.tenantId ||
+      job.tenant.platform !== event.actor.platform
+    ) {
+      throw new ActionError(
+        "action.unknown_job",
+        "The bot no longer knows this job (finished jobs are kept for 30 days). Run the command again.",
+      );
+    }
+    if (job.requester.userId !== event.actor.userId && !event.actor.isAdmin) {
+      throw new AccessError(
+        "access.not_requester",
+        "Only the person who started this job, or an admin, can use its buttons.",
+      );
+    }
+    const handler = HANDLERS[event.action];
+    if (!handler)
+      throw new ActionError(
+        "action.invalid",
+        "This button is from an older version of the bot: run the command again.",
+      );
+    await handler(core, job, event, adapter);
+  } catch (error) {
+    const card = await failureCard(error, {
+      media: await core
+        .media({ platform: event.actor.platform, tenantId: event.actor.tenantId })
+        .catch(() => undefined),
+      logger: core.logger,
+      context: { action: event.action, jobId: event.jobId },
+    });
+    await adapter
+      .post(event.conversation, card, { ephemeral: true })
+      .catch((cause: unknown) => core.logger.error({ err: cause, action: event.action }, "could not answer"));
+  }
+}

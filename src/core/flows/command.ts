@@ -1,0 +1,112 @@
+import type { MediaApi } from "../api/client.js";
+import { COMMANDS, commandByName } from "../commands/catalogue.js";
+import type { AnyCommand, BotServices, CommandContext } from "../commands/define.js";
+import { InputError, noApiKey } from "../commands/errors.js";
+import { checkFiles, parseOptions } from "../commands/validate.js";
+import type { CommandEvent } from "../ports.js";
+import { type TenantRef, tenantKey, tenantOf } from "../tenancy.js";
+import type { Core } from "./core.js";
+import { failureCard } from "./failures.js";
+import { checkJobLimit, launch } from "./start.js";
+import { openAll, uploadAll } from "./uploads.js";
+
+/**
+ * One slash command, from raw options to its answer. Everything that can be refused is checked
+ * before the first call that creates anything at the service: access, options, files, the ids
+ * picked from lists, the API key, the person's job limit.
+ */
+
+const NOUNS = { avatars: "avatar", voices: "voice", mockups: "mockup" } as const;
+
+/** Ids picked from lists may have been typed by hand: each must exist; a unique name becomes its id. */
+async function checkPicks(
+  core: Core,
+  command: AnyCommand,
+  options: Record<string, unknown>,
+  tenant: TenantRef,
+  media: MediaApi,
+): Promise<void> {
+  for (const [option, source] of Object.entries(command.picks ?? {})) {
+    const value = options[option];
+    if (typeof value !== "string" || !source) continue;
+    const item = await core.cache.find(tenantKey(tenant), source, media, value);
+    if (!item) {
+      throw new InputError(
+        "input.unknown_pick",
+        `There is no ${NOUNS[source]} "${value}" in this account. Pick one from the list, or see the ${source === "mockups" ? "mockup list" : source} command.`,
+      );
+    }
+    options[option] = item.id;
+  }
+}
+
+function services(core: Core): BotServices {
+  return {
+    client: core.client,
+    tenants: core.tenancy,
+    forgetTenant: (actor) => core.cache.forget(tenantKey(tenantOf(actor))),
+    listJobs: (actor, limit) => core.engine.listFor(actor, limit),
+    commands: () => COMMANDS,
+    hasFallbackKey: core.tenancy.hasFallbackKey,
+  };
+}
+
+export async function handleCommand(core: Core, event: CommandEvent): Promise<void> {
+  const { actor, conversation } = event;
+  const adapter = core.adapter(actor.platform);
+  const tenant = tenantOf(actor);
+  let media: MediaApi | undefined;
+  try {
+    const command = commandByName(event.command);
+    if (!command) {
+      throw new InputError(
+        "input.unknown_command",
+        `There is no command "${event.command}". Run help to see them all.`,
+      );
+    }
+    const settings = await core.tenancy.settings(tenant);
+    core.tenancy.checkAccess(command, actor, conversation, settings);
+    const options = parseOptions(command, event.options, settings.defaults);
+    const attachments = checkFiles(command, event.attachments);
+    const apiKey = await core.tenancy.apiKey(tenant);
+    if (command.usesService !== false && !apiKey) throw noApiKey();
+    const api = core.client.as(apiKey);
+    media = api;
+    await checkPicks(core, command, options, tenant, api);
+    if (command.starts) await checkJobLimit(core, actor);
+
+    const ctx: CommandContext<typeof options> = {
+      options,
+      actor,
+      conversation,
+      settings,
+      media: api,
+      attachments,
+      upload: (option) => uploadAll(api, attachments[option] ?? []),
+      open: (option) => openAll(attachments[option] ?? []),
+      lookup: (source, id) => core.cache.find(tenantKey(tenant), source, api, id),
+      uploadLimit: adapter.uploadLimit(conversation),
+      services: services(core),
+    };
+    const outcome = await command.run(ctx);
+    if ("reply" in outcome) {
+      await adapter.post(conversation, outcome.reply, {
+        ephemeral: command.ephemeral ?? false,
+      });
+    } else {
+      await launch(core, adapter, { command: command.name, started: outcome.job, actor, conversation });
+    }
+  } catch (error) {
+    // Option values stay out of the log: setup's carry an API key.
+    const card = await failureCard(error, {
+      media,
+      logger: core.logger,
+      context: { command: event.command, tenant },
+    });
+    await adapter
+      .post(conversation, card, { ephemeral: true })
+      .catch((cause: unknown) =>
+        core.logger.error({ err: cause, command: event.command }, "could not answer"),
+      );
+  }
+}

@@ -1,0 +1,30 @@
+import { randomBytes } from "node:crypto";
+import type { MediaApi } from "../api/client.js";
+import type { Card } from "../cards.js";
+import { BotError, QuotaExceededError } from "../errors.js";
+import type { Logger } from "../log.js";
+import { errorCard } from "../render/errors.js";
+
+/**
+ * The card for anything a command or a click threw. Known errors say what to do; credit and quota
+ * failures add the account's figures; anything else gets a short reference that finds the full
+ * error in the log, which is the only place details go.
+ */
+export async function failureCard(
+  error: unknown,
+  { media, logger, context }: { media?: MediaApi; logger: Logger; context: Record<string, unknown> },
+): Promise<Card> {
+  if (error instanceof QuotaExceededError) {
+    logger.info({ ...context, code: error.code, err: error }, "quota refusal");
+    // Best effort: the refusal is the news, the figures only explain it.
+    const usage = await media?.usage.get().catch(() => undefined);
+    return errorCard(error, usage ? { usage } : {});
+  }
+  if (error instanceof BotError) {
+    logger.info({ ...context, code: error.code, detail: error.message }, "refused");
+    return errorCard(error);
+  }
+  const reference = randomBytes(4).toString("hex");
+  logger.error({ ...context, err: error, reference }, "unexpected error");
+  return errorCard(error, { reference });
+}

@@ -1,0 +1,109 @@
+import type { JobRecord } from "../../store/jobs.js";
+import type { MediaApi } from "../api/client.js";
+import type { NormalizedStatus } from "../api/job-status.js";
+import { fetchStatus } from "../api/normalize.js";
+import { commandByName } from "../commands/catalogue.js";
+import { BotError, ServiceFailureError } from "../errors.js";
+import type { JobHooks } from "../jobs/contract.js";
+import type { Logger } from "../log.js";
+import type { ChatAdapter, ConversationRef, Json, MessageRef, Platform } from "../ports.js";
+import { failedJobCard, progressCard, readyNotice, undeliverableCard, variantsCard } from "../render/job.js";
+import type { TenantRef } from "../tenancy.js";
+import { resolveResult, viewOf } from "./results.js";
+
+/**
+ * The engine's hooks: how to read a job's status, and how to show and deliver it in chat. They
+ * find the adapter by the job's platform (jobs outlive the process that posted them) and use only
+ * idempotent chat calls: edits of the job's message, and one post keyed by the job.
+ */
+
+export interface HookDeps {
+  adapter(platform: Platform): ChatAdapter;
+  media(tenant: TenantRef): Promise<MediaApi>;
+  logger: Logger;
+}
+
+export function createHooks(deps: HookDeps): JobHooks<JobRecord> {
+  const where = (job: JobRecord) => ({
+    adapter: deps.adapter(job.tenant.platform),
+    message: job.message as unknown as MessageRef,
+    conversation: job.conversation as unknown as ConversationRef,
+  });
+
+  return {
+    async fetchStatus(job, signal) {
+      const media = await deps.media(job.tenant);
+      try {
+        return await fetchStatus(media, job.kind, job.serviceJobId, { signal });
+      } catch (error) {
+        // The failure envelope on a status endpoint is the job's own failure (a thumbnail that
+        // could not be made); other errors are the engine's to retry or give up on.
+        if (!(error instanceof ServiceFailureError)) throw error;
+        return {
+          state: "failed",
+          progress: null,
+          terminal: true,
+          message: error.serviceMessage ?? "no reason given",
+        };
+      }
+    },
+
+    async showProgress(job, status) {
+      const { adapter, message } = where(job);
+      const view = viewOf(job);
+      const result = status.result;
+      await adapter.edit(
+        message,
+        status.state === "needs_choice" && result?.kind === "photo_avatar_variants"
+          ? variantsCard(view, result.previewUrls)
+          : progressCard(view, status),
+      );
+    },
+
+    async deliver(job, status) {
+      const { adapter, message, conversation } = where(job);
+      const view = viewOf(job);
+      const { card, stored } = await outcomeOf(job, status, adapter, conversation, deps);
+      await adapter.edit(message, card);
+      // The edit notifies nobody; this post does, and its key keeps a repeated delivery to one post.
+      await adapter.post(conversation, readyNotice(view, status.state !== "done"), {
+        mentionUserId: job.requester.userId,
+        idempotencyKey: `${job.id}:ready`,
+      });
+      return stored;
+    },
+  };
+}
+
+async function outcomeOf(
+  job: JobRecord,
+  status: NormalizedStatus,
+  adapter: ChatAdapter,
+  conversation: ConversationRef,
+  deps: HookDeps,
+): Promise<{ card: ReturnType<typeof failedJobCard>; stored: Json }> {
+  const view = viewOf(job);
+  if (status.state !== "done") {
+    // job.failed carries the service's words; the engine's own codes (stuck, unreachable) a sentence.
+    const serviceSaid = !job.error || job.error.code === "job.failed";
+    const why = serviceSaid ? { serviceReason: status.message } : { explanation: status.message };
+    return { card: failedJobCard(view, why), stored: { failed: status.message ?? null } };
+  }
+  const media = await deps.media(job.tenant);
+  try {
+    return await resolveResult({
+      media,
+      job,
+      status,
+      uploadLimit: adapter.uploadLimit(conversation),
+      canRegenerate: Boolean(commandByName(job.command)?.regenerate),
+    });
+  } catch (error) {
+    // Passing trouble (network, 5xx) is worth another delivery attempt; anything else will not
+    // get better, so the job says what happened instead of staying on its progress bar.
+    if (error instanceof BotError && error.retryable) throw error;
+    deps.logger.warn({ err: error, jobId: job.id }, "result could not be fetched");
+    const reason = error instanceof BotError ? error.userMessage : "The result could not be read.";
+    return { card: undeliverableCard(view, reason), stored: { undeliverable: reason } };
+  }
+}

@@ -1,0 +1,204 @@
+import type { JobRecord } from "../../store/jobs.js";
+import type { MediaApi } from "../api/client.js";
+import type { JobResult, NormalizedStatus } from "../api/job-status.js";
+import type { Item } from "../api/schemas.js";
+import { type Card, type CardAction, card } from "../cards.js";
+import { ANIMATION_STYLES, styleLabel } from "../commands/options.js";
+import type { Json } from "../ports.js";
+import { type JobView, photoAvatarCard, resultCard } from "../render/job.js";
+import { fileOrLink, publicUrl } from "./files.js";
+
+/**
+ * What a finished job yields, fetched from where the service keeps it (image info, the video
+ * record, the mockup lists, thumbnail details) and shaped as the card that replaces the job's
+ * progress. `stored` is the small JSON kept as the job's result.
+ */
+
+export interface Resolved {
+  card: Card;
+  stored: Json;
+}
+
+export function viewOf(job: Pick<JobRecord, "id" | "inputs">): JobView {
+  const inputs = job.inputs as { title?: unknown } | null;
+  return { id: job.id, title: typeof inputs?.title === "string" ? inputs.title : "Media job" };
+}
+
+const regenerateButton = (jobId: string): CardAction => ({
+  type: "button",
+  action: "regenerate",
+  jobId,
+  label: "Regenerate",
+  style: "secondary",
+});
+
+/** The select under a mockup: animate it into an 8-second video in one of the styles. */
+export function animateSelect(jobId: string): CardAction {
+  return {
+    type: "select",
+    action: "animate",
+    jobId,
+    placeholder: "Animate into an 8-second video…",
+    options: ANIMATION_STYLES.map((style) => ({
+      label: styleLabel(style),
+      value: style,
+      ...(style === "custom" && { description: "Uses the mockup instruction as the prompt" }),
+    })),
+  };
+}
+
+/** The video record's link and its MP4 (streamed), or the link alone when the file is too big. */
+export async function videoMedia(media: MediaApi, videoId: string, limit: number) {
+  const meta = await media.videos.get(videoId);
+  const name = meta.name ?? videoId;
+  return {
+    meta,
+    media: await fileOrLink("video", name, () => media.videos.download(videoId), meta.downloadUrl, limit),
+  };
+}
+
+/** The first string field of an item whose shape the spec leaves open. */
+function field(item: Item | undefined, ...keys: string[]): string | undefined {
+  for (const key of keys) {
+    const value = item?.[key];
+    if (typeof value === "string" && value !== "") return value;
+  }
+  return undefined;
+}
+
+/** The list item a job produced: the spec names no fields, so the job id, then the media id. */
+function itemOf(items: Item[], serviceJobId: string, mediaId: string | undefined): Item | undefined {
+  return (
+    items.find((item) => item.jobId === serviceJobId) ??
+    (mediaId === undefined ? undefined : items.find((item) => item.mediaId === mediaId))
+  );
+}
+
+/** Where the bytes are: the item's own link, the status's, else the media's key-authenticated view. */
+function sourceOf(
+  item: Item | undefined,
+  fallback: { url?: string | undefined; mediaId?: string | undefined },
+  ...urlKeys: string[]
+): string {
+  const url =
+    field(item, ...urlKeys) ??
+    fallback.url ??
+    (fallback.mediaId && `/api/media/${encodeURIComponent(fallback.mediaId)}/view`);
+  if (!url) throw new Error("the finished job names no file to fetch");
+  return url;
+}
+
+interface ResolveArgs {
+  media: MediaApi;
+  job: JobRecord;
+  status: NormalizedStatus;
+  uploadLimit: number;
+  /** The command offers Regenerate. */
+  canRegenerate: boolean;
+}
+
+export async function resolveResult(args: ResolveArgs): Promise<Resolved> {
+  const { job, status } = args;
+  const result = status.result;
+  if (!result) throw new Error(`job ${job.id} is done without a result`);
+  return RESOLVERS[result.kind](args, result as never);
+}
+
+type Resolver<K extends JobResult["kind"]> = (
+  args: ResolveArgs,
+  result: Extract<JobResult, { kind: K }>,
+) => Promise<Resolved>;
+
+const RESOLVERS: { [K in JobResult["kind"]]: Resolver<K> } = {
+  async video({ media, job, uploadLimit }, { videoId }) {
+    const { media: file } = await videoMedia(media, videoId, uploadLimit);
+    return {
+      card: resultCard(viewOf(job), file, { fields: [{ name: "Video id", value: videoId, inline: true }] }),
+      stored: { videoId, url: file.url ?? null, attached: Boolean(file.file) },
+    };
+  },
+
+  async image({ media, job, uploadLimit, canRegenerate }, image) {
+    const file = await fileOrLink(
+      "image",
+      image.name,
+      () => media.media.download(image.downloadUrl),
+      image.downloadUrl,
+      uploadLimit,
+    );
+    const seed = (job.inputs as { request?: { seed?: unknown } } | null)?.request?.seed;
+    return {
+      card: resultCard(viewOf(job), file, {
+        fields: typeof seed === "number" ? [{ name: "Seed", value: String(seed), inline: true }] : [],
+        actions: canRegenerate ? [regenerateButton(job.id)] : [],
+      }),
+      stored: { imageId: image.imageId, mediaId: image.mediaId, url: image.downloadUrl },
+    };
+  },
+
+  async photo_avatar({ job }, { avatarIds }) {
+    return { card: photoAvatarCard(viewOf(job), avatarIds), stored: { avatarIds } };
+  },
+
+  // Variants wait for a choice and are never an outcome the engine delivers; this covers a service
+  // that ends the job there anyway.
+  async photo_avatar_variants({ job }) {
+    return {
+      card: card(viewOf(job).title, "warning", { lines: ["The variants expired before one was kept."] }),
+      stored: null,
+    };
+  },
+
+  async mockup({ media, job, uploadLimit }, { imageUrl, mediaId }) {
+    const view = viewOf(job);
+    if (job.command === "mockup.video") {
+      const item = itemOf(await media.mockups.listVideos(), job.serviceJobId, mediaId);
+      const source = sourceOf(item, { mediaId }, "videoUrl", "downloadUrl", "url");
+      const file = await fileOrLink(
+        "video",
+        view.title,
+        () => media.media.download(source),
+        source,
+        uploadLimit,
+      );
+      return {
+        card: resultCard(view, file),
+        stored: { url: publicUrl(source) ?? null, mediaId: mediaId ?? null },
+      };
+    }
+    // An asset job's image is in the asset list; a generated mockup's came with the answer.
+    const item =
+      job.command === "mockup.generate"
+        ? undefined
+        : itemOf(await media.mockups.listAssets(), job.serviceJobId, mediaId);
+    const url = sourceOf(item, { url: imageUrl, mediaId }, "imageUrl", "downloadUrl", "url");
+    const file = await fileOrLink("image", view.title, () => media.media.download(url), url, uploadLimit);
+    const mockupId = (job.inputs as { mockupId?: unknown } | null)?.mockupId;
+    return {
+      card: resultCard(view, file, {
+        fields: typeof mockupId === "string" ? [{ name: "Mockup id", value: mockupId, inline: true }] : [],
+        actions: typeof mockupId === "string" ? [animateSelect(job.id)] : [],
+      }),
+      stored: { mediaId: mediaId ?? null, url: publicUrl(url) ?? null },
+    };
+  },
+
+  async thumbnail({ media, job, uploadLimit, canRegenerate }, { details }) {
+    // The details' shape is not specified: the record itself, or the thumbnail nested in it.
+    const nested = details.thumbnail;
+    const record = typeof nested === "object" && nested !== null ? (nested as Item) : details;
+    const mediaId = field(record, "mediaId");
+    const source = sourceOf(record, { mediaId }, "imageUrl", "downloadUrl", "url");
+    const file = await fileOrLink(
+      "image",
+      viewOf(job).title,
+      () => media.media.download(source),
+      source,
+      uploadLimit,
+    );
+    return {
+      card: resultCard(viewOf(job), file, { actions: canRegenerate ? [regenerateButton(job.id)] : [] }),
+      stored: { mediaId: mediaId ?? null, url: publicUrl(source) ?? null },
+    };
+  },
+};

@@ -1,0 +1,117 @@
+import type { Claims, JobRecord, JobStore } from "../../store/index.js";
+import type { Logger } from "../log.js";
+import type { JobHooks } from "./contract.js";
+import { isTerminal, type Outcome, outcomePatch, statusOf, updateJob } from "./records.js";
+
+export type DeliveryResult =
+  /** Posted now. */
+  | { kind: "delivered"; job: JobRecord }
+  /** Nothing left to do: delivered before (here or by another engine), or the job is gone. */
+  | { kind: "settled" }
+  /** Another engine holds the job's delivery claim (delivering it, or crashed while it did). */
+  | { kind: "busy" }
+  /** The hook or the store failed; the job stays pending and `attempts` says how often in a row. */
+  | { kind: "retry"; attempts: number; error: unknown };
+
+export interface DeliveryDeps {
+  store: JobStore;
+  claims: Claims;
+  hooks: JobHooks<JobRecord>;
+  logger: Logger;
+  owner: string;
+  claimMs: number;
+}
+
+/**
+ * Exactly-once delivery of a finished job, across restarts and across engines sharing a store:
+ *
+ *   pending --claim deliver:<id>--> delivering --hooks.deliver--> delivered (+ result) --release
+ *
+ * The claim keeps two engines from posting at once; the record, read again under the claim,
+ * keeps an engine from posting what another already posted. A crash while `delivering` leaves the
+ * record there and the claim to expire, so the next engine delivers again: the hook's contract
+ * (idempotent edits and keyed posts) makes that second call harmless. A hook that throws puts the
+ * job back to `pending` for a retry: a chat platform outage delays results, it never loses them.
+ */
+export class Delivery {
+  constructor(private readonly deps: DeliveryDeps) {}
+
+  /** Delivers `job`, first recording `outcome` when the job has none yet. */
+  async run(job: JobRecord, outcome?: Outcome): Promise<DeliveryResult> {
+    const { claims, owner, claimMs, logger } = this.deps;
+    const key = `deliver:${job.id}`;
+    if (!(await claims.acquire(key, owner, claimMs))) {
+      // Keep the outcome even so: if the holder is a crashed engine, whoever delivers later needs it.
+      if (outcome) await this.record(job, outcome);
+      return { kind: "busy" };
+    }
+    // The hook may upload a large video: the claim must outlive it, whatever its length.
+    const renewal = setInterval(() => {
+      claims.renew(key, owner, claimMs).then(
+        (held) => held || logger.error({ jobId: job.id }, "delivery claim expired during delivery"),
+        (error: unknown) => logger.warn({ err: error, jobId: job.id }, "delivery claim renewal failed"),
+      );
+    }, claimMs / 3);
+    try {
+      return await this.deliver(job, outcome);
+    } finally {
+      clearInterval(renewal);
+      // A failed release only delays a later delivery attempt until the claim expires.
+      await claims.release(key, owner).catch(() => false);
+    }
+  }
+
+  private async deliver(job: JobRecord, outcome: Outcome | undefined): Promise<DeliveryResult> {
+    const { store, hooks, logger } = this.deps;
+    let current: JobRecord | undefined;
+    try {
+      const fresh = await store.get(job.id);
+      current =
+        fresh &&
+        (await updateJob(store, fresh, (now) => {
+          if (now.delivery === "delivered") return undefined;
+          if (isTerminal(now.state)) return { delivery: "delivering" };
+          if (!outcome) throw new Error(`job ${now.id} has no outcome to deliver (state ${now.state})`);
+          return { ...outcomePatch(outcome), delivery: "delivering" };
+        }));
+    } catch (error) {
+      return { kind: "retry", attempts: job.attempts + 1, error };
+    }
+    if (!current || current.delivery === "delivered") return { kind: "settled" };
+
+    let posted: Awaited<ReturnType<typeof hooks.deliver>>;
+    try {
+      posted = await hooks.deliver(current, statusOf(current));
+    } catch (error) {
+      const attempts = current.attempts + 1;
+      await updateJob(store, current, () => ({ delivery: "pending", attempts })).catch((e: unknown) =>
+        // Left `delivering`: the retry delivers again all the same.
+        logger.warn({ err: e, jobId: current.id }, "could not put the job back to pending delivery"),
+      );
+      return { kind: "retry", attempts, error };
+    }
+
+    try {
+      const done = await updateJob(store, current, () => ({
+        delivery: "delivered",
+        attempts: 0,
+        ...(posted === undefined ? {} : { result: posted }),
+      }));
+      logger.info({ jobId: current.id, state: current.state }, "job delivered");
+      return done ? { kind: "delivered", job: done } : { kind: "settled" };
+    } catch (error) {
+      // Posted but not recorded: the retry posts again, which the hook's contract makes harmless.
+      return { kind: "retry", attempts: current.attempts + 1, error };
+    }
+  }
+
+  /** Records an outcome without delivering it (someone else holds the claim). */
+  private async record(job: JobRecord, outcome: Outcome): Promise<void> {
+    try {
+      const fresh = await this.deps.store.get(job.id);
+      if (fresh) await updateJob(this.deps.store, fresh, (now) => (isTerminal(now.state) ? undefined : outcomePatch(outcome)));
+    } catch (error) {
+      this.deps.logger.warn({ err: error, jobId: job.id }, "could not record the job's outcome");
+    }
+  }
+}

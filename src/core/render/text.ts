@@ -1,0 +1,22 @@
+/** Small text helpers the renderers share; plain text only (adapters escape and format). */
+
+export function clip(text: string, max: number): string {
+  const oneLine = text.replace(/\s+/g, " ").trim();
+  return oneLine.length <= max ? oneLine : `${oneLine.slice(0, max - 1)}…`;
+}
+
+export function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
+/** "2026-12-01T00:00:00Z" -> "2026-12-01"; anything unparsable is shown as given. */
+export function day(iso: string | undefined): string | undefined {
+  if (!iso) return undefined;
+  const parsed = Date.parse(iso);
+  return Number.isNaN(parsed) ? iso : new Date(parsed).toISOString().slice(0, 10);
+}
+
+export function megabytes(bytes: number): string {
+  const mb = bytes / (1024 * 1024);
+  return `${mb >= 10 ? Math.round(mb) : mb.toFixed(1)} MB`;
+}

@@ -1,0 +1,90 @@
+import { SecretsError } from "../store/secrets.js";
+import type { TenantPatch, TenantSettings, TenantStore } from "../store/tenants.js";
+import type { AnyCommand } from "./commands/define.js";
+import { AccessError, SetupError } from "./commands/errors.js";
+import type { Actor, ConversationRef, Platform } from "./ports.js";
+
+/**
+ * A tenant is a Discord guild or a Slack workspace: it owns an API key (its own, stored
+ * encrypted, or the bot's MEDIA_API_KEY) and settings that say who may use the bot where.
+ */
+
+export interface TenantRef {
+  platform: Platform;
+  tenantId: string;
+}
+
+export const tenantOf = (actor: Pick<Actor, "platform" | "tenantId">): TenantRef => ({
+  platform: actor.platform,
+  tenantId: actor.tenantId,
+});
+
+export const tenantKey = (tenant: TenantRef): string => `${tenant.platform}:${tenant.tenantId}`;
+
+export class Tenancy {
+  constructor(
+    private readonly tenants: TenantStore,
+    private readonly fallbackKey: string | undefined,
+  ) {}
+
+  get hasFallbackKey(): boolean {
+    return Boolean(this.fallbackKey);
+  }
+
+  settings(tenant: TenantRef): Promise<TenantSettings> {
+    return this.tenants.get(tenant);
+  }
+
+  /** Setup's changes; an API key is encrypted by the store. */
+  update(tenant: TenantRef, patch: TenantPatch): Promise<TenantSettings> {
+    return this.tenants.update(tenant, patch);
+  }
+
+  /** The key calls run with: the tenant's own, else the bot's default; undefined when neither exists. */
+  async apiKey(tenant: TenantRef): Promise<string | undefined> {
+    try {
+      return (await this.tenants.getApiKey(tenant)) ?? this.fallbackKey;
+    } catch (error) {
+      if (!(error instanceof SecretsError)) throw error;
+      throw new SetupError(
+        "setup.key_unreadable",
+        "The stored API key of this server or workspace cannot be read (the bot's SECRETS_KEY changed). An admin must run setup and enter the key again.",
+        { message: error.message, cause: error },
+      );
+    }
+  }
+
+  /**
+   * Admin-only commands, then the tenant's allow-lists. Admins pass the allow-lists, so a
+   * misconfigured list can always be repaired with setup.
+   */
+  checkAccess(
+    command: AnyCommand,
+    actor: Actor,
+    conversation: ConversationRef,
+    settings: TenantSettings,
+  ): void {
+    if (command.adminOnly && !actor.isAdmin) {
+      throw new AccessError("access.admin_only", `Only admins can use ${command.name.replace(".", " ")}.`);
+    }
+    if (actor.isAdmin) return;
+    if (
+      settings.allowedChannelIds.length > 0 &&
+      !settings.allowedChannelIds.includes(conversation.channelId)
+    ) {
+      throw new AccessError(
+        "access.channel",
+        "The bot is not enabled in this channel. Use it in one of the channels an admin allowed.",
+      );
+    }
+    if (
+      settings.allowedRoleIds.length > 0 &&
+      !actor.roleIds.some((role) => settings.allowedRoleIds.includes(role))
+    ) {
+      throw new AccessError(
+        "access.role",
+        "You do not have a role that may use the bot here. Ask an admin for access.",
+      );
+    }
+  }
+}

@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { isCard } from "../../../src/core/cards.js";
+import { Harness, png, text } from "../bot/harness.js";
+import { isPng } from "../fake-adapter.js";
+
+let h: Harness;
+beforeAll(async () => {
+  h = await Harness.start();
+});
+afterAll(async () => {
+  await h.close();
+});
+beforeEach(() => {
+  h.emu.reset();
+  h.chat.clear();
+});
+
+describe("image commands", () => {
+  it("image.generate: one message goes from queued to the image, with Regenerate, and the requester is told", async () => {
+    const ref = await h.startJob("image.generate", {
+      prompt: "a red fox in snow",
+      aspect_ratio: "16:9",
+      seed: "7",
+    });
+    const result = await h.finished(ref);
+
+    const history = h.chat.history(ref).filter(isCard);
+    expect(history[0]).toMatchObject({ title: "Image: a red fox in snow", progress: { label: "Queued" } });
+    expect(result).toMatchObject({ title: "Image: a red fox in snow", tone: "success" });
+    expect(result.fields).toContainEqual({ name: "Seed", value: "7", inline: true });
+    expect(result.actions).toEqual([expect.objectContaining({ action: "regenerate", label: "Regenerate" })]);
+    const [image] = h.chat.files();
+    expect(image?.contentType).toBe("image/png");
+    expect(isPng(image!.bytes)).toBe(true);
+
+    const notice = h.chat.posts.find((p) => p.options.mentionUserId === "user-1");
+    expect(notice?.message).toEqual({ text: "Image: a red fox in snow is ready." });
+
+    const [create] = h.creations("/api/image/generate");
+    expect(create?.json).toMatchObject({
+      prompt: "a red fox in snow",
+      name: "a red fox in snow",
+      aspectRatio: "16:9",
+      seed: 7,
+    });
+  });
+
+  it("Regenerate sends the same inputs with a new seed, as a new job", async () => {
+    const ref = await h.startJob("image.generate", { prompt: "a lighthouse", seed: 1 });
+    await h.finished(ref);
+    const before = h.chat.posts.length;
+    await h.click(ref, "regenerate");
+    const second = h.chat.posts.slice(before).find((p) => !p.options.ephemeral)!.ref;
+    expect(second.messageId).not.toBe(ref.messageId);
+    await h.finished(second);
+    const [first, again] = h
+      .creations("/api/image/generate")
+      .map((c) => c.json as { prompt: string; seed: number });
+    expect(again?.prompt).toBe(first?.prompt);
+    expect(again?.seed).not.toBe(first?.seed);
+  });
+
+  it("image.edit streams the attachment through the upload flow and edits it", async () => {
+    const photo = png("cat.png");
+    const ref = await h.startJob(
+      "image.edit",
+      { prompt: "make it a watercolor" },
+      { attachments: { image: [photo] } },
+    );
+    const result = await h.finished(ref);
+    expect(result.tone).toBe("success");
+    const [init] = h.emu.callsTo("POST", "/api/media/initialize");
+    expect(init?.json).toEqual({ fileName: "cat.png", contentType: "image/png", fileSize: photo.size });
+    const [edit] = h.creations("/api/image/edit");
+    const mediaId = (edit!.json as { referenceImageMediaId: string }).referenceImageMediaId;
+    expect(h.emu.media(mediaId)).toMatchObject({ receivedBytes: photo.size, finalized: true });
+  });
+
+  it("image.inpaint uploads the image and its mask", async () => {
+    const ref = await h.startJob(
+      "image.inpaint",
+      { prompt: "a red door" },
+      { attachments: { image: [png("house.png")], mask: [png("mask.png", [255, 255, 255])] } },
+    );
+    expect((await h.finished(ref)).tone).toBe("success");
+    const [call] = h.creations("/api/image/inpaint");
+    expect(call?.json).toMatchObject({
+      originalImageMediaId: expect.any(String),
+      maskImageMediaId: expect.any(String),
+    });
+    expect(text(h.chat.card(ref))).toContain("Image: a red door");
+  });
+});
