@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { MediaApi } from "../api/client.js";
 import type { Item } from "../api/schemas.js";
 import { type ListEntry, listCard, type Paging, pageOf } from "../render/lists.js";
 import { clip, day } from "../render/text.js";
@@ -49,105 +50,101 @@ export const usage = defineCommand({
   },
 });
 
-export const avatars = defineCommand({
+/** A list the service returns whole: the bot filters by `search` and pages it. */
+function listCommand(spec: {
+  name: string;
+  help: string;
+  title: string;
+  empty: string;
+  entries(media: MediaApi): Promise<ListEntry[]>;
+}) {
+  return defineCommand({
+    name: spec.name,
+    help: spec.help,
+    options: listOptions,
+    main: "search",
+    ephemeral: true,
+    async run({ media, options }) {
+      return listOutcome(spec.title, await spec.entries(media), options, spec.empty);
+    },
+  });
+}
+
+export const avatars = listCommand({
   name: "avatars",
   help: "List the avatars you can use in videos (stock and your own)",
-  options: listOptions,
-  main: "search",
-  ephemeral: true,
-  async run({ media, options }) {
-    const list = await media.avatars.list();
-    const entries = list.map((a) => ({
+  title: "Avatars",
+  empty: "No avatars yet.",
+  entries: async (media) =>
+    (await media.avatars.list()).map((a) => ({
       title: a.name ?? a.id,
       detail: joined(
         `id ${a.id}`,
         a.voiceId !== undefined && `voice ${a.voiceId}`,
         a.isPhoto && "photo avatar",
       ),
-    }));
-    return listOutcome("Avatars", entries, options, "No avatars yet.");
-  },
+    })),
 });
 
-export const voices = defineCommand({
+export const voices = listCommand({
   name: "voices",
   help: "List the voices avatar videos can speak with",
-  options: listOptions,
-  main: "search",
-  ephemeral: true,
-  async run({ media, options }) {
-    const entries = (await media.voices.list()).map((v) => ({ title: v.name ?? v.id, detail: `id ${v.id}` }));
-    return listOutcome("Voices", entries, options, "No voices yet.");
-  },
+  title: "Voices",
+  empty: "No voices yet.",
+  entries: async (media) =>
+    (await media.voices.list()).map((v) => ({ title: v.name ?? v.id, detail: `id ${v.id}` })),
 });
 
-export const videoList = defineCommand({
+export const videoList = listCommand({
   name: "video.list",
   help: "List your finished videos",
-  options: listOptions,
-  main: "search",
-  ephemeral: true,
-  async run({ media, options }) {
-    const entries = (await media.videos.list()).map((v) => ({
+  title: "Videos",
+  empty: "No finished videos yet: make one with video avatar.",
+  entries: async (media) =>
+    (await media.videos.list()).map((v) => ({
       title: v.name ?? v.id,
       detail: joined(`id ${v.id}`, day(v.createdAt)),
-    }));
-    return listOutcome("Videos", entries, options, "No finished videos yet: make one with video avatar.");
-  },
+    })),
 });
 
-export const mockupList = defineCommand({
+export const mockupList = listCommand({
   name: "mockup.list",
   help: "List your saved product mockups",
-  options: listOptions,
-  main: "search",
-  ephemeral: true,
-  async run({ media, options }) {
-    const entries = (await media.mockups.list()).map((m) => ({
+  title: "Mockups",
+  empty: "No mockups yet: make one with mockup generate.",
+  entries: async (media) =>
+    (await media.mockups.list()).map((m) => ({
       title: m.prompt ? clip(m.prompt, 80) : m.id,
       detail: joined(`id ${m.id}`, day(m.createdAt)),
-    }));
-    return listOutcome("Mockups", entries, options, "No mockups yet: make one with mockup generate.");
-  },
+    })),
 });
 
-export const mockupAssets = defineCommand({
+export const mockupAssets = listCommand({
   name: "mockup.assets",
   help: "List your generated logo and product assets",
-  options: listOptions,
-  main: "search",
-  ephemeral: true,
-  async run({ media, options }) {
-    const entries = (await media.mockups.listAssets()).map((a) => ({
+  title: "Mockup assets",
+  empty: "No assets yet: make one with mockup asset.",
+  entries: async (media) =>
+    (await media.mockups.listAssets()).map((a) => ({
       title: clip(pick(a, "prompt", "name", "id") ?? "Asset", 80),
       detail: joined(pick(a, "id") && `id ${pick(a, "id")}`, pick(a, "type"), day(pick(a, "createdAt"))),
-    }));
-    return listOutcome("Mockup assets", entries, options, "No assets yet: make one with mockup asset.");
-  },
+    })),
 });
 
-export const mockupVideos = defineCommand({
+export const mockupVideos = listCommand({
   name: "mockup.videos",
   help: "List your mockup advertisement videos",
-  options: listOptions,
-  main: "search",
-  ephemeral: true,
-  async run({ media, options }) {
-    const entries = (await media.mockups.listVideos()).map((v) => ({
+  title: "Mockup videos",
+  empty: "No mockup videos yet: make one with mockup video.",
+  entries: async (media) =>
+    (await media.mockups.listVideos()).map((v) => ({
       title: pick(v, "name", "animationStyle", "id") ?? "Video",
       detail: joined(
         pick(v, "id") && `id ${pick(v, "id")}`,
         pick(v, "mockupId") && `mockup ${pick(v, "mockupId")}`,
         day(pick(v, "createdAt")),
       ),
-    }));
-    return listOutcome(
-      "Mockup videos",
-      entries,
-      options,
-      "No mockup videos yet: make one with mockup video.",
-    );
-  },
+    })),
 });
 
 export const thumbnailList = defineCommand({
