@@ -1,0 +1,42 @@
+import { createMediaClient } from "./core/api/client.js";
+import { createBot } from "./core/bot.js";
+import type { Config } from "./core/config.js";
+import { createLogger, type Logger } from "./core/log.js";
+import { startSlack } from "./slack/index.js";
+import { openStores } from "./store/index.js";
+
+export interface RunningApp {
+  /** Where Slack sends its requests in HTTP mode. */
+  slackEventsUrl?: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Builds the bot from the configuration and starts every platform whose credentials are present.
+ * Adapters attach before the bot starts, so jobs resumed from the store find their platform.
+ */
+export async function startApp(config: Config, logger: Logger = createLogger({ level: config.logLevel })) {
+  const stores = await openStores(config.storeUrl, config.secretsKey, logger);
+  const media = createMediaClient({
+    baseUrl: config.media.url,
+    thumbnailsListPath: config.media.thumbnailsListPath,
+    logger,
+  });
+  const bot = createBot({ config, media, stores, logger });
+  const slack = config.slack
+    ? await startSlack({ config: config.slack, bot, logger, store: stores.keyv("slack") })
+    : undefined;
+  await bot.start();
+  logger.info({ platforms: [slack && "slack"].filter(Boolean) }, "media bot started");
+
+  const running: RunningApp = {
+    ...(slack?.eventsUrl && { slackEventsUrl: slack.eventsUrl }),
+    async stop() {
+      await slack?.stop();
+      await bot.stop();
+      await media.close();
+      await stores.close();
+    },
+  };
+  return running;
+}

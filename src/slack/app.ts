@@ -1,0 +1,232 @@
+import { App, type BlockAction, type ViewSubmitAction } from "@slack/bolt";
+import type { WebClientOptions } from "@slack/web-api";
+import type Keyv from "keyv";
+import PQueue from "p-queue";
+import type { Bot } from "../core/bot.js";
+import { type Card, card } from "../core/cards.js";
+import { commandByName } from "../core/commands/catalogue.js";
+import type { Config } from "../core/config.js";
+import type { Logger } from "../core/log.js";
+import type { Attachment, ConversationRef } from "../core/ports.js";
+import { errorCard } from "../core/render/errors.js";
+import { Actors } from "./actors.js";
+import { SlackAdapter } from "./adapter.js";
+import { readCommandLine } from "./command-line.js";
+import { userFile } from "./files.js";
+import { fieldErrors } from "./form-errors.js";
+import { Ledger } from "./ledger.js";
+import { SLACK_LIMITS } from "./limits.js";
+import { boltLogger } from "./log.js";
+import { Recent } from "./recent.js";
+import { ACTION_ID, decodeActionId } from "./render/action-id.js";
+import { FORM_CALLBACK_ID, formView, needsForm, readContext, readForm } from "./render/form.js";
+import { cut } from "./render/mrkdwn.js";
+
+/**
+ * Bolt wired to the core. Every listener acknowledges first (Slack waits 3 s), opens a form with
+ * the trigger_id before any other awaited call (the trigger dies after 3 s and works once), then
+ * hands a core event to the bot, which does all the rest and answers through the adapter.
+ */
+
+export const SLASH_COMMAND = "/media";
+
+/**
+ * How many commands and clicks the core works on at once. Acks never wait for this queue; the
+ * work behind them does, so a burst (a whole team at once) cannot flood the store and the event
+ * loop with hundreds of concurrent flows and delay the acks of the requests still arriving.
+ */
+const CONCURRENT_WORK = 16;
+
+export type SlackConfig = NonNullable<Config["slack"]>;
+
+export interface SlackAppOptions {
+  config: SlackConfig;
+  bot: Pick<Bot, "handleCommand" | "handleAction" | "handleAutocomplete">;
+  logger: Logger;
+  /** A namespace of the bot's store (`stores.keyv("slack")`): what was posted, across restarts. */
+  store: Keyv<unknown>;
+  /** Merged into the WebClient's options (tests turn retries off). */
+  clientOptions?: WebClientOptions;
+}
+
+function createApp({ config, logger, clientOptions }: SlackAppOptions): App {
+  const common = {
+    token: config.botToken,
+    logger: boltLogger(logger),
+    clientOptions: { slackApiUrl: config.apiUrl, ...clientOptions },
+  };
+  // SLACK_APP_TOKEN wins: Socket Mode needs no public URL.
+  if (config.appToken) return new App({ ...common, appToken: config.appToken, socketMode: true });
+  return new App({ ...common, signingSecret: config.signingSecret, port: config.port });
+}
+
+export interface SlackApp {
+  app: App;
+  adapter: SlackAdapter;
+  /** Resolves once every acknowledged command and click has been handed to the core and answered. */
+  settled(): Promise<void>;
+}
+
+export function createSlackApp(options: SlackAppOptions): SlackApp {
+  const { bot, logger } = options;
+  const app = createApp(options);
+  const adapter = new SlackAdapter(app.client, new Ledger(options.store));
+  const actors = new Actors(app.client, logger);
+  const recent = new Recent();
+  const work = new PQueue({ concurrency: CONCURRENT_WORK });
+  const later = (task: () => Promise<void>) => work.add(task);
+
+  const conversation = (
+    channelId: string,
+    userId: string,
+    more: { threadId?: string; responseUrl?: string } = {},
+  ): ConversationRef => ({
+    platform: "slack",
+    channelId,
+    ...(more.threadId && { threadId: more.threadId }),
+    data: { user: userId, ...(more.responseUrl && { responseUrl: more.responseUrl }) },
+  });
+
+  /** Problems of the Slack side itself (a form that did not open, a file Slack would not give). */
+  async function tell(where: ConversationRef, message: Card, error: unknown, what: string): Promise<void> {
+    logger.warn({ err: error, channel: where.channelId }, what);
+    await adapter.post(where, message, { ephemeral: true }).catch((cause: unknown) => {
+      logger.error({ err: cause, channel: where.channelId }, "could not tell the user");
+    });
+  }
+
+  app.command(SLASH_COMMAND, async ({ command, ack, client, context }) => {
+    await ack();
+    if (!recent.first(`trigger:${command.trigger_id}`)) return;
+    const request = readCommandLine(command.text);
+    const where = conversation(command.channel_id, command.user_id, { responseUrl: command.response_url });
+    if (request.command && needsForm(request.command, request.options)) {
+      try {
+        await client.views.open({
+          trigger_id: command.trigger_id,
+          view: formView(request.command, request.options, {
+            command: request.name,
+            channelId: command.channel_id,
+          }),
+        });
+      } catch (error) {
+        const lines = ["Slack did not open the form for this command. Run the command again."];
+        await tell(where, card("The form did not open", "error", { lines }), error, "views.open failed");
+      }
+      return;
+    }
+    const teamId = context.teamId ?? command.team_id;
+    await later(async () =>
+      bot.handleCommand({
+        command: request.name,
+        options: request.options,
+        attachments: {},
+        actor: await actors.of(teamId, command.user_id),
+        conversation: where,
+      }),
+    );
+  });
+
+  app.view<ViewSubmitAction>(FORM_CALLBACK_ID, async ({ ack, body, view, context }) => {
+    const form = readContext(view.private_metadata);
+    const command = form && commandByName(form.command);
+    if (!form || !command) {
+      await ack();
+      return;
+    }
+    const values = readForm(command, view.state.values);
+    const errors = fieldErrors(command, values.options);
+    if (Object.keys(errors).length > 0) {
+      await ack({ response_action: "errors", errors });
+      return;
+    }
+    await ack();
+    if (!recent.first(`trigger:${body.trigger_id}`)) return;
+    const where = conversation(form.channelId, body.user.id);
+    const teamId = context.teamId ?? body.team?.id ?? body.user.team_id ?? "";
+    await later(async () => {
+      let attachments: Record<string, Attachment[]>;
+      try {
+        const entries = Object.entries(values.files).map(
+          async ([name, ids]) =>
+            [name, await Promise.all(ids.map((id) => userFile(app.client, id)))] as const,
+        );
+        attachments = Object.fromEntries(await Promise.all(entries));
+      } catch (error) {
+        await tell(where, errorCard(error), error, "files.info failed");
+        return;
+      }
+      await bot.handleCommand({
+        command: command.name,
+        options: values.options,
+        attachments,
+        actor: await actors.of(teamId, body.user.id),
+        conversation: where,
+      });
+    });
+  });
+
+  app.options<"block_suggestion">({ callback_id: FORM_CALLBACK_ID }, async ({ ack, body, context }) => {
+    const form = body.view && readContext(body.view.private_metadata);
+    const teamId = context.teamId ?? body.team?.id ?? "";
+    const choices = form
+      ? await bot.handleAutocomplete({
+          command: form.command,
+          option: body.action_id,
+          query: body.value,
+          actor: actors.quick(teamId, body.user.id),
+        })
+      : [];
+    await ack({
+      options: choices
+        .filter((c) => c.value.length <= SLACK_LIMITS.optionValue)
+        .slice(0, SLACK_LIMITS.selectOptions)
+        .map((c) => ({
+          text: { type: "plain_text", text: cut(c.label, SLACK_LIMITS.optionText) },
+          value: c.value,
+        })),
+    });
+  });
+
+  app.action<BlockAction>(ACTION_ID, async ({ ack, body, action, context }) => {
+    await ack();
+    if (!recent.first(`trigger:${body.trigger_id}`)) return;
+    const key = decodeActionId(action.action_id);
+    const channelId = body.channel?.id ?? body.container.channel_id;
+    const messageId = body.message?.ts ?? body.container.message_ts;
+    if (!key || typeof channelId !== "string" || typeof messageId !== "string") return;
+    const value = action.type === "static_select" ? action.selected_option.value : key.value;
+    const teamId = context.teamId ?? body.team?.id ?? body.user.team_id ?? "";
+    await later(async () =>
+      bot.handleAction({
+        action: key.action,
+        jobId: key.jobId,
+        ...(value !== undefined && { value }),
+        actor: await actors.of(teamId, body.user.id),
+        message: { platform: "slack", channelId, messageId },
+        conversation: conversation(channelId, body.user.id, { responseUrl: body.response_url }),
+      }),
+    );
+  });
+
+  // Mentioning the bot shows the help, in the thread of the mention.
+  app.event("app_mention", async ({ event, body, context }) => {
+    const user = event.user;
+    if (!user || !recent.first(`event:${body.event_id}`)) return;
+    await later(() =>
+      bot.handleCommand({
+        command: "help",
+        options: {},
+        attachments: {},
+        actor: actors.quick(context.teamId ?? "", user),
+        conversation: conversation(event.channel, user, { threadId: event.thread_ts ?? event.ts }),
+      }),
+    );
+  });
+
+  app.error(async (error) => {
+    logger.error({ err: error }, "Slack listener failed");
+  });
+
+  return { app, adapter, settled: () => work.onIdle() };
+}

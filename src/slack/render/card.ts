@@ -1,0 +1,227 @@
+import type {
+  ActionsBlockElement,
+  Button,
+  ContextBlock,
+  KnownBlock,
+  SectionBlock,
+  StaticSelect,
+} from "@slack/types";
+import {
+  type Card,
+  type CardAction,
+  type CardMedia,
+  isCard,
+  progressBar,
+  type Tone,
+} from "../../core/cards.js";
+import type { Message } from "../../core/ports.js";
+import { SLACK_LIMITS as L } from "../limits.js";
+import { encodeActionId } from "./action-id.js";
+import { cut, escapeText, link, linkable, mrkdwn } from "./mrkdwn.js";
+
+/**
+ * Core messages as Block Kit: a header with the tone, sections for text and fields, the progress
+ * bar as text, images by URL, buttons and selects whose action_id routes the click back, and
+ * the footer as context. Pure: the adapter decides where files go and says so in `filesInThread`.
+ */
+
+export interface Rendered {
+  /** Notification and screen-reader text; Slack shows it where blocks cannot be shown. */
+  text: string;
+  blocks: KnownBlock[];
+}
+
+export interface RenderOptions {
+  /** The card's files are uploaded into the message's thread (not possible for ephemeral messages). */
+  filesInThread?: boolean;
+  /** Notifies this user. */
+  mentionUserId?: string;
+}
+
+const TONE: Record<Tone, string> = {
+  info: "ℹ️",
+  progress: "⏳",
+  success: "✅",
+  warning: "⚠️",
+  error: "❌",
+};
+
+const plain = (text: string, max: number) => ({
+  type: "plain_text" as const,
+  text: cut(text, max),
+  emoji: true,
+});
+
+const section = (text: string): SectionBlock => ({ type: "section", text: { type: "mrkdwn", text } });
+
+const context = (text: string): ContextBlock => ({
+  type: "context",
+  elements: [{ type: "mrkdwn", text: cut(text, L.contextText) }],
+});
+
+/** Paragraphs packed into as few sections as the text limit allows (a long one is cut). */
+function paragraphs(texts: readonly string[]): SectionBlock[] {
+  const sections: string[] = [];
+  for (const text of texts.map((t) => cut(t, L.sectionText))) {
+    const last = sections.at(-1);
+    if (last !== undefined && last.length + 2 + text.length <= L.sectionText)
+      sections[sections.length - 1] = `${last}\n\n${text}`;
+    else sections.push(text);
+  }
+  return sections.map(section);
+}
+
+const fieldText = (field: Card["fields"][number], max: number) =>
+  cut(`*${escapeText(field.name)}*\n${escapeText(field.value)}`, max);
+
+/** Inline fields side by side (Slack's two columns, ten per section); the others as paragraphs. */
+function fieldBlocks(fields: Card["fields"]): SectionBlock[] {
+  const blocks: SectionBlock[] = [];
+  let inline: SectionBlock | undefined;
+  for (const field of fields) {
+    if (!field.inline) {
+      inline = undefined;
+      blocks.push(...paragraphs([fieldText(field, L.sectionText)]));
+      continue;
+    }
+    if (!inline || (inline.fields?.length ?? 0) >= L.sectionFields) {
+      inline = { type: "section", fields: [] };
+      blocks.push(inline);
+    }
+    inline.fields!.push({ type: "mrkdwn", text: fieldText(field, L.sectionFieldText) });
+  }
+  return mergeParagraphs(blocks);
+}
+
+/** Consecutive text sections (non-inline fields) become one, so a long list stays within 50 blocks. */
+function mergeParagraphs(blocks: SectionBlock[]): SectionBlock[] {
+  const merged: SectionBlock[] = [];
+  for (const block of blocks) {
+    const last = merged.at(-1);
+    const text = block.text?.text;
+    const lastText = last?.text?.text;
+    if (text !== undefined && lastText !== undefined && lastText.length + 2 + text.length <= L.sectionText) {
+      merged[merged.length - 1] = section(`${lastText}\n\n${text}`);
+    } else merged.push(block);
+  }
+  return merged;
+}
+
+function isImageUrl(media: CardMedia): media is CardMedia & { url: string } {
+  return (
+    media.kind === "image" &&
+    media.url !== undefined &&
+    linkable(media.url) &&
+    L.imageBlockPath.test(new URL(media.url).pathname)
+  );
+}
+
+/** Images by URL become image blocks; uploaded files are announced; everything else is a link. */
+function mediaBlocks(card: Card, filesInThread: boolean): { blocks: KnownBlock[]; links: string[] } {
+  const blocks: KnownBlock[] = [];
+  const links: string[] = [];
+  const inThread: string[] = [];
+  for (const media of card.media) {
+    if (media.file && filesInThread) inThread.push(media.file.name);
+    else if (isImageUrl(media)) {
+      blocks.push({
+        type: "image",
+        image_url: media.url,
+        alt_text: cut(media.alt ?? media.name, L.altText),
+        title: plain(media.name, L.imageTitle),
+      });
+    } else if (media.url && linkable(media.url) && !card.links.some((l) => l.url === media.url)) {
+      links.push(link(media.url, media.name));
+    }
+  }
+  if (inThread.length > 0) {
+    blocks.push(context(`📎 ${inThread.map(escapeText).join(", ")}: in the thread of this message`));
+  }
+  return { blocks, links };
+}
+
+const BUTTON_STYLE: Record<string, Button["style"]> = {
+  primary: "primary",
+  success: "primary",
+  danger: "danger",
+};
+
+function control(action: CardAction): ActionsBlockElement | undefined {
+  if (action.type === "button") {
+    const style = BUTTON_STYLE[action.style];
+    return {
+      type: "button",
+      action_id: encodeActionId({
+        action: action.action,
+        jobId: action.jobId,
+        ...(action.value !== undefined && { value: action.value }),
+      }),
+      text: plain(action.label, L.buttonText),
+      ...(style && { style }),
+    };
+  }
+  const options = action.options
+    .filter((o) => o.value.length <= L.optionValue)
+    .slice(0, L.selectOptions)
+    .map((o) => ({
+      text: plain(o.label, L.optionText),
+      value: o.value,
+      ...(o.description && { description: plain(o.description, L.optionText) }),
+    }));
+  if (options.length === 0) return undefined;
+  const select: StaticSelect = {
+    type: "static_select",
+    action_id: encodeActionId({ action: action.action, jobId: action.jobId }),
+    placeholder: plain(action.placeholder, L.placeholder),
+    options,
+  };
+  return select;
+}
+
+function actionBlocks(actions: readonly CardAction[]): KnownBlock[] {
+  const elements = actions.map(control).filter((e) => e !== undefined);
+  const blocks: KnownBlock[] = [];
+  for (let i = 0; i < elements.length; i += L.actionsElements) {
+    blocks.push({ type: "actions", elements: elements.slice(i, i + L.actionsElements) });
+  }
+  return blocks;
+}
+
+function renderCard(card: Card, options: RenderOptions): Rendered {
+  const media = mediaBlocks(card, options.filesInThread ?? false);
+  const links = [
+    ...card.links.filter((l) => linkable(l.url)).map((l) => link(l.url, l.label)),
+    ...media.links,
+  ];
+  const progress = card.progress
+    ? [section(`*${escapeText(card.progress.label)}*   ${progressBar(card.progress.percent)}`)]
+    : [];
+  const head: KnownBlock[] = [
+    { type: "header", text: plain(`${TONE[card.tone]} ${card.title}`, L.headerText) },
+    ...(options.mentionUserId ? [section(`<@${options.mentionUserId}>`)] : []),
+    ...paragraphs(card.lines.map(escapeText)),
+    ...progress,
+    ...fieldBlocks(card.fields),
+    ...media.blocks,
+    ...(links.length > 0 ? [section(cut(links.join("  ·  "), L.sectionText))] : []),
+  ];
+  const tail: KnownBlock[] = [
+    ...actionBlocks(card.actions),
+    ...(card.footer ? [context(escapeText(card.footer))] : []),
+  ];
+  const room = L.messageBlocks - tail.length;
+  const blocks =
+    head.length <= room
+      ? [...head, ...tail]
+      : [...head.slice(0, room - 1), context("The rest is longer than a Slack message can show."), ...tail];
+  const summary = [card.title, card.progress?.label, card.lines[0]].filter(Boolean).join(": ");
+  const mention = options.mentionUserId ? `<@${options.mentionUserId}> ` : "";
+  return { text: mention + mrkdwn(summary, L.fallbackText), blocks };
+}
+
+export function renderMessage(message: Message, options: RenderOptions = {}): Rendered {
+  if (isCard(message)) return renderCard(message, options);
+  const mention = options.mentionUserId ? `<@${options.mentionUserId}> ` : "";
+  const text = mention + mrkdwn(message.text, L.sectionText - mention.length);
+  return { text: cut(text, L.fallbackText), blocks: [section(text)] };
+}

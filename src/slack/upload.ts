@@ -1,0 +1,80 @@
+import { createReadStream, createWriteStream } from "node:fs";
+import { mkdtemp, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { WebClient } from "@slack/web-api";
+import { Agent, request } from "undici";
+import type { OutgoingFile } from "../core/ports.js";
+
+/**
+ * Slack's external upload, streamed end to end: files.getUploadURLExternal (which wants the
+ * length first) -> POST the bytes to upload_url -> files.completeUploadExternal into a thread.
+ * The WebClient's filesUploadV2 does the same steps but reads the whole file into memory first.
+ */
+
+export interface UploadTarget {
+  channelId: string;
+  /** The message whose thread gets the file. */
+  threadTs: string;
+}
+
+/** A big video takes a while to send before Slack answers at all. */
+const uploads = new Agent({ headersTimeout: 10 * 60_000, bodyTimeout: 10 * 60_000 });
+
+interface Measured {
+  size: number;
+  open(): Promise<Readable>;
+  discard(): Promise<void>;
+}
+
+/** Slack needs the length up front: a file of unknown size is spooled to disk, never to memory. */
+async function measured(file: OutgoingFile): Promise<Measured> {
+  if (file.size !== undefined) return { size: file.size, open: () => file.open(), discard: async () => {} };
+  const dir = await mkdtemp(join(tmpdir(), "slack-upload-"));
+  const discard = () => rm(dir, { recursive: true, force: true });
+  try {
+    const path = join(dir, "file");
+    await pipeline(await file.open(), createWriteStream(path));
+    const { size } = await stat(path);
+    return { size, open: async () => createReadStream(path), discard };
+  } catch (error) {
+    await discard();
+    throw error;
+  }
+}
+
+/** Uploads `file` into the thread of a message; resolves with Slack's file id. */
+export async function uploadFile(
+  client: WebClient,
+  file: OutgoingFile,
+  target: UploadTarget,
+): Promise<string> {
+  const source = await measured(file);
+  try {
+    const ticket = await client.files.getUploadURLExternal({ filename: file.name, length: source.size });
+    if (!ticket.upload_url || !ticket.file_id)
+      throw new Error("files.getUploadURLExternal gave no upload_url");
+    const sent = await request(ticket.upload_url, {
+      method: "POST",
+      dispatcher: uploads,
+      headers: { "content-type": file.contentType, "content-length": String(source.size) },
+      body: await source.open(),
+    });
+    const answer = await sent.body.text();
+    if (sent.statusCode !== 200) {
+      throw new Error(
+        `Slack refused the upload of ${file.name}: HTTP ${sent.statusCode} ${answer.slice(0, 200)}`,
+      );
+    }
+    await client.files.completeUploadExternal({
+      files: [{ id: ticket.file_id, title: file.name }],
+      channel_id: target.channelId,
+      thread_ts: target.threadTs,
+    });
+    return ticket.file_id;
+  } finally {
+    await source.discard();
+  }
+}

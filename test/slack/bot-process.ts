@@ -1,0 +1,66 @@
+/**
+ * The whole bot (Bolt over HTTP, core, engine, sqlite) in a process of its own, so that its memory
+ * and its event loop are not shared with the fake Slack, the emulator or the test runner (the
+ * memory test and bench/slack-ack use it). It prints its events URL as one JSON line, then
+ * answers lines on stdin with one JSON line each, and stops when stdin ends:
+ *   measure  -> collects garbage, resets the kernel's peak-RSS mark, answers the resident size
+ *   report   -> answers the resident size and its peak since `measure`
+ *
+ *   node --expose-gc --import tsx bot-process.ts <slackApiUrl> <botToken> <signingSecret> <mediaUrl> <dir>
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { pino } from "pino";
+import { createMediaClient } from "../../src/core/api/client.js";
+import { createBot } from "../../src/core/bot.js";
+import { scaledPolicy } from "../../src/core/jobs/policy.js";
+import { startSlack } from "../../src/slack/index.js";
+import { openStores } from "../../src/store/index.js";
+
+const [apiUrl, botToken, signingSecret, mediaUrl, dir] = process.argv.slice(2);
+if (!apiUrl || !botToken || !signingSecret || !mediaUrl || !dir) throw new Error("usage: see the header");
+const gc = globalThis.gc;
+if (!gc) throw new Error("run with --expose-gc");
+
+/** Resident and peak resident size in bytes, as the kernel counts them. */
+function memory(): { rss: number; peak: number } {
+  const status = readFileSync("/proc/self/status", "utf8");
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1]) * 1024;
+  return { rss: kb("VmRSS"), peak: kb("VmHWM") };
+}
+
+const logger = pino({ level: "silent" });
+const stores = await openStores(`sqlite://${join(dir, "bot.sqlite")}`, undefined, logger);
+const media = createMediaClient({ baseUrl: mediaUrl, timeoutMs: 20_000, logger });
+const bot = createBot({
+  config: { media: { url: mediaUrl, apiKey: "test-key", thumbnailsListPath: "/api/thumbnails" } },
+  media,
+  stores,
+  engine: { policy: scaledPolicy(0.005) },
+  logger,
+});
+const slack = await startSlack({
+  config: { botToken, signingSecret, port: 0, apiUrl },
+  bot,
+  logger,
+  store: stores.keyv("slack"),
+  clientOptions: { retryConfig: { retries: 0 } },
+});
+await bot.start();
+console.log(JSON.stringify({ eventsUrl: slack.eventsUrl }));
+
+for await (const line of createInterface({ input: process.stdin })) {
+  if (line === "measure") {
+    gc();
+    // "5" resets VmHWM to the current resident size (Linux >= 4.0).
+    writeFileSync("/proc/self/clear_refs", "5");
+    console.log(JSON.stringify(memory()));
+  } else if (line === "report") {
+    console.log(JSON.stringify(memory()));
+  }
+}
+await slack.stop();
+await bot.stop();
+await media.close();
+await stores.close();

@@ -1,0 +1,218 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pino } from "pino";
+import { createMediaClient, type MediaClient } from "../../src/core/api/client.js";
+import { type Bot, createBot } from "../../src/core/bot.js";
+import { scaledPolicy } from "../../src/core/jobs/policy.js";
+import { type RunningSlack, type SlackConfig, startSlack } from "../../src/slack/index.js";
+import { openStores, type Stores } from "../../src/store/index.js";
+import { type Emulator, type EmulatorOptions, startEmulator } from "../fakes/media-api/index.js";
+import { solidPng } from "../fakes/media-api/png.js";
+import type { FakeSlack, InputValue, Message, SlackFile, SlackView } from "../fakes/slack/index.js";
+
+/**
+ * The whole bot over real parts, as in production: the real Bolt app (HTTP, or Socket Mode)
+ * against the fake Slack, the real core and job engine against the media API emulator, and
+ * sqlite stores in a temp dir. Job durations are compressed to milliseconds.
+ */
+
+export const silent = pino({ level: "silent" });
+const SECRETS_KEY = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+export interface WorldOptions {
+  socketMode?: boolean;
+  emulator?: EmulatorOptions;
+}
+
+export class SlackWorld {
+  private constructor(
+    readonly fake: FakeSlack,
+    readonly emu: Emulator,
+    readonly dir: string,
+    private readonly options: WorldOptions,
+    public stores: Stores,
+    public client: MediaClient,
+    public bot: Bot,
+    public slack: RunningSlack,
+  ) {}
+
+  static async start(fake: FakeSlack, options: WorldOptions = {}): Promise<SlackWorld> {
+    const emu = await startEmulator({ timeScale: 0.002, ...options.emulator });
+    emu.account("test-key").creditsLimit = 1_000_000;
+    const dir = mkdtempSync(join(tmpdir(), "slack-world-"));
+    const parts = await SlackWorld.bot(fake, emu, dir, options);
+    return new SlackWorld(fake, emu, dir, options, parts.stores, parts.client, parts.bot, parts.slack);
+  }
+
+  private static async bot(fake: FakeSlack, emu: Emulator, dir: string, options: WorldOptions) {
+    const stores = await openStores(`sqlite://${join(dir, "bot.sqlite")}`, SECRETS_KEY, silent);
+    const client = createMediaClient({
+      baseUrl: emu.url,
+      timeoutMs: 5_000,
+      retries: { maxRetries: 2, minDelayMs: 5, maxDelayMs: 20 },
+      logger: silent,
+    });
+    const bot = createBot({
+      config: { media: { url: emu.url, apiKey: "test-key", thumbnailsListPath: "/api/thumbnails" } },
+      media: client,
+      stores,
+      engine: { policy: scaledPolicy(0.005) },
+      logger: silent,
+    });
+    const config: SlackConfig = {
+      botToken: fake.botToken,
+      signingSecret: fake.signingSecret,
+      ...(options.socketMode && { appToken: fake.appToken }),
+      port: 0,
+      apiUrl: fake.apiUrl,
+    };
+    const slack = await startSlack({
+      config,
+      bot,
+      logger: silent,
+      store: stores.keyv("slack"),
+      clientOptions: { retryConfig: { retries: 0 } },
+    });
+    await bot.start();
+    return { stores, client, bot, slack };
+  }
+
+  get eventsUrl(): string {
+    if (!this.slack.eventsUrl) throw new Error("the Slack app runs in Socket Mode");
+    return this.slack.eventsUrl;
+  }
+
+  /** A stop and a new process over the same sqlite file, the same Slack and the same service. */
+  async restart(): Promise<void> {
+    await this.shutdown();
+    const parts = await SlackWorld.bot(this.fake, this.emu, this.dir, this.options);
+    Object.assign(this, parts);
+  }
+
+  async shutdown(): Promise<void> {
+    await this.slack.stop();
+    await this.bot.stop();
+    await this.client.close();
+    await this.stores.close();
+  }
+
+  async close(): Promise<void> {
+    await this.shutdown();
+    await this.emu.close();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  // ---- driving and reading -----------------------------------------------------------------
+
+  /** `/media <text>`, signed, as `user`; resolves with Bolt's answer. */
+  async command(text: string, user = this.fake.users.requester.id) {
+    return this.fake.slashCommand(this.eventsUrl, { text, user });
+  }
+
+  /** Polls until `predicate` gives something; generous, since the whole suite may share the CPU. */
+  until<T>(predicate: () => T | undefined | null | false, timeoutMs = 5_000): Promise<T> {
+    return this.fake.waitFor(predicate, timeoutMs);
+  }
+
+  /** Runs a command and resolves with the next ephemeral answer `user` gets, as text. */
+  async answer(text: string, user = this.fake.users.requester.id): Promise<string> {
+    const before = this.ephemeralTexts(user).length;
+    await this.command(text, user);
+    return this.until(() => this.ephemeralTexts(user)[before]);
+  }
+
+  /** Runs a command that starts a job and resolves with its message once the job ended. */
+  async job(text: string, user = this.fake.users.requester.id): Promise<Message> {
+    const before = this.jobCount();
+    await this.command(text, user);
+    return this.finished((await this.jobMessage(before)).ts);
+  }
+
+  /** Runs a command that needs a form and resolves with the modal Slack shows. */
+  async openForm(text: string, user = this.fake.users.requester.id): Promise<SlackView> {
+    const before = this.fake.views.length;
+    await this.command(text, user);
+    return this.until(() => this.fake.views[before]);
+  }
+
+  submit(view: SlackView, values: Record<string, InputValue>, user = view.user) {
+    return this.fake.viewSubmission(this.eventsUrl, { viewId: view.id, values, user });
+  }
+
+  /** A PNG a user attached in Slack. */
+  png(name = "photo.png", rgb: [number, number, number] = [200, 40, 40]): SlackFile {
+    return this.fake.addUserFile(solidPng(rgb), { name, mimetype: "image/png" });
+  }
+
+  /** Top-level messages of the channel (thread replies left out). */
+  channelMessages(): Message[] {
+    return this.fake.messages().filter((m) => m.thread_ts === undefined || m.thread_ts === m.ts);
+  }
+
+  replies(ts: string): Message[] {
+    return this.fake.messages().filter((m) => m.thread_ts === ts && m.ts !== ts);
+  }
+
+  /** How many job messages the channel holds (a new one's index). */
+  jobCount(): number {
+    return this.channelMessages().filter((m) => jobIdOf(m)).length;
+  }
+
+  /** The job message a command posted (its footer names the job), waiting for it to appear. */
+  async jobMessage(index = 0): Promise<Message> {
+    return this.until(() => this.channelMessages().filter((m) => jobIdOf(m))[index]);
+  }
+
+  /** The message once the job ended (✅ or ❌) and the requester was notified. */
+  async finished(ts: string, timeoutMs = 8_000): Promise<Message> {
+    return this.until(() => {
+      const message = this.fake.messages().find((m) => m.ts === ts);
+      const id = message && jobIdOf(message);
+      const header = message && headerOf(message);
+      const notified = this.channelMessages().some((m) => m.ts > ts && !jobIdOf(m) && m.text.includes("<@"));
+      return id && notified && (header?.startsWith("✅") || header?.startsWith("❌")) ? message : undefined;
+    }, timeoutMs);
+  }
+
+  /** Waits until the message shows something `match` accepts. */
+  async shows(ts: string, match: (m: Message) => boolean, timeoutMs = 8_000): Promise<Message> {
+    return this.until(() => {
+      const message = this.fake.messages().find((m) => m.ts === ts);
+      return message && match(message) ? message : undefined;
+    }, timeoutMs);
+  }
+
+  /** The ephemeral answers a user got, newest last, as text. */
+  ephemeralTexts(user = this.fake.users.requester.id): string[] {
+    return this.fake
+      .ephemerals()
+      .filter((m) => m.user === user)
+      .map((m) => `${m.text}\n${JSON.stringify(m.blocks)}`);
+  }
+
+  creations(path: string | RegExp) {
+    return this.emu.callsTo("POST", path);
+  }
+}
+
+export function headerOf(message: Pick<Message, "blocks">): string | undefined {
+  const header = message.blocks.find((b) => b.type === "header") as { text?: { text?: string } } | undefined;
+  return header?.text?.text;
+}
+
+/** The job id in a job message's footer ("Job <id>"). */
+export function jobIdOf(message: Pick<Message, "blocks">): string | undefined {
+  const json = JSON.stringify(message.blocks);
+  return /"text":"Job ([\w-]+)"/.exec(json)?.[1];
+}
+
+/** Everything a message shows, as one string, for `toContain` checks. */
+export function shown(message: Pick<Message, "text" | "blocks">): string {
+  return `${message.text}\n${JSON.stringify(message.blocks)}`;
+}
+
+/** The action_ids of a message's controls. */
+export function actionIds(message: Pick<Message, "blocks">): string[] {
+  return [...JSON.stringify(message.blocks).matchAll(/"action_id":"([^"]+)"/g)].map((m) => m[1]!);
+}

@@ -1,0 +1,43 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { type FakeSlack, startFakeSlack } from "../fakes/slack/index.js";
+import { headerOf, SlackWorld, shown } from "./harness.js";
+
+let fake: FakeSlack;
+let world: SlackWorld;
+
+afterEach(async () => {
+  await world?.close();
+  await fake?.close();
+});
+
+async function start() {
+  fake = await startFakeSlack();
+  world = await SlackWorld.start(fake);
+}
+
+describe("image generate over signed HTTP with the real Bolt app", () => {
+  it("acks, posts one job message, updates it in place, uploads the PNG into its thread and notifies once", async () => {
+    await start();
+
+    const answer = await world.command("image generate a red fox in snow --aspect-ratio 16:9 --seed 7");
+
+    expect(answer).toMatchObject({ status: 200, body: "" });
+    const job = await world.jobMessage();
+    const done = await world.finished(job.ts);
+    expect(headerOf(done)).toMatch(/^✅ Image: a red fox in snow/);
+    expect(done.edited).toBeDefined();
+    expect(shown(done)).toContain("in the thread of this message");
+    const [created] = world.creations("/api/image/generate");
+    expect(created?.json).toMatchObject({ prompt: "a red fox in snow", aspectRatio: "16:9", seed: 7 });
+    expect(fake.uploads).toEqual([
+      expect.objectContaining({ channel: fake.channelId, threadTs: job.ts, completed: true }),
+    ]);
+    expect(fake.uploads[0]?.filename).toMatch(/\.png$/);
+    expect(world.replies(job.ts)).toEqual([expect.objectContaining({ upload: true })]);
+    const notices = world.channelMessages().filter((m) => m.ts !== job.ts);
+    expect(notices).toEqual([
+      expect.objectContaining({ text: expect.stringMatching(/^<@U0REQUEST1> Image: .* is ready\./) }),
+    ]);
+    expect(fake.calls.filter((c) => !c.answered.ok)).toEqual([]);
+  });
+});

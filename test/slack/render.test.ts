@@ -1,0 +1,215 @@
+import { Readable } from "node:stream";
+import type { KnownBlock } from "@slack/types";
+import { describe, expect, it } from "vitest";
+import { type Card, card } from "../../src/core/cards.js";
+import { SLACK_LIMITS } from "../../src/slack/limits.js";
+import { decodeActionId, encodeActionId } from "../../src/slack/render/action-id.js";
+import { renderMessage } from "../../src/slack/render/card.js";
+import { cut, escapeText, link } from "../../src/slack/render/mrkdwn.js";
+import { messageBlockErrors } from "../fakes/slack/blocks.js";
+
+/** Renders and checks the blocks the way the fake Slack (and Slack) would refuse them. */
+function render(message: Card | { text: string }, options = {}) {
+  const rendered = renderMessage(message, options);
+  expect(messageBlockErrors(rendered.blocks)).toEqual([]);
+  return rendered;
+}
+
+const texts = (blocks: KnownBlock[]) => JSON.stringify(blocks);
+
+const file = {
+  name: "fox.png",
+  contentType: "image/png",
+  size: 3,
+  open: async () => Readable.from([Buffer.from("png")]),
+};
+
+describe("mrkdwn helpers", () => {
+  it("escapes & < > and makes links whose label and URL cannot break out", () => {
+    expect(escapeText("a < b && c > d")).toBe("a &lt; b &amp;&amp; c &gt; d");
+    expect(link("https://x.test/a b|c>", "Fox <1> | 2")).toBe(
+      "<https://x.test/a%20b%7Cc%3E|Fox &lt;1&gt; ¦ 2>",
+    );
+  });
+
+  it("cuts with an ellipsis, never inside an escape or an emoji", () => {
+    expect(cut("abcdef", 4)).toBe("abc…");
+    expect(cut(escapeText("ab<cd"), 6)).toBe("ab…");
+    expect(cut("ab🦊cd", 4)).toBe("ab…");
+  });
+});
+
+describe("action ids", () => {
+  it("round-trip our action, the job id and the value", () => {
+    const id = encodeActionId({ action: "confirm", jobId: "job:1/ä", value: "2" });
+    expect(id.startsWith("media:confirm:")).toBe(true);
+    expect(decodeActionId(id)).toEqual({ action: "confirm", jobId: "job:1/ä", value: "2" });
+    expect(decodeActionId(encodeActionId({ action: "animate", jobId: "j1" }))).toEqual({
+      action: "animate",
+      jobId: "j1",
+    });
+  });
+
+  it("refuse ids over Slack's 255 characters and ignore foreign ones", () => {
+    expect(() => encodeActionId({ action: "confirm", jobId: "x".repeat(250) })).toThrow(/255/);
+    expect(decodeActionId("keep_1")).toBeUndefined();
+    expect(decodeActionId("media:confirm")).toBeUndefined();
+    expect(decodeActionId("media:confirm:%E0:1")).toBeUndefined();
+  });
+});
+
+describe("renderMessage", () => {
+  it("renders a card as header, text, progress, fields, links, actions and footer", () => {
+    const { text, blocks } = render(
+      card("Image: a <red> fox", "progress", {
+        lines: ["Working on it & more"],
+        progress: { percent: 40, label: "Working" },
+        fields: [
+          { name: "Seed", value: "7", inline: true },
+          { name: "Ratio", value: "16:9", inline: true },
+          { name: "Prompt", value: "a red fox" },
+        ],
+        links: [{ label: "Download", url: "https://cdn.test/fox.mp4?sig=a&b=c" }],
+        actions: [
+          { type: "button", action: "confirm", jobId: "j1", value: "1", label: "Keep 1", style: "primary" },
+          { type: "button", action: "confirm_both", jobId: "j1", label: "Keep both", style: "success" },
+          { type: "button", action: "regenerate", jobId: "j1", label: "Again", style: "secondary" },
+        ],
+        footer: "Job j1",
+      }),
+    );
+
+    expect(text).toBe("Image: a &lt;red&gt; fox: Working: Working on it &amp; more");
+    expect(blocks).toEqual([
+      { type: "header", text: { type: "plain_text", text: "⏳ Image: a <red> fox", emoji: true } },
+      { type: "section", text: { type: "mrkdwn", text: "Working on it &amp; more" } },
+      { type: "section", text: { type: "mrkdwn", text: "*Working*   ▰▰▰▰▱▱▱▱▱▱ 40%" } },
+      {
+        type: "section",
+        fields: [
+          { type: "mrkdwn", text: "*Seed*\n7" },
+          { type: "mrkdwn", text: "*Ratio*\n16:9" },
+        ],
+      },
+      { type: "section", text: { type: "mrkdwn", text: "*Prompt*\na red fox" } },
+      { type: "section", text: { type: "mrkdwn", text: "<https://cdn.test/fox.mp4?sig=a&b=c|Download>" } },
+      {
+        type: "actions",
+        elements: [
+          expect.objectContaining({ action_id: "media:confirm:j1:1", style: "primary" }),
+          expect.objectContaining({ action_id: "media:confirm_both:j1", style: "primary" }),
+          expect.not.objectContaining({ style: expect.anything() }),
+        ],
+      },
+      { type: "context", elements: [{ type: "mrkdwn", text: "Job j1" }] },
+    ]);
+  });
+
+  it("shows images by URL, links other media, and announces files that go into the thread", () => {
+    const { blocks } = render(
+      card("Variants", "info", {
+        media: [
+          {
+            kind: "image",
+            name: "Variant 1",
+            url: "https://s3.test/storage/files/a/v1.png?X-Sig=1",
+            alt: "first",
+          },
+          { kind: "image", name: "Preview", url: "https://s3.test/preview?id=2" },
+          { kind: "video", name: "Clip", url: "https://s3.test/clip.mp4" },
+          { kind: "image", name: "Result", file, url: "https://s3.test/result.png" },
+        ],
+      }),
+      { filesInThread: true },
+    );
+
+    expect(blocks).toContainEqual(
+      expect.objectContaining({
+        type: "image",
+        image_url: "https://s3.test/storage/files/a/v1.png?X-Sig=1",
+        alt_text: "first",
+      }),
+    );
+    expect(texts(blocks)).toContain("<https://s3.test/preview?id=2|Preview>");
+    expect(texts(blocks)).toContain("<https://s3.test/clip.mp4|Clip>");
+    expect(texts(blocks)).toContain("📎 fox.png: in the thread of this message");
+    expect(texts(blocks)).not.toContain("result.png");
+  });
+
+  it("shows a file's link instead when it cannot go into a thread (ephemeral)", () => {
+    const { blocks } = render(
+      card("Video", "success", {
+        media: [{ kind: "video", name: "Clip", file, url: "https://s3.test/c.mp4" }],
+      }),
+    );
+    expect(texts(blocks)).toContain("<https://s3.test/c.mp4|Clip>");
+    expect(texts(blocks)).not.toContain("📎");
+  });
+
+  it("renders a select with its options and an encoded action id", () => {
+    const { blocks } = render(
+      card("Mockup", "success", {
+        actions: [
+          {
+            type: "select",
+            action: "animate",
+            jobId: "j2",
+            placeholder: "Animate…",
+            options: [
+              { label: "Luxury macro", value: "luxury_macro" },
+              { label: "Custom", value: "custom", description: "Uses the instruction" },
+            ],
+          },
+        ],
+      }),
+    );
+    expect(blocks.at(-1)).toEqual({
+      type: "actions",
+      elements: [
+        {
+          type: "static_select",
+          action_id: "media:animate:j2",
+          placeholder: { type: "plain_text", text: "Animate…", emoji: true },
+          options: [
+            { text: { type: "plain_text", text: "Luxury macro", emoji: true }, value: "luxury_macro" },
+            {
+              text: { type: "plain_text", text: "Custom", emoji: true },
+              value: "custom",
+              description: { type: "plain_text", text: "Uses the instruction", emoji: true },
+            },
+          ],
+        },
+      ],
+    });
+  });
+
+  it("cuts everything to Slack's limits and keeps a long message within 50 blocks", () => {
+    const { blocks, text } = render(
+      card("T".repeat(500), "success", {
+        lines: ["x".repeat(5000), "<".repeat(2000)],
+        fields: [
+          ...Array.from({ length: 25 }, (_, i) => ({ name: `F${i}`, value: "v".repeat(3000), inline: true })),
+          ...Array.from({ length: 200 }, (_, i) => ({ name: `Entry ${i}`, value: "w".repeat(1500) })),
+        ],
+        actions: [
+          { type: "button", action: "regenerate", jobId: "j", label: "L".repeat(100), style: "secondary" },
+        ],
+        footer: "Job j",
+      }),
+    );
+
+    expect(blocks).toHaveLength(SLACK_LIMITS.messageBlocks);
+    expect(blocks.at(-1)).toEqual({ type: "context", elements: [{ type: "mrkdwn", text: "Job j" }] });
+    expect(blocks.at(-2)).toMatchObject({ type: "actions" });
+    expect(texts(blocks)).toContain("The rest is longer than a Slack message can show.");
+    expect(text.length).toBeLessThanOrEqual(SLACK_LIMITS.fallbackText);
+  });
+
+  it("renders text messages with a mention", () => {
+    const { text, blocks } = render({ text: "Fox <1> is ready." }, { mentionUserId: "U1" });
+    expect(text).toBe("<@U1> Fox &lt;1&gt; is ready.");
+    expect(blocks).toEqual([
+      { type: "section", text: { type: "mrkdwn", text: "<@U1> Fox &lt;1&gt; is ready." } },
+    ]);
+  });
+});
