@@ -12,7 +12,7 @@ import { confirmingCard, variantsCard } from "../render/job.js";
 import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
 import { viewOf } from "./results.js";
-import { checkJobLimit, launch } from "./start.js";
+import { launch, startWithinLimit } from "./start.js";
 
 /**
  * Button and select clicks on a job's message. Every click gets an answer: the job changes, or
@@ -97,8 +97,8 @@ async function restoreVariants(media: MediaApi, job: JobRecord, adapter: ChatAda
 }
 
 const regenerate: Handler = async (core, job, event, adapter) => {
-  const command = commandByName(job.command);
-  if (!command?.regenerate) throw new ActionError("action.invalid", "This result cannot be regenerated.");
+  const again = commandByName(job.command)?.regenerate;
+  if (!again) throw new ActionError("action.invalid", "This result cannot be regenerated.");
   if (job.state !== "done")
     throw new ActionError("action.not_ready", "Regenerate works once the result is finished.");
   await claimOrRefuse(
@@ -107,13 +107,14 @@ const regenerate: Handler = async (core, job, event, adapter) => {
     REPEAT_CLAIM_MS,
     new ActionError("action.repeated", "Already regenerating: the new result appears in a new message."),
   );
-  await checkJobLimit(core, event.actor);
-  const started = await command.regenerate(await core.media(job.tenant), job.inputs as StartedJob["inputs"]);
-  await launch(core, adapter, {
-    command: job.command,
-    started,
-    actor: event.actor,
-    conversation: event.conversation,
+  await startWithinLimit(core, event.actor, async () => {
+    const started = await again(await core.media(job.tenant), job.inputs as StartedJob["inputs"]);
+    await launch(core, adapter, {
+      command: job.command,
+      started,
+      actor: event.actor,
+      conversation: event.conversation,
+    });
   });
 };
 
@@ -130,17 +131,19 @@ const animate: Handler = async (core, job, event, adapter) => {
     REPEAT_CLAIM_MS,
     new ActionError("action.repeated", "This animation is already being made: it appears in a new message."),
   );
-  await checkJobLimit(core, event.actor);
-  const started = await startMockupVideo(await core.media(job.tenant), {
-    mockupId: inputs.mockupId,
-    style,
-    ...(style === "custom" && typeof inputs.instruction === "string" && { prompt: inputs.instruction }),
-  });
-  await launch(core, adapter, {
-    command: "mockup.video",
-    started,
-    actor: event.actor,
-    conversation: event.conversation,
+  const mockupId = inputs.mockupId;
+  await startWithinLimit(core, event.actor, async () => {
+    const started = await startMockupVideo(await core.media(job.tenant), {
+      mockupId,
+      style,
+      ...(style === "custom" && typeof inputs.instruction === "string" && { prompt: inputs.instruction }),
+    });
+    await launch(core, adapter, {
+      command: "mockup.video",
+      started,
+      actor: event.actor,
+      conversation: event.conversation,
+    });
   });
 };
 

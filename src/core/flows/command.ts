@@ -7,7 +7,7 @@ import type { CommandEvent } from "../ports.js";
 import { type TenantRef, tenantKey, tenantOf } from "../tenancy.js";
 import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
-import { checkJobLimit, launch } from "./start.js";
+import { launch, startWithinLimit } from "./start.js";
 import { openAll, uploadAll } from "./uploads.js";
 
 /**
@@ -73,7 +73,6 @@ export async function handleCommand(core: Core, event: CommandEvent): Promise<vo
     const api = core.client.as(apiKey);
     media = api;
     await checkPicks(core, command, options, tenant, api);
-    if (command.starts) await checkJobLimit(core, actor);
 
     const ctx: CommandContext<typeof options> = {
       options,
@@ -88,14 +87,15 @@ export async function handleCommand(core: Core, event: CommandEvent): Promise<vo
       uploadLimit: adapter.uploadLimit(conversation),
       services: services(core),
     };
-    const outcome = await command.run(ctx);
-    if ("reply" in outcome) {
-      await adapter.post(conversation, outcome.reply, {
-        ephemeral: command.ephemeral ?? false,
-      });
-    } else {
-      await launch(core, adapter, { command: command.name, started: outcome.job, actor, conversation });
-    }
+    const answer = async () => {
+      const outcome = await command.run(ctx);
+      if ("reply" in outcome) {
+        await adapter.post(conversation, outcome.reply, { ephemeral: command.ephemeral ?? false });
+      } else {
+        await launch(core, adapter, { command: command.name, started: outcome.job, actor, conversation });
+      }
+    };
+    await (command.starts ? startWithinLimit(core, actor, answer) : answer());
   } catch (error) {
     // Option values stay out of the log: setup's carry an API key.
     const card = await failureCard(error, {

@@ -1,3 +1,4 @@
+import { withClaim } from "../../store/claims.js";
 import type { JobRecord } from "../../store/jobs.js";
 import type { StartedJob } from "../commands/define.js";
 import { JobLimitError } from "../commands/errors.js";
@@ -5,9 +6,22 @@ import type { Actor, ChatAdapter, ConversationRef } from "../ports.js";
 import { queuedCard, untrackedCard } from "../render/job.js";
 import type { Core } from "./core.js";
 
-/** Before any creation call: a person's running jobs are capped. */
-export async function checkJobLimit(core: Core, actor: Actor): Promise<void> {
-  if ((await core.engine.countActive(actor)) >= core.jobLimit) throw new JobLimitError(core.jobLimit);
+/**
+ * A person's running jobs are capped, checked before any creation call. Starts of one person run
+ * one at a time (a claim in the store, so across processes too): two commands sent together would
+ * otherwise both count the same running jobs and both pass. The claim outlives a slow upload.
+ */
+export async function startWithinLimit<T>(core: Core, actor: Actor, start: () => Promise<T>): Promise<T> {
+  const key = `start:${actor.platform}:${actor.tenantId}:${actor.userId}`;
+  return withClaim(
+    core.claims,
+    key,
+    async () => {
+      if ((await core.engine.countActive(actor)) >= core.jobLimit) throw new JobLimitError(core.jobLimit);
+      return start();
+    },
+    { ttlMs: 120_000, waitMs: 150_000 },
+  );
 }
 
 /**

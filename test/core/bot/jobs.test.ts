@@ -87,7 +87,9 @@ describe("jobs over time", () => {
     h.emu.planNextJob("thumbnail", { fail: "no face found in the reference" });
     const ref = await h.startJob("thumbnail.generate", { prompt: "a face" });
     const result = await h.finished(ref);
-    expect(result.lines[0]).toBe("The media service could not finish this job: no face found in the reference.");
+    expect(result.lines[0]).toBe(
+      "The media service could not finish this job: no face found in the reference.",
+    );
   });
 
   it("a person may run at most the limit of jobs at once; the next is refused before any call", async () => {
@@ -109,5 +111,16 @@ describe("jobs over time", () => {
     expect(list.title).toBe("Your jobs");
     expect(list.fields.map((f) => f.name)).toEqual(["Image: two", "Image: one"]);
     expect(text(list)).toMatch(/Queued|Working/);
+  });
+
+  it("commands sent at the same moment cannot slip past the limit together", async () => {
+    h = await Harness.start({ jobLimit: 2 });
+    for (let i = 0; i < 5; i++) h.emu.planNextJob("image", { durationMs: 5_000 });
+    await Promise.all(["a", "b", "c", "d", "e"].map((prompt) => h!.command("image.generate", { prompt })));
+    expect(h.creations("/api/image/generate")).toHaveLength(2);
+    const refusals = h.chat.posts.filter(
+      (p) => p.options.ephemeral && isCard(p.message) && p.message.title === "Too many jobs running",
+    );
+    expect(refusals).toHaveLength(3);
   });
 });
