@@ -64,10 +64,11 @@ export class Tenancy {
     conversation: ConversationRef,
     settings: TenantSettings,
   ): void {
-    if (command.adminOnly && !actor.isAdmin) {
+    const admin = isAdmin(actor, settings);
+    if (command.adminOnly && !admin) {
       throw new AccessError("access.admin_only", `Only admins can use ${command.name.replace(".", " ")}.`);
     }
-    if (actor.isAdmin) return;
+    if (admin) return;
     if (
       settings.allowedChannelIds.length > 0 &&
       !settings.allowedChannelIds.includes(conversation.channelId)
@@ -87,4 +88,9 @@ export class Tenancy {
       );
     }
   }
+}
+
+/** The platform's own admins (Manage Guild, workspace admin or owner), and those setup names. */
+export function isAdmin(actor: Actor, settings: Pick<TenantSettings, "adminUserIds">): boolean {
+  return actor.isAdmin || settings.adminUserIds.includes(actor.userId);
 }

@@ -11,6 +11,8 @@ export interface TenantSettings {
   allowedRoleIds: string[];
   /** Channels the bot answers in; empty means every channel. */
   allowedChannelIds: string[];
+  /** People who act as admins besides the platform's own (Slack has no roles to grant it with). */
+  adminUserIds: string[];
   /** Option defaults by option name, e.g. `{ aspect_ratio: "16:9" }`. */
   defaults: Record<string, string | number | boolean>;
   /** Whether the tenant has its own API key; the key itself only comes from `getApiKey`. */
@@ -24,6 +26,7 @@ export interface TenantPatch {
   apiKey?: string | null;
   allowedRoleIds?: string[];
   allowedChannelIds?: string[];
+  adminUserIds?: string[];
   defaults?: TenantSettings["defaults"];
 }
 
@@ -34,6 +37,8 @@ const recordSchema = z.object({
   apiKey: z.string().nullable(),
   allowedRoleIds: ids,
   allowedChannelIds: ids,
+  // Absent in records written before the list existed.
+  adminUserIds: ids.default([]),
   defaults,
   updatedAt: z.number().int().nonnegative(),
 });
@@ -67,6 +72,7 @@ export class TenantStore {
         apiKey: apiKey === undefined ? (current?.apiKey ?? null) : apiKey,
         allowedRoleIds: patch.allowedRoleIds ?? current?.allowedRoleIds ?? [],
         allowedChannelIds: patch.allowedChannelIds ?? current?.allowedChannelIds ?? [],
+        adminUserIds: patch.adminUserIds ?? current?.adminUserIds ?? [],
         defaults: patch.defaults ?? current?.defaults ?? {},
         updatedAt: Date.now(),
       });
@@ -101,6 +107,7 @@ function view(record: TenantRecord | undefined): TenantSettings {
   return {
     allowedRoleIds: record?.allowedRoleIds ?? [],
     allowedChannelIds: record?.allowedChannelIds ?? [],
+    adminUserIds: record?.adminUserIds ?? [],
     defaults: record?.defaults ?? {},
     hasApiKey: Boolean(record?.apiKey),
     updatedAt: record?.updatedAt ?? null,

@@ -12,6 +12,7 @@ describeEachBackend("tenants", (ctx) => {
     expect(await tenants.get(guild)).toEqual({
       allowedRoleIds: [],
       allowedChannelIds: [],
+      adminUserIds: [],
       defaults: {},
       hasApiKey: false,
       updatedAt: null,

@@ -7,14 +7,14 @@ import { defineCommand } from "./define.js";
 import { InputError, SetupError } from "./errors.js";
 import { flag, IMAGE_ASPECT_RATIOS, text } from "./options.js";
 
-/** "<@&123>, 456" -> ["123", "456"]; "none" (or "everyone") clears the list. */
+/** "<@&123>, <@U42|ann>, 456" -> ["123", "U42", "456"]; "none" (or "everyone") clears the list. */
 export function idList(value: string, option: string): string[] {
   if (/^\s*(none|all|everyone|any|-)\s*$/i.test(value)) return [];
   const ids = value
     .split(/[\s,]+/)
     .filter(Boolean)
-    // Discord role <@&id> and channel <#id> mentions, Slack channel mentions <#C123|name>.
-    .map((part) => part.replace(/^<(?:@&|#)([\w-]+)(?:\|[^>]*)?>$/, "$1"));
+    // Discord role <@&id>, user <@id> / <@!id> and channel <#id> mentions; Slack <@U1|ann>, <#C1|name>.
+    .map((part) => part.replace(/^<(?:@&|@!|@|#)([\w-]+)(?:\|[^>]*)?>$/, "$1"));
   const bad = ids.filter((id) => !/^[\w-]{1,40}$/.test(id));
   if (bad.length > 0) {
     throw new InputError(
@@ -43,6 +43,7 @@ function settingsCard(
       { name: "API key", value: key },
       { name: "Allowed roles", value: list(settings.allowedRoleIds, "Everyone"), inline: true },
       { name: "Allowed channels", value: list(settings.allowedChannelIds, "Every channel"), inline: true },
+      { name: "Extra admins", value: list(settings.adminUserIds, "None"), inline: true },
       {
         name: "Default aspect ratio",
         value: String(settings.defaults.aspect_ratio ?? "Service default"),
@@ -63,6 +64,7 @@ export const setup = defineCommand({
       "Roles allowed to use the bot (ids or mentions), or none for everyone",
     ).optional(),
     allowed_channels: text(1000, "Channels the bot works in (ids or mentions), or none for all").optional(),
+    admins: text(1000, "People who may act as admins here (user ids or mentions), or none").optional(),
     default_aspect_ratio: z
       .enum(IMAGE_ASPECT_RATIOS)
       .describe("Aspect ratio of images when none is given")
@@ -83,6 +85,7 @@ export const setup = defineCommand({
     if (options.allowed_channels !== undefined) {
       patch.allowedChannelIds = idList(options.allowed_channels, "allowed_channels");
     }
+    if (options.admins !== undefined) patch.adminUserIds = idList(options.admins, "admins");
     if (options.default_aspect_ratio !== undefined) {
       patch.defaults = { ...settings.defaults, aspect_ratio: options.default_aspect_ratio };
     }

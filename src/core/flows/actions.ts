@@ -9,6 +9,7 @@ import { startMockupVideo } from "../commands/mockup.js";
 import { ANIMATION_STYLES, type AnimationStyle } from "../commands/options.js";
 import type { ActionEvent, ChatAdapter, MessageRef } from "../ports.js";
 import { confirmingCard, variantsCard } from "../render/job.js";
+import { isAdmin } from "../tenancy.js";
 import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
 import { viewOf } from "./results.js";
@@ -163,7 +164,8 @@ export async function handleAction(core: Core, event: ActionEvent): Promise<void
         "The bot no longer knows this job (finished jobs are kept for 30 days). Run the command again.",
       );
     }
-    if (job.requester.userId !== event.actor.userId && !event.actor.isAdmin) {
+    const settings = await core.tenancy.settings(job.tenant);
+    if (job.requester.userId !== event.actor.userId && !isAdmin(event.actor, settings)) {
       throw new AccessError(
         "access.not_requester",
         "Only the person who started this job, or an admin, can use its buttons.",

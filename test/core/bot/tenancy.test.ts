@@ -89,6 +89,23 @@ describe("setup and tenancy", () => {
     expect(h.chat.lastCard().title).toBe("Media service usage");
   });
 
+  it("people named in admins act as admins: setup and past the allow-lists", async () => {
+    h = await Harness.start();
+    await h.command(
+      "setup",
+      { admins: "<@U042|ann>, user-1", allowed_channels: "channel-9" },
+      { actor: admin() },
+    );
+    expect(text(h.chat.lastCard())).toContain("Extra admins: U042, user-1");
+    await h.command("usage");
+    expect(h.chat.lastCard().title).toBe("Media service usage");
+    await h.command("setup", { default_aspect_ratio: "16:9" });
+    expect(h.chat.lastCard()).toMatchObject({ title: "Settings saved" });
+    await h.command("setup", { admins: "none" }, { actor: admin() });
+    await h.command("usage");
+    expect(h.lastEphemeral().lines[0]).toMatch(/not enabled in this channel/);
+  });
+
   it("setup without options shows the current settings", async () => {
     h = await Harness.start();
     await h.command("setup", {}, { actor: admin() });

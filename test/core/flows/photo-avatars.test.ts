@@ -132,6 +132,14 @@ describe("photo_avatar.design", () => {
     expect((await h.finished(ref)).tone).toBe("success");
     expect(confirmCalls()).toHaveLength(1);
   });
+
+  it("someone setup names as an admin may choose for others too", async () => {
+    const { ref } = await designed();
+    await h.command("setup", { admins: "<@helper-7>" }, { actor: admin() });
+    await h.click(ref, "confirm", "2", actor({ userId: "helper-7" }));
+    expect((await h.finished(ref)).tone).toBe("success");
+    expect(confirmCalls()).toHaveLength(1);
+  });
 });
 
 describe("photo_avatar.selfie", () => {
