@@ -9,7 +9,14 @@ import type { Actor } from "../ports.js";
 import type { JobHooks, TrackRequest } from "./contract.js";
 import { Delivery } from "./delivery.js";
 import { Pace } from "./pace.js";
-import { backoff, jittered, type PolicyOverrides, type PollPolicy, pollDelay, resolvePolicy } from "./policy.js";
+import {
+  backoff,
+  jittered,
+  type PolicyOverrides,
+  type PollPolicy,
+  pollDelay,
+  resolvePolicy,
+} from "./policy.js";
 import { isTerminal, type Outcome, type Patch, updateJob } from "./records.js";
 import { Scheduler } from "./scheduler.js";
 import { EditThrottle } from "./throttle.js";
@@ -47,6 +54,10 @@ export interface JobEngine {
   stop(): Promise<void>;
 }
 
+function isRunning(state: JobState): boolean {
+  return state === "queued" || state === "working" || state === "retrying";
+}
+
 export function createJobEngine(opts: JobEngineOptions): JobEngine {
   return new Engine(opts);
 }
@@ -69,8 +80,10 @@ interface Tracked {
   pace: Pace;
   /** Consecutive failed status reads. */
   errors: { count: number; since: number } | undefined;
-  /** This job's store writes, one after another. */
-  writes: Promise<void>;
+  /** Changes not yet written: later ones merge into it while it waits for the store. */
+  pending: Patch | undefined;
+  /** The write of `pending` under way or queued, if any. */
+  flushing: Promise<void> | undefined;
   /** The outcome to deliver, until it is stored. */
   outcome?: Outcome;
 }
@@ -93,6 +106,11 @@ class Engine implements JobEngine {
   private readonly log: Logger;
   /** The caps toward the service: every status read goes through it. */
   private readonly reads: PQueue;
+  /**
+   * Store writes off the critical path (progress, leases), a few at a time: the store runs its
+   * statements in order, and a burst of these must not stand between a finished job and its post.
+   */
+  private readonly background = new PQueue({ concurrency: 2 });
   private readonly scheduler: Scheduler;
   private readonly throttle: EditThrottle;
   private readonly delivery: Delivery;
@@ -106,6 +124,7 @@ class Engine implements JobEngine {
   private running = false;
   private timers: NodeJS.Timeout[] = [];
   private sweeping: Promise<void> | undefined;
+  private renewing: Promise<void> | undefined;
 
   constructor(opts: JobEngineOptions) {
     this.policy = resolvePolicy(opts.policy);
@@ -156,7 +175,8 @@ class Engine implements JobEngine {
   }
 
   async finish(jobId: string, status: NormalizedStatus): Promise<void> {
-    if (!isTerminal(status.state)) throw new TypeError(`finish() takes a done or failed status, not ${status.state}`);
+    if (!isTerminal(status.state))
+      throw new TypeError(`finish() takes a done or failed status, not ${status.state}`);
     const under = this.delivering.get(jobId);
     if (under) return under;
     const tracked = this.jobs.get(jobId);
@@ -175,7 +195,9 @@ class Engine implements JobEngine {
     if (!job) throw new Error(`resume(): no job ${jobId}`);
     if (job.state === "needs_choice") {
       // The choice is made: the job is running again, for a restart as much as for this engine.
-      job = await updateJob(this.store, job, (now) => (now.state === "needs_choice" ? { state: "working" } : undefined));
+      job = await updateJob(this.store, job, (now) =>
+        now.state === "needs_choice" ? { state: "working" } : undefined,
+      );
     }
     if (job && this.running) await this.takeUp(job);
   }
@@ -250,13 +272,22 @@ class Engine implements JobEngine {
       return;
     }
     if (!(await this.claims.acquire(leaseKey(job.id), this.owner, this.policy.pollLeaseMs))) return;
-    if (!this.running || this.jobs.has(job.id)) {
+    // Read again under the lease: a sweep's list may predate the last holder's final write (a
+    // choice to wait for, an outcome), and polling from that snapshot would redo what it did.
+    const fresh = await this.store.get(job.id).catch((error: unknown) => {
+      this.log.warn({ err: error, jobId: job.id }, "could not read the job to take it up");
+      return undefined;
+    });
+    if (!fresh || !this.running || this.jobs.has(job.id) || !isRunning(fresh.state)) {
       await this.releaseLease(job.id);
+      if (fresh && this.running && isTerminal(fresh.state) && fresh.delivery !== "delivered") {
+        this.enterDelivery(fresh, undefined, 0);
+      }
       return;
     }
     const now = this.now();
-    this.jobs.set(job.id, tracking(job, "poll"));
-    this.throttle.seed(job.id, job.state, job.progress, now);
+    this.jobs.set(job.id, tracking(fresh, "poll"));
+    this.throttle.seed(job.id, fresh.state, fresh.progress, now);
     this.scheduler.schedule(job.id, now + jittered(this.policy.firstPollMs, this.policy.jitter));
   }
 
@@ -265,10 +296,11 @@ class Engine implements JobEngine {
     const id = tracked.job.id;
     const wasPolling = tracked.mode === "poll";
     tracked.mode = "deliver";
+    // The outcome supersedes progress not yet written; the delivery writes it under its claim.
+    tracked.pending = undefined;
     this.scheduler.cancel(id);
     await this.throttle.settle(id);
-    await tracked.writes;
-    if (wasPolling) await this.releaseLease(id);
+    if (wasPolling) this.hold(this.background.add(() => this.releaseLease(id)));
     return tracked.job;
   }
 
@@ -290,7 +322,10 @@ class Engine implements JobEngine {
   private async read(tracked: Tracked): Promise<void> {
     if (!this.isPolling(tracked)) return;
     const controller = new AbortController();
-    const timeout = setTimeout(() => controller.abort(new Error("status read timed out")), this.policy.requestTimeoutMs);
+    const timeout = setTimeout(
+      () => controller.abort(new Error("status read timed out")),
+      this.policy.requestTimeoutMs,
+    );
     this.readControllers.add(controller);
     const read = this.fetchStatus(tracked.job, controller.signal).finally(() => {
       clearTimeout(timeout);
@@ -339,7 +374,8 @@ class Engine implements JobEngine {
       });
     }
 
-    if (this.worthStoring(tracked.stored, status)) this.write(tracked, { state: status.state, progress: status.progress });
+    if (this.worthStoring(tracked.stored, status))
+      this.write(tracked, { state: status.state, progress: status.progress });
     this.throttle.offer(job.id, status, () => this.show(tracked, status));
     const delay = pollDelay(this.policy, {
       kind: job.kind,
@@ -372,7 +408,10 @@ class Engine implements JobEngine {
     const permanent = error instanceof BotError && !error.retryable;
     const limit = permanent ? this.policy.giveUpPermanentAfterMs : this.policy.giveUpAfterMs;
     if (now - errors.since >= limit) {
-      this.log.error({ err: error, jobId: job.id, failures: errors.count }, "job status unreadable: giving up");
+      this.log.error(
+        { err: error, jobId: job.id, failures: errors.count },
+        "job status unreadable: giving up",
+      );
       this.hold(
         this.settle(tracked, {
           status: { state: "failed", progress: tracked.seen.progress, terminal: true },
@@ -385,7 +424,10 @@ class Engine implements JobEngine {
       return;
     }
     const level = errors.count === 1 ? "warn" : "debug";
-    this.log[level]({ err: error, jobId: job.id, failures: errors.count }, "job status read failed; will retry");
+    this.log[level](
+      { err: error, jobId: job.id, failures: errors.count },
+      "job status read failed; will retry",
+    );
     const { errorBaseMs, errorMaxMs } = this.policy;
     const wait = Math.max(
       backoff(errors.count, errorBaseMs, errorMaxMs),
@@ -399,8 +441,16 @@ class Engine implements JobEngine {
   private async awaitChoice(tracked: Tracked, status: NormalizedStatus): Promise<void> {
     const id = tracked.job.id;
     this.jobs.delete(id);
-    this.write(tracked, { state: "needs_choice", progress: status.progress, result: status.result ?? null });
-    await tracked.writes;
+    tracked.pending = undefined;
+    // Written before the buttons show, so a click (resume, finish) finds the job waiting.
+    const waiting = await updateJob(this.store, tracked.job, (now) =>
+      isTerminal(now.state) || now.delivery !== "pending"
+        ? undefined
+        : { state: "needs_choice", progress: status.progress, result: status.result ?? null },
+    ).catch((error: unknown) =>
+      this.log.warn({ err: error, jobId: id }, "could not store the choice to make"),
+    );
+    if (waiting) tracked.job = waiting;
     await this.throttle.force(id, status, () => this.show(tracked, status));
     await this.throttle.settle(id);
     await this.releaseLease(id);
@@ -415,30 +465,51 @@ class Engine implements JobEngine {
     }
   }
 
-  /** Queues a store write behind this job's earlier ones; a failed write is retried by the next change. */
+  /**
+   * Records a change in the background lane. A change made while the previous one still waits
+   * for the store merges into it, so a slow store gets fewer, newer writes instead of a backlog.
+   * A failed write is retried by the next change.
+   */
   private write(tracked: Tracked, patch: Patch): void {
-    const id = tracked.job.id;
+    tracked.pending = { ...tracked.pending, ...patch };
     tracked.stored = {
       state: patch.state ?? tracked.stored.state,
       progress: patch.progress === undefined ? tracked.stored.progress : patch.progress,
     };
-    tracked.writes = tracked.writes.then(async () => {
-      try {
-        const stored = await updateJob(this.store, tracked.job, (now) =>
-          isTerminal(now.state) || now.delivery !== "pending" ? undefined : patch,
-        );
-        if (!stored) {
-          this.forget(id);
-          return;
-        }
-        tracked.job = stored;
-        // Someone else recorded an outcome (another engine's finish()): it gets delivered from there.
-        if (isTerminal(stored.state) && tracked.mode === "poll") this.hold(this.takeOver(tracked));
-      } catch (error) {
-        this.log.warn({ err: error, jobId: id }, "could not store the job's progress");
+    this.flush(tracked);
+  }
+
+  private flush(tracked: Tracked): void {
+    if (tracked.flushing || !tracked.pending) return;
+    tracked.flushing = this.background
+      .add(() => this.writePending(tracked))
+      .finally(() => {
+        tracked.flushing = undefined;
+        this.flush(tracked);
+      });
+    this.hold(tracked.flushing);
+  }
+
+  private async writePending(tracked: Tracked): Promise<void> {
+    const patch = tracked.pending;
+    tracked.pending = undefined;
+    if (!patch) return;
+    const id = tracked.job.id;
+    try {
+      // Checked at every try: a job that left polling meanwhile (an outcome, a choice) keeps that.
+      const stored = await updateJob(this.store, tracked.job, (now) =>
+        !this.isPolling(tracked) || isTerminal(now.state) || now.delivery !== "pending" ? undefined : patch,
+      );
+      if (!stored) {
+        this.forget(id);
+        return;
       }
-    });
-    this.hold(tracked.writes);
+      tracked.job = stored;
+      // Someone else recorded an outcome (another engine's finish()): it gets delivered from there.
+      if (isTerminal(stored.state) && tracked.mode === "poll") this.hold(this.takeOver(tracked));
+    } catch (error) {
+      this.log.warn({ err: error, jobId: id }, "could not store the job's progress");
+    }
   }
 
   private async takeOver(tracked: Tracked): Promise<void> {
@@ -504,21 +575,34 @@ class Engine implements JobEngine {
   // Leases and bookkeeping
   // ---------------------------------------------------------------------------------------------
 
-  /** All leases at once, well before they lapse: one that is lost means another engine has the job. */
-  private async renewLeases(): Promise<void> {
+  /**
+   * Every lease, well before it lapses, through the background lane (ten thousand renewals at once
+   * would queue ahead of everything else in the store). One that is lost means another engine has
+   * the job.
+   */
+  private renewLeases(): Promise<void> {
+    this.renewing ??= this.renewAll().finally(() => {
+      this.renewing = undefined;
+    });
+    return this.renewing;
+  }
+
+  private async renewAll(): Promise<void> {
     const polled = [...this.jobs.values()].filter((t) => t.mode === "poll");
     await Promise.all(
-      polled.map(async (tracked) => {
-        const id = tracked.job.id;
-        try {
-          if (await this.claims.renew(leaseKey(id), this.owner, this.policy.pollLeaseMs)) return;
-          if (await this.claims.acquire(leaseKey(id), this.owner, this.policy.pollLeaseMs)) return;
-          this.log.warn({ jobId: id }, "poll lease lost to another engine; leaving the job to it");
-          if (this.jobs.get(id) === tracked && tracked.mode === "poll") this.forget(id);
-        } catch (error) {
-          this.log.warn({ err: error, jobId: id }, "poll lease renewal failed");
-        }
-      }),
+      polled.map((tracked) =>
+        this.background.add(async () => {
+          const id = tracked.job.id;
+          try {
+            if (await this.claims.renew(leaseKey(id), this.owner, this.policy.pollLeaseMs)) return;
+            if (await this.claims.acquire(leaseKey(id), this.owner, this.policy.pollLeaseMs)) return;
+            this.log.warn({ jobId: id }, "poll lease lost to another engine; leaving the job to it");
+            if (this.jobs.get(id) === tracked && tracked.mode === "poll") this.forget(id);
+          } catch (error) {
+            this.log.warn({ err: error, jobId: id }, "poll lease renewal failed");
+          }
+        }),
+      ),
     );
   }
 
@@ -544,7 +628,8 @@ function tracking(job: JobRecord, mode: Tracked["mode"]): Tracked {
     lastMoveAt: job.lastProgressAt,
     pace: new Pace(),
     errors: undefined,
-    writes: Promise.resolve(),
+    pending: undefined,
+    flushing: undefined,
   };
 }
 
@@ -560,7 +645,10 @@ function outcomeOf(status: NormalizedStatus): Outcome {
   if (status.state !== "failed") return { status, error: null };
   return {
     status,
-    error: { code: "job.failed", message: status.message ?? "The media service reported that the job failed." },
+    error: {
+      code: "job.failed",
+      message: status.message ?? "The media service reported that the job failed.",
+    },
   };
 }
 

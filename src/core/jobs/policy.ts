@@ -121,7 +121,10 @@ export const DEFAULT_POLICY: PollPolicy = {
 /** Fields to change; `kinds` merges per kind, so one kind can be changed alone. */
 export type PolicyOverrides = Partial<Omit<PollPolicy, "kinds">> & { kinds?: Partial<PollPolicy["kinds"]> };
 
-export function resolvePolicy(overrides: PolicyOverrides = {}, base: PollPolicy = DEFAULT_POLICY): PollPolicy {
+export function resolvePolicy(
+  overrides: PolicyOverrides = {},
+  base: PollPolicy = DEFAULT_POLICY,
+): PollPolicy {
   return { ...base, ...overrides, kinds: { ...base.kinds, ...overrides.kinds } };
 }
 
@@ -150,9 +153,7 @@ function scaleDurations<T>(value: T, scale: number, key = ""): T {
   if (typeof value === "number") return (key.endsWith("Ms") ? value * scale : value) as T;
   if (Array.isArray(value)) return value.map((item) => scaleDurations(item, scale)) as T;
   if (typeof value === "object" && value !== null) {
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, scaleDurations(v, scale, k)]),
-    ) as T;
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scaleDurations(v, scale, k)])) as T;
   }
   return value;
 }
@@ -182,6 +183,20 @@ export function pollDelay(policy: PollPolicy, ctx: PollContext, random: () => nu
   return Math.max(policy.minIntervalMs, jittered(delay, policy.jitter, random));
 }
 
+/**
+ * First poll of a job taken up from the store (start, sweep): anywhere within one interval of
+ * its kind and age, so ten thousand resumed jobs poll at their usual rate from the first second
+ * instead of all at once.
+ */
+export function resumeDelay(
+  policy: PollPolicy,
+  kind: JobKind,
+  ageMs: number,
+  random: () => number = Math.random,
+): number {
+  return random() * stepFor(policy.kinds[kind].steps, ageMs);
+}
+
 function stepFor(steps: IntervalStep[], ageMs: number): number {
   const step = steps.find((s) => ageMs < s.untilAgeMs) ?? steps[steps.length - 1];
   if (!step) throw new Error("a poll policy kind needs at least one interval step");
@@ -189,7 +204,12 @@ function stepFor(steps: IntervalStep[], ageMs: number): number {
 }
 
 /** Exponential backoff with equal jitter: never under half the step, so retries still spread out. */
-export function backoff(attempt: number, baseMs: number, maxMs: number, random: () => number = Math.random): number {
+export function backoff(
+  attempt: number,
+  baseMs: number,
+  maxMs: number,
+  random: () => number = Math.random,
+): number {
   const step = Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1));
   return step / 2 + random() * (step / 2);
 }

@@ -24,7 +24,11 @@ export function outcomePatch({ status, error }: Outcome): Patch {
  * after a restart, so a re-delivery posts exactly what the first one did.
  */
 export function statusOf(job: JobRecord): NormalizedStatus {
-  const status: NormalizedStatus = { state: job.state, progress: job.progress, terminal: isTerminal(job.state) };
+  const status: NormalizedStatus = {
+    state: job.state,
+    progress: job.progress,
+    terminal: isTerminal(job.state),
+  };
   if (job.error) status.message = job.error.message;
   if (job.result !== null) status.result = job.result as unknown as JobResult;
   return status;

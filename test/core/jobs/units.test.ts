@@ -1,0 +1,118 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { describe, expect, it } from "vitest";
+import type { NormalizedStatus } from "../../../src/core/api/job-status.js";
+import { Pace } from "../../../src/core/jobs/pace.js";
+import { DEFAULT_POLICY, fixedPolicy, pollDelay, scaledPolicy } from "../../../src/core/jobs/policy.js";
+import { Scheduler } from "../../../src/core/jobs/scheduler.js";
+import { EditThrottle } from "../../../src/core/jobs/throttle.js";
+
+const mid = () => 0.5; // no jitter
+const s = 1_000;
+
+describe("pollDelay", () => {
+  it("slows down with age, per kind, without a progress rate", () => {
+    const at = (kind: "image" | "video", ageMs: number) =>
+      pollDelay(DEFAULT_POLICY, { kind, ageMs, remainingMs: undefined }, mid);
+    expect([at("image", 0), at("image", 2 * 60 * s), at("image", 20 * 60 * s)]).toEqual([
+      2 * s,
+      3 * s,
+      10 * s,
+    ]);
+    expect([at("video", 0), at("video", 60 * s), at("video", 5 * 60 * s), at("video", 20 * 60 * s)]).toEqual([
+      3 * s,
+      6 * s,
+      15 * s,
+      30 * s,
+    ]);
+  });
+
+  it("waits half the remaining time, capped per kind, and backs off once overdue", () => {
+    const video = (remainingMs: number, ageMs = 5 * 60 * s) =>
+      pollDelay(DEFAULT_POLICY, { kind: "video", ageMs, remainingMs }, mid);
+    expect(video(4 * 60 * s)).toBe(30 * s); // far: the kind's longest wait
+    expect(video(20 * s)).toBe(10 * s);
+    expect(video(500)).toBe(1 * s); // near: the shortest
+    expect(video(-4 * s)).toBe(2 * s); // overdue: half of how late
+    expect(video(-120 * s)).toBe(15 * s); // ...up to the age step
+  });
+
+  it("spreads waits by the jitter and never below the minimum", () => {
+    const ctx = { kind: "image" as const, ageMs: 0, remainingMs: undefined };
+    expect(pollDelay(DEFAULT_POLICY, ctx, () => 0)).toBeCloseTo(1.6 * s);
+    expect(pollDelay(DEFAULT_POLICY, ctx, () => 1)).toBeCloseTo(2.4 * s);
+    expect(pollDelay(DEFAULT_POLICY, { ...ctx, remainingMs: 10 }, () => 0)).toBe(
+      DEFAULT_POLICY.minIntervalMs,
+    );
+  });
+
+  it("scales durations only, and the fixed baseline ignores age and progress", () => {
+    const scaled = scaledPolicy(0.01);
+    expect(scaled.kinds.video.stuckAfterMs).toBe(18 * s);
+    expect(scaled.kinds.video.steps[0]).toEqual({ untilAgeMs: 300, everyMs: 30 });
+    expect(scaled.maxRequestsPerSecond).toBe(DEFAULT_POLICY.maxRequestsPerSecond);
+    expect(scaled.progressStep).toBe(DEFAULT_POLICY.progressStep);
+    const naive = fixedPolicy(2 * s);
+    expect(
+      pollDelay(naive, { kind: "video", ageMs: 60 * 60 * s, remainingMs: 5 * 60 * s }, Math.random),
+    ).toBe(2 * s);
+  });
+});
+
+describe("Pace", () => {
+  it("projects the end from the working rate, and keeps it while progress stands still", () => {
+    const pace = new Pace();
+    pace.observe("queued", null, 0);
+    pace.observe("working", 10, 10 * s);
+    expect(pace.remainingMs(10 * s)).toBeUndefined();
+    pace.observe("working", 20, 20 * s); // 1 point per second
+    expect(pace.remainingMs(20 * s)).toBe(80 * s);
+    pace.observe("working", 20, 50 * s);
+    expect(pace.remainingMs(50 * s)).toBe(50 * s);
+    pace.observe("retrying", 20, 60 * s);
+    expect(pace.remainingMs(60 * s)).toBeUndefined();
+  });
+});
+
+describe("Scheduler", () => {
+  it("fires due jobs in order behind one timer; rescheduling and cancelling void the old entry", async () => {
+    const fired: string[] = [];
+    const scheduler = new Scheduler(Date.now, (id) => fired.push(id));
+    const now = Date.now();
+    scheduler.schedule("c", now + 30);
+    scheduler.schedule("a", now + 10);
+    scheduler.schedule("b", now + 20);
+    scheduler.schedule("x", now + 5);
+    scheduler.cancel("x");
+    scheduler.schedule("c", now + 1);
+    await sleep(60);
+    expect(fired).toEqual(["c", "a", "b"]);
+    expect(scheduler.size).toBe(0);
+    scheduler.stop();
+  });
+});
+
+describe("EditThrottle", () => {
+  it("shows changes only, at most once per interval, one at a time", async () => {
+    let t = 0;
+    const throttle = new EditThrottle(100, () => t);
+    const status = (progress: number): NormalizedStatus => ({ state: "working", progress, terminal: false });
+    const shown: number[] = [];
+    const show = (p: number) => async () => {
+      shown.push(p);
+    };
+    throttle.seed("j", "queued", null, 0);
+    expect(throttle.offer("j", status(10), show(10))).toBe(false); // within the interval of the first card
+    t = 100;
+    expect(throttle.offer("j", status(10), show(10))).toBe(true);
+    expect(throttle.offer("j", status(15), show(15))).toBe(false); // one edit in flight at a time
+    await sleep(0);
+    t = 250;
+    expect(throttle.offer("j", status(10), show(10))).toBe(false); // unchanged
+    expect(throttle.offer("j", status(20), show(20))).toBe(true);
+    t = 300;
+    expect(throttle.offer("j", status(30), show(30))).toBe(false);
+    await throttle.force("j", { state: "needs_choice", progress: 30, terminal: false }, show(99));
+    await throttle.settle("j");
+    expect(shown).toEqual([10, 20, 99]);
+  });
+});
