@@ -2,6 +2,7 @@ import { createMediaClient } from "./core/api/client.js";
 import { createBot } from "./core/bot.js";
 import type { Config } from "./core/config.js";
 import { createLogger, type Logger } from "./core/log.js";
+import { startDiscord } from "./discord/index.js";
 import { startSlack } from "./slack/index.js";
 import { openStores } from "./store/index.js";
 
@@ -23,15 +24,19 @@ export async function startApp(config: Config, logger: Logger = createLogger({ l
     logger,
   });
   const bot = createBot({ config, media, stores, logger });
+  const discord = config.discord
+    ? await startDiscord({ config: config.discord, bot, logger, store: stores.keyv("discord") })
+    : undefined;
   const slack = config.slack
     ? await startSlack({ config: config.slack, bot, logger, store: stores.keyv("slack") })
     : undefined;
   await bot.start();
-  logger.info({ platforms: [slack && "slack"].filter(Boolean) }, "media bot started");
+  logger.info({ platforms: [discord && "discord", slack && "slack"].filter(Boolean) }, "media bot started");
 
   const running: RunningApp = {
     ...(slack?.eventsUrl && { slackEventsUrl: slack.eventsUrl }),
     async stop() {
+      await discord?.stop();
       await slack?.stop();
       await bot.stop();
       await media.close();

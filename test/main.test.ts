@@ -4,13 +4,19 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { type FakeDiscord, startFakeDiscord } from "./fakes/discord/index.js";
 import { type Emulator, startEmulator } from "./fakes/media-api/index.js";
 import { type FakeSlack, startFakeSlack } from "./fakes/slack/index.js";
 
 /** `npm start` as a newcomer runs it: the real entry point in its own process, configured by env. */
 
 const root = new URL("..", import.meta.url).pathname;
-const started: { child?: ChildProcess; emu?: Emulator; fake?: FakeSlack; dir?: string }[] = [];
+const started: {
+  child?: ChildProcess;
+  emu?: Emulator;
+  fake?: FakeSlack | FakeDiscord;
+  dir?: string;
+}[] = [];
 
 function run(env: Record<string, string>) {
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
@@ -102,6 +108,40 @@ describe("npm start", () => {
     // The key reached the service but never the logs.
     expect(output.stdout + output.stderr).not.toContain("test-key");
     expect(output.stdout + output.stderr).not.toContain(fake.botToken);
+
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+  }, 40_000);
+
+  it("logs into Discord, registers the commands and answers /usage, then stops cleanly", async () => {
+    const emu = await startEmulator();
+    const fake = await startFakeDiscord();
+    const dir = mkdtempSync(join(tmpdir(), "main-"));
+    const { child, output, exited } = run({
+      MEDIA_API_URL: emu.url,
+      MEDIA_API_KEY: "test-key",
+      STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`,
+      DISCORD_TOKEN: fake.token,
+      DISCORD_REST_URL: fake.restUrl,
+      DISCORD_GUILD_ID: fake.guild.id,
+    });
+    started.push({ child, emu, fake, dir });
+    await until(
+      () => output.stdout.includes("media bot started"),
+      20_000,
+      () => output.stdout + output.stderr,
+    );
+    expect(fake.commands(fake.guild.id).map((c) => c.name)).toContain("usage");
+
+    const interaction = await fake.sendCommand({ name: "usage" });
+    const answer = await until(
+      () => fake.original(interaction.id)?.embeds.find((e) => /Credits left/.test(JSON.stringify(e))),
+      10_000,
+      () => JSON.stringify(fake.original(interaction.id)),
+    );
+    expect(JSON.stringify(answer)).toContain("1000");
+    fake.assertNoValidationErrors();
+    expect(output.stdout + output.stderr).not.toContain(fake.token);
 
     child.kill("SIGTERM");
     expect(await exited).toBe(0);

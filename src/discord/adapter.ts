@@ -1,0 +1,187 @@
+import { createHash } from "node:crypto";
+import { type APIMessage, DiscordAPIError, MessageFlags, type REST, Routes } from "discord.js";
+import type { Logger } from "../core/log.js";
+import type { ChatAdapter, ConversationRef, Json, Message, MessageRef, PostOptions } from "../core/ports.js";
+import { filesOf } from "./files.js";
+import { DISCORD_LIMITS } from "./limits.js";
+import { renderMessage } from "./render/message.js";
+
+/**
+ * The core's chat port on Discord. While an interaction's token is young (under 14 of its 15
+ * minutes) messages go through it: the deferred reply becomes the first message, later ones are
+ * followups, edits use the interaction webhook. After that, and for the keyed posts that announce
+ * a finished job, the bot token edits and posts channel messages. Every reference carries what it
+ * needs (token and its age) as plain JSON, so a job resumed after a restart edits the same way.
+ */
+
+/** How the interaction was acknowledged: a deferred reply (public or private), or a deferred update of a clicked message. */
+export type Deferral = "public" | "ephemeral" | "update";
+
+/** The parts of a discord.js interaction the adapter keeps. */
+export interface InteractionInfo {
+  id: string;
+  token: string;
+  channelId: string | null;
+  /** From the snowflake: Discord's time of the interaction, which the token's 15 minutes count from. */
+  createdTimestamp: number;
+  attachmentSizeLimit?: number | null;
+}
+
+interface TokenData {
+  token: string;
+  /** When the interaction was created (ms). */
+  at: number;
+}
+
+export interface DiscordAdapterOptions {
+  rest: REST;
+  /** Known once the client is ready; interactions and resumed jobs come after that. */
+  applicationId(): string;
+  clock?: { now(): number };
+  logger: Logger;
+}
+
+/** Discord's codes for a webhook token that no longer works. */
+const EXPIRED_TOKEN = new Set([50027, 10015]);
+
+function tokenOf(data: ConversationRef["data"]): TokenData | undefined {
+  return typeof data?.token === "string" && typeof data.at === "number"
+    ? { token: data.token, at: data.at }
+    : undefined;
+}
+
+/** enforce_nonce makes a repeated create return the first message; nonces hold 25 characters. */
+export function nonceOf(idempotencyKey: string): string {
+  return createHash("sha256").update(idempotencyKey).digest("base64url").slice(0, DISCORD_LIMITS.nonce);
+}
+
+export class DiscordAdapter implements ChatAdapter {
+  readonly platform = "discord" as const;
+  /** Interactions whose deferred reply ("is thinking…") has not become a message yet, by creation time. */
+  private readonly placeholders = new Map<string, number>();
+  private readonly clock: { now(): number };
+
+  constructor(private readonly options: DiscordAdapterOptions) {
+    this.clock = options.clock ?? Date;
+  }
+
+  /** The conversation of an interaction just acknowledged, for the core's event. */
+  conversation(interaction: InteractionInfo, deferral: Deferral): ConversationRef {
+    this.forgetDeadPlaceholders();
+    if (deferral !== "update") this.placeholders.set(interaction.id, interaction.createdTimestamp);
+    return {
+      platform: "discord",
+      channelId: interaction.channelId ?? "",
+      data: {
+        interactionId: interaction.id,
+        token: interaction.token,
+        at: interaction.createdTimestamp,
+        deferral,
+        sizeLimit: interaction.attachmentSizeLimit ?? DISCORD_LIMITS.defaultUploadBytes,
+      },
+    };
+  }
+
+  /** The interaction's attachment_size_limit (boosted servers take more), carried by its conversation and messages. */
+  uploadLimit(target: ConversationRef | MessageRef): number {
+    const limit = target.data?.sizeLimit;
+    return typeof limit === "number" && limit > 0 ? limit : DISCORD_LIMITS.defaultUploadBytes;
+  }
+
+  async post(target: ConversationRef, message: Message, options: PostOptions = {}): Promise<MessageRef> {
+    const rendered = renderMessage(
+      message,
+      options.mentionUserId ? { mentionUserId: options.mentionUserId } : {},
+    );
+    const files = await filesOf(rendered, this.uploadLimit(target));
+    const token = this.live(target.data);
+    const ephemeral = options.ephemeral === true;
+    const { rest } = this.options;
+    // A keyed post must survive a crash and a retry: only channel messages know nonces.
+    if (options.idempotencyKey || !token) {
+      if (ephemeral) throw new Error("a private answer needs a live interaction token");
+      const nonce = options.idempotencyKey && nonceOf(options.idempotencyKey);
+      const body = { ...rendered.body, ...(nonce && { nonce, enforce_nonce: true }) };
+      const posted = await rest.post(Routes.channelMessages(target.channelId), { body, files });
+      return this.ref(posted as APIMessage, target, undefined, false);
+    }
+
+    const original = Routes.webhookMessage(this.options.applicationId(), token.token, "@original");
+    if (this.placeholders.delete(String(target.data?.interactionId))) {
+      if ((target.data?.deferral === "ephemeral") === ephemeral) {
+        const edited = await rest.patch(original, { body: rendered.body, files, auth: false });
+        return this.ref(edited as APIMessage, target, token, ephemeral);
+      }
+      // A deferral decides whether its reply is private; the other kind needs a message of its own.
+      await rest.delete(original, { auth: false });
+    }
+    const sent = await rest.post(Routes.webhook(this.options.applicationId(), token.token), {
+      body: { ...rendered.body, ...(ephemeral && { flags: MessageFlags.Ephemeral }) },
+      files,
+      auth: false,
+      query: new URLSearchParams({ wait: "true" }),
+    });
+    return this.ref(sent as APIMessage, target, token, ephemeral);
+  }
+
+  async edit(ref: MessageRef, message: Message): Promise<void> {
+    const rendered = renderMessage(message);
+    const files = await filesOf(rendered, this.uploadLimit(ref));
+    const { rest, applicationId, logger } = this.options;
+    const ephemeral = ref.data?.ephemeral === true;
+    const token = this.live(ref.data);
+    if (token) {
+      try {
+        await rest.patch(Routes.webhookMessage(applicationId(), token.token, ref.messageId), {
+          body: rendered.body,
+          files,
+          auth: false,
+        });
+        return;
+      } catch (error) {
+        // The bot's clock ran behind Discord's and the token died early: the bot token still works.
+        const expired = error instanceof DiscordAPIError && EXPIRED_TOKEN.has(Number(error.code));
+        if (!expired || ephemeral) throw error;
+        logger.debug({ messageId: ref.messageId }, "interaction token expired: editing with the bot token");
+      }
+    }
+    if (ephemeral) {
+      throw new Error("a private message can only be edited while its interaction token lives (15 minutes)");
+    }
+    await rest.patch(Routes.channelMessage(ref.channelId, ref.messageId), { body: rendered.body, files });
+  }
+
+  /** The token, while it has a safe margin left. */
+  private live(data: ConversationRef["data"]): TokenData | undefined {
+    const token = tokenOf(data);
+    return token && this.clock.now() - token.at < DISCORD_LIMITS.tokenSafeAgeMs ? token : undefined;
+  }
+
+  /** A placeholder the core never answered (it failed to post) is gone with its token. */
+  private forgetDeadPlaceholders(): void {
+    const now = this.clock.now();
+    for (const [id, at] of this.placeholders) {
+      if (now - at < DISCORD_LIMITS.tokenLifetimeMs) break;
+      this.placeholders.delete(id);
+    }
+  }
+
+  private ref(
+    message: APIMessage,
+    target: ConversationRef,
+    token: TokenData | undefined,
+    ephemeral: boolean,
+  ): MessageRef {
+    const data: { [key: string]: Json } = {
+      ...(token && { token: token.token, at: token.at }),
+      ...(ephemeral && { ephemeral: true }),
+      ...(typeof target.data?.sizeLimit === "number" && { sizeLimit: target.data.sizeLimit }),
+    };
+    return {
+      platform: "discord",
+      channelId: message.channel_id,
+      messageId: message.id,
+      ...(Object.keys(data).length > 0 && { data }),
+    };
+  }
+}

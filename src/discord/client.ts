@@ -1,0 +1,27 @@
+import { Client, GatewayIntentBits, type RESTOptions } from "discord.js";
+import type { Config } from "../core/config.js";
+
+export type DiscordConfig = NonNullable<Config["discord"]>;
+
+/**
+ * discord.js REST options. DISCORD_REST_URL points it at a REST proxy, or at the local fake in
+ * tests. Requests go through Node's own fetch: @discordjs/rest's default sends through the
+ * process-wide undici dispatcher, which the project's undici 7 replaces as soon as it loads, and
+ * that dispatcher cannot read the multipart bodies @discordjs/rest builds (every upload failed).
+ */
+export function restOptions(config: Pick<DiscordConfig, "restUrl">): Partial<RESTOptions> {
+  return { api: config.restUrl, makeRequest: fetch as unknown as RESTOptions["makeRequest"] };
+}
+
+/**
+ * The discord.js client. Interactions need no intent at all; Guilds is the one discord.js needs
+ * to know the guilds and channels it is in. No message content, no members, no presences: the
+ * bot reads nothing people write, only what they send it through its commands.
+ */
+export function createDiscordClient(config: DiscordConfig): Client {
+  return new Client({
+    intents: [GatewayIntentBits.Guilds],
+    rest: restOptions(config),
+    allowedMentions: { parse: [] },
+  });
+}

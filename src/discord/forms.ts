@@ -1,0 +1,84 @@
+import { describeOptions, type OptionInfo } from "../core/commands/catalogue.js";
+import type { AnyCommand } from "../core/commands/define.js";
+import { DISCORD_LIMITS } from "./limits.js";
+import type { FormField } from "./render/modal.js";
+
+/**
+ * Which options a command asks in a modal instead of on the command line: the long description
+ * of a photo avatar (five free-text traits are tedious as slash options), and secrets (an API
+ * key typed as an option would show in the channel's "used /setup" line and the client's history).
+ */
+
+const FORM_ONLY: Readonly<Record<string, readonly string[]>> = {
+  "photo_avatar.design": ["gender", "age", "ethnicity", "outfit", "background"],
+};
+
+const FORM_PREFIX = "mb1form:";
+
+export function isFormOnly(command: AnyCommand, option: string): boolean {
+  return FORM_ONLY[command.name]?.includes(option) ?? false;
+}
+
+const described = new WeakMap<AnyCommand, OptionInfo[]>();
+
+/** Read from the zod schema once per command: it is asked before every first response. */
+function optionsOf(command: AnyCommand): OptionInfo[] {
+  let options = described.get(command);
+  if (!options) {
+    options = describeOptions(command);
+    described.set(command, options);
+  }
+  return options;
+}
+
+/**
+ * The options the modal for this invocation asks: the form-only ones, and the secrets the user
+ * asked to enter (a secret is registered as a yes/no option "enter it in a private form").
+ * Empty: no modal, the command runs at once.
+ */
+export function formOptions(command: AnyCommand, given: Record<string, unknown>): OptionInfo[] {
+  return optionsOf(command).filter(
+    (o) => isFormOnly(command, o.name) || (o.secret === true && given[o.name] === true),
+  );
+}
+
+/** The command line without the yes/no of its secrets: their values come from the modal. */
+export function commandLineOptions(
+  command: AnyCommand,
+  given: Record<string, unknown>,
+): Record<string, unknown> {
+  const secrets = new Set<string>(command.secret ?? []);
+  return Object.fromEntries(Object.entries(given).filter(([name]) => !secrets.has(name)));
+}
+
+const ACRONYMS = new Set(["api", "id", "url"]);
+
+/** "api_key" -> "API key", "photo_avatar.design" -> "Photo avatar design". */
+export function humanize(name: string): string {
+  const words = name
+    .split(/[._\s]+/)
+    .filter(Boolean)
+    .map((w) => (ACRONYMS.has(w) ? w.toUpperCase() : w));
+  const [first = "", ...rest] = words;
+  return [first.charAt(0).toUpperCase() + first.slice(1), ...rest].join(" ");
+}
+
+export function formFields(options: readonly OptionInfo[]): FormField[] {
+  return options.map((o) => ({
+    name: o.name,
+    label: humanize(o.name),
+    description: o.description,
+    // A secret the user chose to enter must be given; the form-only traits stay optional.
+    required: o.required || o.secret === true,
+    ...(o.minLength !== undefined && { minLength: o.minLength }),
+    maxLength: o.maxLength ?? DISCORD_LIMITS.textInputMax,
+  }));
+}
+
+export function formCustomId(key: string): string {
+  return `${FORM_PREFIX}${key}`;
+}
+
+export function formKeyOf(customId: string): string | undefined {
+  return customId.startsWith(FORM_PREFIX) ? customId.slice(FORM_PREFIX.length) || undefined : undefined;
+}

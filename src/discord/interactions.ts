@@ -1,0 +1,175 @@
+import {
+  type AutocompleteInteraction,
+  type ButtonInteraction,
+  type ChatInputCommandInteraction,
+  type Interaction,
+  MessageFlags,
+  type ModalSubmitInteraction,
+  type StringSelectMenuInteraction,
+} from "discord.js";
+import PQueue from "p-queue";
+import type { Bot } from "../core/bot.js";
+import { commandByName } from "../core/commands/catalogue.js";
+import type { Logger } from "../core/log.js";
+import { actorOf } from "./actor.js";
+import type { DiscordAdapter } from "./adapter.js";
+import { catalogueName } from "./commands.js";
+import { decodeControlId } from "./custom-id.js";
+import { commandLineOptions, formCustomId, formFields, formKeyOf, formOptions, humanize } from "./forms.js";
+import { DISCORD_LIMITS as L } from "./limits.js";
+import { dmNotice, expiredFormNotice, staleControlNotice } from "./notices.js";
+import { readOptions } from "./options.js";
+import type { PendingForms } from "./pending-forms.js";
+import { formModal } from "./render/modal.js";
+import { cut } from "./render/text.js";
+
+/**
+ * Interactions in, core events out. Each handler gives Discord its first response before
+ * anything else (a defer, or a modal), since an interaction not answered within 3 s is dead; the
+ * core's work then waits in a queue, so a burst of commands cannot delay the acknowledgements of
+ * the ones still arriving.
+ */
+
+export interface InteractionHandlerOptions {
+  bot: Pick<Bot, "handleCommand" | "handleAction" | "handleAutocomplete">;
+  adapter: DiscordAdapter;
+  forms: PendingForms;
+  logger: Logger;
+}
+
+export interface InteractionHandler {
+  handle(interaction: Interaction): Promise<void>;
+  /** Resolves once the queued work is done. */
+  idle(): Promise<void>;
+}
+
+/** Commands and clicks the core works on at once (as many as Slack's side). */
+const CONCURRENT_WORK = 16;
+
+export function createInteractionHandler(options: InteractionHandlerOptions): InteractionHandler {
+  const { bot, adapter, forms, logger } = options;
+  const work = new PQueue({ concurrency: CONCURRENT_WORK });
+  const later = (what: string, task: () => Promise<unknown>) => {
+    work.add(task).catch((error: unknown) => logger.error({ err: error }, `${what} failed`));
+  };
+
+  /** The first response of a command or a form: "thinking…", in public or privately. */
+  async function defer(i: ChatInputCommandInteraction | ModalSubmitInteraction, ephemeral: boolean) {
+    await i.deferReply(ephemeral ? { flags: MessageFlags.Ephemeral } : {});
+    return adapter.conversation(i, ephemeral ? "ephemeral" : "public");
+  }
+
+  async function command(i: ChatInputCommandInteraction): Promise<void> {
+    const name = catalogueName(i.commandName, i.options.getSubcommand(false));
+    const def = commandByName(name);
+    if (!i.inGuild()) {
+      const conversation = await defer(i, true);
+      later("DM notice", () => adapter.post(conversation, dmNotice, { ephemeral: true }));
+      return;
+    }
+    const input = readOptions(def, i.options.data);
+    const asked = def ? formOptions(def, input.options) : [];
+    if (def && asked.length > 0) {
+      const key = forms.put({
+        command: def,
+        options: commandLineOptions(def, input.options),
+        attachments: input.attachments,
+        userId: i.user.id,
+      });
+      await i.showModal(formModal(formCustomId(key), humanize(def.name), formFields(asked)));
+      return;
+    }
+    // A command the catalogue lacks (a stale registration) gets the core's private error.
+    const conversation = await defer(i, def ? def.ephemeral === true : true);
+    later(name, () =>
+      bot.handleCommand({
+        command: name,
+        options: def ? commandLineOptions(def, input.options) : input.options,
+        attachments: input.attachments,
+        actor: actorOf(i),
+        conversation,
+      }),
+    );
+  }
+
+  async function modal(i: ModalSubmitInteraction): Promise<void> {
+    const key = formKeyOf(i.customId);
+    const pending = key === undefined ? undefined : forms.take(key, i.user.id);
+    const conversation = await defer(i, pending ? pending.command.ephemeral === true : true);
+    if (!pending) {
+      later("expired form notice", () => adapter.post(conversation, expiredFormNotice, { ephemeral: true }));
+      return;
+    }
+    const typed = Object.fromEntries(
+      [...i.fields.fields.values()].flatMap((f) =>
+        "value" in f && typeof f.value === "string" ? [[f.customId, f.value]] : [],
+      ),
+    );
+    later(pending.command.name, () =>
+      bot.handleCommand({
+        command: pending.command.name,
+        options: { ...pending.options, ...typed },
+        attachments: pending.attachments,
+        actor: actorOf(i),
+        conversation,
+      }),
+    );
+  }
+
+  async function control(i: ButtonInteraction | StringSelectMenuInteraction): Promise<void> {
+    await i.deferUpdate();
+    const conversation = adapter.conversation(i, "update");
+    const decoded = decodeControlId(i.customId);
+    if (!decoded) {
+      later("stale control notice", () =>
+        adapter.post(conversation, staleControlNotice, { ephemeral: true }),
+      );
+      return;
+    }
+    const value = i.isStringSelectMenu() ? i.values[0] : decoded.value;
+    later(decoded.action, () =>
+      bot.handleAction({
+        action: decoded.action,
+        jobId: decoded.jobId,
+        ...(value !== undefined && { value }),
+        actor: actorOf(i),
+        message: { platform: "discord", channelId: i.message.channelId, messageId: i.message.id },
+        conversation,
+      }),
+    );
+  }
+
+  /** Answered at once from the core's cached lists; Discord allows no defer here. */
+  async function autocomplete(i: AutocompleteInteraction): Promise<void> {
+    const focused = i.options.getFocused(true);
+    const choices = i.inGuild()
+      ? await bot.handleAutocomplete({
+          command: catalogueName(i.commandName, i.options.getSubcommand(false)),
+          option: focused.name,
+          query: String(focused.value),
+          actor: actorOf(i),
+        })
+      : [];
+    await i.respond(
+      choices
+        .filter((c) => c.value.length <= L.choiceValue)
+        .slice(0, L.autocompleteChoices)
+        .map((c) => ({ name: cut(c.label, L.choiceName) || c.value, value: c.value })),
+    );
+  }
+
+  return {
+    async handle(interaction) {
+      try {
+        if (interaction.isChatInputCommand()) await command(interaction);
+        else if (interaction.isAutocomplete()) await autocomplete(interaction);
+        else if (interaction.isModalSubmit()) await modal(interaction);
+        else if (interaction.isButton() || interaction.isStringSelectMenu()) await control(interaction);
+      } catch (error) {
+        // Mostly a first response that came too late (10062): nothing can reach the user any more.
+        logger.warn({ err: error, interactionId: interaction.id }, "interaction not answered");
+      }
+    },
+    idle: () => work.onIdle(),
+  };
+}

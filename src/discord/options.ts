@@ -1,0 +1,39 @@
+import { ApplicationCommandOptionType, type CommandInteractionOption } from "discord.js";
+import type { AnyCommand } from "../core/commands/define.js";
+import type { Attachment } from "../core/ports.js";
+import { fileOptionBase } from "./commands.js";
+import { userAttachment } from "./files.js";
+
+export interface CommandInput {
+  /** Raw values by option name, as Discord typed them; the core validates them. */
+  options: Record<string, unknown>;
+  /** Files by the catalogue's option name (`image_2` is another file of `image`). */
+  attachments: Record<string, Attachment[]>;
+}
+
+const NESTING = new Set([
+  ApplicationCommandOptionType.Subcommand,
+  ApplicationCommandOptionType.SubcommandGroup,
+]);
+
+/** The options of the subcommand that was used (or of the command itself). */
+function leaf(data: readonly CommandInteractionOption[]): readonly CommandInteractionOption[] {
+  const nested = data[0];
+  return nested && NESTING.has(nested.type) ? leaf(nested.options ?? []) : data;
+}
+
+export function readOptions(
+  command: AnyCommand | undefined,
+  data: readonly CommandInteractionOption[],
+): CommandInput {
+  const input: CommandInput = { options: {}, attachments: {} };
+  for (const option of leaf(data)) {
+    if (option.attachment) {
+      const name = command ? fileOptionBase(command, option.name) : option.name;
+      input.attachments[name] = [...(input.attachments[name] ?? []), userAttachment(option.attachment)];
+    } else if (option.value !== undefined) {
+      input.options[option.name] = option.value;
+    }
+  }
+  return input;
+}

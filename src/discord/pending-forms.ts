@@ -1,0 +1,42 @@
+import { randomBytes } from "node:crypto";
+import type { AnyCommand } from "../core/commands/define.js";
+import type { Attachment } from "../core/ports.js";
+
+/** A command waiting for its modal: what the command line already gave. */
+export interface PendingForm {
+  command: AnyCommand;
+  options: Record<string, unknown>;
+  attachments: Record<string, Attachment[]>;
+  /** The user the modal was shown to. */
+  userId: string;
+}
+
+/** Long enough to fill in a form without hurry; the attachments' CDN links outlive it. */
+const FORM_TTL_MS = 60 * 60_000;
+
+/**
+ * Commands between their modal and its submission. Kept in memory: a modal's custom_id holds
+ * 100 characters, too few for a name and attachment links, and a restart in between is answered
+ * with "run the command again".
+ */
+export class PendingForms {
+  private readonly forms = new Map<string, PendingForm & { at: number }>();
+
+  constructor(private readonly clock: { now(): number } = Date) {}
+
+  put(form: PendingForm): string {
+    const now = this.clock.now();
+    for (const [key, entry] of this.forms) if (now - entry.at > FORM_TTL_MS) this.forms.delete(key);
+    const key = randomBytes(9).toString("base64url");
+    this.forms.set(key, { ...form, at: now });
+    return key;
+  }
+
+  /** The form, once: a second submission of the same modal finds nothing. */
+  take(key: string, userId: string): PendingForm | undefined {
+    const entry = this.forms.get(key);
+    if (!entry || entry.userId !== userId || this.clock.now() - entry.at > FORM_TTL_MS) return undefined;
+    this.forms.delete(key);
+    return entry;
+  }
+}

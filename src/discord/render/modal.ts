@@ -1,0 +1,48 @@
+import {
+  type APIModalInteractionResponseCallbackData,
+  ComponentType,
+  TextInputStyle,
+} from "discord-api-types/v10";
+import { DISCORD_LIMITS as L } from "../limits.js";
+import { cut } from "./text.js";
+
+/** One text box of a form; `name` is the command option it fills and the input's custom_id. */
+export interface FormField {
+  name: string;
+  label: string;
+  description?: string;
+  required: boolean;
+  minLength?: number;
+  maxLength: number;
+}
+
+/** Above this a prompt-like value gets a paragraph box rather than one line. */
+const ONE_LINE_MAX = 200;
+
+/** A modal of labelled text inputs (Discord's current modal layout: one Label per input). */
+export function formModal(
+  customId: string,
+  title: string,
+  fields: readonly FormField[],
+): APIModalInteractionResponseCallbackData {
+  if (fields.length === 0 || fields.length > L.modalComponents) {
+    throw new RangeError(`a modal holds 1-${L.modalComponents} inputs, not ${fields.length}`);
+  }
+  return {
+    custom_id: customId,
+    title: cut(title, L.modalTitle),
+    components: fields.map((f) => ({
+      type: ComponentType.Label,
+      label: cut(f.label, L.modalLabel),
+      ...(f.description && { description: cut(f.description, L.modalLabelDescription) }),
+      component: {
+        type: ComponentType.TextInput,
+        custom_id: f.name,
+        style: f.maxLength > ONE_LINE_MAX ? TextInputStyle.Paragraph : TextInputStyle.Short,
+        required: f.required,
+        max_length: Math.min(f.maxLength, L.textInputMax),
+        ...(f.required && f.minLength !== undefined && { min_length: f.minLength }),
+      },
+    })),
+  };
+}

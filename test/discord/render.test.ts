@@ -1,0 +1,241 @@
+import { Readable } from "node:stream";
+import {
+  IncomingWebhookRequestPartialSchema,
+  IncomingWebhookUpdateRequestPartialSchema,
+  MessageCreateRequestSchema,
+  MessageEditRequestPartialSchema,
+  ModalInteractionCallbackRequestSchema,
+} from "discord-api-spec/zod";
+import { ComponentType } from "discord-api-types/v10";
+import { describe, expect, it } from "vitest";
+import { card } from "../../src/core/cards.js";
+import { COMMANDS } from "../../src/core/commands/catalogue.js";
+import { animateSelect } from "../../src/core/flows/results.js";
+import type { OutgoingFile } from "../../src/core/ports.js";
+import { errorCard } from "../../src/core/render/errors.js";
+import { progressCard, queuedCard, resultCard, variantsCard } from "../../src/core/render/job.js";
+import { decodeControlId } from "../../src/discord/custom-id.js";
+import { formFields, formOptions } from "../../src/discord/forms.js";
+import { DISCORD_LIMITS } from "../../src/discord/limits.js";
+import { TONE_COLOURS } from "../../src/discord/render/embed.js";
+import { type MessageBody, renderMessage } from "../../src/discord/render/message.js";
+import { formModal } from "../../src/discord/render/modal.js";
+import { cut, markdown } from "../../src/discord/render/text.js";
+import { messageRules, modalRules } from "../fakes/discord/rules.js";
+import { checkSchema } from "../fakes/discord/validate.js";
+
+/** A body is sent as a followup, an interaction edit, a channel message or a channel edit: all must pass. */
+function expectValid(body: MessageBody & { flags?: number }) {
+  const issues = [
+    ...checkSchema(MessageCreateRequestSchema, body),
+    ...checkSchema(MessageEditRequestPartialSchema, body),
+    ...checkSchema(IncomingWebhookRequestPartialSchema, body),
+    ...checkSchema(IncomingWebhookUpdateRequestPartialSchema, body),
+    ...messageRules(body as unknown as Record<string, unknown>, ""),
+  ];
+  expect(issues).toEqual([]);
+}
+
+const embedChars = (body: MessageBody) =>
+  body.embeds.reduce(
+    (n, e) =>
+      n +
+      (e.title?.length ?? 0) +
+      (e.description?.length ?? 0) +
+      (e.footer?.text.length ?? 0) +
+      (e.fields ?? []).reduce((m, f) => m + f.name.length + f.value.length, 0),
+    0,
+  );
+
+function file(name: string, contentType: string): OutgoingFile {
+  return { name, contentType, size: 3, open: async () => Readable.from([Buffer.from("abc")]) };
+}
+
+const view = { id: "Job_1234abcd", title: "Image: a red fox" };
+
+describe("cards as Discord messages", () => {
+  it("shows progress as a bar in a progress-coloured embed, with the job id in the footer", () => {
+    const { body, files } = renderMessage(
+      progressCard(view, { state: "working", progress: 40, terminal: false }),
+    );
+    expectValid(body);
+    expect(files).toEqual([]);
+    expect(body.embeds).toHaveLength(1);
+    expect(body.embeds[0]).toMatchObject({
+      title: "Image: a red fox",
+      color: TONE_COLOURS.progress,
+      footer: { text: "Job Job_1234abcd" },
+    });
+    expect(body.embeds[0]!.description).toContain("▰▰▰▰▱▱▱▱▱▱ 40% · Working");
+    expect(body.allowed_mentions).toEqual({ parse: [] });
+    expect(renderMessage(queuedCard(view)).body.embeds[0]!.description).toContain("▱▱▱▱▱▱▱▱▱▱ …");
+  });
+
+  it("puts the two variants in captioned embeds and the three choices on one row of buttons", () => {
+    const { body } = renderMessage(
+      variantsCard(view, ["https://cdn.example/v1.png", "https://cdn.example/v2.png"]),
+    );
+    expectValid(body);
+    expect(body.embeds.map((e) => [e.title, e.image?.url])).toEqual([
+      ["Image: a red fox", undefined],
+      ["Variant 1", "https://cdn.example/v1.png"],
+      ["Variant 2", "https://cdn.example/v2.png"],
+    ]);
+    expect(body.components).toHaveLength(1);
+    const buttons = body.components[0]!.components;
+    expect(buttons.map((b) => "label" in b && b.label)).toEqual(["Keep 1", "Keep 2", "Keep both"]);
+    expect(buttons.map((b) => "custom_id" in b && decodeControlId(b.custom_id))).toEqual([
+      { action: "confirm", jobId: view.id, value: "1" },
+      { action: "confirm", jobId: view.id, value: "2" },
+      { action: "confirm_both", jobId: view.id },
+    ]);
+  });
+
+  it("uploads an image result and shows it inside the embed by its attachment name", () => {
+    const image = file("My fox (1).png", "image/png");
+    const { body, files } = renderMessage(
+      resultCard(
+        view,
+        { kind: "image", name: "My fox", file: image, alt: "My fox" },
+        {
+          actions: [
+            { type: "button", action: "regenerate", jobId: view.id, label: "Regenerate", style: "secondary" },
+          ],
+        },
+      ),
+    );
+    expectValid(body);
+    expect(files).toEqual([{ name: "My_fox_1_.png", file: image }]);
+    expect(body.attachments).toEqual([{ id: "0", filename: "My_fox_1_.png", description: "My fox" }]);
+    expect(body.embeds[0]!.image).toEqual({ url: "attachment://My_fox_1_.png" });
+    expect(body.embeds[0]!.color).toBe(TONE_COLOURS.success);
+  });
+
+  it("attaches an MP4 as a file, not as an embed image", () => {
+    const video = file("clip.mp4", "video/mp4");
+    const { body, files } = renderMessage(
+      resultCard(view, { kind: "video", name: "clip", file: video, url: "https://dl.example/clip.mp4" }),
+    );
+    expectValid(body);
+    expect(files.map((f) => f.name)).toEqual(["clip.mp4"]);
+    expect(body.embeds[0]!.image).toBeUndefined();
+    expect(body.embeds[0]!.description).toContain("[Download the video](https://dl.example/clip.mp4)");
+  });
+
+  it("gives a result over the upload limit as a link with the reason, and uploads nothing", () => {
+    const url = "https://dl.example/big.mp4?X-Amz-Signature=abc(1)";
+    const { body, files } = renderMessage(
+      resultCard(view, {
+        kind: "video",
+        name: "big",
+        url,
+        oversize: { bytes: 50 * 1024 * 1024, limit: 10 * 1024 * 1024 },
+      }),
+    );
+    expectValid(body);
+    expect(files).toEqual([]);
+    expect(body.attachments).toEqual([]);
+    const description = body.embeds[0]!.description!;
+    expect(description).toContain("50 MB, more than the 10 MB this conversation accepts");
+    expect(description).toContain("(https://dl.example/big.mp4?X-Amz-Signature=abc%281%29)");
+  });
+
+  it("gives a select its own row, with at most 25 options", () => {
+    const many = {
+      ...animateSelect(view.id),
+      action: "pick",
+      options: Array.from({ length: 30 }, (_, i) => ({ label: `Style ${i}`, value: `s${i}` })),
+    };
+    const { body } = renderMessage(
+      card("Mockup", "success", {
+        actions: [
+          { type: "button", action: "regenerate", jobId: view.id, label: "Regenerate", style: "secondary" },
+          animateSelect(view.id),
+          many,
+        ],
+      }),
+    );
+    expectValid(body);
+    expect(body.components.map((row) => row.components.map((c) => c.type))).toEqual([
+      [ComponentType.Button],
+      [ComponentType.StringSelect],
+      [ComponentType.StringSelect],
+    ]);
+    const select = body.components[1]!.components[0]!;
+    expect(select.type === ComponentType.StringSelect && select.options.map((o) => o.value)).toContain(
+      "film_35mm_editorial",
+    );
+    const crowded = body.components[2]!.components[0]!;
+    expect(crowded.type === ComponentType.StringSelect && crowded.options).toHaveLength(25);
+  });
+
+  it("cuts an oversized card to every embed limit and the 6000-character total", () => {
+    const huge = card("T".repeat(400), "info", {
+      lines: ["x".repeat(5000), "y".repeat(5000)],
+      fields: Array.from({ length: 40 }, (_, i) => ({
+        name: `Field ${i} ${"n".repeat(300)}`,
+        value: "v".repeat(2000),
+      })),
+      links: [{ label: "Open", url: "https://example.com/a" }],
+      footer: "f".repeat(3000),
+    });
+    const { body } = renderMessage(huge);
+    expectValid(body);
+    const [embed] = body.embeds;
+    expect(embed!.title!.length).toBeLessThanOrEqual(DISCORD_LIMITS.embedTitle);
+    expect(embed!.description!.length).toBeLessThanOrEqual(DISCORD_LIMITS.embedDescription);
+    expect(embed!.fields!.length).toBeLessThanOrEqual(DISCORD_LIMITS.embedFields);
+    expect(embed!.footer!.text.length).toBeLessThanOrEqual(DISCORD_LIMITS.embedFooter);
+    expect(embedChars(body)).toBeLessThanOrEqual(DISCORD_LIMITS.embedTotal);
+    // The link survives the cut: it is what the reader needs.
+    expect(embed!.description).toContain("[Open](https://example.com/a)");
+  });
+
+  it("escapes markdown in the core's plain text and never cuts an escape in half", () => {
+    const { body } = renderMessage(card("a *fox*", "error", { lines: ["use __init__ and `x`"] }));
+    expect(body.embeds[0]!.title).toBe("a \\*fox\\*");
+    expect(body.embeds[0]!.description).toBe("use \\_\\_init\\_\\_ and \\`x\\`");
+    expect(cut("ab\\*cd", 4)).toBe("ab…");
+    expect(markdown("**", 3)).toBe("\\*…");
+    expect(errorCard(new Error("x")).tone).toBe("error");
+  });
+
+  it("mentions only the requester, even when the text names everyone", () => {
+    const { body } = renderMessage(
+      { text: "@everyone Image: a fox is ready." },
+      { mentionUserId: "123456789012345678" },
+    );
+    expectValid(body);
+    expect(body.content).toBe("<@123456789012345678> @everyone Image: a fox is ready.");
+    expect(body.allowed_mentions).toEqual({ parse: [], users: ["123456789012345678"] });
+    expect(renderMessage({ text: "x".repeat(3000) }).body.content).toHaveLength(DISCORD_LIMITS.content);
+  });
+});
+
+describe("forms as modals", () => {
+  const byName = (name: string) => COMMANDS.find((c) => c.name === name)!;
+
+  it("asks the photo-avatar traits in a modal Discord accepts", () => {
+    const fields = formFields(formOptions(byName("photo_avatar.design"), {}));
+    const modal = formModal("mb1form:abc", "Photo avatar design", fields);
+    expect(checkSchema(ModalInteractionCallbackRequestSchema, { type: 9, data: modal })).toEqual([]);
+    expect(modalRules(modal as unknown as Record<string, unknown>, "data")).toEqual([]);
+    expect(fields.map((f) => [f.name, f.label, f.required])).toEqual([
+      ["gender", "Gender", false],
+      ["age", "Age", false],
+      ["ethnicity", "Ethnicity", false],
+      ["outfit", "Outfit", false],
+      ["background", "Background", false],
+    ]);
+  });
+
+  it("asks setup's API key in a modal only when the admin asked to enter one", () => {
+    const setup = byName("setup");
+    expect(formOptions(setup, { remove_api_key: true })).toEqual([]);
+    const fields = formFields(formOptions(setup, { api_key: true }));
+    expect(fields).toEqual([expect.objectContaining({ name: "api_key", label: "API key", required: true })]);
+    const modal = formModal("mb1form:k", "Setup", fields);
+    expect(checkSchema(ModalInteractionCallbackRequestSchema, { type: 9, data: modal })).toEqual([]);
+    expect(() => formModal("x", "t", [])).toThrow(RangeError);
+  });
+});
