@@ -3,7 +3,7 @@ import { hostname } from "node:os";
 import PQueue from "p-queue";
 import type { Claims, JobRecord, JobStore } from "../../store/index.js";
 import type { JobState, NormalizedStatus } from "../api/job-status.js";
-import { BotError, RateLimitedError, userMessageOf } from "../errors.js";
+import { RateLimitedError, ServiceError, ServiceFailureError, userMessageOf } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { Actor } from "../ports.js";
 import type { JobHooks, TrackRequest } from "./contract.js";
@@ -16,6 +16,7 @@ import {
   type PollPolicy,
   pollDelay,
   resolvePolicy,
+  resumeDelay,
 } from "./policy.js";
 import { isTerminal, type Outcome, type Patch, updateJob } from "./records.js";
 import { Scheduler } from "./scheduler.js";
@@ -170,7 +171,7 @@ class Engine implements JobEngine {
       inputs: req.inputs,
     });
     // Before start() (or after stop()) the record is all: start() takes it up.
-    if (this.running) await this.takeUp(job);
+    if (this.running) await this.takeUp(job, "soon");
     return job;
   }
 
@@ -199,7 +200,7 @@ class Engine implements JobEngine {
         now.state === "needs_choice" ? { state: "working" } : undefined,
       );
     }
-    if (job && this.running) await this.takeUp(job);
+    if (job && this.running) await this.takeUp(job, "soon");
   }
 
   get(jobId: string): Promise<JobRecord | undefined> {
@@ -247,7 +248,7 @@ class Engine implements JobEngine {
     this.sweeping ??= (async () => {
       try {
         const unfinished = await this.store.listUnfinished();
-        await Promise.all(unfinished.map((job) => this.takeUp(job)));
+        await Promise.all(unfinished.map((job) => this.takeUp(job, "spread")));
       } catch (error) {
         this.log.error({ err: error }, "could not scan the store for unfinished jobs");
       } finally {
@@ -257,12 +258,13 @@ class Engine implements JobEngine {
     return this.sweeping;
   }
 
-  private async takeUp(job: JobRecord): Promise<void> {
+  /** `soon` for a job someone waits on (just tracked, just resumed); `spread` for jobs found in the store. */
+  private async takeUp(job: JobRecord, first: "soon" | "spread"): Promise<void> {
     const known = this.jobs.get(job.id);
     if (known) {
       // Another engine recorded an outcome (a flow's finish() there): stop polling, make sure it is delivered.
       if (known.mode === "poll" && job.version > known.job.version && isTerminal(job.state)) {
-        this.hold(this.leavePolling(known).then((latest) => this.deliver(job.id, latest ?? job)));
+        this.hold(this.leavePolling(known).then(() => this.deliver(job.id, job)));
       }
       return;
     }
@@ -288,11 +290,15 @@ class Engine implements JobEngine {
     const now = this.now();
     this.jobs.set(job.id, tracking(fresh, "poll"));
     this.throttle.seed(job.id, fresh.state, fresh.progress, now);
-    this.scheduler.schedule(job.id, now + jittered(this.policy.firstPollMs, this.policy.jitter));
+    const delay =
+      first === "soon"
+        ? jittered(this.policy.firstPollMs, this.policy.jitter)
+        : resumeDelay(this.policy, fresh.kind, now - fresh.createdAt);
+    this.scheduler.schedule(job.id, now + delay);
   }
 
   /** Ends polling of a job here (its outcome is known); resolves with its latest stored record. */
-  private async leavePolling(tracked: Tracked): Promise<JobRecord | undefined> {
+  private async leavePolling(tracked: Tracked): Promise<JobRecord> {
     const id = tracked.job.id;
     const wasPolling = tracked.mode === "poll";
     tracked.mode = "deliver";
@@ -396,7 +402,7 @@ class Engine implements JobEngine {
    * A failed read is no verdict on the job (5xx, timeouts and malformed answers outlast the
    * client's own retries now and then): back off and read again, and give up only after
    * `giveUpAfterMs` (30 minutes by default) of nothing but failures, or `giveUpPermanentAfterMs`
-   * (3 minutes) for answers that waiting does not mend (401, 403, 404).
+   * (3 minutes) for answers that waiting does not mend (see `lasting`).
    */
   private onReadError(tracked: Tracked, error: unknown): void {
     if (!this.isPolling(tracked)) return;
@@ -405,8 +411,7 @@ class Engine implements JobEngine {
     const errors = tracked.errors ?? { count: 0, since: now };
     errors.count += 1;
     tracked.errors = errors;
-    const permanent = error instanceof BotError && !error.retryable;
-    const limit = permanent ? this.policy.giveUpPermanentAfterMs : this.policy.giveUpAfterMs;
+    const limit = lasting(error) ? this.policy.giveUpPermanentAfterMs : this.policy.giveUpAfterMs;
     if (now - errors.since >= limit) {
       this.log.error(
         { err: error, jobId: job.id, failures: errors.count },
@@ -514,7 +519,7 @@ class Engine implements JobEngine {
 
   private async takeOver(tracked: Tracked): Promise<void> {
     const latest = await this.leavePolling(tracked);
-    if (latest) await this.deliver(latest.id, latest);
+    await this.deliver(latest.id, latest);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -523,7 +528,7 @@ class Engine implements JobEngine {
 
   private async settle(tracked: Tracked, outcome: Outcome): Promise<void> {
     const latest = await this.leavePolling(tracked);
-    await this.deliver(tracked.job.id, latest ?? tracked.job, outcome);
+    await this.deliver(latest.id, latest, outcome);
   }
 
   /** One delivery per job at a time in this engine; the claim takes care of the other engines. */
@@ -592,12 +597,13 @@ class Engine implements JobEngine {
     await Promise.all(
       polled.map((tracked) =>
         this.background.add(async () => {
+          if (!this.isPolling(tracked)) return; // stopped, or the job left meanwhile
           const id = tracked.job.id;
           try {
             if (await this.claims.renew(leaseKey(id), this.owner, this.policy.pollLeaseMs)) return;
             if (await this.claims.acquire(leaseKey(id), this.owner, this.policy.pollLeaseMs)) return;
             this.log.warn({ jobId: id }, "poll lease lost to another engine; leaving the job to it");
-            if (this.jobs.get(id) === tracked && tracked.mode === "poll") this.forget(id);
+            if (this.isPolling(tracked)) this.forget(id);
           } catch (error) {
             this.log.warn({ err: error, jobId: id }, "poll lease renewal failed");
           }
@@ -631,6 +637,17 @@ function tracking(job: JobRecord, mode: Tracked["mode"]): Tracked {
     pending: undefined,
     flushing: undefined,
   };
+}
+
+/**
+ * Answers that waiting does not mend: the key, or the job, is not (or no longer) valid - a 4xx
+ * other than 429, or the service's failure envelope ("video job not found"). Everything else
+ * (5xx, timeouts, malformed answers, anything unknown) is transient.
+ */
+function lasting(error: unknown): boolean {
+  if (error instanceof ServiceFailureError) return true;
+  const status = error instanceof ServiceError ? error.status : undefined;
+  return status !== undefined && status >= 400 && status < 500 && status !== 429;
 }
 
 function leaseKey(id: string): string {

@@ -83,9 +83,9 @@ const quickJob = (stuckAfterMs: number, maxWaitMs: number, first: number, later:
 
 export const DEFAULT_POLICY: PollPolicy = {
   kinds: {
-    image: quickJob(10 * MINUTE, 8 * SECOND, 2 * SECOND, 3 * SECOND),
-    thumbnail: quickJob(10 * MINUTE, 8 * SECOND, 2 * SECOND, 3 * SECOND),
-    mockup: quickJob(15 * MINUTE, 15 * SECOND, 2 * SECOND, 4 * SECOND),
+    image: quickJob(10 * MINUTE, 8 * SECOND, 3 * SECOND, 4 * SECOND),
+    thumbnail: quickJob(10 * MINUTE, 8 * SECOND, 3 * SECOND, 4 * SECOND),
+    mockup: quickJob(15 * MINUTE, 15 * SECOND, 3 * SECOND, 5 * SECOND),
     photo_avatar: quickJob(15 * MINUTE, 15 * SECOND, 3 * SECOND, 5 * SECOND),
     video: {
       steps: [
@@ -115,7 +115,8 @@ export const DEFAULT_POLICY: PollPolicy = {
   deliveryMaxMs: 5 * MINUTE,
   deliveryClaimMs: 2 * MINUTE,
   pollLeaseMs: 3 * MINUTE,
-  sweepIntervalMs: 2 * MINUTE,
+  // Each sweep reads every unfinished record: rarely, since only crashed engines leave orphans.
+  sweepIntervalMs: 5 * MINUTE,
 };
 
 /** Fields to change; `kinds` merges per kind, so one kind can be changed alone. */

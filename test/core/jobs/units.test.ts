@@ -2,7 +2,13 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import type { NormalizedStatus } from "../../../src/core/api/job-status.js";
 import { Pace } from "../../../src/core/jobs/pace.js";
-import { DEFAULT_POLICY, fixedPolicy, pollDelay, scaledPolicy } from "../../../src/core/jobs/policy.js";
+import {
+  DEFAULT_POLICY,
+  fixedPolicy,
+  pollDelay,
+  resumeDelay,
+  scaledPolicy,
+} from "../../../src/core/jobs/policy.js";
 import { Scheduler } from "../../../src/core/jobs/scheduler.js";
 import { EditThrottle } from "../../../src/core/jobs/throttle.js";
 
@@ -14,8 +20,8 @@ describe("pollDelay", () => {
     const at = (kind: "image" | "video", ageMs: number) =>
       pollDelay(DEFAULT_POLICY, { kind, ageMs, remainingMs: undefined }, mid);
     expect([at("image", 0), at("image", 2 * 60 * s), at("image", 20 * 60 * s)]).toEqual([
-      2 * s,
       3 * s,
+      4 * s,
       10 * s,
     ]);
     expect([at("video", 0), at("video", 60 * s), at("video", 5 * 60 * s), at("video", 20 * 60 * s)]).toEqual([
@@ -38,11 +44,16 @@ describe("pollDelay", () => {
 
   it("spreads waits by the jitter and never below the minimum", () => {
     const ctx = { kind: "image" as const, ageMs: 0, remainingMs: undefined };
-    expect(pollDelay(DEFAULT_POLICY, ctx, () => 0)).toBeCloseTo(1.6 * s);
-    expect(pollDelay(DEFAULT_POLICY, ctx, () => 1)).toBeCloseTo(2.4 * s);
+    expect(pollDelay(DEFAULT_POLICY, ctx, () => 0)).toBeCloseTo(2.4 * s);
+    expect(pollDelay(DEFAULT_POLICY, ctx, () => 1)).toBeCloseTo(3.6 * s);
     expect(pollDelay(DEFAULT_POLICY, { ...ctx, remainingMs: 10 }, () => 0)).toBe(
       DEFAULT_POLICY.minIntervalMs,
     );
+  });
+
+  it("spreads the first polls of resumed jobs over one interval of their kind and age", () => {
+    expect(resumeDelay(DEFAULT_POLICY, "video", 20 * 60 * s, () => 0.5)).toBe(15 * s);
+    expect(resumeDelay(DEFAULT_POLICY, "image", 0, () => 0)).toBe(0);
   });
 
   it("scales durations only, and the fixed baseline ignores age and progress", () => {
