@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
  */
 const BENCHMARKS: Record<string, string> = {
   "discord-ack": "./discord-ack/main.ts",
+  jobs: "./jobs/main.ts",
   "slack-ack": "./slack-ack/main.ts",
 };
 

@@ -2,16 +2,25 @@ import type { OutgoingFile } from "./ports.js";
 
 /**
  * The neutral view model every adapter renders (Discord embeds and components, Slack Block Kit).
- * Text is plain: adapters escape it and render links, so no platform markup leaks into the core.
+ * Text is plain: adapters escape it and render links and mentions, so no platform markup leaks
+ * into the core.
  */
 
 export type Tone = "info" | "progress" | "success" | "warning" | "error";
 
+/** A person named in a line: each platform shows the mention in its own syntax. */
+export interface Mention {
+  userId: string;
+}
+
+/** A paragraph: plain text, or pieces of it when it names people. */
+export type Line = string | readonly (string | Mention)[];
+
 export interface Card {
   title: string;
   tone: Tone;
-  /** Paragraphs of plain text. */
-  lines: string[];
+  /** Paragraphs. */
+  lines: Line[];
   /** Shown as a bar; `percent` null means "working, no figure yet". */
   progress?: { percent: number | null; label: string };
   fields: { name: string; value: string; inline?: boolean }[];
@@ -47,6 +56,13 @@ export type CardAction =
 
 export function card(title: string, tone: Tone, parts: Partial<Omit<Card, "title" | "tone">> = {}): Card {
   return { title, tone, lines: [], fields: [], links: [], media: [], actions: [], ...parts };
+}
+
+/** A line as plain text (an error's log copy): a person is their id after an "@". */
+export function plainText(line: Line): string {
+  return typeof line === "string"
+    ? line
+    : line.map((piece) => (typeof piece === "string" ? piece : `@${piece.userId}`)).join("");
 }
 
 export function isCard(message: Card | { text: string }): message is Card {

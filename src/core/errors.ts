@@ -257,3 +257,22 @@ export class AttachmentReadError extends BotError {
     });
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Errors of the chat platforms (thrown by adapters)
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The conversation no longer takes the bot's messages (channel deleted, bot removed or denied
+ * access): unlike an outage, waiting will not fix it, so a delivery stops retrying after a few tries.
+ */
+export class UndeliverableError extends BotError {
+  static readonly code = "chat.undeliverable";
+  readonly code = UndeliverableError.code;
+  constructor(reason: string, options: BotErrorOptions = {}) {
+    super(
+      `The result could not be posted in its channel (${reason}); it stays in your account at the media service. Give the bot access to the channel so that the next results arrive.`,
+      options,
+    );
+  }
+}

@@ -35,7 +35,7 @@ export class NotInChannelError extends BotError {
   readonly code = "access.slack_channel";
   constructor() {
     super(
-      "The bot is not a member of this channel, so it cannot post here. Invite it (type /invite and pick the bot), then run the command again.",
+      "The bot is not a member of this channel, so it cannot post here. Invite it: type /invite and pick the bot.",
     );
   }
 }

@@ -1,6 +1,7 @@
 import type Keyv from "keyv";
 import { type Logger, pino } from "pino";
 import { type Claims, openClaims } from "./claims.js";
+import { openIndexes } from "./indexes.js";
 import { JobStore, type JobStoreOptions } from "./jobs.js";
 import { DEFAULT_STORE_URL, openKeyvBackend } from "./keyv.js";
 import { createSecretBox } from "./secrets.js";
@@ -56,8 +57,9 @@ export async function openStores(
   const backend = await openKeyvBackend(storeUrl, logger);
   try {
     const claims = await openClaims(backend.connection);
+    const indexes = await openIndexes(backend.connection);
     return {
-      jobs: new JobStore(backend.keyv("jobs"), claims, logger, options.jobs),
+      jobs: new JobStore(backend.keyv("jobs"), claims, indexes, logger, options.jobs),
       tenants: new TenantStore(backend.keyv("tenants"), claims, box),
       claims,
       keyv: (namespace) => backend.keyv(namespace),

@@ -15,7 +15,8 @@ import { StoreError } from "./errors.js";
  *   single `namespace` field that Keyv overwrites on construction and that `clear()` and
  *   `iterator()` use, so every namespace gets its own view of the one adapter (below). No native
  *   TTL: expiry is a field inside the value, checked on read, so expired rows are purged at open.
- *   Its iterator pages with LIMIT/OFFSET without ORDER BY, so the stores keep index records.
+ *   Its iterator pages with LIMIT/OFFSET without ORDER BY, so the stores keep indexes
+ *   of their own (indexes.ts).
  * - redis: the adapter prefixes `namespace::` itself (so Keyv's own prefix is off), TTL is native
  *   (PX), iteration is SCAN. It swallows errors and answers "missing" unless throwOnErrors is set,
  *   which would make a redis outage look like an empty store: here every error throws.

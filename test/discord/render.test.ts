@@ -200,6 +200,18 @@ describe("cards as Discord messages", () => {
     expect(errorCard(new Error("x")).tone).toBe("error");
   });
 
+  it("shows a person a card line names as a mention, in the embed, which pings nobody", () => {
+    const { body } = renderMessage(
+      card("Not allowed", "error", {
+        lines: [["Only ", { userId: "123456789012345678" }, ", who *started* it, may click."]],
+      }),
+    );
+    expectValid(body);
+    expect(body.embeds[0]!.description).toBe("Only <@123456789012345678>, who \\*started\\* it, may click.");
+    expect(body.content).toBe("");
+    expect(body.allowed_mentions).toEqual({ parse: [] });
+  });
+
   it("mentions only the requester, even when the text names everyone", () => {
     const { body } = renderMessage(
       { text: "@everyone Image: a fox is ready." },

@@ -124,7 +124,9 @@ describe("photo-avatar design", () => {
     );
     const refusal = await world.until(() => world.fake.followups(click.id)[0]);
     expect(isEphemeral(refusal)).toBe(true);
-    expect(shown(refusal)).toContain("Only the person who started this job, or an admin");
+    expect(shown(refusal)).toContain(
+      `Only <@${world.fake.users.requester.id}>, who started this job, or an admin can use its buttons.`,
+    );
     expect(confirms()).toBe(before);
     expect(hasButtons(world.fake.message(variants.id)!)).toBe(true);
 

@@ -219,9 +219,14 @@ describe("in a private channel the bot was not invited to", () => {
     expect(JSON.stringify(post.body)).toMatch(/credits/i);
   });
 
-  it("says the bot must be invited when a job message cannot be posted", async () => {
+  it("says the bot must be invited when a job message cannot be posted, and that the job runs all the same", async () => {
+    const generated = world.creations("/api/image/generate").length;
     const post = await inPrivateChannel("image generate a fox in a private channel");
-    expect(JSON.stringify(post.body)).toContain("The bot is not a member of this channel");
+    const body = JSON.stringify(post.body);
+    expect(body).toContain("The bot is not a member of this channel, so it cannot post here. Invite it");
+    expect(body).toContain("The media service accepted this job");
+    expect(body).toContain("Running the command again would start, and pay for, a second job.");
+    expect(world.creations("/api/image/generate")).toHaveLength(generated + 1);
   });
 });
 

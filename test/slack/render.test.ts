@@ -205,6 +205,17 @@ describe("renderMessage", () => {
     expect(text.length).toBeLessThanOrEqual(SLACK_LIMITS.fallbackText);
   });
 
+  it("shows a person a card line names as a mention, in the blocks and the notification text", () => {
+    const { text, blocks } = render(
+      card("Not allowed", "error", { lines: [["Only ", { userId: "U0REQ" }, " & <admins> may click."]] }),
+    );
+    expect(blocks[1]).toEqual({
+      type: "section",
+      text: { type: "mrkdwn", text: "Only <@U0REQ> &amp; &lt;admins&gt; may click." },
+    });
+    expect(text).toBe("Not allowed: Only <@U0REQ> &amp; &lt;admins&gt; may click.");
+  });
+
   it("renders text messages with a mention", () => {
     const { text, blocks } = render({ text: "Fox <1> is ready." }, { mentionUserId: "U1" });
     expect(text).toBe("<@U1> Fox &lt;1&gt; is ready.");

@@ -71,7 +71,7 @@ describe("photo-avatar variants in Slack", () => {
 
     expect(refused.status).toBe(200);
     expect(world.ephemeralTexts(fake.users.other.id).at(-1)).toContain(
-      "Only the person who started this job, or an admin",
+      `Only <@${fake.users.requester.id}>, who started this job, or an admin can use its buttons.`,
     );
     expect(answers.map((a) => a.status)).toEqual([200, 200]);
     expect(

@@ -108,13 +108,16 @@ describeEachBackend("jobs", (ctx) => {
 
   it("lists every unfinished job after a restart, including results not yet delivered", async () => {
     const first = await ctx.open();
-    const running = await first.jobs.create(newJob(alice));
-    const choosing = await first.jobs.create(
-      newJob(alice, { kind: "photo_avatar", command: "photo_avatar.design" }),
-    );
-    const undelivered = await first.jobs.create(newJob(bob));
-    const delivering = await first.jobs.create(newJob(bob));
-    const finished = await first.jobs.create(newJob(bob));
+    // Apart in time: "oldest first" orders by creation time, and ties have no order.
+    const create = async (job: NewJob) => {
+      await sleep(2);
+      return first.jobs.create(job);
+    };
+    const running = await create(newJob(alice));
+    const choosing = await create(newJob(alice, { kind: "photo_avatar", command: "photo_avatar.design" }));
+    const undelivered = await create(newJob(bob));
+    const delivering = await create(newJob(bob));
+    const finished = await create(newJob(bob));
     await advance(first, running, [{ state: "working", progress: 50 }]);
     await advance(first, choosing, [{ state: "needs_choice", result: { previewUrls: ["a", "b"] } }]);
     await advance(first, undelivered, [{ state: "done", result: { imageId: "i" } }]);
@@ -127,7 +130,7 @@ describeEachBackend("jobs", (ctx) => {
     await first.close();
 
     const restarted = await ctx.open();
-    const unfinished = await restarted.jobs.listUnfinished();
+    const unfinished = await unfinishedOf(restarted);
     expect(unfinished.map((job) => job.id)).toEqual([running.id, choosing.id, undelivered.id, delivering.id]);
     expect(unfinished[0]).toMatchObject({ state: "working", progress: 50, version: 2 });
     expect((await restarted.jobs.get(finished.id))?.delivery).toBe("delivered");
@@ -151,6 +154,31 @@ describeEachBackend("jobs", (ctx) => {
     expect(await stores.jobs.countActiveByRequester(alice)).toBe(3);
     expect(await stores.jobs.countActiveByRequester(bob)).toBe(1);
     expect(await stores.jobs.countActiveByRequester({ ...bob, userId: "U9" })).toBe(0);
+
+    // A choice made sends the avatar job back to the service: it counts again.
+    const chosen = (await stores.jobs.get(jobs[1]!.id))!;
+    await advance(stores, chosen, [{ state: "working" }]);
+    expect(await stores.jobs.countActiveByRequester(alice)).toBe(4);
+  });
+
+  it("keeps a requester's hundred most recent jobs", async () => {
+    const stores = await ctx.open();
+    const jobs: JobRecord[] = [];
+    for (let i = 0; i < 102; i++) {
+      jobs.push(await stores.jobs.create(newJob(alice)));
+      await sleep(1);
+    }
+    const listed = await stores.jobs.listByRequester(alice, 500);
+    expect(listed).toHaveLength(100);
+    expect(listed.map((job) => job.id)).toEqual(
+      jobs
+        .slice(2)
+        .reverse()
+        .map((job) => job.id),
+    );
+    // Dropped from the list, not from the store or from the jobs to resume.
+    expect(await stores.jobs.get(jobs[0]!.id)).toBeDefined();
+    expect(await unfinishedOf(stores)).toHaveLength(102);
   });
 
   it("keeps finished jobs final and lets them expire after the retention time", async () => {
@@ -158,7 +186,7 @@ describeEachBackend("jobs", (ctx) => {
     const job = await stores.jobs.create(newJob(alice));
     const done = await advance(stores, job, [{ state: "done" }, { delivery: "delivered" }]);
     await expect(stores.jobs.update(job.id, done.version, { state: "working" })).rejects.toThrow(/finished/);
-    expect(await stores.jobs.listUnfinished()).toEqual([]);
+    expect(await unfinishedOf(stores)).toEqual([]);
 
     await sleep(150);
     expect(await stores.jobs.get(job.id)).toBeUndefined();
@@ -182,7 +210,7 @@ describeEachBackend("jobs", (ctx) => {
       code: "store.corrupt",
       details: { issues: expect.stringContaining("state") },
     });
-    expect((await stores.jobs.listUnfinished()).map((job) => job.id)).toEqual([healthy.id]);
+    expect((await unfinishedOf(stores)).map((job) => job.id)).toEqual([healthy.id]);
     expect((await stores.jobs.listByRequester(alice, 10)).map((job) => job.id)).toEqual([healthy.id]);
     expect(lines.map((line) => [line.msg, line.jobId])).toEqual(
       expect.arrayContaining([
@@ -191,7 +219,13 @@ describeEachBackend("jobs", (ctx) => {
       ]),
     );
     // Still listed as unfinished, so the report repeats until someone repairs or removes it.
-    await stores.jobs.listUnfinished();
+    await unfinishedOf(stores);
     expect(lines.filter((line) => line.jobId === broken.id).length).toBeGreaterThan(2);
   });
 });
+
+async function unfinishedOf(stores: Stores): Promise<JobRecord[]> {
+  const jobs: JobRecord[] = [];
+  for await (const page of stores.jobs.listUnfinished(2)) jobs.push(...page);
+  return jobs;
+}

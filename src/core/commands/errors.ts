@@ -1,3 +1,4 @@
+import { type Line, plainText } from "../cards.js";
 import { BotError } from "../errors.js";
 
 /**
@@ -16,12 +17,13 @@ export class InputError extends BotError {
   }
 }
 
+/** `line` is the message as its card shows it, where the people it names are mentions. */
 export class AccessError extends BotError {
   constructor(
     readonly code: `access.${string}`,
-    userMessage: string,
+    readonly line: Line,
   ) {
-    super(userMessage);
+    super(plainText(line));
   }
 }
 

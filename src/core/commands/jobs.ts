@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { JobState } from "../api/job-status.js";
+import { UndeliverableError } from "../errors.js";
 import { viewOf } from "../flows/results.js";
 import { listCard, pageOf } from "../render/lists.js";
 import { defineCommand } from "./define.js";
@@ -30,9 +31,10 @@ export const jobs = defineCommand({
       const progress =
         job.state === "working" && job.progress !== null ? ` ${Math.round(job.progress)}%` : "";
       const when = new Date(job.createdAt).toISOString().slice(0, 16).replace("T", " ");
+      const unposted = job.error?.code === UndeliverableError.code ? ` · ${job.error.message}` : "";
       return {
         title: viewOf(job).title,
-        detail: `${STATE_WORDS[job.state]}${progress} · started ${when} UTC · job ${job.id}`,
+        detail: `${STATE_WORDS[job.state]}${progress}${unposted} · started ${when} UTC · job ${job.id}`,
       };
     });
     return { reply: listCard("Your jobs", entries, paging, { empty: "You have no jobs yet." }) };

@@ -13,7 +13,7 @@ import { isAdmin } from "../tenancy.js";
 import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
 import { viewOf } from "./results.js";
-import { launch, startWithinLimit } from "./start.js";
+import { launch, messageOf, startWithinLimit } from "./start.js";
 
 /**
  * Button and select clicks on a job's message. Every click gets an answer: the job changes, or
@@ -57,13 +57,17 @@ const choose: Handler = async (core, job, event, adapter) => {
       "A choice for these variants is already being made: the message updates in a moment.",
     ),
   );
-  const message = job.message as unknown as MessageRef;
+  // A job launched without a message showed its variants in a post of their own, which keeps its
+  // buttons: a second click there is refused by the claim, and the outcome gets a post too.
+  const message = messageOf(job);
   let media: MediaApi | undefined;
   try {
     // Cosmetic: the buttons go while the choice is made; the choice does not depend on it.
-    await adapter
-      .edit(message, confirmingCard(viewOf(job), both ? "both variants" : `variant ${variant}`))
-      .catch((error: unknown) => core.logger.warn({ err: error, jobId: job.id }, "choice not shown"));
+    if (message) {
+      await adapter
+        .edit(message, confirmingCard(viewOf(job), both ? "both variants" : `variant ${variant}`))
+        .catch((error: unknown) => core.logger.warn({ err: error, jobId: job.id }, "choice not shown"));
+    }
     media = await core.media(job.tenant);
     const avatarIds = both
       ? (await media.photoAvatars.confirmBoth({ jobId: job.serviceJobId })).avatarIds
@@ -78,8 +82,8 @@ const choose: Handler = async (core, job, event, adapter) => {
     // The choice did not happen (confirm calls are never retried): free it and put the buttons
     // back, so a new click can try again.
     await core.claims.release(key, owner).catch(() => false);
-    if (media) {
-      await restoreVariants(media, job, adapter).catch((cause: unknown) =>
+    if (media && message) {
+      await restoreVariants(media, job, message, adapter).catch((cause: unknown) =>
         core.logger.warn({ err: cause, jobId: job.id }, "variants not shown again"),
       );
     }
@@ -87,13 +91,15 @@ const choose: Handler = async (core, job, event, adapter) => {
   }
 };
 
-async function restoreVariants(media: MediaApi, job: JobRecord, adapter: ChatAdapter): Promise<void> {
+async function restoreVariants(
+  media: MediaApi,
+  job: JobRecord,
+  message: MessageRef,
+  adapter: ChatAdapter,
+): Promise<void> {
   const status = await fetchStatus(media, job.kind, job.serviceJobId);
   if (status.state === "needs_choice" && status.result?.kind === "photo_avatar_variants") {
-    await adapter.edit(
-      job.message as unknown as MessageRef,
-      variantsCard(viewOf(job), status.result.previewUrls),
-    );
+    await adapter.edit(message, variantsCard(viewOf(job), status.result.previewUrls));
   }
 }
 
@@ -166,10 +172,11 @@ export async function handleAction(core: Core, event: ActionEvent): Promise<void
     }
     const settings = await core.tenancy.settings(job.tenant);
     if (job.requester.userId !== event.actor.userId && !isAdmin(event.actor, settings)) {
-      throw new AccessError(
-        "access.not_requester",
-        "Only the person who started this job, or an admin, can use its buttons.",
-      );
+      throw new AccessError("access.not_requester", [
+        "Only ",
+        { userId: job.requester.userId },
+        ", who started this job, or an admin can use its buttons.",
+      ]);
     }
     const handler = HANDLERS[event.action];
     if (!handler)

@@ -6,10 +6,11 @@ import { commandByName } from "../commands/catalogue.js";
 import { BotError, ServiceFailureError } from "../errors.js";
 import type { JobHooks } from "../jobs/contract.js";
 import type { Logger } from "../log.js";
-import type { ChatAdapter, ConversationRef, Json, MessageRef, Platform } from "../ports.js";
+import type { ChatAdapter, ConversationRef, Json, Platform } from "../ports.js";
 import { failedJobCard, progressCard, readyNotice, undeliverableCard, variantsCard } from "../render/job.js";
 import type { TenantRef } from "../tenancy.js";
 import { resolveResult, viewOf } from "./results.js";
+import { messageOf } from "./start.js";
 
 /**
  * The engine's hooks: how to read a job's status, and how to show and deliver it in chat. They
@@ -26,7 +27,7 @@ export interface HookDeps {
 export function createHooks(deps: HookDeps): JobHooks<JobRecord> {
   const where = (job: JobRecord) => ({
     adapter: deps.adapter(job.tenant.platform),
-    message: job.message as unknown as MessageRef,
+    message: messageOf(job),
     conversation: job.conversation as unknown as ConversationRef,
   });
 
@@ -49,27 +50,38 @@ export function createHooks(deps: HookDeps): JobHooks<JobRecord> {
     },
 
     async showProgress(job, status) {
-      const { adapter, message } = where(job);
+      const { adapter, message, conversation } = where(job);
       const view = viewOf(job);
       const result = status.result;
-      await adapter.edit(
-        message,
+      const choice =
         status.state === "needs_choice" && result?.kind === "photo_avatar_variants"
           ? variantsCard(view, result.previewUrls)
-          : progressCard(view, status),
-      );
+          : undefined;
+      if (message) {
+        await adapter.edit(message, choice ?? progressCard(view, status));
+      } else if (choice) {
+        // Without a message, progress has nowhere to show; a choice the job waits on cannot go
+        // unseen, so it gets a post of its own, for the requester.
+        await adapter.post(conversation, choice, {
+          mentionUserId: job.requester.userId,
+          idempotencyKey: `${job.id}:choice`,
+        });
+      }
     },
 
     async deliver(job, status) {
       const { adapter, message, conversation } = where(job);
       const view = viewOf(job);
       const { card, stored } = await outcomeOf(job, status, adapter, conversation, deps);
-      await adapter.edit(message, card);
-      // The edit notifies nobody; this post does, and its key keeps a repeated delivery to one post.
-      await adapter.post(conversation, readyNotice(view, status.state !== "done"), {
-        mentionUserId: job.requester.userId,
-        idempotencyKey: `${job.id}:ready`,
-      });
+      const notify = { mentionUserId: job.requester.userId, idempotencyKey: `${job.id}:ready` };
+      if (message) {
+        await adapter.edit(message, card);
+        // The edit notifies nobody; this post does, and its key keeps a repeated delivery to one post.
+        await adapter.post(conversation, readyNotice(view, status.state !== "done"), notify);
+      } else {
+        // A job launched without a message posts its outcome, which notifies by itself.
+        await adapter.post(conversation, card, notify);
+      }
       return stored;
     },
   };

@@ -2,8 +2,9 @@ import { withClaim } from "../../store/claims.js";
 import type { JobRecord } from "../../store/jobs.js";
 import type { StartedJob } from "../commands/define.js";
 import { JobLimitError } from "../commands/errors.js";
-import type { Actor, ChatAdapter, ConversationRef } from "../ports.js";
-import { queuedCard, untrackedCard } from "../render/job.js";
+import { BotError } from "../errors.js";
+import type { Actor, ChatAdapter, ConversationRef, MessageRef } from "../ports.js";
+import { queuedCard, unpostedCard, untrackedCard } from "../render/job.js";
 import type { Core } from "./core.js";
 
 /**
@@ -27,6 +28,10 @@ export async function startWithinLimit<T>(core: Core, actor: Actor, start: () =>
 /**
  * A job the service accepted gets its message (queued), then the engine tracks it; a job whose
  * outcome is already known (synchronous operations) is finished at once and delivered like any other.
+ *
+ * The credits are spent once the service has the job, so a message that cannot be posted (the
+ * platform down, no access to the channel) must not lose it: the job is tracked without one, its
+ * outcome gets a post of its own, and the actor is told privately that the job runs.
  */
 export async function launch(
   core: Core,
@@ -35,7 +40,15 @@ export async function launch(
 ): Promise<JobRecord> {
   const { command, started, actor, conversation } = request;
   const view = { id: "", title: started.title };
-  const message = await adapter.post(conversation, queuedCard(view));
+  let message: MessageRef | undefined;
+  let why: string | undefined;
+  try {
+    message = await adapter.post(conversation, queuedCard(view));
+  } catch (error) {
+    // Not rethrown: the service has the job, and its credits, whatever the chat platform does.
+    core.logger.warn({ err: error, command, serviceJobId: started.serviceJobId }, "job message not posted");
+    why = error instanceof BotError ? error.userMessage : undefined;
+  }
   let job: JobRecord;
   try {
     job = await core.engine.track({
@@ -44,13 +57,26 @@ export async function launch(
       serviceJobId: started.serviceJobId,
       requester: actor,
       conversation,
-      message,
+      message: message ?? null,
       inputs: { ...started.inputs, title: started.title },
     });
   } catch (error) {
-    await adapter.edit(message, untrackedCard(view)).catch(() => undefined);
+    if (message) await adapter.edit(message, untrackedCard(view)).catch(() => undefined);
     throw error;
+  }
+  if (!message) {
+    // Best effort: the job is recorded whether or not the actor hears of it.
+    await adapter
+      .post(conversation, unpostedCard({ ...view, id: job.id }, why), { ephemeral: true })
+      .catch((error: unknown) =>
+        core.logger.warn({ err: error, jobId: job.id }, "notice of the unposted job not sent"),
+      );
   }
   if (started.finished) await core.engine.finish(job.id, started.finished);
   return job;
+}
+
+/** The job's message, or undefined for a job launched without one. */
+export function messageOf(job: Pick<JobRecord, "message">): MessageRef | undefined {
+  return (job.message as unknown as MessageRef | null) ?? undefined;
 }

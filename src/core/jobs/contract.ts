@@ -14,8 +14,11 @@ export interface TrackRequest {
   serviceJobId: string;
   requester: Actor;
   conversation: ConversationRef;
-  /** The job's one message, edited from "queued" to the result. */
-  message: MessageRef;
+  /**
+   * The job's one message, edited from "queued" to the result; null when it could not be posted
+   * (the outcome then gets a post of its own).
+   */
+  message: MessageRef | null;
   /** What the flows need later (regenerate, naming the result); plain JSON. */
   inputs: Json;
 }

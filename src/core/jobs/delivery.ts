@@ -1,5 +1,5 @@
-import PQueue from "p-queue";
 import type { Claims, JobRecord, JobStore } from "../../store/index.js";
+import { UndeliverableError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { JobHooks } from "./contract.js";
 import { isTerminal, type Outcome, outcomePatch, statusOf, updateJob } from "./records.js";
@@ -12,7 +12,9 @@ export type DeliveryResult =
   /** Another engine holds the job's delivery claim (delivering it, or crashed while it did). */
   | { kind: "busy" }
   /** The hook or the store failed; the job stays pending and `attempts` says how often in a row. */
-  | { kind: "retry"; attempts: number; error: unknown };
+  | { kind: "retry"; attempts: number; error: unknown }
+  /** The conversation refused the result too often (UndeliverableError): closed as not posted. */
+  | { kind: "abandoned"; job: JobRecord; error: UndeliverableError };
 
 export interface DeliveryDeps {
   store: JobStore;
@@ -21,6 +23,8 @@ export interface DeliveryDeps {
   logger: Logger;
   owner: string;
   claimMs: number;
+  /** Tries after which an UndeliverableError closes the job. */
+  undeliverableTries: number;
 }
 
 /**
@@ -35,15 +39,6 @@ export interface DeliveryDeps {
  * job back to `pending` for a retry: a chat platform outage delays results, it never loses them.
  */
 export class Delivery {
-  /**
-   * The write that finishes a job also takes it out of the store's index of unfinished jobs, one
-   * record edited under a single store-wide lock that waiters poll. Hundreds of deliveries waiting
-   * on it at once flood the store's connection and stall every other statement (measured with
-   * the benchmark), so this engine finishes jobs one write at a time: the posts themselves are not
-   * held back, only the bookkeeping after them.
-   */
-  private readonly finishing = new PQueue({ concurrency: 1 });
-
   constructor(private readonly deps: DeliveryDeps) {}
 
   /** Delivers `job`, first recording `outcome` when the job has none yet. */
@@ -94,6 +89,9 @@ export class Delivery {
       posted = await hooks.deliver(current, statusOf(current));
     } catch (error) {
       const attempts = current.attempts + 1;
+      if (error instanceof UndeliverableError && attempts >= this.deps.undeliverableTries) {
+        return this.abandon(current, error, attempts);
+      }
       await updateJob(store, current, () => ({ delivery: "pending", attempts })).catch((e: unknown) =>
         // Left `delivering`: the retry delivers again all the same.
         logger.warn({ err: e, jobId: current.id }, "could not put the job back to pending delivery"),
@@ -102,18 +100,42 @@ export class Delivery {
     }
 
     try {
-      const done = await this.finishing.add(() =>
-        updateJob(store, current, () => ({
-          delivery: "delivered",
-          attempts: 0,
-          ...(posted === undefined ? {} : { result: posted }),
-        })),
-      );
+      const done = await updateJob(store, current, () => ({
+        delivery: "delivered",
+        attempts: 0,
+        ...(posted === undefined ? {} : { result: posted }),
+      }));
       logger.info({ jobId: current.id, state: current.state }, "job delivered");
       return done ? { kind: "delivered", job: done } : { kind: "settled" };
     } catch (error) {
       // Posted but not recorded: the retry posts again, which the hook's contract makes harmless.
       return { kind: "retry", attempts: current.attempts + 1, error };
+    }
+  }
+
+  /**
+   * Closes a job its conversation keeps refusing: finished, with the reason in its error, so that
+   * nobody tries again and `jobs` tells the requester why the result never appeared.
+   */
+  private async abandon(
+    job: JobRecord,
+    error: UndeliverableError,
+    attempts: number,
+  ): Promise<DeliveryResult> {
+    try {
+      const closed = await updateJob(this.deps.store, job, () => ({
+        delivery: "delivered",
+        attempts: 0,
+        error: { code: error.code, message: error.userMessage },
+      }));
+      if (!closed) return { kind: "settled" };
+      this.deps.logger.error(
+        { err: error, jobId: job.id, attempts },
+        "result could not be posted; delivery given up",
+      );
+      return { kind: "abandoned", job: closed, error };
+    } catch (storeError) {
+      return { kind: "retry", attempts, error: storeError };
     }
   }
 

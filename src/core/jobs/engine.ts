@@ -152,6 +152,7 @@ class Engine implements JobEngine {
       logger: this.log,
       owner: this.owner,
       claimMs: this.policy.deliveryClaimMs,
+      undeliverableTries: this.policy.undeliverableTries,
     });
   }
 
@@ -247,8 +248,9 @@ class Engine implements JobEngine {
   private sweep(): Promise<void> {
     this.sweeping ??= (async () => {
       try {
-        const unfinished = await this.store.listUnfinished();
-        await Promise.all(unfinished.map((job) => this.takeUp(job, "spread")));
+        for await (const page of this.store.listUnfinished()) {
+          await Promise.all(page.map((job) => this.takeUp(job, "spread")));
+        }
       } catch (error) {
         this.log.error({ err: error }, "could not scan the store for unfinished jobs");
       } finally {
@@ -540,6 +542,7 @@ class Engine implements JobEngine {
       switch (result.kind) {
         case "delivered":
         case "settled":
+        case "abandoned":
           this.forget(id);
           return;
         case "busy":

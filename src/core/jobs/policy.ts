@@ -60,6 +60,12 @@ export interface PollPolicy {
   /** Backoff of a delivery that threw (chat platform down): doubles from base to max, forever. */
   deliveryBaseMs: number;
   deliveryMaxMs: number;
+  /**
+   * Tries of a delivery whose conversation refuses the bot (UndeliverableError) before the job is
+   * closed as not posted: a few, in case access comes back, then no more requests the platform
+   * would count against the bot.
+   */
+  undeliverableTries: number;
   /** Lifetime of the `deliver:<id>` claim; renewed while the hook runs. */
   deliveryClaimMs: number;
   /** Lifetime of the `poll:<id>` lease: how long a crashed engine's jobs wait before another takes them. */
@@ -113,6 +119,7 @@ export const DEFAULT_POLICY: PollPolicy = {
   progressStep: 10,
   deliveryBaseMs: 5 * SECOND,
   deliveryMaxMs: 5 * MINUTE,
+  undeliverableTries: 3,
   deliveryClaimMs: 2 * MINUTE,
   pollLeaseMs: 3 * MINUTE,
   // Each sweep reads every unfinished record: rarely, since only crashed engines leave orphans.

@@ -1,5 +1,6 @@
 import type { Usage } from "../api/schemas.js";
 import { type Card, card } from "../cards.js";
+import { AccessError } from "../commands/errors.js";
 import { BotError } from "../errors.js";
 import { usageFields } from "./usage.js";
 
@@ -43,7 +44,7 @@ export interface ErrorCardExtras {
 export function errorCard(error: unknown, extras: ErrorCardExtras = {}): Card {
   if (error instanceof BotError) {
     return card(errorTitle(error.code), error.code.startsWith("input.") ? "warning" : "error", {
-      lines: [error.userMessage],
+      lines: [error instanceof AccessError ? error.line : error.userMessage],
       fields: extras.usage ? usageFields(extras.usage) : [],
       footer: extras.reference ? `Reference ${extras.reference}` : undefined,
     });

@@ -161,6 +161,22 @@ export function untrackedCard(view: JobView): Card {
   });
 }
 
+/**
+ * Told privately when a job runs but its message could not be posted: why (`reason`, when the
+ * platform said), what arrives, and what not to do.
+ */
+export function unpostedCard(view: JobView, reason?: string): Card {
+  return card(view.title, "warning", {
+    lines: [
+      "The media service accepted this job, but the bot could not post its message in this channel, so its progress will not show here.",
+      ...(reason ? [reason] : []),
+      "The result is posted here when it is ready, if the bot can post here by then. The jobs command shows how the job is going.",
+      "Running the command again would start, and pay for, a second job.",
+    ],
+    footer: footer(view),
+  });
+}
+
 /** The short post that tells the requester a job ended (the job's own message is an edit, which pings nobody). */
 export function readyNotice(view: JobView, failed: boolean): { text: string } {
   return { text: failed ? `${view.title}: the job failed (details above).` : `${view.title} is ready.` };

@@ -1,7 +1,7 @@
 import type { APIEmbed, APIEmbedField } from "discord-api-types/v10";
 import { type Card, progressBar, type Tone } from "../../core/cards.js";
 import { DISCORD_LIMITS as L } from "../limits.js";
-import { cut, isWebUrl, link, markdown } from "./text.js";
+import { cut, isWebUrl, lineMarkdown, link, markdown } from "./text.js";
 
 /** Discord's own palette, so the cards look at home in the client. */
 export const TONE_COLOURS: Record<Tone, number> = {
@@ -24,7 +24,7 @@ function description(card: Card, max: number): string {
     ...(card.progress
       ? [`${progressBar(card.progress.percent)} · ${markdown(card.progress.label, 100)}`]
       : []),
-    ...card.lines.map((line) => markdown(line, max)),
+    ...card.lines.map((line) => lineMarkdown(line, max)),
   ].join("\n\n");
   const tail = card.links
     .filter((l) => isWebUrl(l.url))

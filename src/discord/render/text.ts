@@ -1,3 +1,5 @@
+import type { Line } from "../../core/cards.js";
+
 /**
  * The core's plain text as Discord markdown: escaped, so a prompt with `*` or `_` shows as typed,
  * and cut to the limit of the field it goes in.
@@ -27,6 +29,15 @@ export function escapeMarkdown(text: string): string {
 /** Escaped and cut: what every markdown text of a message gets (cut first too, escaping only grows). */
 export function markdown(text: string, max: number): string {
   return cut(escapeMarkdown(cut(text, max)), max);
+}
+
+/** A card line as markdown: text escaped and cut like any other, people as mentions (`<@id>`). */
+export function lineMarkdown(line: Line, max: number): string {
+  const pieces = typeof line === "string" ? [line] : line;
+  return cut(
+    pieces.map((piece) => (typeof piece === "string" ? markdown(piece, max) : `<@${piece.userId}>`)).join(""),
+    max,
+  );
 }
 
 /** `[label](url)`; characters that would end the link early are percent-encoded. */

@@ -17,7 +17,7 @@ import {
 import type { Message } from "../../core/ports.js";
 import { SLACK_LIMITS as L } from "../limits.js";
 import { encodeActionId } from "./action-id.js";
-import { cut, escapeText, link, linkable, mrkdwn } from "./mrkdwn.js";
+import { cut, escapeText, lineText, link, linkable, mrkdwn } from "./mrkdwn.js";
 
 /**
  * Core messages as Block Kit: a header with the tone, sections for text and fields, the progress
@@ -199,7 +199,7 @@ function renderCard(card: Card, options: RenderOptions): Rendered {
   const head: KnownBlock[] = [
     { type: "header", text: plain(`${TONE[card.tone]} ${card.title}`, L.headerText) },
     ...(options.mentionUserId ? [section(`<@${options.mentionUserId}>`)] : []),
-    ...paragraphs(card.lines.map(escapeText)),
+    ...paragraphs(card.lines.map(lineText)),
     ...progress,
     ...fieldBlocks(card.fields),
     ...media.blocks,
@@ -214,9 +214,16 @@ function renderCard(card: Card, options: RenderOptions): Rendered {
     head.length <= room
       ? [...head, ...tail]
       : [...head.slice(0, room - 1), context("The rest is longer than a Slack message can show."), ...tail];
-  const summary = [card.title, card.progress?.label, card.lines[0]].filter(Boolean).join(": ");
+  const first = card.lines[0];
+  const summary = [
+    escapeText(card.title),
+    card.progress && escapeText(card.progress.label),
+    first !== undefined && lineText(first),
+  ]
+    .filter(Boolean)
+    .join(": ");
   const mention = options.mentionUserId ? `<@${options.mentionUserId}> ` : "";
-  return { text: mention + mrkdwn(summary, L.fallbackText), blocks };
+  return { text: mention + cut(summary, L.fallbackText), blocks };
 }
 
 export function renderMessage(message: Message, options: RenderOptions = {}): Rendered {

@@ -1,3 +1,4 @@
+import type { Line } from "../../core/cards.js";
 import { SLACK_LIMITS } from "../limits.js";
 
 /**
@@ -20,6 +21,14 @@ export function cut(text: string, max: number): string {
 /** Escaped and cut: what every mrkdwn text of a message gets. */
 export function mrkdwn(text: string, max: number): string {
   return cut(escapeText(text), max);
+}
+
+/** A card line as mrkdwn, not cut: text escaped, people as mentions (`<@U…>`). */
+export function lineText(line: Line): string {
+  const pieces = typeof line === "string" ? [line] : line;
+  return pieces
+    .map((piece) => (typeof piece === "string" ? escapeText(piece) : `<@${piece.userId}>`))
+    .join("");
 }
 
 /** `<url|label>`; characters that would end the link early are percent-encoded. */

@@ -5,7 +5,7 @@ import { Readable } from "node:stream";
 import { pino } from "pino";
 import { createMediaClient, type MediaClient } from "../../../src/core/api/client.js";
 import { type Bot, createBot } from "../../../src/core/bot.js";
-import { type Card, isCard } from "../../../src/core/cards.js";
+import { type Card, isCard, plainText } from "../../../src/core/cards.js";
 import { scaledPolicy } from "../../../src/core/jobs/policy.js";
 import type { ActionEvent, Actor, Attachment, ConversationRef, MessageRef } from "../../../src/core/ports.js";
 import { openStores, type Stores } from "../../../src/store/index.js";
@@ -205,4 +205,4 @@ export class Harness {
 }
 
 export const text = (card: Card) =>
-  [card.title, ...card.lines, ...card.fields.map((f) => `${f.name}: ${f.value}`)].join("\n");
+  [card.title, ...card.lines.map(plainText), ...card.fields.map((f) => `${f.name}: ${f.value}`)].join("\n");

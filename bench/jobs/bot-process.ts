@@ -1,0 +1,154 @@
+/**
+ * One polling strategy in a process of its own: the real engine, store (a sqlite file), client
+ * and normalizer, with hooks that only note what happens. It measures itself: peak RSS (sampled
+ * every 50 ms) and event-loop delay (perf_hooks histogram), from the moment it starts the engine
+ * until the last job is delivered.
+ *
+ * Argument: JSON BotArgs. Messages in: { type: "go", at }. Out: { type: "ready" }, { type: "done", ... }.
+ */
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { pino } from "pino";
+import { createMediaClient, fetchStatus } from "../../src/core/api/index.js";
+import { createJobEngine } from "../../src/core/jobs/engine.js";
+import { fixedPolicy, type PollPolicy, scaledPolicy } from "../../src/core/jobs/policy.js";
+import { openStores } from "../../src/store/index.js";
+
+export type Strategy = "adaptive" | "naive";
+
+export interface BotArgs {
+  strategy: Strategy;
+  storeUrl: string;
+  mediaUrl: string;
+  apiKey: string;
+  /** How much faster than real time the emulator runs: the policy is compressed as much. */
+  speed: number;
+  /** When the jobs were created in the store (wall clock): their records' age 0. */
+  seededAt: number;
+  jobs: number;
+  caps: Pick<PollPolicy, "maxRequestsPerSecond" | "maxConcurrentRequests">;
+}
+
+export interface BotResult {
+  type: "done";
+  strategy: Strategy;
+  /** Status reads per job id. */
+  reads: Record<string, number>;
+  /** Wall-clock time of each job's delivery. */
+  deliveredAt: Record<string, number>;
+  /** Wall-clock time of the first status read that found the job finished. */
+  seenDoneAt: Record<string, number>;
+  /** Jobs delivered more than once (must stay empty). */
+  redelivered: string[];
+  progressEdits: number;
+  peakRssBytes: number;
+  /** JavaScript heap in use (live objects and garbage not yet collected) at its highest sample. */
+  peakHeapBytes: number;
+  eventLoopDelayMs: { p50: number; p99: number; max: number };
+  /** How long start() took to take up every job. */
+  startMs: number;
+  cpuSeconds: number;
+}
+
+const args = JSON.parse(process.argv[2] ?? "{}") as BotArgs;
+const logger = pino({ level: "warn" }, pino.destination(2));
+const stores = await openStores(args.storeUrl, undefined, logger);
+const client = createMediaClient({ baseUrl: args.mediaUrl });
+const api = client.as(args.apiKey);
+
+const reads: Record<string, number> = {};
+const deliveredAt: Record<string, number> = {};
+const seenDoneAt: Record<string, number> = {};
+const redelivered: string[] = [];
+let progressEdits = 0;
+let delivered = 0;
+let allDelivered: () => void;
+const finished = new Promise<void>((resolve) => {
+  allDelivered = resolve;
+});
+
+const scaled = scaledPolicy(1 / args.speed, args.caps);
+const policy = args.strategy === "adaptive" ? scaled : fixedPolicy(2_000 / args.speed, scaled);
+
+const go = await new Promise<number>((resolve) => {
+  process.on("message", (message: { type: "go"; at: number }) => resolve(message.at));
+  process.send?.({ type: "ready" });
+});
+
+// The store stamped the records while the emulator's clock stood still: the engine's clock is
+// set back so that, at "go", the first record is brand new and the last ones look younger still
+// (which only makes the adaptive policy poll more, never less).
+const shift = go - args.seededAt;
+const engine = createJobEngine({
+  store: stores.jobs,
+  claims: stores.claims,
+  logger,
+  policy,
+  clock: { now: () => Date.now() - shift },
+  hooks: {
+    async fetchStatus(job, signal) {
+      reads[job.id] = (reads[job.id] ?? 0) + 1;
+      const status = await fetchStatus(api, job.kind, job.serviceJobId, { signal });
+      if (status.terminal) seenDoneAt[job.id] ??= Date.now();
+      return status;
+    },
+    async showProgress() {
+      progressEdits += 1;
+    },
+    async deliver(job) {
+      if (deliveredAt[job.id] !== undefined) {
+        redelivered.push(job.id);
+        return undefined;
+      }
+      deliveredAt[job.id] = Date.now();
+      delivered += 1;
+      if (delivered >= args.jobs) allDelivered();
+      return undefined;
+    },
+  },
+});
+
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+let peakRssBytes = 0;
+let peakHeapBytes = 0;
+const sample = () => {
+  const { rss, heapUsed } = process.memoryUsage();
+  peakRssBytes = Math.max(peakRssBytes, rss);
+  peakHeapBytes = Math.max(peakHeapBytes, heapUsed);
+};
+sample();
+const sampler = setInterval(sample, 50);
+const cpuBefore = process.cpuUsage();
+loopDelay.enable();
+
+const startedAt = performance.now();
+await engine.start();
+const startMs = performance.now() - startedAt;
+await finished;
+
+loopDelay.disable();
+clearInterval(sampler);
+const cpu = process.cpuUsage(cpuBefore);
+await engine.stop();
+await client.close();
+await stores.close();
+
+const ms = (ns: number) => Math.round(ns / 1e4) / 100;
+const result: BotResult = {
+  type: "done",
+  strategy: args.strategy,
+  reads,
+  deliveredAt,
+  seenDoneAt,
+  redelivered,
+  progressEdits,
+  peakRssBytes,
+  peakHeapBytes,
+  eventLoopDelayMs: {
+    p50: ms(loopDelay.percentile(50)),
+    p99: ms(loopDelay.percentile(99)),
+    max: ms(loopDelay.max),
+  },
+  startMs: Math.round(startMs),
+  cpuSeconds: Math.round((cpu.user + cpu.system) / 1e4) / 100,
+};
+process.send?.(result, () => process.exit(0));
