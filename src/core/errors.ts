@@ -263,16 +263,19 @@ export class AttachmentReadError extends BotError {
 // ---------------------------------------------------------------------------------------------
 
 /**
- * The conversation no longer takes the bot's messages (channel deleted, bot removed or denied
- * access): unlike an outage, waiting will not fix it, so a delivery stops retrying after a few tries.
+ * The conversation does not take the bot's messages (channel deleted, bot removed or denied
+ * access). Unlike an outage, waiting will not fix it, so a delivery stops retrying after a few
+ * tries. The user message says what is wrong and who can fix it.
  */
 export class UndeliverableError extends BotError {
   static readonly code = "chat.undeliverable";
   readonly code = UndeliverableError.code;
-  constructor(reason: string, options: BotErrorOptions = {}) {
-    super(
-      `The result could not be posted in its channel (${reason}); it stays in your account at the media service. Give the bot access to the channel so that the next results arrive.`,
-      options,
-    );
+}
+
+/** The message to edit was deleted: what it was to show needs a new message. */
+export class MessageGoneError extends BotError {
+  readonly code = "chat.message_gone";
+  constructor(options: BotErrorOptions = {}) {
+    super("The message was deleted.", options);
   }
 }

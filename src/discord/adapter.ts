@@ -4,6 +4,7 @@ import type { Logger } from "../core/log.js";
 import type { ChatAdapter, ConversationRef, Json, Message, MessageRef, PostOptions } from "../core/ports.js";
 import { filesOf } from "./files.js";
 import { DISCORD_LIMITS } from "./limits.js";
+import { refusalOf } from "./refusals.js";
 import { renderMessage } from "./render/message.js";
 
 /**
@@ -88,7 +89,19 @@ export class DiscordAdapter implements ChatAdapter {
     return typeof limit === "number" && limit > 0 ? limit : DISCORD_LIMITS.defaultUploadBytes;
   }
 
-  async post(target: ConversationRef, message: Message, options: PostOptions = {}): Promise<MessageRef> {
+  post(target: ConversationRef, message: Message, options: PostOptions = {}): Promise<MessageRef> {
+    return this.send(target, message, options).catch((error: unknown) => {
+      throw refusalOf(error);
+    });
+  }
+
+  edit(ref: MessageRef, message: Message): Promise<void> {
+    return this.change(ref, message).catch((error: unknown) => {
+      throw refusalOf(error);
+    });
+  }
+
+  private async send(target: ConversationRef, message: Message, options: PostOptions): Promise<MessageRef> {
     const rendered = renderMessage(
       message,
       options.mentionUserId ? { mentionUserId: options.mentionUserId } : {},
@@ -124,7 +137,7 @@ export class DiscordAdapter implements ChatAdapter {
     return this.ref(sent as APIMessage, target, token, ephemeral);
   }
 
-  async edit(ref: MessageRef, message: Message): Promise<void> {
+  private async change(ref: MessageRef, message: Message): Promise<void> {
     const rendered = renderMessage(message);
     const files = await filesOf(rendered, this.uploadLimit(ref));
     const { rest, applicationId, logger } = this.options;

@@ -1,7 +1,7 @@
 import type { WebClient } from "@slack/web-api";
 import { request } from "undici";
 import { isCard } from "../core/cards.js";
-import { BotError } from "../core/errors.js";
+import { MessageGoneError, UndeliverableError } from "../core/errors.js";
 import type {
   ChatAdapter,
   ConversationRef,
@@ -24,20 +24,33 @@ import { uploadFile } from "./upload.js";
  * every conversation it hands to the core, together with the gesture's `responseUrl` when it has one.
  */
 
-/** Slack's answers when the bot is not a member of a (private) channel. */
-const NOT_A_MEMBER = new Set(["not_in_channel", "channel_not_found"]);
+const NOT_A_MEMBER =
+  "The bot is not a member of this channel, so it cannot post here. Invite it: type /invite and pick the bot.";
 
-function notAMember(error: unknown): boolean {
-  return NOT_A_MEMBER.has(String((error as { data?: { error?: unknown } }).data?.error));
+// invalid_channel: files.completeUploadExternal's answer for a channel it cannot share into.
+const NOT_A_MEMBER_CODES = new Set(["not_in_channel", "channel_not_found", "invalid_channel"]);
+
+/**
+ * Slack's answers that waiting will not fix, as the core's chat errors: the job engine stops
+ * retrying a delivery the channel refuses, and posts anew what a deleted message was to show.
+ */
+const REFUSALS: Record<string, string> = {
+  ...Object.fromEntries([...NOT_A_MEMBER_CODES].map((code) => [code, NOT_A_MEMBER])),
+  is_archived: "This channel is archived. Unarchive it so that the bot can post in it.",
+  account_inactive: "The bot was removed from this workspace. An admin can install it again.",
+  token_revoked: "The bot was removed from this workspace. An admin can install it again.",
+};
+
+function errorCodeOf(error: unknown): string {
+  return String((error as { data?: { error?: unknown } }).data?.error);
 }
 
-export class NotInChannelError extends BotError {
-  readonly code = "access.slack_channel";
-  constructor() {
-    super(
-      "The bot is not a member of this channel, so it cannot post here. Invite it: type /invite and pick the bot.",
-    );
-  }
+/** The core's error for a refusal, or `error` itself (an outage, a rate limit: worth retrying). */
+function refusalOf(error: unknown): unknown {
+  const code = errorCodeOf(error);
+  if (code === "message_not_found") return new MessageGoneError({ cause: error });
+  const reason = REFUSALS[code];
+  return reason ? new UndeliverableError(reason, { message: `Slack ${code}`, cause: error }) : error;
 }
 
 function filesOf(message: Message): OutgoingFile[] {
@@ -84,7 +97,11 @@ export class SlackAdapter implements ChatAdapter {
     // Files first: when the message says "done", its result is already in the thread.
     await this.upload(ref, files);
     const { text, blocks } = renderMessage(message, { filesInThread: files.length > 0 });
-    await this.client.chat.update({ channel: ref.channelId, ts: ref.messageId, text, blocks });
+    await this.client.chat
+      .update({ channel: ref.channelId, ts: ref.messageId, text, blocks })
+      .catch((error: unknown) => {
+        throw refusalOf(error);
+      });
   }
 
   private async postPublic(
@@ -105,7 +122,7 @@ export class SlackAdapter implements ChatAdapter {
         ...(target.threadId && { thread_ts: target.threadId }),
       })
       .catch((error: unknown) => {
-        throw notAMember(error) ? new NotInChannelError() : error;
+        throw refusalOf(error);
       });
     if (!answer.ts) throw new Error("chat.postMessage answered without a ts");
     const ref: MessageRef = {
@@ -146,7 +163,8 @@ export class SlackAdapter implements ChatAdapter {
       });
       return ref(answer.message_ts ?? "");
     } catch (error) {
-      if (!notAMember(error) || typeof responseUrl !== "string") throw error;
+      if (!NOT_A_MEMBER_CODES.has(errorCodeOf(error)) || typeof responseUrl !== "string")
+        throw refusalOf(error);
       await respond(responseUrl, rendered);
       return ref("");
     }
@@ -155,8 +173,13 @@ export class SlackAdapter implements ChatAdapter {
   /** Each file once per message, also when the same result is delivered again after a restart. */
   private async upload(ref: MessageRef, files: readonly OutgoingFile[]): Promise<void> {
     for (const file of files) {
+      // A result's files go first: a channel that refuses them refuses the delivery.
       await this.ledger.once(`upload:${ref.channelId}:${ref.messageId}:${file.name}`, () =>
-        uploadFile(this.client, file, { channelId: ref.channelId, threadTs: ref.messageId }),
+        uploadFile(this.client, file, { channelId: ref.channelId, threadTs: ref.messageId }).catch(
+          (error: unknown) => {
+            throw refusalOf(error);
+          },
+        ),
       );
     }
   }

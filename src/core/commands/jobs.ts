@@ -31,7 +31,8 @@ export const jobs = defineCommand({
       const progress =
         job.state === "working" && job.progress !== null ? ` ${Math.round(job.progress)}%` : "";
       const when = new Date(job.createdAt).toISOString().slice(0, 16).replace("T", " ");
-      const unposted = job.error?.code === UndeliverableError.code ? ` · ${job.error.message}` : "";
+      const unposted =
+        job.error?.code === UndeliverableError.code ? ` · not posted: ${job.error.message}` : "";
       return {
         title: viewOf(job).title,
         detail: `${STATE_WORDS[job.state]}${progress}${unposted} · started ${when} UTC · job ${job.id}`,

@@ -3,10 +3,10 @@ import type { MediaApi } from "../api/client.js";
 import type { NormalizedStatus } from "../api/job-status.js";
 import { fetchStatus } from "../api/normalize.js";
 import { commandByName } from "../commands/catalogue.js";
-import { BotError, ServiceFailureError } from "../errors.js";
+import { BotError, MessageGoneError, ServiceFailureError, UndeliverableError } from "../errors.js";
 import type { JobHooks } from "../jobs/contract.js";
 import type { Logger } from "../log.js";
-import type { ChatAdapter, ConversationRef, Json, Platform } from "../ports.js";
+import type { ChatAdapter, ConversationRef, Json, Message, MessageRef, Platform } from "../ports.js";
 import { failedJobCard, progressCard, readyNotice, undeliverableCard, variantsCard } from "../render/job.js";
 import type { TenantRef } from "../tenancy.js";
 import { resolveResult, viewOf } from "./results.js";
@@ -74,17 +74,33 @@ export function createHooks(deps: HookDeps): JobHooks<JobRecord> {
       const view = viewOf(job);
       const { card, stored } = await outcomeOf(job, status, adapter, conversation, deps);
       const notify = { mentionUserId: job.requester.userId, idempotencyKey: `${job.id}:ready` };
-      if (message) {
-        await adapter.edit(message, card);
-        // The edit notifies nobody; this post does, and its key keeps a repeated delivery to one post.
-        await adapter.post(conversation, readyNotice(view, status.state !== "done"), notify);
-      } else {
-        // A job launched without a message posts its outcome, which notifies by itself.
+      // A job without its message (never posted, or deleted since) posts the outcome itself.
+      if (!(message && (await editUnlessGone(adapter, message, card)))) {
         await adapter.post(conversation, card, notify);
+        return stored;
       }
+      // The edit notifies nobody: the keyed post does, once however often delivery runs. The
+      // result shows already, so a channel that refuses new posts only costs the mention.
+      await adapter
+        .post(conversation, readyNotice(view, status.state !== "done"), notify)
+        .catch((error: unknown) => {
+          if (!(error instanceof UndeliverableError)) throw error;
+          deps.logger.warn({ err: error, jobId: job.id }, "result shown, but its notice could not be posted");
+        });
       return stored;
     },
   };
+}
+
+/** False when the message was deleted meanwhile. */
+async function editUnlessGone(adapter: ChatAdapter, message: MessageRef, card: Message): Promise<boolean> {
+  try {
+    await adapter.edit(message, card);
+    return true;
+  } catch (error) {
+    if (error instanceof MessageGoneError) return false;
+    throw error;
+  }
 }
 
 async function outcomeOf(

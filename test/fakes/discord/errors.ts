@@ -40,6 +40,7 @@ export const errors = {
   tooLarge: () => new DiscordHttpError(413, 40005, "Request entity too large"),
   invalidWebhookToken: () => new DiscordHttpError(401, 50027, "Invalid Webhook Token"),
   missingAccess: () => new DiscordHttpError(403, 50001, "Missing Access"),
+  missingPermissions: () => new DiscordHttpError(403, 50013, "Missing Permissions"),
   otherUsersMessage: () => new DiscordHttpError(403, 50005, "Cannot edit a message authored by another user"),
   invalidJson: () => new DiscordHttpError(400, 50109, "The request body contains invalid JSON."),
   emptyMessage: () =>

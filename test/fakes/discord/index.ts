@@ -1,12 +1,14 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import type {
-  APIApplicationCommand,
-  APIAttachment,
-  APIMessage,
-  APIRole,
-  APITextChannel,
-  APIUser,
+import {
+  type APIApplicationCommand,
+  type APIAttachment,
+  type APIMessage,
+  type APIRole,
+  type APITextChannel,
+  type APIUser,
+  ChannelType,
+  OverwriteType,
 } from "discord-api-types/v10";
 import { CDN_PREFIX, serveAttachment } from "./cdn.js";
 import { type Clock, createClock } from "./clock.js";
@@ -107,6 +109,26 @@ export interface FakeDiscord {
   addUser(username: string, options?: { admin?: boolean }): APIUser;
   /** A second tenant: a guild with its own channel, announced with GUILD_CREATE if the bot is connected. */
   addGuild(name: string): Promise<{ guild: { id: string; name: string }; channel: APITextChannel }>;
+  /** A text channel in the seeded guild, announced with CHANNEL_CREATE. */
+  addChannel(name: string): Promise<APITextChannel>;
+  /**
+   * What a member with Manage Messages (or the requester, for a reply to them) does: the message
+   * is gone for every route, which then answer 404 Unknown Message. The bot's Guilds intent gets
+   * no MESSAGE_DELETE, as on Discord.
+   */
+  deleteMessage(messageId: string): void;
+  /** An admin deletes a channel and its messages (routes answer 404 Unknown Channel); CHANNEL_DELETE follows. */
+  deleteChannel(channelId: string): Promise<void>;
+  /**
+   * An admin's permission overwrite on a channel, as PUT /channels/{id}/permissions/{overwrite_id}
+   * sets it (replacing one with the same id); CHANNEL_UPDATE follows. Denying the bot View
+   * Channel makes its channel routes answer 403 Missing Access, denying Send Messages makes its
+   * posts answer 403 Missing Permissions.
+   */
+  overwritePermissions(
+    channelId: string,
+    overwrite: { id: string; type: "role" | "member"; allow?: bigint; deny?: bigint },
+  ): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -284,6 +306,34 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
         guild: { id: guild.id, name },
         channel: world.channels.get(guild.channelIds[0]!) as APITextChannel,
       };
+    },
+    async addChannel(name) {
+      const created = world.addChannel(seededGuild.id, name);
+      if (gateway.hasSession) await gateway.dispatch("CHANNEL_CREATE", created);
+      return created;
+    },
+    deleteMessage(messageId) {
+      if (!world.messages.delete(messageId)) throw new Error(`fake Discord: no message ${messageId}`);
+    },
+    async deleteChannel(channelId) {
+      const deleted = world.deleteChannel(channelId);
+      if (gateway.hasSession) await gateway.dispatch("CHANNEL_DELETE", deleted);
+    },
+    async overwritePermissions(channelId, { id, type, allow = 0n, deny = 0n }) {
+      const target = world.channels.get(channelId);
+      if (target?.type !== ChannelType.GuildText)
+        throw new Error(`fake Discord: no guild channel ${channelId}`);
+      const overwrite = {
+        id,
+        type: type === "role" ? OverwriteType.Role : OverwriteType.Member,
+        allow: String(allow),
+        deny: String(deny),
+      };
+      target.permission_overwrites = [
+        ...(target.permission_overwrites ?? []).filter((o) => o.id !== id),
+        overwrite,
+      ];
+      if (gateway.hasSession) await gateway.dispatch("CHANNEL_UPDATE", target);
     },
     async close() {
       await gateway.close();

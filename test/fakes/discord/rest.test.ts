@@ -9,6 +9,7 @@ import {
   DiscordAPIError,
   Events,
   MessageFlags,
+  PermissionFlagsBits,
   Routes,
   type TextChannel,
 } from "discord.js";
@@ -162,6 +163,40 @@ describe("fake Discord REST with the real discord.js client", () => {
     const again = await channel.send({ content: "Done", nonce: "job-42", enforceNonce: true });
     expect(again.id).toBe(first.id);
     expect(fake.messages()).toHaveLength(1);
+  });
+
+  it("answers as Discord does once a message or channel is deleted or overwrites shut the bot out", async () => {
+    const channel = await start();
+    const [deleted, kept] = [await channel.send("first"), await channel.send("second")];
+    const refusal = () => fake.calls.at(-1)?.response;
+
+    fake.deleteMessage(deleted.id);
+    await expect(deleted.edit("again")).rejects.toMatchObject({ status: 404, code: 10008 });
+    expect(refusal()).toEqual({ message: "Unknown Message", code: 10008 });
+
+    const theBot = { id: fake.botUser.id, type: "member" as const };
+    await fake.overwritePermissions(channel.id, { ...theBot, deny: PermissionFlagsBits.SendMessages });
+    await expect(channel.send("third")).rejects.toMatchObject({ status: 403, code: 50013 });
+    expect(refusal()).toEqual({ message: "Missing Permissions", code: 50013 });
+    // Editing its own message needs no Send Messages.
+    await kept.edit("second, edited");
+
+    // A private channel: @everyone may not see it, and the bot only once it is let in.
+    const everyone = { id: fake.guild.id, type: "role" as const };
+    await fake.overwritePermissions(channel.id, { ...everyone, deny: PermissionFlagsBits.ViewChannel });
+    await expect(kept.edit("hidden")).rejects.toMatchObject({ status: 403, code: 50001 });
+    expect(refusal()).toEqual({ message: "Missing Access", code: 50001 });
+    await fake.overwritePermissions(channel.id, { ...theBot, allow: PermissionFlagsBits.ViewChannel });
+    await kept.edit("let in");
+    await channel.send("third");
+
+    await fake.deleteChannel(channel.id);
+    await fake.waitFor(() => !bot.channels.cache.has(channel.id));
+    await expect(
+      bot.rest.post(Routes.channelMessages(channel.id), { body: { content: "x" } }),
+    ).rejects.toMatchObject({ status: 404, code: 10003 });
+    expect(refusal()).toEqual({ message: "Unknown Channel", code: 10003 });
+    expect(fake.messages(channel.id)).toEqual([]);
   });
 
   it("validates registered commands, keeps their ids on a new bulk overwrite, and refuses bad ones", async () => {

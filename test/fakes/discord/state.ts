@@ -12,6 +12,7 @@ import {
   ChannelType,
   type GuildMemberFlags,
   type InteractionType,
+  OverwriteType,
   PermissionFlagsBits,
   type RoleFlags,
   type UserFlags,
@@ -230,7 +231,7 @@ export class World {
     };
   }
 
-  /** Guild-level permissions (no channel overwrites exist in the fake). */
+  /** Guild-level permissions, before any channel's overwrites. */
   permissions(guildId: string, userId: string): bigint {
     const guild = this.guild(guildId);
     if (userId === guild.ownerId) return Object.values(P).reduce((all, bit) => all | bit, 0n);
@@ -239,6 +240,43 @@ export class World {
       .filter((r) => roles.has(r.id))
       .reduce((all, r) => all | BigInt(r.permissions), 0n);
     return granted & P.Administrator ? Object.values(P).reduce((all, bit) => all | bit, 0n) : granted;
+  }
+
+  /**
+   * Permissions in a guild channel, in Discord's order: the guild's, then the channel's overwrites
+   * for @everyone, for the member's roles together, and for the member. Administrators and the
+   * owner are above overwrites.
+   */
+  channelPermissions(channel: APITextChannel, userId: string): bigint {
+    const guildId = channel.guild_id;
+    if (!guildId) throw new Error(`channel ${channel.id} belongs to no guild`);
+    let granted = this.permissions(guildId, userId);
+    if (granted & P.Administrator) return granted;
+    const overwrites = channel.permission_overwrites ?? [];
+    const apply = (matching: typeof overwrites) => {
+      const deny = matching.reduce((all, o) => all | BigInt(o.deny), 0n);
+      const allow = matching.reduce((all, o) => all | BigInt(o.allow), 0n);
+      granted = (granted & ~deny) | allow;
+    };
+    const roles = new Set(this.guild(guildId).members.get(userId)?.roles ?? []);
+    apply(overwrites.filter((o) => o.type === OverwriteType.Role && o.id === guildId));
+    apply(overwrites.filter((o) => o.type === OverwriteType.Role && roles.has(o.id)));
+    apply(overwrites.filter((o) => o.type === OverwriteType.Member && o.id === userId));
+    return granted;
+  }
+
+  /** A channel deleted by an admin: its messages go with it, as on Discord. */
+  deleteChannel(channelId: string): APITextChannel {
+    const channel = this.channels.get(channelId);
+    if (channel?.type !== ChannelType.GuildText || !channel.guild_id)
+      throw new Error(`the fake has no guild channel ${channelId}`);
+    this.channels.delete(channelId);
+    const guild = this.guild(channel.guild_id);
+    guild.channelIds = guild.channelIds.filter((id) => id !== channelId);
+    for (const message of [...this.messages.values()]) {
+      if (message.channel_id === channelId) this.messages.delete(message.id);
+    }
+    return channel;
   }
 
   dmChannel(userId: string): APIDMChannel {

@@ -129,6 +129,16 @@ export interface FakeSlack {
     send(type: EnvelopeType, payload: object): Promise<unknown>;
     disconnect(reason?: string): void;
   };
+  /** Another public channel of the workspace, with the bot in it; returns its id. */
+  addChannel(name: string): string;
+  /** Someone deletes a message (the bot's too: admins may): chat.update then answers message_not_found. */
+  deleteMessage(ts: string, channel?: string): void;
+  /**
+   * A channel deleted, with its messages. The Web API then answers channel_not_found for it (and
+   * files.completeUploadExternal invalid_channel), as it does for a private channel the bot was
+   * removed from.
+   */
+  deleteChannel(channel: string): void;
   /** Polls until `predicate` returns something truthy and resolves with it. */
   waitFor<T>(predicate: () => T | undefined | null | false, timeoutMs?: number): Promise<T>;
   close(): Promise<void>;
@@ -229,6 +239,22 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
         return ack;
       },
       disconnect: (reason) => socket.disconnect(reason),
+    },
+    addChannel(name) {
+      const id = state.nextId("C");
+      state.channels.set(id, { id, name });
+      return id;
+    },
+    deleteMessage(ts, channel = state.channelId) {
+      const at = state.messages.findIndex((m) => m.channel === channel && m.ts === ts);
+      if (at < 0) throw new Error(`fake Slack: no message ${ts} in ${channel}`);
+      state.messages.splice(at, 1);
+    },
+    deleteChannel(channel) {
+      if (!state.channels.delete(channel)) throw new Error(`fake Slack: no channel ${channel}`);
+      for (let i = state.messages.length - 1; i >= 0; i--) {
+        if (state.messages[i]!.channel === channel) state.messages.splice(i, 1);
+      }
     },
     async waitFor(predicate, timeoutMs = 2_000) {
       const deadline = Date.now() + timeoutMs;

@@ -1,4 +1,4 @@
-import { type APIMessage, MessageType } from "discord-api-types/v10";
+import { type APIMessage, MessageType, PermissionFlagsBits } from "discord-api-types/v10";
 import { errors } from "../errors.js";
 import { snowflakeTime } from "../ids.js";
 import { createMessage, editMessage, type MessageBody } from "../messages.js";
@@ -10,16 +10,16 @@ import { json, noContent, type Reply, type Route, type RouteContext } from "./ty
 // Discord documents "the past few minutes" for enforce_nonce.
 const NONCE_WINDOW_MS = 5 * 60 * 1000;
 
-function channelOf({ world, params }: RouteContext): ChannelRecord {
+/** The channel, if the bot may see it: every bot-token route needs View Channel. */
+function channelOf({ world, params }: RouteContext, needs = PermissionFlagsBits.ViewChannel): ChannelRecord {
   const channel = world.channels.get(params.channel_id ?? "");
   if (!channel) throw errors.unknownChannel();
-  if (
-    "guild_id" in channel &&
-    channel.guild_id &&
-    !world.guild(channel.guild_id).members.has(world.botUser.id)
-  ) {
-    throw errors.missingAccess();
-  }
+  if (!("guild_id" in channel && channel.guild_id)) return channel;
+  if (!world.guild(channel.guild_id).members.has(world.botUser.id)) throw errors.missingAccess();
+  const granted = world.channelPermissions(channel, world.botUser.id);
+  // Discord hides what the bot cannot see (50001) and refuses what it may see but not do (50013).
+  if (!(granted & PermissionFlagsBits.ViewChannel)) throw errors.missingAccess();
+  if ((granted & needs) !== needs) throw errors.missingPermissions();
   return channel;
 }
 
@@ -34,7 +34,7 @@ function messageOf(ctx: RouteContext): APIMessage {
 }
 
 function post(ctx: RouteContext): Reply {
-  const channel = channelOf(ctx);
+  const channel = channelOf(ctx, PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages);
   assertSchema("MessageCreateRequestSchema", ctx.body);
   const body = (ctx.body ?? {}) as MessageBody & { enforce_nonce?: boolean | null };
   assertRules(messageRules(body as Record<string, unknown>, ""));

@@ -1,0 +1,27 @@
+import { DiscordAPIError } from "discord.js";
+import { MessageGoneError, UndeliverableError } from "../core/errors.js";
+
+/**
+ * Discord's JSON error codes that waiting will not fix, as the core's chat errors: the job engine
+ * stops retrying a delivery the channel refuses, and posts anew what a deleted message was to show.
+ * https://discord.com/developers/docs/topics/opcodes-and-status-codes#json
+ */
+const REFUSALS: Record<number, string> = {
+  10003: "This channel no longer exists.",
+  50001: "The bot cannot see this channel. A server admin can give it the View Channel permission there.",
+  50013:
+    "The bot may not post in this channel. A server admin can give it Send Messages, Embed Links and Attach Files there.",
+  50083: "This thread is archived. Unarchive it so that the bot can post in it.",
+};
+const UNKNOWN_MESSAGE = 10008;
+
+/** The core's error for a refusal, or `error` itself (an outage, a rate limit: worth retrying). */
+export function refusalOf(error: unknown): unknown {
+  if (!(error instanceof DiscordAPIError)) return error;
+  const code = Number(error.code);
+  if (code === UNKNOWN_MESSAGE) return new MessageGoneError({ cause: error });
+  const reason = REFUSALS[code];
+  return reason
+    ? new UndeliverableError(reason, { message: `Discord ${code}: ${error.message}`, cause: error })
+    : error;
+}

@@ -1,0 +1,178 @@
+import { PermissionFlagsBits } from "discord-api-types/v10";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { DEFAULT_POLICY } from "../../src/core/jobs/policy.js";
+import { type RestCall, TOKEN_LIFETIME_MS } from "../fakes/discord/index.js";
+import { DiscordWorld, isEphemeral, shown } from "./harness.js";
+
+/**
+ * When Discord no longer takes what a job has to show: the job's message deleted by a user (the
+ * result then arrives as a new message), and the channel deleted or hidden from the bot (the bot
+ * gives up after a few tries, and `/jobs` says why the result never appeared).
+ */
+
+let world: DiscordWorld;
+
+beforeAll(async () => {
+  world = await DiscordWorld.start();
+});
+afterEach(() => {
+  world.fake.assertNoValidationErrors();
+});
+afterAll(async () => {
+  await world?.close();
+});
+
+const working = (m: { embeds: { description?: string }[] }) => /Working/.test(m.embeds[0]?.description ?? "");
+const DONE_COLOUR = 0x57f287;
+const MESSAGE_ROUTES = ["/channels/:channel_id/messages", "/channels/:channel_id/messages/:message_id"];
+
+/** Every REST call the bot made on a channel's messages with its bot token. */
+const channelCalls = (channelId: string) =>
+  world.fake.calls.filter((c) => MESSAGE_ROUTES.includes(c.route) && c.params.channel_id === channelId);
+
+/** Calls that carried the finished job's card: one per delivery attempt. */
+const deliveries = (calls: RestCall[]) =>
+  calls.filter((c) => (c.json as { embeds?: { color?: number }[] })?.embeds?.[0]?.color === DONE_COLOUR);
+
+const jobIdOf = (message: { embeds: { footer?: { text: string } }[] }) =>
+  /^Job (\S+)$/.exec(message.embeds[0]?.footer?.text ?? "")?.[1];
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("a job whose message was deleted while it ran", () => {
+  it("posts the result as a new message that mentions the requester, once", async () => {
+    world.emu.planNextJob("image", { durationMs: 600 });
+    const interaction = await world.command({
+      name: "image",
+      subcommand: "generate",
+      options: { prompt: "a deleted fox" },
+    });
+    const running = await world.jobMessage(interaction, working);
+    const jobId = jobIdOf(running);
+    world.fake.deleteMessage(running.id);
+
+    const result = await world.until(() =>
+      world.fake.messages().find((m) => m.embeds[0]?.color === DONE_COLOUR && jobIdOf(m) === jobId),
+    );
+    await pause(300);
+
+    expect(result.id).not.toBe(running.id);
+    expect(result.embeds[0]?.title).toBe("Image: a deleted fox");
+    expect(result.attachments.map((a) => a.content_type)).toEqual(["image/png"]);
+    expect(result.mentions.map((u) => u.id)).toEqual([world.fake.users.requester.id]);
+    // The card itself is the announcement: no separate "ready" notice, and one post however the
+    // nonce would have folded repeated ones.
+    expect(world.fake.messages().filter((m) => jobIdOf(m) === jobId)).toEqual([result]);
+    expect(world.notices().filter((m) => m.content.includes("a deleted fox is ready"))).toEqual([]);
+    const posts = world.fake.calls.filter(
+      (c) => c.method === "POST" && c.route === MESSAGE_ROUTES[0] && JSON.stringify(c.json).includes(jobId!),
+    );
+    expect(posts).toMatchObject([{ status: 200 }]);
+    const lastEdit = world.fake.calls.findLast(
+      (c) => c.method === "PATCH" && c.params.message_id === running.id,
+    );
+    expect(lastEdit).toMatchObject({ status: 404, code: 10008 });
+    expect(world.fake.message(running.id)).toBeUndefined();
+  });
+});
+
+describe("a long job whose channel stops taking the bot's messages", () => {
+  it.each([
+    {
+      what: "the bot loses View Channel",
+      cut: (channelId: string) =>
+        world.fake.overwritePermissions(channelId, {
+          id: world.fake.botUser.id,
+          type: "member",
+          deny: PermissionFlagsBits.ViewChannel,
+        }),
+      answer: { status: 403, code: 50001, message: "Missing Access" },
+      reason:
+        "The bot cannot see this channel. A server admin can give it the View Channel permission there.",
+    },
+    {
+      what: "the channel is deleted",
+      cut: (channelId: string) => world.fake.deleteChannel(channelId),
+      answer: { status: 404, code: 10003, message: "Unknown Channel" },
+      reason: "This channel no longer exists.",
+    },
+  ])("tries a few times when $what, then stops and /jobs says why", async ({ cut, answer, reason }) => {
+    const channel = await world.fake.addChannel("renders");
+    world.emu.planNextJob("image", { durationMs: 800 });
+    const interaction = await world.command({
+      name: "image",
+      subcommand: "generate",
+      options: { prompt: "an unseen fox" },
+      channelId: channel.id,
+    });
+    const running = await world.jobMessage(interaction, working);
+    const jobId = jobIdOf(running)!;
+    // Past the interaction token's life, the bot edits and posts with its own token on the channel.
+    world.fake.clock.advance(TOKEN_LIFETIME_MS + 1000);
+    await cut(channel.id);
+
+    await vi.waitFor(
+      async () => {
+        const job = await world.stores.jobs.get(jobId);
+        expect(job).toMatchObject({ state: "done", delivery: "delivered" });
+      },
+      { timeout: 8_000, interval: 20 },
+    );
+    const settled = channelCalls(channel.id).length;
+    await pause(400);
+
+    const tries = deliveries(channelCalls(channel.id));
+    expect(tries).toHaveLength(DEFAULT_POLICY.undeliverableTries);
+    for (const call of tries) {
+      expect(call).toMatchObject({ status: answer.status, code: answer.code });
+      expect(call.response).toEqual({ message: answer.message, code: answer.code });
+    }
+    expect(channelCalls(channel.id)).toHaveLength(settled);
+
+    const jobs = await world.run({ name: "jobs" });
+    expect(isEphemeral(jobs)).toBe(true);
+    // As Discord renders it: markdown escapes (job ids may hold underscores) show as the bare character.
+    const line = shown(jobs)
+      .replace(/\\(.)/g, "$1")
+      .split("\n")
+      .find((l) => l.endsWith(`job ${jobId}`));
+    expect(line).toMatch(/^Done · not posted: (.+) · started \S+ \S+ UTC · job \S+$/);
+    expect(line).toContain(`not posted: ${reason} · `);
+  });
+});
+
+describe("a long job whose channel only stops taking new posts", () => {
+  it("shows the result in its message all the same, once, and counts as delivered", async () => {
+    const channel = await world.fake.addChannel("read-only");
+    world.emu.planNextJob("image", { durationMs: 800 });
+    const interaction = await world.command({
+      name: "image",
+      subcommand: "generate",
+      options: { prompt: "a quiet fox" },
+      channelId: channel.id,
+    });
+    const running = await world.jobMessage(interaction, working);
+    const jobId = jobIdOf(running)!;
+    world.fake.clock.advance(TOKEN_LIFETIME_MS + 1000);
+    // Editing its own message needs no Send Messages; the "ready" notice does.
+    await world.fake.overwritePermissions(channel.id, {
+      id: world.fake.botUser.id,
+      type: "member",
+      deny: PermissionFlagsBits.SendMessages,
+    });
+
+    await vi.waitFor(
+      async () => expect(await world.stores.jobs.get(jobId)).toMatchObject({ delivery: "delivered" }),
+      { timeout: 8_000, interval: 20 },
+    );
+    await pause(400);
+
+    expect(world.fake.message(running.id)?.embeds[0]?.color).toBe(DONE_COLOUR);
+    // One edit carried the result: the refused notice did not send the image again.
+    expect(deliveries(channelCalls(channel.id))).toMatchObject([{ method: "PATCH", status: 200 }]);
+    expect(channelCalls(channel.id).filter((c) => c.method === "POST")).toMatchObject([
+      { status: 403, code: 50013 },
+    ]);
+    expect((await world.stores.jobs.get(jobId))?.error).toBeNull();
+  });
+});

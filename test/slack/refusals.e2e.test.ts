@@ -1,0 +1,100 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { DEFAULT_POLICY } from "../../src/core/jobs/policy.js";
+import { type ApiCall, type FakeSlack, type Message, startFakeSlack } from "../fakes/slack/index.js";
+import { headerOf, jobIdOf, SlackWorld, shown } from "./harness.js";
+
+/**
+ * When Slack no longer takes what a job has to show: the job's message deleted (the result then
+ * arrives as a new message), and the channel gone (the bot gives up after a few tries, and
+ * `/media jobs` says why the result never appeared).
+ */
+
+let fake: FakeSlack;
+let world: SlackWorld;
+
+afterEach(async () => {
+  await world?.close();
+  await fake?.close();
+});
+
+async function start() {
+  fake = await startFakeSlack();
+  world = await SlackWorld.start(fake);
+}
+
+const working = (m: Message) => shown(m).includes("Working");
+const succeeded = (m: Message) => headerOf(m)?.startsWith("✅") ?? false;
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The running job's message, once it shows progress. */
+async function runningJob(text: string): Promise<{ job: Message; jobId: string }> {
+  world.emu.planNextJob("image", { durationMs: 600 });
+  await world.command(text);
+  const job = await world.shows((await world.jobMessage()).ts, working);
+  return { job, jobId: jobIdOf(job)! };
+}
+
+const channelOf = (call: ApiCall) => call.args.channel ?? call.args.channel_id;
+
+describe("a job whose message was deleted while it ran", () => {
+  it("posts the result as a new message that mentions the requester, once", async () => {
+    await start();
+    const { job, jobId } = await runningJob("image generate a deleted heron");
+    const from = fake.calls.length;
+    fake.deleteMessage(job.ts);
+
+    const result = await world.until(() =>
+      world.channelMessages().find((m) => jobIdOf(m) === jobId && succeeded(m)),
+    );
+    await pause(300);
+
+    expect(headerOf(result)).toBe("✅ Image: a deleted heron");
+    expect(shown(result)).toContain(`<@${fake.users.requester.id}>`);
+    // The card itself is the announcement: no separate "ready" notice, no second copy.
+    expect(world.channelMessages()).toEqual([result]);
+    expect(fake.uploads.filter((u) => u.threadTs === result.ts)).toHaveLength(1);
+    const later = fake.calls.slice(from);
+    expect(later.filter((c) => c.method === "chat.update" && c.args.ts === job.ts).at(-1)?.answered).toEqual({
+      ok: false,
+      error: "message_not_found",
+    });
+    expect(later.filter((c) => c.method === "chat.postMessage" && c.answered.ok)).toHaveLength(1);
+  });
+});
+
+describe("a job whose channel is deleted while it runs", () => {
+  it("tries a few times, then stops, and /media jobs says why", async () => {
+    await start();
+    const lobby = fake.addChannel("lobby");
+    const { jobId } = await runningJob("image generate a heron nobody sees");
+    fake.deleteChannel(fake.channelId);
+
+    await vi.waitFor(
+      async () => expect(await world.stores.jobs.get(jobId)).toMatchObject({ delivery: "delivered" }),
+      { timeout: 8_000, interval: 20 },
+    );
+    const settled = fake.calls.length;
+    await pause(400);
+
+    // A delivery attempt ends at the first call that Slack refuses and that carries the result (its
+    // file, or its ✅ card); the progress edits refused before the job ended carry neither.
+    const attempts = fake.calls.filter(
+      (c) =>
+        channelOf(c) === fake.channelId &&
+        !c.answered.ok &&
+        (c.method === "files.completeUploadExternal" || JSON.stringify(c.args).includes("✅")),
+    );
+    expect(attempts).toHaveLength(DEFAULT_POLICY.undeliverableTries);
+    for (const call of attempts) expect(call.answered.error).toMatch(/^(channel_not_found|invalid_channel)$/);
+    expect(fake.calls.slice(settled)).toEqual([]);
+
+    const answered = fake.ephemerals(lobby).length;
+    await fake.slashCommand(world.eventsUrl, { text: "jobs", channel: lobby });
+    const jobs = await world.until(() => fake.ephemerals(lobby)[answered]);
+    expect(jobs.user).toBe(fake.users.requester.id);
+    expect(shown(jobs)).toContain(
+      `Done · not posted: The bot is not a member of this channel, so it cannot post here. Invite it: type /invite and pick the bot. · started`,
+    );
+    expect(shown(jobs)).toContain(`job ${jobId}`);
+  });
+});
