@@ -58,8 +58,10 @@ export async function openStores(
   try {
     const claims = await openClaims(backend.connection);
     const indexes = await openIndexes(backend.connection);
+    const jobs = new JobStore(backend.keyv("jobs"), claims, indexes, logger, options.jobs);
+    await jobs.adoptLegacyIndex();
     return {
-      jobs: new JobStore(backend.keyv("jobs"), claims, indexes, logger, options.jobs),
+      jobs,
       tenants: new TenantStore(backend.keyv("tenants"), claims, box),
       claims,
       keyv: (namespace) => backend.keyv(namespace),

@@ -149,6 +149,7 @@ const jobSchema: z.ZodType<JobRecord> = z.object({
 });
 
 const UNFINISHED = "jobs:unfinished";
+const LEGACY_UNFINISHED = "index:unfinished";
 /** Enough for the `jobs` command and the concurrency count; older entries fall off. */
 const PER_REQUESTER = 100;
 /**
@@ -221,6 +222,28 @@ export class JobStore {
     ]);
     await this.keyv.set(job.id, job);
     return job;
+  }
+
+  /**
+   * Stores written before indexes.ts kept the unfinished jobs in one keyv record: its ids move to
+   * the index, so that an upgrade resumes the jobs that were running. Idempotent.
+   */
+  async adoptLegacyIndex(): Promise<void> {
+    let entries: IndexEntry[] | undefined;
+    try {
+      entries = await readRecord(
+        this.keyv,
+        LEGACY_UNFINISHED,
+        z.array(z.object({ id: z.string(), at: time })),
+      );
+    } catch (error) {
+      if (!(error instanceof StoreError && error.code === "store.corrupt")) throw error;
+      this.logger.error({ err: error }, "old index of unfinished jobs unreadable: its jobs are not resumed");
+      return;
+    }
+    if (entries === undefined) return;
+    for (const entry of entries) await this.indexes.add(UNFINISHED, entry);
+    await this.keyv.delete(LEGACY_UNFINISHED);
   }
 
   /** Undefined for an unknown (or expired, or malformed) id; a corrupt record throws `store.corrupt`. */

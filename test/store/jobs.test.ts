@@ -161,6 +161,20 @@ describeEachBackend("jobs", (ctx) => {
     expect(await stores.jobs.countActiveByRequester(alice)).toBe(4);
   });
 
+  it("resumes the jobs an older version of the store listed as unfinished", async () => {
+    const before = await ctx.open();
+    const job = await before.jobs.create(newJob(alice));
+    // As the previous layout left it: a record no new index names, listed in one keyv record.
+    const legacy = { ...job, id: "legacyJob_01" };
+    await before.keyv("jobs").set(legacy.id, legacy);
+    await before.keyv("jobs").set("index:unfinished", [{ id: legacy.id, at: legacy.createdAt }]);
+    await before.close();
+
+    const upgraded = await ctx.open();
+    expect((await unfinishedOf(upgraded)).map((j) => j.id).sort()).toEqual([job.id, legacy.id].sort());
+    expect(await upgraded.keyv("jobs").get("index:unfinished")).toBeUndefined();
+  });
+
   it("keeps a requester's hundred most recent jobs", async () => {
     const stores = await ctx.open();
     const jobs: JobRecord[] = [];
