@@ -183,13 +183,14 @@ describe("images", () => {
 
 describe("photo avatars", () => {
   it("makes an avatar from a selfie at once", async () => {
-    const answer = await run("photo_avatar", "selfie", {
-      name: "photo_avatar",
+    const { message, notice } = await job("photo_avatar", "selfie", {
       options: { name: "Me" },
       attachments: [{ ...world.png("me.png"), option: "photo" }],
     });
-    expect(shown(answer)).toContain("Avatar id");
+    expect(shown(message)).toContain("Avatar id");
+    expect(notice.content).toContain("Photo avatar: Me");
     expect(world.creations("/api/avatar/from-selfie/create")).toHaveLength(1);
+    expect(world.emu.callsTo("GET", /\/api\/avatar\/jobs\//)).toHaveLength(0);
   });
 });
 

@@ -104,13 +104,13 @@ describe("forms in Slack", () => {
   it("makes a photo avatar from a selfie given in the form", async () => {
     const view = await world.openForm("photo_avatar selfie Eli");
 
+    const before = world.jobCount();
     await world.submit(view, { photo: [world.png("selfie.png", [180, 140, 120])], name: "Eli" });
-    const text = await world.until(() =>
-      world.channelMessages().find((m) => headerOf(m)?.includes("Photo avatar: Eli")),
-    );
+    const avatar = await world.finished((await world.jobMessage(before)).ts);
 
     expect(world.creations("/api/avatar/from-selfie/create")).toHaveLength(1);
-    expect(shown(text)).toContain("Avatar id");
+    expect(headerOf(avatar)).toContain("Photo avatar: Eli");
+    expect(shown(avatar)).toContain("Avatar id");
   });
 
   it("generates a mockup from a product photo, then animates it from the result's select", async () => {

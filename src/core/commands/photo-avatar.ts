@@ -58,8 +58,22 @@ export const photoAvatarSelfie = defineCommand({
       const { jobId } = await media.photoAvatars.enhanceSelfie({ ...input, prompt: options.prompt });
       return { job: { kind: "photo_avatar", serviceJobId: jobId, title, inputs: { name: options.name } } };
     }
-    // Without a prompt the avatar exists as soon as the call returns: nothing to track.
+    // Without a prompt the avatar exists as soon as the call returns. It is a finished job all the
+    // same, so that its id reaches the channel exactly once even when the first post fails.
     const { avatarId } = await media.photoAvatars.createFromSelfie(input);
-    return { reply: { ...photoAvatarCard({ id: avatarId, title }, [avatarId]), footer: undefined } };
+    return {
+      job: {
+        kind: "photo_avatar",
+        serviceJobId: avatarId,
+        title,
+        inputs: { name: options.name },
+        finished: {
+          state: "done",
+          progress: 100,
+          terminal: true,
+          result: { kind: "photo_avatar", avatarIds: [avatarId] },
+        },
+      },
+    };
   },
 });

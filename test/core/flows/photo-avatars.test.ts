@@ -145,9 +145,13 @@ describe("photo_avatar.design", () => {
 });
 
 describe("photo_avatar.selfie", () => {
-  it("creates the avatar at once when no prompt is given (no job, no polling)", async () => {
-    await h.command("photo_avatar.selfie", { name: "Me" }, { attachments: { photo: [png("me.png")] } });
-    const card = h.chat.lastCard();
+  it("creates the avatar at once when no prompt is given (no polling)", async () => {
+    const ref = await h.startJob(
+      "photo_avatar.selfie",
+      { name: "Me" },
+      { attachments: { photo: [png("me.png")] } },
+    );
+    const card = await h.finished(ref);
     expect(card).toMatchObject({ title: "Photo avatar: Me", tone: "success" });
     expect(card.fields[0]).toMatchObject({ name: "Avatar id" });
     expect(h.creations("/api/avatar/from-selfie/create")).toHaveLength(1);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Card, isCard } from "../../../src/core/cards.js";
-import { Harness, text } from "../bot/harness.js";
+import { Harness, png, text } from "../bot/harness.js";
 import { eventually, isPng, type PostRecord } from "../fake-adapter.js";
 
 let h: Harness;
@@ -62,6 +62,20 @@ describe("a job whose message cannot be posted", () => {
     await settle();
     expect(h.chat.publicPosts()).toHaveLength(1);
     expect(h.creations("/api/image/generate")).toHaveLength(1);
+  });
+
+  it("posts the id of an avatar made from a selfie, which the service created at once", async () => {
+    h.chat.failNext("post");
+    await h.command("photo_avatar.selfie", { name: "Quick" }, { attachments: { photo: [png("me.png")] } });
+
+    const delivered = await keyedPost(":ready");
+    expect(cardOf(delivered)).toMatchObject({ title: "Photo avatar: Quick", tone: "success" });
+    expect(cardOf(delivered).fields).toEqual([
+      { name: "Avatar id", value: expect.any(String), inline: true },
+    ]);
+    await settle();
+    expect(h.chat.publicPosts()).toEqual([delivered]);
+    expect(h.creations("/api/avatar/from-selfie/create")).toHaveLength(1);
   });
 
   it("posts photo-avatar variants for the requester to choose, then the avatar, each once", async () => {
