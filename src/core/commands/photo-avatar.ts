@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { photoAvatarCard } from "../render/job.js";
 import { defineCommand } from "./define.js";
 import { audioFile, imageFile } from "./files.js";
 import { flag, text } from "./options.js";

@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { file, Harness, png, text } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { file, type Harness, harnessPerFile, png, text } from "./harness.js";
 
 let h: Harness;
-beforeAll(async () => {
-  h = await Harness.start();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => {
-  h.emu.reset();
-  h.chat.clear();
+harnessPerFile((started) => {
+  h = started;
 });
 
 /** Every POST that would create something at the service (uploads included). */

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { pino } from "pino";
+import { afterAll, beforeAll, beforeEach } from "vitest";
 import { createMediaClient, type MediaClient } from "../../../src/core/api/client.js";
 import { type Bot, createBot } from "../../../src/core/bot.js";
 import { type Card, isCard, plainText } from "../../../src/core/cards.js";
@@ -206,3 +207,22 @@ export class Harness {
 
 export const text = (card: Card) =>
   [card.title, ...card.lines.map(plainText), ...card.fields.map((f) => `${f.name}: ${f.value}`)].join("\n");
+
+/**
+ * One harness for the tests of a file (starting one per test would cost seconds), handed to
+ * `use` once started; the emulator's records and the chat are cleared before each test.
+ */
+export function harnessPerFile(use: (harness: Harness) => void): void {
+  let harness: Harness | undefined;
+  beforeAll(async () => {
+    harness = await Harness.start();
+    use(harness);
+  });
+  afterAll(async () => {
+    await harness?.close();
+  });
+  beforeEach(() => {
+    harness?.emu.reset();
+    harness?.chat.clear();
+  });
+}

@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { actor, Harness, text } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { actor, type Harness, harnessPerFile, text } from "./harness.js";
 
 let h: Harness;
-beforeAll(async () => {
-  h = await Harness.start();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => {
-  h.emu.reset();
-  h.chat.clear();
+harnessPerFile((started) => {
+  h = started;
 });
 
 describe("read-only commands answer privately", () => {

@@ -1,18 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { isCard } from "../../../src/core/cards.js";
-import { Harness, png, text } from "../bot/harness.js";
+import { type Harness, harnessPerFile, png, text } from "../bot/harness.js";
 import { isPng } from "../fake-adapter.js";
 
 let h: Harness;
-beforeAll(async () => {
-  h = await Harness.start();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => {
-  h.emu.reset();
-  h.chat.clear();
+harnessPerFile((started) => {
+  h = started;
 });
 
 describe("image commands", () => {

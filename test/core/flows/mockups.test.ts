@@ -1,17 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { Harness, png, text } from "../bot/harness.js";
+import { describe, expect, it } from "vitest";
+import { type Harness, harnessPerFile, png, text } from "../bot/harness.js";
 import { isMp4, isPng } from "../fake-adapter.js";
 
 let h: Harness;
-beforeAll(async () => {
-  h = await Harness.start();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => {
-  h.emu.reset();
-  h.chat.clear();
+harnessPerFile((started) => {
+  h = started;
 });
 
 async function generated() {

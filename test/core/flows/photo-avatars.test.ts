@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { actor, admin, Harness, png, text } from "../bot/harness.js";
+import { describe, expect, it } from "vitest";
+import { actor, admin, type Harness, harnessPerFile, png, text } from "../bot/harness.js";
 
 let h: Harness;
-beforeAll(async () => {
-  h = await Harness.start();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => {
-  h.emu.reset();
-  h.chat.clear();
+harnessPerFile((started) => {
+  h = started;
 });
 
 const variantsShown = (card: { actions: unknown[] }) => card.actions.length === 3;

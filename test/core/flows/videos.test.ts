@@ -1,18 +1,13 @@
 import { Readable } from "node:stream";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { Harness, png, text } from "../bot/harness.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { type Harness, harnessPerFile, png, text } from "../bot/harness.js";
 import { isMp4 } from "../fake-adapter.js";
 
 let h: Harness;
-beforeAll(async () => {
-  h = await Harness.start();
-});
-afterAll(async () => {
-  await h.close();
+harnessPerFile((started) => {
+  h = started;
 });
 beforeEach(() => {
-  h.emu.reset();
-  h.chat.clear();
   h.chat.limit = 10 * 1024 * 1024;
 });
 
