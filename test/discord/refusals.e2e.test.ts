@@ -39,6 +39,30 @@ const jobIdOf = (message: { embeds: { footer?: { text: string } }[] }) =>
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** An image job running in a channel of its own, past its interaction token's life: from now on the bot edits and posts there with its own token. */
+async function longJobIn(channelName: string, prompt: string) {
+  const channel = await world.fake.addChannel(channelName);
+  world.emu.planNextJob("image", { durationMs: 800 });
+  const interaction = await world.command({
+    name: "image",
+    subcommand: "generate",
+    options: { prompt },
+    channelId: channel.id,
+  });
+  const running = await world.jobMessage(interaction, working);
+  world.fake.clock.advance(TOKEN_LIFETIME_MS + 1000);
+  return { channel, running, jobId: jobIdOf(running)! };
+}
+
+/** Until the job is finished for good: delivered, or closed as not posted. */
+async function deliveredOrClosed(jobId: string): Promise<void> {
+  await vi.waitFor(
+    async () =>
+      expect(await world.stores.jobs.get(jobId)).toMatchObject({ state: "done", delivery: "delivered" }),
+    { timeout: 8_000, interval: 20 },
+  );
+}
+
 describe("a job whose message was deleted while it ran", () => {
   it("posts the result as a new message that mentions the requester, once", async () => {
     world.emu.planNextJob("image", { durationMs: 600 });
@@ -97,27 +121,9 @@ describe("a long job whose channel stops taking the bot's messages", () => {
       reason: "This channel no longer exists.",
     },
   ])("tries a few times when $what, then stops and /jobs says why", async ({ cut, answer, reason }) => {
-    const channel = await world.fake.addChannel("renders");
-    world.emu.planNextJob("image", { durationMs: 800 });
-    const interaction = await world.command({
-      name: "image",
-      subcommand: "generate",
-      options: { prompt: "an unseen fox" },
-      channelId: channel.id,
-    });
-    const running = await world.jobMessage(interaction, working);
-    const jobId = jobIdOf(running)!;
-    // Past the interaction token's life, the bot edits and posts with its own token on the channel.
-    world.fake.clock.advance(TOKEN_LIFETIME_MS + 1000);
+    const { channel, jobId } = await longJobIn("renders", "an unseen fox");
     await cut(channel.id);
-
-    await vi.waitFor(
-      async () => {
-        const job = await world.stores.jobs.get(jobId);
-        expect(job).toMatchObject({ state: "done", delivery: "delivered" });
-      },
-      { timeout: 8_000, interval: 20 },
-    );
+    await deliveredOrClosed(jobId);
     const settled = channelCalls(channel.id).length;
     await pause(400);
 
@@ -143,17 +149,7 @@ describe("a long job whose channel stops taking the bot's messages", () => {
 
 describe("a long job whose channel only stops taking new posts", () => {
   it("shows the result in its message all the same, once, and counts as delivered", async () => {
-    const channel = await world.fake.addChannel("read-only");
-    world.emu.planNextJob("image", { durationMs: 800 });
-    const interaction = await world.command({
-      name: "image",
-      subcommand: "generate",
-      options: { prompt: "a quiet fox" },
-      channelId: channel.id,
-    });
-    const running = await world.jobMessage(interaction, working);
-    const jobId = jobIdOf(running)!;
-    world.fake.clock.advance(TOKEN_LIFETIME_MS + 1000);
+    const { channel, running, jobId } = await longJobIn("read-only", "a quiet fox");
     // Editing its own message needs no Send Messages; the "ready" notice does.
     await world.fake.overwritePermissions(channel.id, {
       id: world.fake.botUser.id,
@@ -161,10 +157,7 @@ describe("a long job whose channel only stops taking new posts", () => {
       deny: PermissionFlagsBits.SendMessages,
     });
 
-    await vi.waitFor(
-      async () => expect(await world.stores.jobs.get(jobId)).toMatchObject({ delivery: "delivered" }),
-      { timeout: 8_000, interval: 20 },
-    );
+    await deliveredOrClosed(jobId);
     await pause(400);
 
     expect(world.fake.message(running.id)?.embeds[0]?.color).toBe(DONE_COLOUR);
