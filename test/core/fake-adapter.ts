@@ -1,5 +1,6 @@
 import type { Readable } from "node:stream";
 import { type Card, isCard } from "../../src/core/cards.js";
+import { MessageGoneError } from "../../src/core/errors.js";
 import type {
   ChatAdapter,
   ConversationRef,
@@ -97,7 +98,8 @@ export class FakeAdapter implements ChatAdapter {
 
   async edit(ref: MessageRef, message: Message): Promise<void> {
     this.outage("edit");
-    if (!this.state.has(ref.messageId)) throw new Error(`edit of unknown message ${ref.messageId}`);
+    if (!this.state.has(ref.messageId))
+      throw new MessageGoneError({ message: `edit of unknown message ${ref.messageId}` });
     const files = await this.receive(message);
     this.state.set(ref.messageId, message);
     this.edits.push({ ref, message, files });
@@ -127,6 +129,11 @@ export class FakeAdapter implements ChatAdapter {
   clear(): void {
     this.posts.length = 0;
     this.edits.length = 0;
+  }
+
+  /** Someone deletes a message of the bot's. */
+  delete(ref: MessageRef): void {
+    this.state.delete(ref.messageId);
   }
 
   /** The message as people see it now. */

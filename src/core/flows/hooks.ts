@@ -57,11 +57,12 @@ export function createHooks(deps: HookDeps): JobHooks<JobRecord> {
         status.state === "needs_choice" && result?.kind === "photo_avatar_variants"
           ? variantsCard(view, result.previewUrls)
           : undefined;
-      if (message) {
-        await adapter.edit(message, choice ?? progressCard(view, status));
-      } else if (choice) {
-        // Without a message, progress has nowhere to show; a choice the job waits on cannot go
-        // unseen, so it gets a post of its own, for the requester.
+      const shown =
+        message !== undefined &&
+        (await editUnlessGone(adapter, message, choice ?? progressCard(view, status)));
+      if (!shown && choice) {
+        // Without its message (never posted, or deleted since), progress has nowhere to show; a
+        // choice the job waits on cannot go unseen, so it gets a post of its own, for the requester.
         await adapter.post(conversation, choice, {
           mentionUserId: job.requester.userId,
           idempotencyKey: `${job.id}:choice`,

@@ -97,3 +97,26 @@ describe("a job whose message cannot be posted", () => {
     expect(h.creations("/api/avatar/design/confirm")).toHaveLength(1);
   });
 });
+
+describe("a job whose message someone deleted", () => {
+  it("posts the photo-avatar variants anew for the requester, then the avatar, each once", async () => {
+    h.emu.planNextJob("photo_avatar", { durationMs: 600 });
+    const ref = await h.startJob("photo_avatar.design", {
+      name: "Gone",
+      gender: "male",
+      age: "40s",
+      portrait: "yes",
+    });
+    h.chat.delete(ref);
+
+    const variants = await keyedPost(":choice");
+    expect(variants.options.mentionUserId).toBe("user-1");
+    await h.click(variants.ref, "confirm", "1");
+    const delivered = await keyedPost(":ready");
+    expect(cardOf(delivered)).toMatchObject({ title: "Photo avatar: Gone", tone: "success" });
+
+    await settle();
+    expect(h.chat.publicPosts().slice(1)).toEqual([variants, delivered]);
+    expect(h.creations("/api/avatar/design/confirm")).toHaveLength(1);
+  });
+});
