@@ -44,6 +44,8 @@ export interface DiscordAdapterOptions {
 
 /** Discord's codes for a webhook token that no longer works. */
 const EXPIRED_TOKEN = new Set([50027, 10015]);
+/** Someone deleted the message (a placeholder too): retrying cannot bring it back. */
+const UNKNOWN_MESSAGE = 10008;
 
 function tokenOf(data: ConversationRef["data"]): TokenData | undefined {
   return typeof data?.token === "string" && typeof data.at === "number"
@@ -120,13 +122,24 @@ export class DiscordAdapter implements ChatAdapter {
     }
 
     const original = Routes.webhookMessage(this.options.applicationId(), token.token, "@original");
-    if (this.placeholders.delete(String(target.data?.interactionId))) {
-      if ((target.data?.deferral === "ephemeral") === ephemeral) {
-        const edited = await rest.patch(original, { body: rendered.body, files, auth: false });
-        return this.ref(edited as APIMessage, target, token, ephemeral);
+    const interactionId = String(target.data?.interactionId);
+    const createdAt = this.placeholders.get(interactionId);
+    if (createdAt !== undefined) {
+      // Claimed while the request runs, so that a concurrent post cannot take it too; given back
+      // if the request fails, so that the next post (the core's notice) still replaces it.
+      this.placeholders.delete(interactionId);
+      try {
+        if ((target.data?.deferral === "ephemeral") === ephemeral) {
+          const edited = await rest.patch(original, { body: rendered.body, files, auth: false });
+          return this.ref(edited as APIMessage, target, token, ephemeral);
+        }
+        // A deferral decides whether its reply is private; the other kind needs a message of its own.
+        await rest.delete(original, { auth: false });
+      } catch (error) {
+        const gone = error instanceof DiscordAPIError && Number(error.code) === UNKNOWN_MESSAGE;
+        if (!gone) this.placeholders.set(interactionId, createdAt);
+        throw error;
       }
-      // A deferral decides whether its reply is private; the other kind needs a message of its own.
-      await rest.delete(original, { auth: false });
     }
     const sent = await rest.post(Routes.webhook(this.options.applicationId(), token.token), {
       body: { ...rendered.body, ...(ephemeral && { flags: MessageFlags.Ephemeral }) },
@@ -173,9 +186,9 @@ export class DiscordAdapter implements ChatAdapter {
   /** A placeholder the core never answered (it failed to post) is gone with its token. */
   private forgetDeadPlaceholders(): void {
     const now = this.clock.now();
+    // No early exit: a placeholder given back after a failed post is out of creation order.
     for (const [id, at] of this.placeholders) {
-      if (now - at < DISCORD_LIMITS.tokenLifetimeMs) break;
-      this.placeholders.delete(id);
+      if (now - at >= DISCORD_LIMITS.tokenLifetimeMs) this.placeholders.delete(id);
     }
   }
 

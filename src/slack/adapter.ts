@@ -10,9 +10,10 @@ import type {
   OutgoingFile,
   PostOptions,
 } from "../core/ports.js";
+import { slackErrorCode } from "./error-code.js";
 import type { Ledger } from "./ledger.js";
 import { SLACK_LIMITS } from "./limits.js";
-import { renderMessage } from "./render/card.js";
+import { type Rendered, renderMessage } from "./render/card.js";
 import { uploadFile } from "./upload.js";
 
 /**
@@ -41,17 +42,16 @@ const REFUSALS: Record<string, string> = {
   token_revoked: "The bot was removed from this workspace. An admin can install it again.",
 };
 
-function errorCodeOf(error: unknown): string {
-  return String((error as { data?: { error?: unknown } }).data?.error);
-}
-
 /** The core's error for a refusal, or `error` itself (an outage, a rate limit: worth retrying). */
 function refusalOf(error: unknown): unknown {
-  const code = errorCodeOf(error);
+  const code = slackErrorCode(error);
   if (code === "message_not_found") return new MessageGoneError({ cause: error });
   const reason = REFUSALS[code];
   return reason ? new UndeliverableError(reason, { message: `Slack ${code}`, cause: error }) : error;
 }
+
+const uploadKey = (ref: MessageRef, file: OutgoingFile) =>
+  `upload:${ref.channelId}:${ref.messageId}:${file.name}`;
 
 function filesOf(message: Message): OutgoingFile[] {
   return isCard(message) ? message.media.flatMap((m) => (m.file ? [m.file] : [])) : [];
@@ -94,9 +94,17 @@ export class SlackAdapter implements ChatAdapter {
   async edit(ref: MessageRef, message: Message): Promise<void> {
     if (ref.data?.ephemeral) throw new Error("Slack does not let a bot edit an ephemeral message");
     const files = filesOf(message);
-    // Files first: when the message says "done", its result is already in the thread.
-    await this.upload(ref, files);
-    const { text, blocks } = renderMessage(message, { filesInThread: files.length > 0 });
+    const pending = await this.notUploaded(ref, files);
+    if (pending.length > 0) {
+      // Before the files, the card says they are on their way. That update also fails on a
+      // deleted message, whose result is then posted anew rather than uploaded twice.
+      await this.update(ref, renderMessage(message, { filesInThread: "uploading" }));
+      await this.upload(ref, pending);
+    }
+    await this.update(ref, renderMessage(message, files.length > 0 ? { filesInThread: "uploaded" } : {}));
+  }
+
+  private async update(ref: MessageRef, { text, blocks }: Rendered): Promise<void> {
     await this.client.chat
       .update({ channel: ref.channelId, ts: ref.messageId, text, blocks })
       .catch((error: unknown) => {
@@ -110,9 +118,10 @@ export class SlackAdapter implements ChatAdapter {
     options: PostOptions,
   ): Promise<MessageRef> {
     const files = filesOf(message);
+    const mention = options.mentionUserId && { mentionUserId: options.mentionUserId };
     const { text, blocks } = renderMessage(message, {
-      filesInThread: files.length > 0,
-      ...(options.mentionUserId && { mentionUserId: options.mentionUserId }),
+      ...(files.length > 0 && { filesInThread: "uploading" }),
+      ...mention,
     });
     const answer = await this.client.chat
       .postMessage({
@@ -130,7 +139,10 @@ export class SlackAdapter implements ChatAdapter {
       channelId: answer.channel ?? target.channelId,
       messageId: answer.ts,
     };
-    await this.upload(ref, files);
+    if (files.length > 0) {
+      await this.upload(ref, files);
+      await this.update(ref, renderMessage(message, { filesInThread: "uploaded", ...mention }));
+    }
     return ref;
   }
 
@@ -163,18 +175,24 @@ export class SlackAdapter implements ChatAdapter {
       });
       return ref(answer.message_ts ?? "");
     } catch (error) {
-      if (!NOT_A_MEMBER_CODES.has(errorCodeOf(error)) || typeof responseUrl !== "string")
+      if (!NOT_A_MEMBER_CODES.has(slackErrorCode(error)) || typeof responseUrl !== "string")
         throw refusalOf(error);
       await respond(responseUrl, rendered);
       return ref("");
     }
   }
 
+  /** The files that have not reached this message's thread yet (a delivery repeated after a restart). */
+  private async notUploaded(ref: MessageRef, files: readonly OutgoingFile[]): Promise<OutgoingFile[]> {
+    const done = await Promise.all(files.map((file) => this.ledger.has(uploadKey(ref, file))));
+    return files.filter((_, i) => !done[i]);
+  }
+
   /** Each file once per message, also when the same result is delivered again after a restart. */
   private async upload(ref: MessageRef, files: readonly OutgoingFile[]): Promise<void> {
     for (const file of files) {
       // A result's files go first: a channel that refuses them refuses the delivery.
-      await this.ledger.once(`upload:${ref.channelId}:${ref.messageId}:${file.name}`, () =>
+      await this.ledger.once(uploadKey(ref, file), () =>
         uploadFile(this.client, file, { channelId: ref.channelId, threadTs: ref.messageId }).catch(
           (error: unknown) => {
             throw refusalOf(error);

@@ -16,6 +16,10 @@ const KEEP_MS = 30 * 24 * 60 * 60_000;
 export class Ledger {
   constructor(private readonly keyv: Keyv<unknown>) {}
 
+  async has(key: string): Promise<boolean> {
+    return (await this.keyv.get(key)) !== undefined;
+  }
+
   /** Runs `act` unless it already ran under `key`; either way resolves with its recorded (JSON) answer. */
   async once<T>(key: string, act: () => Promise<T>): Promise<T> {
     const earlier = await this.keyv.get(key);

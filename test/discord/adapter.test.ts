@@ -1,5 +1,5 @@
 import { Readable } from "node:stream";
-import { DiscordAPIError, type REST } from "discord.js";
+import { DiscordAPIError, HTTPError, type REST } from "discord.js";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { card } from "../../src/core/cards.js";
@@ -28,13 +28,18 @@ const CHANNEL = "200000000000000002";
 const MINUTE = 60_000;
 const MiB = 1024 * 1024;
 
-function stubRest(refuseWebhooks = false) {
+/** `outages`: how many webhook requests fail first, as discord.js reports a 5xx once its retries are spent. */
+function stubRest(refuseWebhooks = false, outages = 0) {
   const calls: Call[] = [];
   let next = 300000000000000000n;
   const answer =
     (method: string) =>
     async (route: string, options: Call["options"] = {}) => {
       calls.push({ method, route, options });
+      if (outages > 0 && route.startsWith("/webhooks")) {
+        outages -= 1;
+        throw new HTTPError(500, "Internal Server Error", method, route, {});
+      }
       if (refuseWebhooks && route.startsWith("/webhooks")) {
         throw new DiscordAPIError(
           { message: "Invalid Webhook Token", code: 50027 },
@@ -52,9 +57,9 @@ function stubRest(refuseWebhooks = false) {
   return { rest, calls };
 }
 
-function setup(options: { refuseWebhooks?: boolean } = {}) {
+function setup(options: { refuseWebhooks?: boolean; outages?: number } = {}) {
   const clock = { t: 1_000_000, now: () => clock.t };
-  const { rest, calls } = stubRest(options.refuseWebhooks);
+  const { rest, calls } = stubRest(options.refuseWebhooks, options.outages);
   const adapter = new DiscordAdapter({
     rest,
     applicationId: () => APP,
@@ -104,6 +109,36 @@ describe("posting", () => {
     ]);
     expect(calls[1]!.options.body).toMatchObject({ flags: 64 });
     expect(ref.data).toMatchObject({ ephemeral: true });
+  });
+
+  // The queued card is public: an ephemeral deferral's placeholder is deleted for it, a public one edited.
+  it.each([
+    { deferral: "ephemeral" as const, failed: "DELETE @original", notice: ["PATCH @original"] },
+    { deferral: "public" as const, failed: "PATCH @original", notice: ["DELETE @original", "POST followup"] },
+  ])(
+    "leaves a $deferral placeholder to the private notice when the first message fails",
+    async ({ deferral, failed, notice }) => {
+      const { adapter, calls, interaction } = setup({ outages: 1 });
+      const conversation = adapter.conversation(interaction(), deferral);
+      await expect(adapter.post(conversation, card("Queued", "progress"))).rejects.toThrow(HTTPError);
+      await adapter.post(conversation, card("Not posted", "warning"), { ephemeral: true });
+      const named = routes(calls).map((r) =>
+        r
+          .replace(`/webhooks/${APP}/token1/messages/%40original`, "@original")
+          .replace(/\/webhooks\/.*/, "followup"),
+      );
+      expect(named).toEqual([failed, ...notice]);
+    },
+  );
+
+  it("lets only one of two concurrent posts take the placeholder", async () => {
+    const { adapter, calls, interaction } = setup();
+    const conversation = adapter.conversation(interaction(), "public");
+    await Promise.all([adapter.post(conversation, { text: "a" }), adapter.post(conversation, { text: "b" })]);
+    expect(routes(calls).sort()).toEqual([
+      `PATCH /webhooks/${APP}/token1/messages/%40original`,
+      `POST /webhooks/${APP}/token1`,
+    ]);
   });
 
   it("answers a click (a deferred update) with a new message", async () => {

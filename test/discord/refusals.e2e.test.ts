@@ -5,9 +5,10 @@ import { type RestCall, TOKEN_LIFETIME_MS } from "../fakes/discord/index.js";
 import { DiscordWorld, isEphemeral, shown } from "./harness.js";
 
 /**
- * When Discord no longer takes what a job has to show: the job's message deleted by a user (the
- * result then arrives as a new message), and the channel deleted or hidden from the bot (the bot
- * gives up after a few tries, and `/jobs` says why the result never appeared).
+ * When Discord no longer takes what a job has to show: the job's first message lost to an outage
+ * (the requester is told privately, the result arrives as a new message), the job's message
+ * deleted by a user (the result then arrives as a new message), and the channel deleted or hidden
+ * from the bot (the bot gives up after a few tries, and `/jobs` says why the result never appeared).
  */
 
 let world: DiscordWorld;
@@ -62,6 +63,57 @@ async function deliveredOrClosed(jobId: string): Promise<void> {
     { timeout: 8_000, interval: 20 },
   );
 }
+
+describe("a job whose first message Discord failed to post", () => {
+  it("clears the thinking placeholder, tells the requester privately that the job runs, and posts the result once", async () => {
+    world.emu.planNextJob("image", { durationMs: 400 });
+    const creations = world.creations("/api/image/generate").length;
+    // The outage outlasts discord.js's retries of the queued card's edit of the deferred reply.
+    const original = /^\/webhooks\/\d+\/[^/]+\/messages\/@original$/;
+    world.fake.fail({ method: "PATCH", path: original, status: 500, times: 4 });
+    const interaction = await world.command({
+      name: "image",
+      subcommand: "generate",
+      options: { prompt: "an unposted fox" },
+    });
+
+    const notice = await world.answer(interaction);
+    expect(isEphemeral(notice)).toBe(true);
+    expect(world.fake.followups(interaction.id)).toEqual([notice]);
+    expect(notice.embeds[0]?.title).toBe("Image: an unposted fox");
+    expect(shown(notice)).toContain(
+      "The media service accepted this job, but the bot could not post its message",
+    );
+    const jobId = jobIdOf(notice);
+    expect(jobId).toBeDefined();
+    // The public "is thinking…" reply is gone rather than left spinning until Discord gives up on it.
+    expect(world.fake.callbacks(interaction.id).map((c) => c.type)).toEqual([5]);
+    expect(world.fake.original(interaction.id)).toBeUndefined();
+    const webhookCalls = world.fake.calls.filter((c) => c.params.webhook_token === interaction.token);
+    expect(webhookCalls.map((c) => `${c.method} ${c.status}`)).toEqual([
+      ...Array(4).fill("PATCH 500"),
+      "DELETE 204",
+      "POST 200",
+    ]);
+
+    const result = await world.until(() =>
+      world.fake.messages().find((m) => m.embeds[0]?.color === DONE_COLOUR && jobIdOf(m) === jobId),
+    );
+    await pause(300);
+    expect(isEphemeral(result)).toBe(false);
+    expect(result.embeds[0]?.title).toBe("Image: an unposted fox");
+    expect(result.attachments.map((a) => a.content_type)).toEqual(["image/png"]);
+    expect(result.mentions.map((u) => u.id)).toEqual([world.fake.users.requester.id]);
+    expect(world.fake.messages().filter((m) => jobIdOf(m) === jobId)).toEqual([notice, result]);
+    const posts = world.fake.calls.filter(
+      (c) => c.method === "POST" && c.route === MESSAGE_ROUTES[0] && JSON.stringify(c.json).includes(jobId!),
+    );
+    expect(posts).toMatchObject([{ status: 200 }]);
+    // Nothing more through the interaction: the job has no message there to edit.
+    expect(world.fake.calls.filter((c) => c.params.webhook_token === interaction.token)).toHaveLength(6);
+    expect(world.creations("/api/image/generate")).toHaveLength(creations + 1);
+  });
+});
 
 describe("a job whose message was deleted while it ran", () => {
   it("posts the result as a new message that mentions the requester, once", async () => {

@@ -80,7 +80,29 @@ describe("delivery in Slack", () => {
       }),
     ]);
     expect(notices(job.messageId)).toEqual([expect.objectContaining({ text: "<@U0REQUEST1> fox is ready" })]);
-    expect(fake.calls.filter((c) => c.method === "chat.update")).toHaveLength(2);
+    // The first delivery shows the file on its way, then in the thread; the repeat only redraws.
+    const updates = fake.calls.filter((c) => c.method === "chat.update").map((c) => JSON.stringify(c.args));
+    expect(updates).toEqual([
+      expect.stringContaining("fox.png: uploading into the thread of this message…"),
+      expect.stringContaining("fox.png: in the thread of this message"),
+      expect.stringContaining("fox.png: in the thread of this message"),
+    ]);
+  });
+
+  it("delivers into a public channel the bot was never invited to: it joins to share the file", async () => {
+    await start();
+    const open = fake.addChannel("design", { botIsMember: false });
+
+    await fake.slashCommand(world.eventsUrl, { text: "image generate a paper crane", channel: open });
+    const job = await world.until(() => fake.messages(open).find((m) => jobIdOf(m)));
+    const inThread = "a paper crane.png: in the thread of this message";
+    const done = await world.until(() =>
+      fake.messages(open).find((m) => m.ts === job.ts && JSON.stringify(m.blocks).includes(inThread)),
+    );
+
+    expect(headerOf(done)).toBe("✅ Image: a paper crane");
+    expect(fake.uploads).toEqual([expect.objectContaining({ channel: open, threadTs: job.ts })]);
+    expect(fake.calls.filter((c) => c.method === "conversations.join")).toHaveLength(1);
   });
 
   it("runs a slash command Slack delivered twice (x-slack-retry-num) only once", async () => {

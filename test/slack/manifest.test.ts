@@ -21,13 +21,15 @@ describe("slack-manifest.json", () => {
   });
 
   it("asks for the scopes of every Web API method the adapter calls, and no more", () => {
-    // chat.postMessage/update/postEphemeral; public channels without joining; files.info and
-    // url_private; the external upload; users.info (admins); mentions of the bot.
+    // chat.postMessage/update/postEphemeral; public channels without an invite, and joining one
+    // to share a result's file there; files.info and url_private; the external upload;
+    // users.info (admins); mentions of the bot.
     expect([...manifest.oauth_config.scopes.bot].sort()).toEqual(
       [
         "app_mentions:read",
         "chat:write",
         "chat:write.public",
+        "channels:join",
         "commands",
         "files:read",
         "files:write",

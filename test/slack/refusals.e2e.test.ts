@@ -52,7 +52,8 @@ describe("a job whose message was deleted while it ran", () => {
     expect(shown(result)).toContain(`<@${fake.users.requester.id}>`);
     // The card itself is the announcement: no separate "ready" notice, no second copy.
     expect(world.channelMessages()).toEqual([result]);
-    expect(fake.uploads.filter((u) => u.threadTs === result.ts)).toHaveLength(1);
+    // Into the new message's thread only: nothing went under the deleted one.
+    expect(fake.uploads).toEqual([expect.objectContaining({ threadTs: result.ts })]);
     const later = fake.calls.slice(from);
     expect(later.filter((c) => c.method === "chat.update" && c.args.ts === job.ts).at(-1)?.answered).toEqual({
       ok: false,

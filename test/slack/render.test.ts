@@ -120,7 +120,7 @@ describe("renderMessage", () => {
           { kind: "image", name: "Result", file, url: "https://s3.test/result.png" },
         ],
       }),
-      { filesInThread: true },
+      { filesInThread: "uploaded" },
     );
 
     expect(blocks).toContainEqual(
@@ -134,6 +134,15 @@ describe("renderMessage", () => {
     expect(texts(blocks)).toContain("<https://s3.test/clip.mp4|Clip>");
     expect(texts(blocks)).toContain("📎 fox.png: in the thread of this message");
     expect(texts(blocks)).not.toContain("result.png");
+  });
+
+  it("says a file is still on its way into the thread while it uploads", () => {
+    const result = card("Video", "success", {
+      media: [{ kind: "video", name: "Clip", file, url: "https://s3.test/c.mp4" }],
+    });
+    expect(texts(render(result, { filesInThread: "uploading" }).blocks)).toContain(
+      "📎 fox.png: uploading into the thread of this message…",
+    );
   });
 
   it("shows a file's link instead when it cannot go into a thread (ephemeral)", () => {

@@ -32,8 +32,11 @@ export interface Rendered {
 }
 
 export interface RenderOptions {
-  /** The card's files are uploaded into the message's thread (not possible for ephemeral messages). */
-  filesInThread?: boolean;
+  /**
+   * Where the card's files stand in the message's thread (never under an ephemeral message):
+   * on their way, or there. Left out, the card shows links instead.
+   */
+  filesInThread?: "uploading" | "uploaded";
   /** Notifies this user. */
   mentionUserId?: string;
 }
@@ -117,7 +120,10 @@ function isImageUrl(media: CardMedia): media is CardMedia & { url: string } {
 }
 
 /** Images by URL become image blocks; uploaded files are announced; everything else is a link. */
-function mediaBlocks(card: Card, filesInThread: boolean): { blocks: KnownBlock[]; links: string[] } {
+function mediaBlocks(
+  card: Card,
+  filesInThread: RenderOptions["filesInThread"],
+): { blocks: KnownBlock[]; links: string[] } {
   const blocks: KnownBlock[] = [];
   const links: string[] = [];
   const inThread: string[] = [];
@@ -135,7 +141,11 @@ function mediaBlocks(card: Card, filesInThread: boolean): { blocks: KnownBlock[]
     }
   }
   if (inThread.length > 0) {
-    blocks.push(context(`📎 ${inThread.map(escapeText).join(", ")}: in the thread of this message`));
+    const where =
+      filesInThread === "uploading"
+        ? "uploading into the thread of this message…"
+        : "in the thread of this message";
+    blocks.push(context(`📎 ${inThread.map(escapeText).join(", ")}: ${where}`));
   }
   return { blocks, links };
 }
@@ -188,7 +198,7 @@ function actionBlocks(actions: readonly CardAction[]): KnownBlock[] {
 }
 
 function renderCard(card: Card, options: RenderOptions): Rendered {
-  const media = mediaBlocks(card, options.filesInThread ?? false);
+  const media = mediaBlocks(card, options.filesInThread);
   const links = [
     ...card.links.filter((l) => linkable(l.url)).map((l) => link(l.url, l.label)),
     ...media.links,

@@ -17,7 +17,7 @@ import { createIds } from "./ids.js";
 import { createInjector, type Injector } from "./inject.js";
 import { guildCreatePayload, readyPayload } from "./payloads.js";
 import { createRateLimits } from "./ratelimit.js";
-import { API_PREFIX, createRestHandler, type RestCall, type ValidationError } from "./rest.js";
+import { API_PREFIX, createRestHandler, type Fault, type RestCall, type ValidationError } from "./rest.js";
 import { appRoutes } from "./routes/app.js";
 import { channelRoutes } from "./routes/channels.js";
 import { commandRoutes } from "./routes/commands.js";
@@ -33,7 +33,7 @@ export type {
   InjectedInteraction,
   OptionValue,
 } from "./inject.js";
-export type { RestCall, ValidationError } from "./rest.js";
+export type { Fault, RestCall, ValidationError } from "./rest.js";
 export { FIRST_RESPONSE_MS } from "./routes/interactions.js";
 export { TOKEN_LIFETIME_MS } from "./routes/webhooks.js";
 export type { CallbackRecord, InteractionRecord } from "./state.js";
@@ -129,6 +129,13 @@ export interface FakeDiscord {
     channelId: string,
     overwrite: { id: string; type: "role" | "member"; allow?: bigint; deny?: bigint },
   ): Promise<void>;
+  /**
+   * An outage or refusal on demand: the next `times` (default 1) requests whose method and
+   * decoded path match get `status` with Discord's error envelope (`{message, code}`), before
+   * the route runs, so nothing changes. discord.js retries a 5xx three times: `times: 4`
+   * makes one call fail.
+   */
+  fail(fault: Fault): void;
   close(): Promise<void>;
 }
 
@@ -141,6 +148,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   const calls: RestCall[] = [];
   const gatewayFrames: GatewayFrame[] = [];
   const validationErrors: ValidationError[] = [];
+  const faults: Fault[] = [];
 
   // Listening first gives the port the seeded URLs need; nobody can call before this function returns.
   const server = createServer();
@@ -181,6 +189,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       every: options.rateLimitEvery ?? 0,
       retryAfterMs: options.retryAfterMs ?? 50,
     }),
+    faults,
     limits: { perFile: attachmentSizeLimit, request: REQUEST_SIZE_LIMIT },
     onCall: (call) => calls.push(call),
     onValidationError: (error) => validationErrors.push(error),
@@ -334,6 +343,9 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
         overwrite,
       ];
       if (gateway.hasSession) await gateway.dispatch("CHANNEL_UPDATE", target);
+    },
+    fail(fault) {
+      faults.push({ ...fault });
     },
     async close() {
       await gateway.close();

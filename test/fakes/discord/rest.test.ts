@@ -8,6 +8,7 @@ import {
   type Client,
   DiscordAPIError,
   Events,
+  HTTPError,
   MessageFlags,
   PermissionFlagsBits,
   Routes,
@@ -115,6 +116,43 @@ describe("fake Discord REST with the real discord.js client", () => {
     for (const header of ["limit", "remaining", "reset", "reset-after", "bucket"]) {
       expect(answer.headers.get(`x-ratelimit-${header}`)).toBeTruthy();
     }
+  });
+
+  it("fails requests on demand: a short outage discord.js rides out, a long one and a refusal it reports", async () => {
+    const channel = await start();
+    const messages = /^\/channels\/\d+\/messages$/;
+    const since = (from: number) => fake.calls.slice(from).map((c) => `${c.method} ${c.route} ${c.status}`);
+    const post = (status: number) => `POST /channels/:channel_id/messages ${status}`;
+
+    let from = fake.calls.length;
+    fake.fail({ method: "POST", path: messages, status: 503, times: 2 });
+    await channel.send("after a blip");
+    expect(since(from)).toEqual([post(503), post(503), post(200)]);
+    expect(fake.calls[from]?.response).toEqual({ message: "503: Service Unavailable", code: 0 });
+
+    from = fake.calls.length;
+    fake.fail({ method: "POST", path: messages, status: 500, times: 4 });
+    fake.fail({ method: "GET", path: messages, status: 500 });
+    const outage = await channel.send("lost").catch((e: unknown) => e);
+    expect(outage).toBeInstanceOf(HTTPError);
+    expect(outage).toMatchObject({ status: 500, method: "POST" });
+    expect(since(from)).toEqual(Array(4).fill(post(500)));
+
+    fake.fail({ path: /\/messages\/\d+$/, status: 403, code: 50013, message: "Missing Permissions" });
+    const [sent] = fake.messages();
+    const refused = await channel.messages.edit(sent!.id, "edited").catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(DiscordAPIError);
+    expect(refused).toMatchObject({ status: 403, code: 50013, message: "Missing Permissions" });
+    await channel.messages.edit(sent!.id, "edited");
+    await channel.send("again");
+    expect(fake.messages().map((m) => m.content)).toEqual(["edited", "again"]);
+    // The GET fault waited for a GET: a fault matches the method as well as the path.
+    from = fake.calls.length;
+    await channel.messages.fetch({ limit: 1 });
+    expect(since(from)).toEqual([
+      "GET /channels/:channel_id/messages 500",
+      "GET /channels/:channel_id/messages 200",
+    ]);
   });
 
   it("refuses a body the discord-api-spec schema rejects, and reports it", async () => {

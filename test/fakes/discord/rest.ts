@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http";
 import type { Clock } from "./clock.js";
 import { DiscordHttpError, errors, type Rejection } from "./errors.js";
 import type { RateLimits } from "./ratelimit.js";
@@ -40,6 +40,33 @@ export interface ValidationError {
   body: unknown;
 }
 
+/** A failure the test orders: the next `times` requests that match are answered with it, whatever the route would do. */
+export interface Fault {
+  /** Any method when left out. */
+  method?: string;
+  /** Tested against the decoded path below /api/v10, e.g. `/webhooks/1/aW50.../messages/@original`. */
+  path: RegExp;
+  status: number;
+  /** Discord's JSON error code; default 0, as in Discord's 5xx answers. */
+  code?: number;
+  /** Default `<status>: <reason>`, e.g. "500: Internal Server Error". */
+  message?: string;
+  /** Default 1. */
+  times?: number;
+}
+
+/** The first fault that matches, used up by one. */
+function takeFault(faults: Fault[], method: string, path: string): DiscordHttpError | undefined {
+  const index = faults.findIndex((f) => (f.method ?? method) === method && f.path.test(path));
+  const fault = faults[index];
+  if (!fault) return undefined;
+  const left = (fault.times ?? 1) - 1;
+  if (left > 0) faults[index] = { ...fault, times: left };
+  else faults.splice(index, 1);
+  const message = fault.message ?? `${fault.status}: ${STATUS_CODES[fault.status] ?? "Error"}`;
+  return new DiscordHttpError(fault.status, fault.code ?? 0, message);
+}
+
 export interface RestDeps {
   world: World;
   clock: Clock;
@@ -47,6 +74,8 @@ export interface RestDeps {
   gatewayUrl: string;
   routes: Route[];
   rateLimits: RateLimits;
+  /** Pending faults, in the order the test ordered them; the handler uses them up. */
+  faults: Fault[];
   limits: BodyLimits;
   onCall(call: RestCall): void;
   onValidationError(error: ValidationError): void;
@@ -140,6 +169,8 @@ export function createRestHandler(deps: RestDeps) {
         report("route", [{ path: "", message: `the fake Discord has no ${method} ${path}` }]);
         throw errors.notFound();
       }
+      const fault = takeFault(deps.faults, method, path);
+      if (fault) throw fault;
       const exempt = found.route.path.startsWith("/interactions/");
       const decision = deps.rateLimits.decide(found.route.path, bucketOf(found), exempt);
       headers = decision.headers;

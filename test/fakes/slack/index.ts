@@ -129,8 +129,11 @@ export interface FakeSlack {
     send(type: EnvelopeType, payload: object): Promise<unknown>;
     disconnect(reason?: string): void;
   };
-  /** Another public channel of the workspace, with the bot in it; returns its id. */
-  addChannel(name: string): string;
+  /**
+   * Another channel of the workspace, public and with the bot invited unless told otherwise;
+   * returns its id. A private channel without the bot is invisible to it (channel_not_found).
+   */
+  addChannel(name: string, options?: { private?: boolean; botIsMember?: boolean }): string;
   /** Someone deletes a message (the bot's too: admins may): chat.update then answers message_not_found. */
   deleteMessage(ts: string, channel?: string): void;
   /**
@@ -240,9 +243,9 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
       },
       disconnect: (reason) => socket.disconnect(reason),
     },
-    addChannel(name) {
+    addChannel(name, { private: isPrivate = false, botIsMember = true } = {}) {
       const id = state.nextId("C");
-      state.channels.set(id, { id, name });
+      state.channels.set(id, { id, name, isPrivate, botIsMember });
       return id;
     },
     deleteMessage(ts, channel = state.channelId) {

@@ -145,6 +145,15 @@ export interface StateOptions {
   triggerTtlMs: number;
 }
 
+/** A conversation of the workspace; the bot reads and posts per Slack's rules for members and non-members. */
+export interface Channel {
+  id: string;
+  name: string;
+  isPrivate: boolean;
+  /** Invited, or joined with conversations.join. */
+  botIsMember: boolean;
+}
+
 /** Everything the fake workspace knows; methods read and change it, tests inspect it. */
 export class SlackState {
   readonly baseUrl: string;
@@ -160,8 +169,8 @@ export class SlackState {
   readonly verificationToken = "fakeVerificationToken";
   readonly channelId = "C0MEDIA001";
   readonly userIds = { requester: "U0REQUEST1", other: "U0OTHER001", admin: "U0ADMIN001" } as const;
-  readonly channels = new Map<string, { id: string; name: string }>([
-    [this.channelId, { id: this.channelId, name: "media" }],
+  readonly channels = new Map<string, Channel>([
+    [this.channelId, { id: this.channelId, name: "media", isPrivate: false, botIsMember: true }],
   ]);
   readonly users = new Map<string, SlackUser>();
   readonly messages: Message[] = [];

@@ -151,6 +151,40 @@ describe("the fake Slack Web API, called by @slack/web-api's WebClient", () => {
     expect(fake.messages()).toEqual([]);
   });
 
+  it("lets the bot post in any public channel, but share files and whisper only where it is a member", async () => {
+    const fake = await fakeSlack();
+    const web = client(fake);
+    const open = fake.addChannel("open", { botIsMember: false });
+    const secret = fake.addChannel("secret", { private: true, botIsMember: false });
+    const ticket = await web.files.getUploadURLExternal({ filename: "fox.png", length: 3 });
+    await request(ticket.upload_url!, { method: "POST", body: "abc" }).then((r) => r.body.dump());
+    const files: [{ id: string }] = [{ id: ticket.file_id! }];
+    const user = fake.users.requester.id;
+
+    const posted = await web.chat.postMessage({ channel: open, text: "hello" });
+    const refused = await Promise.all([
+      refusal(web.files.completeUploadExternal({ files, channel_id: open })),
+      refusal(web.chat.postEphemeral({ channel: open, user, text: "psst" })),
+      refusal(web.chat.postMessage({ channel: secret, text: "hello" })),
+      refusal(web.conversations.join({ channel: secret })),
+    ]);
+    const joined = await web.conversations.join({ channel: open });
+    const again = await web.conversations.join({ channel: open });
+    const shared = await web.files.completeUploadExternal({ files, channel_id: open, thread_ts: posted.ts! });
+
+    expect(refused.map((r) => r.error)).toEqual([
+      "not_in_channel",
+      "not_in_channel",
+      "channel_not_found",
+      "channel_not_found",
+    ]);
+    expect(joined).toMatchObject({ ok: true, channel: { id: open, is_member: true } });
+    expect(joined.warning).toBeUndefined();
+    expect(again.warning).toBe("already_in_channel");
+    expect(shared.ok).toBe(true);
+    expect(fake.uploads).toEqual([expect.objectContaining({ channel: open, threadTs: posted.ts })]);
+  });
+
   it("serves a user's file at url_private_download only with the bot token, else Slack's HTML sign-in page", async () => {
     const fake = await fakeSlack();
     const bytes = new Uint8Array([137, 80, 78, 71, 1, 2, 3]);

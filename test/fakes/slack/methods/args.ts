@@ -45,7 +45,15 @@ export function jsonArg(args: Args, key: string): unknown {
   }
 }
 
+/** A channel the bot can see: any public one (chat:write.public), a private one only as a member. */
 export function knownChannel(state: SlackState, args: Args, key = "channel"): string | Failure {
-  const channel = str(args, key);
-  return channel !== undefined && state.channels.has(channel) ? channel : fail("channel_not_found");
+  const channel = state.channels.get(str(args, key) ?? "");
+  return channel && (!channel.isPrivate || channel.botIsMember) ? channel.id : fail("channel_not_found");
+}
+
+/** What needs the bot in the channel: ephemeral messages, and sharing files into it. */
+export function memberChannel(state: SlackState, args: Args, key = "channel"): string | Failure {
+  const channel = knownChannel(state, args, key);
+  if (isFailure(channel)) return channel;
+  return state.channels.get(channel)?.botIsMember ? channel : fail("not_in_channel");
 }

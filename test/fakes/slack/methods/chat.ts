@@ -10,6 +10,7 @@ import {
   jsonArg,
   knownChannel,
   type Method,
+  memberChannel,
   str,
 } from "./args.js";
 
@@ -83,7 +84,7 @@ export const chatMethods: Record<string, Method> = {
   "chat.postEphemeral": {
     token: "bot",
     run({ state, args }) {
-      const channel = knownChannel(state, args);
+      const channel = memberChannel(state, args);
       if (isFailure(channel)) return channel;
       const user = state.users.get(str(args, "user") ?? "");
       if (!user || user.is_bot) return fail("user_not_in_channel");

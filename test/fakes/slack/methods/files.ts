@@ -1,6 +1,6 @@
 import { fileObject } from "../files.js";
 import type { SlackFile, Upload } from "../state.js";
-import { fail, isFailure, jsonArg, type Method, str } from "./args.js";
+import { fail, isFailure, jsonArg, type Method, memberChannel, str } from "./args.js";
 import { readContent } from "./chat.js";
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -26,7 +26,11 @@ export const fileMethods: Record<string, Method> = {
       const requested = jsonArg(args, "files");
       if (!Array.isArray(requested) || requested.length === 0) return fail("invalid_arguments");
       const channel = str(args, "channel_id");
-      if (channel !== undefined && !state.channels.has(channel)) return fail("invalid_channel");
+      if (channel !== undefined) {
+        const member = memberChannel(state, args, "channel_id");
+        if (isFailure(member))
+          return fail(member.error === "channel_not_found" ? "invalid_channel" : member.error);
+      }
       const initialComment = str(args, "initial_comment");
       // Slack ignores `blocks` when an initial_comment is given.
       const content =

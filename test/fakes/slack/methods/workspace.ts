@@ -1,6 +1,10 @@
-import { fail, type Method, str } from "./args.js";
+import { fail, isFailure, knownChannel, type Method, str } from "./args.js";
 
-/** auth.test, users.info and apps.connections.open: who is calling, who is who, where Socket Mode connects. */
+/**
+ * auth.test, users.info and apps.connections.open: who is calling, who is who, where Socket Mode
+ * connects; conversations.join: a bot joins a public channel itself (channels:join), a private one
+ * only by invitation.
+ */
 export const workspaceMethods: Record<string, Method> = {
   "auth.test": {
     token: "bot",
@@ -22,6 +26,25 @@ export const workspaceMethods: Record<string, Method> = {
     run({ state, args }) {
       const user = state.users.get(str(args, "user") ?? "");
       return user ? { ok: true, user } : fail("user_not_found");
+    },
+  },
+  "conversations.join": {
+    token: "bot",
+    run({ state, args }) {
+      const id = knownChannel(state, args);
+      if (isFailure(id)) return id;
+      const channel = state.channels.get(id)!;
+      if (channel.isPrivate) return fail("method_not_supported_for_channel_type");
+      const already = channel.botIsMember;
+      channel.botIsMember = true;
+      return {
+        ok: true,
+        channel: { id, name: channel.name, is_channel: true, is_private: false, is_member: true },
+        ...(already && {
+          warning: "already_in_channel",
+          response_metadata: { warnings: ["already_in_channel"] },
+        }),
+      };
     },
   },
   "apps.connections.open": {
