@@ -82,13 +82,16 @@ export class SlackAdapter implements ChatAdapter {
   }
 
   post(target: ConversationRef, message: Message, options: PostOptions = {}): Promise<MessageRef> {
-    const send = () =>
-      options.ephemeral
-        ? this.postEphemeral(target, message, options)
-        : this.postPublic(target, message, options);
+    return options.ephemeral
+      ? this.once(target, options, () => this.postEphemeral(target, message, options))
+      : this.postPublic(target, message, options);
+  }
+
+  /** A keyed post creates its message once, also when it is repeated after a crash. */
+  private once(target: ConversationRef, options: PostOptions, post: () => Promise<MessageRef>) {
     return options.idempotencyKey
-      ? this.ledger.once(`post:${target.channelId}:${options.idempotencyKey}`, send)
-      : send();
+      ? this.ledger.once(`post:${target.channelId}:${options.idempotencyKey}`, post)
+      : post();
   }
 
   async edit(ref: MessageRef, message: Message): Promise<void> {
@@ -123,22 +126,21 @@ export class SlackAdapter implements ChatAdapter {
       ...(files.length > 0 && { filesInThread: "uploading" }),
       ...mention,
     });
-    const answer = await this.client.chat
-      .postMessage({
-        channel: target.channelId,
-        text,
-        blocks,
-        ...(target.threadId && { thread_ts: target.threadId }),
-      })
-      .catch((error: unknown) => {
-        throw refusalOf(error);
-      });
-    if (!answer.ts) throw new Error("chat.postMessage answered without a ts");
-    const ref: MessageRef = {
-      platform: "slack",
-      channelId: answer.channel ?? target.channelId,
-      messageId: answer.ts,
-    };
+    // Only the message is keyed: a repeat after a failed upload completes the same message.
+    const ref = await this.once(target, options, async () => {
+      const answer = await this.client.chat
+        .postMessage({
+          channel: target.channelId,
+          text,
+          blocks,
+          ...(target.threadId && { thread_ts: target.threadId }),
+        })
+        .catch((error: unknown) => {
+          throw refusalOf(error);
+        });
+      if (!answer.ts) throw new Error("chat.postMessage answered without a ts");
+      return { platform: "slack", channelId: answer.channel ?? target.channelId, messageId: answer.ts };
+    });
     if (files.length > 0) {
       await this.upload(ref, files);
       await this.update(ref, renderMessage(message, { filesInThread: "uploaded", ...mention }));

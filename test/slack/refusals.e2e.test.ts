@@ -63,6 +63,27 @@ describe("a job whose message was deleted while it ran", () => {
   });
 });
 
+describe("a result posted anew whose file Slack fails to take at first", () => {
+  it("is still one message with one file, once Slack takes it", async () => {
+    await start();
+    const { job, jobId } = await runningJob("image generate a stubborn heron");
+    fake.deleteMessage(job.ts);
+    fake.fail({ method: "files.completeUploadExternal", error: "internal_error" });
+
+    const inThread = "a stubborn heron.png: in the thread of this message";
+    const result = await world.until(() =>
+      world
+        .channelMessages()
+        .find((m) => jobIdOf(m) === jobId && JSON.stringify(m.blocks).includes(inThread)),
+    );
+    await pause(300);
+
+    expect(world.channelMessages()).toEqual([result]);
+    expect(shown(result)).toContain(`<@${fake.users.requester.id}>`);
+    expect(fake.uploads).toEqual([expect.objectContaining({ threadTs: result.ts })]);
+  });
+});
+
 describe("a job whose channel is deleted while it runs", () => {
   it("tries a few times, then stops, and /media jobs says why", async () => {
     await start();

@@ -36,7 +36,7 @@ import {
   TRIGGER_TTL_MS,
   type Upload,
 } from "./state.js";
-import { type ApiCall, WebApi } from "./web-api.js";
+import { type ApiCall, type Fault, WebApi } from "./web-api.js";
 
 export { LIMITS } from "./blocks.js";
 export { LOGIN_PAGE } from "./files.js";
@@ -59,7 +59,7 @@ export type {
   SlackView,
   Upload,
 } from "./state.js";
-export type { ApiCall } from "./web-api.js";
+export type { ApiCall, Fault } from "./web-api.js";
 
 export interface FakeSlackOptions {
   /** Every Nth Web API call answers 429 `ratelimited` with Retry-After: 1 (0 = never). */
@@ -142,6 +142,8 @@ export interface FakeSlack {
    * removed from.
    */
   deleteChannel(channel: string): void;
+  /** Slack failing on demand (internal_error, fatal_error, ...): the next calls of a method refuse, changing nothing. */
+  fail(fault: Fault): void;
   /** Polls until `predicate` returns something truthy and resolves with it. */
   waitFor<T>(predicate: () => T | undefined | null | false, timeoutMs?: number): Promise<T>;
   close(): Promise<void>;
@@ -258,6 +260,9 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
       for (let i = state.messages.length - 1; i >= 0; i--) {
         if (state.messages[i]!.channel === channel) state.messages.splice(i, 1);
       }
+    },
+    fail(fault) {
+      api.faults.push({ ...fault });
     },
     async waitFor(predicate, timeoutMs = 2_000) {
       const deadline = Date.now() + timeoutMs;

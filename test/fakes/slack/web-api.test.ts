@@ -337,6 +337,22 @@ describe("the fake Slack Web API, called by @slack/web-api's WebClient", () => {
     expect(ts).toMatch(/^\d{10}\.\d{6}$/);
   });
 
+  it("fails a method on demand as often as told, changing nothing, then serves it again", async () => {
+    const fake = await fakeSlack();
+    const web = client(fake);
+    fake.fail({ method: "chat.postMessage", error: "internal_error", times: 2 });
+
+    const refused = [
+      await refusal(web.chat.postMessage({ channel: fake.channelId, text: "one" })),
+      await refusal(web.chat.postMessage({ channel: fake.channelId, text: "two" })),
+    ];
+    const posted = await web.chat.postMessage({ channel: fake.channelId, text: "three" });
+
+    expect(refused.map((r) => r.error)).toEqual(["internal_error", "internal_error"]);
+    expect(posted.ok).toBe(true);
+    expect(fake.messages().map((m) => m.text)).toEqual(["three"]);
+  });
+
   it("takes JSON bodies with a Bearer header and form bodies with the token inside, as Slack does", async () => {
     const fake = await fakeSlack();
     const post = (init: RequestInit) => fetch(`${fake.apiUrl}chat.postMessage`, { method: "POST", ...init });

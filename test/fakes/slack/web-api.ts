@@ -45,9 +45,18 @@ function bearer(req: IncomingMessage): string | undefined {
   return match?.[1];
 }
 
+/** A failure the test orders: the next `times` (default 1) calls of `method` answer `{ok: false, error}`. */
+export interface Fault {
+  method: string;
+  error: string;
+  times?: number;
+}
+
 /** The Web API at /api/{method}: auth, token types, an optional rate limit, then the method. */
 export class WebApi {
   readonly calls: ApiCall[] = [];
+  /** Ordered faults, used up one call at a time; the method does not run, so nothing changes. */
+  readonly faults: Fault[] = [];
   private served = 0;
 
   constructor(
@@ -60,7 +69,14 @@ export class WebApi {
     const token = bearer(req) ?? (isFailure(args) ? undefined : str(args, "token"));
     this.served += 1;
     const limited = this.rateLimitEvery > 0 && this.served % this.rateLimitEvery === 0;
-    const result = limited ? fail("ratelimited") : isFailure(args) ? args : this.run(method, args, token);
+    const fault = this.takeFault(method);
+    const result = limited
+      ? fail("ratelimited")
+      : isFailure(args)
+        ? args
+        : fault
+          ? fail(fault)
+          : this.run(method, args, token);
     const status = limited ? 429 : 200;
     this.calls.push({
       method,
@@ -75,6 +91,15 @@ export class WebApi {
         ...(limited ? { "retry-after": String(RETRY_AFTER_S) } : {}),
       })
       .end(JSON.stringify(result));
+  }
+
+  private takeFault(method: string): string | undefined {
+    const index = this.faults.findIndex((f) => f.method === method);
+    const fault = this.faults[index];
+    if (!fault) return undefined;
+    if ((fault.times ?? 1) > 1) this.faults[index] = { ...fault, times: (fault.times ?? 1) - 1 };
+    else this.faults.splice(index, 1);
+    return fault.error;
   }
 
   private run(method: string, args: Args, token: string | undefined): Result {
