@@ -13,7 +13,7 @@ import type {
 import { slackErrorCode } from "./error-code.js";
 import type { Ledger } from "./ledger.js";
 import { SLACK_LIMITS } from "./limits.js";
-import { type Rendered, renderMessage } from "./render/card.js";
+import { type Rendered, type RenderOptions, renderMessage } from "./render/card.js";
 import { uploadFile } from "./upload.js";
 
 /**
@@ -44,7 +44,7 @@ const REFUSALS: Record<string, string> = {
 
 /** The core's error for a refusal, or `error` itself (an outage, a rate limit: worth retrying). */
 function refusalOf(error: unknown): unknown {
-  const code = slackErrorCode(error);
+  const code = slackErrorCode(error) ?? "";
   if (code === "message_not_found") return new MessageGoneError({ cause: error });
   const reason = REFUSALS[code];
   return reason ? new UndeliverableError(reason, { message: `Slack ${code}`, cause: error }) : error;
@@ -71,6 +71,7 @@ async function respond(url: string, rendered: { text: string; blocks: unknown[] 
 
 export class SlackAdapter implements ChatAdapter {
   readonly platform = "slack" as const;
+  private readonly joined = new Set<string>();
 
   constructor(
     private readonly client: WebClient,
@@ -97,14 +98,36 @@ export class SlackAdapter implements ChatAdapter {
   async edit(ref: MessageRef, message: Message): Promise<void> {
     if (ref.data?.ephemeral) throw new Error("Slack does not let a bot edit an ephemeral message");
     const files = filesOf(message);
-    const pending = await this.notUploaded(ref, files);
-    if (pending.length > 0) {
-      // Before the files, the card says they are on their way. That update also fails on a
-      // deleted message, whose result is then posted anew rather than uploaded twice.
+    if (files.length === 0) return this.update(ref, renderMessage(message));
+    if ((await this.notUploaded(ref, files)).length > 0) {
+      // Before the files, the card says they are on their way. That update also finds a message
+      // deleted before the upload, whose result the core then posts anew.
       await this.update(ref, renderMessage(message, { filesInThread: "uploading" }));
-      await this.upload(ref, pending);
     }
-    await this.update(ref, renderMessage(message, files.length > 0 ? { filesInThread: "uploaded" } : {}));
+    await this.showWithFiles(ref, message, files);
+  }
+
+  /**
+   * Uploads the files not yet in the message's thread, then shows the card that points there. A
+   * channel that refuses files (the bot could not join it) gets the card with their links instead.
+   */
+  private async showWithFiles(
+    ref: MessageRef,
+    message: Message,
+    files: readonly OutgoingFile[],
+    options: RenderOptions = {},
+  ): Promise<void> {
+    const uploaded = await this.upload(ref, files).then(
+      () => true,
+      (error: unknown) => {
+        if (error instanceof UndeliverableError) return false;
+        throw error;
+      },
+    );
+    await this.update(
+      ref,
+      renderMessage(message, { ...options, ...(uploaded && { filesInThread: "uploaded" }) }),
+    );
   }
 
   private async update(ref: MessageRef, { text, blocks }: Rendered): Promise<void> {
@@ -142,8 +165,11 @@ export class SlackAdapter implements ChatAdapter {
       return { platform: "slack", channelId: answer.channel ?? target.channelId, messageId: answer.ts };
     });
     if (files.length > 0) {
-      await this.upload(ref, files);
-      await this.update(ref, renderMessage(message, { filesInThread: "uploaded", ...mention }));
+      await this.showWithFiles(ref, message, files, { ...mention }).catch((error: unknown) => {
+        // Deleted while its file travelled: that was the result's message, and whoever deleted
+        // it does not want another one.
+        if (!(error instanceof MessageGoneError)) throw error;
+      });
     }
     return ref;
   }
@@ -177,7 +203,7 @@ export class SlackAdapter implements ChatAdapter {
       });
       return ref(answer.message_ts ?? "");
     } catch (error) {
-      if (!NOT_A_MEMBER_CODES.has(slackErrorCode(error)) || typeof responseUrl !== "string")
+      if (!NOT_A_MEMBER_CODES.has(slackErrorCode(error) ?? "") || typeof responseUrl !== "string")
         throw refusalOf(error);
       await respond(responseUrl, rendered);
       return ref("");
@@ -193,14 +219,31 @@ export class SlackAdapter implements ChatAdapter {
   /** Each file once per message, also when the same result is delivered again after a restart. */
   private async upload(ref: MessageRef, files: readonly OutgoingFile[]): Promise<void> {
     for (const file of files) {
-      // A result's files go first: a channel that refuses them refuses the delivery.
-      await this.ledger.once(uploadKey(ref, file), () =>
-        uploadFile(this.client, file, { channelId: ref.channelId, threadTs: ref.messageId }).catch(
+      await this.ledger.once(uploadKey(ref, file), async () => {
+        await this.join(ref.channelId);
+        return uploadFile(this.client, file, { channelId: ref.channelId, threadTs: ref.messageId }).catch(
           (error: unknown) => {
             throw refusalOf(error);
           },
-        ),
-      );
+        );
+      });
     }
+  }
+
+  /**
+   * chat:write.public posts in any public channel, but Slack shares a file only where the bot is a
+   * member. The command was given there, so the bot joins before its first upload. Private
+   * channels and DMs refuse the join (the bot is in them already, or needs an invite), and so
+   * does an app installed before it asked for channels:join: each is tried once per process.
+   */
+  private async join(channelId: string): Promise<void> {
+    if (this.joined.has(channelId)) return;
+    try {
+      await this.client.conversations.join({ channel: channelId });
+    } catch (error) {
+      // Slack could not be reached: try again with the next upload.
+      if (slackErrorCode(error) === undefined) throw error;
+    }
+    this.joined.add(channelId);
   }
 }

@@ -7,7 +7,6 @@ import { pipeline } from "node:stream/promises";
 import type { WebClient } from "@slack/web-api";
 import { Agent, request } from "undici";
 import type { OutgoingFile } from "../core/ports.js";
-import { slackErrorCode } from "./error-code.js";
 
 /**
  * Slack's external upload, streamed end to end: files.getUploadURLExternal (which wants the
@@ -69,20 +68,10 @@ export async function uploadFile(
         `Slack refused the upload of ${file.name}: HTTP ${sent.statusCode} ${answer.slice(0, 200)}`,
       );
     }
-    const share = () =>
-      client.files.completeUploadExternal({
-        files: [{ id: ticket.file_id!, title: file.name }],
-        channel_id: target.channelId,
-        thread_ts: target.threadTs,
-      });
-    await share().catch(async (error: unknown) => {
-      // chat:write.public posts in any public channel, but sharing a file needs the bot in it.
-      // The command was given there, so the bot joins; a private channel still needs an invite.
-      if (slackErrorCode(error) !== "not_in_channel") throw error;
-      await client.conversations.join({ channel: target.channelId }).catch(() => {
-        throw error;
-      });
-      await share();
+    await client.files.completeUploadExternal({
+      files: [{ id: ticket.file_id, title: file.name }],
+      channel_id: target.channelId,
+      thread_ts: target.threadTs,
     });
     return ticket.file_id;
   } finally {

@@ -84,6 +84,55 @@ describe("a result posted anew whose file Slack fails to take at first", () => {
   });
 });
 
+describe("a result posted anew, deleted again while its file travels", () => {
+  it("is left deleted: no third message, and the delivery ends", async () => {
+    await start();
+    const { job, jobId } = await runningJob("image generate an unwanted heron");
+    const from = fake.calls.length;
+    fake.deleteMessage(job.ts);
+    // Slack fails the file a few times, so the new message says "uploading" for a while.
+    fake.fail({ method: "files.completeUploadExternal", error: "internal_error", times: 5 });
+
+    const again = await world.until(() => world.channelMessages().find((m) => jobIdOf(m) === jobId));
+    expect(JSON.stringify(again.blocks)).toContain("uploading into the thread of this message…");
+    fake.deleteMessage(again.ts);
+    await vi.waitFor(
+      async () => expect(await world.stores.jobs.get(jobId)).toMatchObject({ delivery: "delivered" }),
+      { timeout: 8_000, interval: 20 },
+    );
+    const settled = fake.calls.length;
+    await pause(400);
+
+    expect(world.channelMessages()).toEqual([]);
+    const later = fake.calls.slice(from);
+    expect(later.filter((c) => c.method === "chat.postMessage" && c.answered.ok)).toHaveLength(1);
+    expect(fake.calls.slice(settled)).toEqual([]);
+  });
+});
+
+describe("a public channel whose files Slack refuses (the bot could not join it)", () => {
+  it("shows the result with its link instead, and finishes", async () => {
+    await start();
+    const open = fake.addChannel("design", { botIsMember: false });
+    // An app installed before it asked for channels:join.
+    fake.fail({ method: "conversations.join", error: "missing_scope" });
+
+    await fake.slashCommand(world.eventsUrl, { text: "image generate a paper boat", channel: open });
+    const job = await world.until(() => fake.messages(open).find((m) => jobIdOf(m)));
+    const jobId = jobIdOf(job)!;
+    await vi.waitFor(
+      async () => expect(await world.stores.jobs.get(jobId)).toMatchObject({ delivery: "delivered" }),
+      { timeout: 8_000, interval: 20 },
+    );
+    const done = fake.messages(open).find((m) => m.ts === job.ts)!;
+
+    expect(headerOf(done)).toBe("✅ Image: a paper boat");
+    expect(shown(done)).toMatch(/<http[^|]+a_paper_boat\.png[^|]*\|Download the image>/);
+    expect(shown(done)).not.toContain("thread of this message");
+    expect(fake.uploads).toEqual([]);
+  });
+});
+
 describe("a job whose channel is deleted while it runs", () => {
   it("tries a few times, then stops, and /media jobs says why", async () => {
     await start();

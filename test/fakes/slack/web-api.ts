@@ -69,14 +69,11 @@ export class WebApi {
     const token = bearer(req) ?? (isFailure(args) ? undefined : str(args, "token"));
     this.served += 1;
     const limited = this.rateLimitEvery > 0 && this.served % this.rateLimitEvery === 0;
-    const fault = this.takeFault(method);
     const result = limited
       ? fail("ratelimited")
       : isFailure(args)
         ? args
-        : fault
-          ? fail(fault)
-          : this.run(method, args, token);
+        : (this.takeFault(method) ?? this.run(method, args, token));
     const status = limited ? 429 : 200;
     this.calls.push({
       method,
@@ -93,13 +90,13 @@ export class WebApi {
       .end(JSON.stringify(result));
   }
 
-  private takeFault(method: string): string | undefined {
+  private takeFault(method: string): Result | undefined {
     const index = this.faults.findIndex((f) => f.method === method);
     const fault = this.faults[index];
     if (!fault) return undefined;
     if ((fault.times ?? 1) > 1) this.faults[index] = { ...fault, times: (fault.times ?? 1) - 1 };
     else this.faults.splice(index, 1);
-    return fault.error;
+    return fail(fault.error);
   }
 
   private run(method: string, args: Args, token: string | undefined): Result {
