@@ -34,6 +34,13 @@ async function runningJob(text: string): Promise<{ job: Message; jobId: string }
   return { job, jobId: jobIdOf(job)! };
 }
 
+/** Until the engine is done with the job's delivery: posted, or given up on. */
+const deliveryEnded = (jobId: string) =>
+  vi.waitFor(
+    async () => expect(await world.stores.jobs.get(jobId)).toMatchObject({ delivery: "delivered" }),
+    { timeout: 8_000, interval: 20 },
+  );
+
 const channelOf = (call: ApiCall) => call.args.channel ?? call.args.channel_id;
 
 describe("a job whose message was deleted while it ran", () => {
@@ -96,10 +103,7 @@ describe("a result posted anew, deleted again while its file travels", () => {
     const again = await world.until(() => world.channelMessages().find((m) => jobIdOf(m) === jobId));
     expect(JSON.stringify(again.blocks)).toContain("uploading into the thread of this message…");
     fake.deleteMessage(again.ts);
-    await vi.waitFor(
-      async () => expect(await world.stores.jobs.get(jobId)).toMatchObject({ delivery: "delivered" }),
-      { timeout: 8_000, interval: 20 },
-    );
+    await deliveryEnded(jobId);
     const settled = fake.calls.length;
     await pause(400);
 
@@ -120,10 +124,7 @@ describe("a public channel whose files Slack refuses (the bot could not join it)
     await fake.slashCommand(world.eventsUrl, { text: "image generate a paper boat", channel: open });
     const job = await world.until(() => fake.messages(open).find((m) => jobIdOf(m)));
     const jobId = jobIdOf(job)!;
-    await vi.waitFor(
-      async () => expect(await world.stores.jobs.get(jobId)).toMatchObject({ delivery: "delivered" }),
-      { timeout: 8_000, interval: 20 },
-    );
+    await deliveryEnded(jobId);
     const done = fake.messages(open).find((m) => m.ts === job.ts)!;
 
     expect(headerOf(done)).toBe("✅ Image: a paper boat");
@@ -140,10 +141,7 @@ describe("a job whose channel is deleted while it runs", () => {
     const { jobId } = await runningJob("image generate a heron nobody sees");
     fake.deleteChannel(fake.channelId);
 
-    await vi.waitFor(
-      async () => expect(await world.stores.jobs.get(jobId)).toMatchObject({ delivery: "delivered" }),
-      { timeout: 8_000, interval: 20 },
-    );
+    await deliveryEnded(jobId);
     const settled = fake.calls.length;
     await pause(400);
 
