@@ -1,7 +1,7 @@
 import type { APIMessage } from "discord-api-types/v10";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { COMMANDS } from "../../src/core/commands/catalogue.js";
-import { DiscordWorld, isEphemeral, shown } from "./harness.js";
+import { type DiscordWorld, discordWorldPerFile, isEphemeral, shown } from "./harness.js";
 
 /**
  * Every command of the catalogue used through Discord (photo-avatar design is in
@@ -12,14 +12,8 @@ import { DiscordWorld, isEphemeral, shown } from "./harness.js";
 let world: DiscordWorld;
 const used = new Set<string>();
 
-beforeAll(async () => {
-  world = await DiscordWorld.start();
-});
-afterEach(() => {
-  world.fake.assertNoValidationErrors();
-});
-afterAll(async () => {
-  await world?.close();
+discordWorldPerFile((started) => {
+  world = started;
 });
 
 async function run(

@@ -1,6 +1,6 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { TOKEN_LIFETIME_MS } from "../fakes/discord/index.js";
-import { DiscordWorld, shown } from "./harness.js";
+import { type DiscordWorld, discordWorldPerFile, shown } from "./harness.js";
 
 /**
  * Long jobs and big results: a job outliving its interaction token finishes through channel
@@ -11,15 +11,14 @@ import { DiscordWorld, shown } from "./harness.js";
 const MiB = 1024 * 1024;
 let world: DiscordWorld;
 
-beforeAll(async () => {
-  world = await DiscordWorld.start({ emulator: { largeVideoBytes: 11 * MiB } });
-});
+discordWorldPerFile(
+  (started) => {
+    world = started;
+  },
+  { emulator: { largeVideoBytes: 11 * MiB } },
+);
 afterEach(() => {
-  world.fake.assertNoValidationErrors();
   world.skew.ms = 0;
-});
-afterAll(async () => {
-  await world?.close();
 });
 
 const working = (m: { embeds: { description?: string }[] }) => /Working/.test(m.embeds[0]?.description ?? "");

@@ -1,6 +1,6 @@
 import { Routes } from "discord.js";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { DiscordWorld, isEphemeral, shown } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { type DiscordWorld, discordWorldPerFile, isEphemeral, shown } from "./harness.js";
 
 /**
  * What goes wrong, said privately and clearly: bad options and files (checked before anything
@@ -10,14 +10,8 @@ import { DiscordWorld, isEphemeral, shown } from "./harness.js";
 
 let world: DiscordWorld;
 
-beforeAll(async () => {
-  world = await DiscordWorld.start();
-});
-afterEach(() => {
-  world.fake.assertNoValidationErrors();
-});
-afterAll(async () => {
-  await world?.close();
+discordWorldPerFile((started) => {
+  world = started;
 });
 
 /** Nothing was created at the service, and nothing public stayed in the channel. */

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { APIEmbed, APIMessage } from "discord-api-types/v10";
 import { pino } from "pino";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import { createMediaClient, type MediaClient } from "../../src/core/api/client.js";
 import { type Bot, createBot } from "../../src/core/bot.js";
 import { scaledPolicy } from "../../src/core/jobs/policy.js";
@@ -214,4 +215,23 @@ export function shown(message: Pick<APIMessage, "content" | "embeds">): string {
       "\n",
     );
   return [message.content, ...message.embeds.map(embed)].join("\n");
+}
+
+/**
+ * One fake Discord and one bot for all the tests of a file (starting them costs about a second),
+ * handed to `use` once started and closed after the file. Each test ends with no request Discord
+ * would have refused.
+ */
+export function discordWorldPerFile(use: (world: DiscordWorld) => void, options: WorldOptions = {}): void {
+  let world: DiscordWorld | undefined;
+  beforeAll(async () => {
+    world = await DiscordWorld.start(options);
+    use(world);
+  });
+  afterEach(() => {
+    world?.fake.assertNoValidationErrors();
+  });
+  afterAll(async () => {
+    await world?.close();
+  });
 }

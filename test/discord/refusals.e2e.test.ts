@@ -1,8 +1,8 @@
 import { PermissionFlagsBits } from "discord-api-types/v10";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { DEFAULT_POLICY } from "../../src/core/jobs/policy.js";
 import { type RestCall, TOKEN_LIFETIME_MS } from "../fakes/discord/index.js";
-import { DiscordWorld, isEphemeral, shown } from "./harness.js";
+import { type DiscordWorld, discordWorldPerFile, isEphemeral, shown } from "./harness.js";
 
 /**
  * When Discord no longer takes what a job has to show: the job's first message lost to an outage
@@ -13,14 +13,8 @@ import { DiscordWorld, isEphemeral, shown } from "./harness.js";
 
 let world: DiscordWorld;
 
-beforeAll(async () => {
-  world = await DiscordWorld.start();
-});
-afterEach(() => {
-  world.fake.assertNoValidationErrors();
-});
-afterAll(async () => {
-  await world?.close();
+discordWorldPerFile((started) => {
+  world = started;
 });
 
 const working = (m: { embeds: { description?: string }[] }) => /Working/.test(m.embeds[0]?.description ?? "");

@@ -1,9 +1,9 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { applicationCommands } from "../../src/discord/commands.js";
-import { DiscordWorld } from "./harness.js";
+import { type DiscordWorld, discordWorldPerFile } from "./harness.js";
 
 /** Slash commands registered on start only when they changed, and by `npm run register:discord`. */
 
@@ -13,14 +13,8 @@ const names = applicationCommands()
   .map((c) => c.name)
   .sort();
 
-beforeAll(async () => {
-  world = await DiscordWorld.start();
-});
-afterEach(() => {
-  world.fake.assertNoValidationErrors();
-});
-afterAll(async () => {
-  await world?.close();
+discordWorldPerFile((started) => {
+  world = started;
 });
 
 const overwrites = () => world.fake.calls.filter((c) => c.method === "PUT" && c.route.endsWith("/commands"));

@@ -1,7 +1,7 @@
 import type { APIMessage } from "discord-api-types/v10";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { InjectedInteraction } from "../fakes/discord/index.js";
-import { DiscordWorld, isEphemeral, shown } from "./harness.js";
+import { type DiscordWorld, discordWorldPerFile, isEphemeral, shown } from "./harness.js";
 
 /**
  * Photo-avatar design: the description is asked in a modal shown as the first response, the
@@ -11,14 +11,8 @@ import { DiscordWorld, isEphemeral, shown } from "./harness.js";
 
 let world: DiscordWorld;
 
-beforeAll(async () => {
-  world = await DiscordWorld.start();
-});
-afterEach(() => {
-  world.fake.assertNoValidationErrors();
-});
-afterAll(async () => {
-  await world?.close();
+discordWorldPerFile((started) => {
+  world = started;
 });
 
 const hasButtons = (m: APIMessage) => JSON.stringify(m.components ?? []).includes('"custom_id"');

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FakeSlack, sign, startFakeSlack } from "../fakes/slack/index.js";
+import { describe, expect, it } from "vitest";
+import { type FakeSlack, sign } from "../fakes/slack/index.js";
 import { postSigned } from "../fakes/slack/signing.js";
-import { headerOf, SlackWorld, shown } from "./harness.js";
+import { headerOf, type SlackWorld, shown, slackWorldPerFile } from "./harness.js";
 
 /**
  * Every command of the catalogue typed as `/media ...` (the ones that need files are in
@@ -10,15 +10,9 @@ import { headerOf, SlackWorld, shown } from "./harness.js";
 
 let fake: FakeSlack;
 let world: SlackWorld;
-
-beforeAll(async () => {
-  fake = await startFakeSlack();
-  world = await SlackWorld.start(fake);
-});
-
-afterAll(async () => {
-  await world.close();
-  await fake.close();
+slackWorldPerFile((started) => {
+  world = started;
+  fake = started.fake;
 });
 
 const api = () => world.client.as("test-key");

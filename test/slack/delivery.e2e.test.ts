@@ -1,26 +1,20 @@
 import { Readable } from "node:stream";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { card } from "../../src/core/cards.js";
 import type { ConversationRef } from "../../src/core/ports.js";
 import { solidPng } from "../fakes/media-api/png.js";
-import { type FakeSlack, startFakeSlack } from "../fakes/slack/index.js";
+import type { FakeSlack } from "../fakes/slack/index.js";
 import { postSigned } from "../fakes/slack/signing.js";
-import { headerOf, jobIdOf, SlackWorld } from "./harness.js";
+import { headerOf, jobIdOf, type SlackWorld, slackWorldPerTest } from "./harness.js";
 
 /** Exactly once: across a restart, a repeated delivery, and Slack's own retries. */
 
 let fake: FakeSlack;
 let world: SlackWorld;
-
-afterEach(async () => {
-  await world?.close();
-  await fake?.close();
+const start = slackWorldPerTest((started) => {
+  world = started;
+  fake = started.fake;
 });
-
-async function start() {
-  fake = await startFakeSlack();
-  world = await SlackWorld.start(fake);
-}
 
 const notices = (jobTs: string) => world.channelMessages().filter((m) => m.ts > jobTs && !jobIdOf(m));
 

@@ -1,10 +1,12 @@
 import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
-import { type Logger, LogLevel, webApi } from "@slack/bolt";
+import { webApi } from "@slack/bolt";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { SlackFileError, userFile } from "../../src/slack/files.js";
+import { boltLogger } from "../../src/slack/log.js";
 import { uploadFile } from "../../src/slack/upload.js";
 import { type FakeSlack, startFakeSlack } from "../fakes/slack/index.js";
+import { silent } from "./harness.js";
 
 let fake: FakeSlack;
 
@@ -16,15 +18,8 @@ afterEach(async () => {
   await fake.close();
 });
 
-const quiet: Logger = {
-  debug() {},
-  info() {},
-  warn() {},
-  error() {},
-  setLevel() {},
-  getLevel: () => LogLevel.ERROR,
-  setName() {},
-};
+/** The bot's own logging path, silenced: Slack's expected refusals are not noise in the output. */
+const quiet = boltLogger(silent);
 
 const client = (token = fake.botToken) =>
   new webApi.WebClient(token, { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 }, logger: quiet });

@@ -1,22 +1,16 @@
 import { createHash } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { solidPng } from "../fakes/media-api/png.js";
-import { type FakeSlack, type SlackView, startFakeSlack } from "../fakes/slack/index.js";
-import { headerOf, SlackWorld, shown } from "./harness.js";
+import type { FakeSlack, SlackView } from "../fakes/slack/index.js";
+import { headerOf, type SlackWorld, shown, slackWorldPerFile } from "./harness.js";
 
 /** Commands that need files or missing options: the modal, its inline errors, and the files' way to the service. */
 
 let fake: FakeSlack;
 let world: SlackWorld;
-
-beforeAll(async () => {
-  fake = await startFakeSlack();
-  world = await SlackWorld.start(fake);
-});
-
-afterAll(async () => {
-  await world.close();
-  await fake.close();
+slackWorldPerFile((started) => {
+  world = started;
+  fake = started.fake;
 });
 
 const sha256 = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import { createMediaClient, type MediaClient } from "../../src/core/api/client.js";
 import { type Bot, createBot } from "../../src/core/bot.js";
 import { scaledPolicy } from "../../src/core/jobs/policy.js";
@@ -9,7 +10,14 @@ import { type RunningSlack, type SlackConfig, startSlack } from "../../src/slack
 import { openStores, type Stores } from "../../src/store/index.js";
 import { type Emulator, type EmulatorOptions, startEmulator } from "../fakes/media-api/index.js";
 import { solidPng } from "../fakes/media-api/png.js";
-import type { FakeSlack, InputValue, Message, SlackFile, SlackView } from "../fakes/slack/index.js";
+import {
+  type FakeSlack,
+  type InputValue,
+  type Message,
+  type SlackFile,
+  type SlackView,
+  startFakeSlack,
+} from "../fakes/slack/index.js";
 
 /**
  * The whole bot over real parts, as in production: the real Bolt app (HTTP, or Socket Mode)
@@ -194,6 +202,39 @@ export class SlackWorld {
   creations(path: string | RegExp) {
     return this.emu.callsTo("POST", path);
   }
+}
+
+/**
+ * One fake Slack and one bot for all the tests of a file (starting them costs about a second),
+ * handed to `use` once started and closed after the file.
+ */
+export function slackWorldPerFile(use: (world: SlackWorld) => void): void {
+  let world: SlackWorld | undefined;
+  beforeAll(async () => {
+    world = await SlackWorld.start(await startFakeSlack());
+    use(world);
+  });
+  afterAll(async () => {
+    await world?.close();
+    await world?.fake.close();
+  });
+}
+
+/**
+ * A fake Slack and a bot of its own for each test that changes them for good (deleted messages
+ * and channels, restarts): the returned function starts them, and they are closed after the test.
+ */
+export function slackWorldPerTest(use: (world: SlackWorld) => void): () => Promise<void> {
+  let world: SlackWorld | undefined;
+  afterEach(async () => {
+    await world?.close();
+    await world?.fake.close();
+    world = undefined;
+  });
+  return async () => {
+    world = await SlackWorld.start(await startFakeSlack());
+    use(world);
+  };
 }
 
 export function headerOf(message: Pick<Message, "blocks">): string | undefined {

@@ -1,19 +1,13 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { type FakeSlack, startFakeSlack } from "../fakes/slack/index.js";
-import { headerOf, SlackWorld, shown } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import type { FakeSlack } from "../fakes/slack/index.js";
+import { headerOf, type SlackWorld, shown, slackWorldPerTest } from "./harness.js";
 
 let fake: FakeSlack;
 let world: SlackWorld;
-
-afterEach(async () => {
-  await world?.close();
-  await fake?.close();
+const start = slackWorldPerTest((started) => {
+  world = started;
+  fake = started.fake;
 });
-
-async function start() {
-  fake = await startFakeSlack();
-  world = await SlackWorld.start(fake);
-}
 
 describe("image generate over signed HTTP with the real Bolt app", () => {
   it("acks, posts one job message, updates it in place, uploads the PNG into its thread and notifies once", async () => {

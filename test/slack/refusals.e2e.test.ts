@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { DEFAULT_POLICY } from "../../src/core/jobs/policy.js";
-import { type ApiCall, type FakeSlack, type Message, startFakeSlack } from "../fakes/slack/index.js";
-import { headerOf, jobIdOf, SlackWorld, shown } from "./harness.js";
+import type { ApiCall, FakeSlack, Message } from "../fakes/slack/index.js";
+import { headerOf, jobIdOf, type SlackWorld, shown, slackWorldPerTest } from "./harness.js";
 
 /**
  * When Slack no longer takes what a job has to show: the job's message deleted (the result then
@@ -11,16 +11,10 @@ import { headerOf, jobIdOf, SlackWorld, shown } from "./harness.js";
 
 let fake: FakeSlack;
 let world: SlackWorld;
-
-afterEach(async () => {
-  await world?.close();
-  await fake?.close();
+const start = slackWorldPerTest((started) => {
+  world = started;
+  fake = started.fake;
 });
-
-async function start() {
-  fake = await startFakeSlack();
-  world = await SlackWorld.start(fake);
-}
 
 const working = (m: Message) => shown(m).includes("Working");
 const succeeded = (m: Message) => headerOf(m)?.startsWith("✅") ?? false;

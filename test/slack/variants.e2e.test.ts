@@ -1,20 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FakeSlack, startFakeSlack } from "../fakes/slack/index.js";
-import { actionIds, headerOf, jobIdOf, SlackWorld, shown } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import type { FakeSlack } from "../fakes/slack/index.js";
+import { actionIds, headerOf, jobIdOf, type SlackWorld, shown, slackWorldPerFile } from "./harness.js";
 
 /** Photo-avatar variants: Keep 1, Keep 2, Keep both, a double click, and someone else's click. */
 
 let fake: FakeSlack;
 let world: SlackWorld;
-
-beforeAll(async () => {
-  fake = await startFakeSlack();
-  world = await SlackWorld.start(fake);
-});
-
-afterAll(async () => {
-  await world.close();
-  await fake.close();
+slackWorldPerFile((started) => {
+  world = started;
+  fake = started.fake;
 });
 
 const confirms = () => world.creations("/api/avatar/design/confirm");
