@@ -5,27 +5,14 @@
  *
  *   node --import tsx bot-process.ts <restUrl> <token> <guildId> <mediaUrl> <dir>
  */
-import { join } from "node:path";
-import { pino } from "pino";
-import { createMediaClient } from "../../src/core/api/client.js";
-import { createBot } from "../../src/core/bot.js";
-import { scaledPolicy } from "../../src/core/jobs/policy.js";
 import { startDiscord } from "../../src/discord/index.js";
-import { openStores } from "../../src/store/index.js";
+import { openBotCore } from "../../test/bot-core.js";
 
 const [restUrl, token, guildId, mediaUrl, dir] = process.argv.slice(2);
 if (!restUrl || !token || !guildId || !mediaUrl || !dir) throw new Error("usage: see the header");
 
-const logger = pino({ level: "silent" });
-const stores = await openStores(`sqlite://${join(dir, "bot.sqlite")}`, undefined, logger);
-const media = createMediaClient({ baseUrl: mediaUrl, timeoutMs: 20_000, logger });
-const bot = createBot({
-  config: { media: { url: mediaUrl, apiKey: "test-key", thumbnailsListPath: "/api/thumbnails" } },
-  media,
-  stores,
-  engine: { policy: scaledPolicy(0.01) },
-  logger,
-});
+const core = await openBotCore({ mediaUrl, dir, scale: 0.01 });
+const { bot, stores, logger } = core;
 const discord = await startDiscord({
   config: { token, restUrl, guildId },
   bot,
@@ -38,8 +25,6 @@ console.log(JSON.stringify({ ready: true }));
 process.stdin.resume();
 process.stdin.on("end", async () => {
   await discord.stop();
-  await bot.stop();
-  await media.close();
-  await stores.close();
+  await core.close();
   process.exit(0);
 });

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, totalmem } from "node:os";
 import { join } from "node:path";
+import { percentile } from "../stats.js";
 import type { BotResult, Strategy } from "./bot-process.js";
 import { MIX } from "./mix.js";
 import type { SeededJob } from "./seed.js";
@@ -230,11 +231,6 @@ export function write(outDir: string, settings: Settings, runs: RunFigures[]): {
   ].join("\n");
   writeFileSync(md, text);
   return { json, md };
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 function round(value: number, digits: number): number {

@@ -9,14 +9,9 @@
  *   node --expose-gc --import tsx bot-process.ts <slackApiUrl> <botToken> <signingSecret> <mediaUrl> <dir>
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { pino } from "pino";
-import { createMediaClient } from "../../src/core/api/client.js";
-import { createBot } from "../../src/core/bot.js";
-import { scaledPolicy } from "../../src/core/jobs/policy.js";
 import { startSlack } from "../../src/slack/index.js";
-import { openStores } from "../../src/store/index.js";
+import { openBotCore } from "../bot-core.js";
 
 const [apiUrl, botToken, signingSecret, mediaUrl, dir] = process.argv.slice(2);
 if (!apiUrl || !botToken || !signingSecret || !mediaUrl || !dir) throw new Error("usage: see the header");
@@ -30,16 +25,8 @@ function memory(): { rss: number; peak: number } {
   return { rss: kb("VmRSS"), peak: kb("VmHWM") };
 }
 
-const logger = pino({ level: "silent" });
-const stores = await openStores(`sqlite://${join(dir, "bot.sqlite")}`, undefined, logger);
-const media = createMediaClient({ baseUrl: mediaUrl, timeoutMs: 20_000, logger });
-const bot = createBot({
-  config: { media: { url: mediaUrl, apiKey: "test-key", thumbnailsListPath: "/api/thumbnails" } },
-  media,
-  stores,
-  engine: { policy: scaledPolicy(0.005) },
-  logger,
-});
+const core = await openBotCore({ mediaUrl, dir, scale: 0.005 });
+const { bot, stores, logger } = core;
 const slack = await startSlack({
   config: { botToken, signingSecret, port: 0, apiUrl },
   bot,
@@ -61,6 +48,4 @@ for await (const line of createInterface({ input: process.stdin })) {
   }
 }
 await slack.stop();
-await bot.stop();
-await media.close();
-await stores.close();
+await core.close();
