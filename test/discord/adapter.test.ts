@@ -3,6 +3,7 @@ import { DiscordAPIError, HTTPError, type REST } from "discord.js";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { card } from "../../src/core/cards.js";
+import { MessageGoneError } from "../../src/core/errors.js";
 import type { MessageRef } from "../../src/core/ports.js";
 import { DiscordAdapter, type InteractionInfo, nonceOf } from "../../src/discord/adapter.js";
 
@@ -28,14 +29,21 @@ const CHANNEL = "200000000000000002";
 const MINUTE = 60_000;
 const MiB = 1024 * 1024;
 
-/** `outages`: how many webhook requests fail first, as discord.js reports a 5xx once its retries are spent. */
-function stubRest(refuseWebhooks = false, outages = 0) {
+/**
+ * `outages`: how many webhook requests fail first, as discord.js reports a 5xx once its retries
+ * are spent. `gone`: the first webhook request finds its message deleted (10008 Unknown Message).
+ */
+function stubRest(refuseWebhooks = false, outages = 0, gone = false) {
   const calls: Call[] = [];
   let next = 300000000000000000n;
   const answer =
     (method: string) =>
     async (route: string, options: Call["options"] = {}) => {
       calls.push({ method, route, options });
+      if (gone && route.startsWith("/webhooks")) {
+        gone = false;
+        throw new DiscordAPIError({ message: "Unknown Message", code: 10008 }, 10008, 404, method, route, {});
+      }
       if (outages > 0 && route.startsWith("/webhooks")) {
         outages -= 1;
         throw new HTTPError(500, "Internal Server Error", method, route, {});
@@ -57,9 +65,9 @@ function stubRest(refuseWebhooks = false, outages = 0) {
   return { rest, calls };
 }
 
-function setup(options: { refuseWebhooks?: boolean; outages?: number } = {}) {
+function setup(options: { refuseWebhooks?: boolean; outages?: number; gone?: boolean } = {}) {
   const clock = { t: 1_000_000, now: () => clock.t };
-  const { rest, calls } = stubRest(options.refuseWebhooks, options.outages);
+  const { rest, calls } = stubRest(options.refuseWebhooks, options.outages, options.gone);
   const adapter = new DiscordAdapter({
     rest,
     applicationId: () => APP,
@@ -130,6 +138,18 @@ describe("posting", () => {
       expect(named).toEqual([failed, ...notice]);
     },
   );
+
+  it("sends the notice as a followup of its own when someone deleted the placeholder", async () => {
+    const { adapter, calls, interaction } = setup({ gone: true });
+    const conversation = adapter.conversation(interaction(), "public");
+    await expect(adapter.post(conversation, card("Queued", "progress"))).rejects.toThrow(MessageGoneError);
+    await adapter.post(conversation, card("Not posted", "warning"), { ephemeral: true });
+    expect(routes(calls)).toEqual([
+      `PATCH /webhooks/${APP}/token1/messages/%40original`,
+      `POST /webhooks/${APP}/token1`,
+    ]);
+    expect(calls[1]!.options.body).toMatchObject({ flags: 64 });
+  });
 
   it("lets only one of two concurrent posts take the placeholder", async () => {
     const { adapter, calls, interaction } = setup();
