@@ -1,6 +1,7 @@
 import { startApp } from "./app.js";
 import { ConfigError, loadConfig } from "./core/config.js";
 import { createLogger } from "./core/log.js";
+import { guardProcess } from "./process-guard.js";
 
 let config: ReturnType<typeof loadConfig>;
 try {
@@ -12,6 +13,7 @@ try {
 }
 
 const logger = createLogger({ level: config.logLevel });
+guardProcess(logger);
 try {
   const app = await startApp(config, logger);
   // A stop lets polls and deliveries in flight finish, so no job is left half-delivered.

@@ -228,6 +228,55 @@ export class TimeoutError extends ServiceError {
   }
 }
 
+/**
+ * Where the result of each paid creation call shows up, for a person told that the call's answer
+ * was lost. Images have no list in the bot: the service's own site is where to look.
+ */
+const CREATION_LISTS: Record<string, string> = {
+  "/api/video/create": "the video list command",
+  "/api/video/cinematic/create": "the video list command",
+  "/api/image/generate": "the media service's site",
+  "/api/image/edit": "the media service's site",
+  "/api/image/inpaint": "the media service's site",
+  "/api/avatar/design/create": "the avatars command",
+  "/api/avatar/from-selfie/create": "the avatars command",
+  "/api/avatar/from-selfie/enhance": "the avatars command",
+  "/api/mockup/generate": "the mockup list command",
+  "/api/mockup/video": "the mockup videos command",
+  "/api/mockup/asset/generate": "the mockup assets command",
+  "/api/mockup/asset/edit": "the mockup assets command",
+  "/api/thumbnail/generate": "the thumbnail list command",
+};
+
+/** Where a creation call's result is listed; undefined for calls that create nothing paid. */
+export function creationListOf(path: string): string | undefined {
+  return CREATION_LISTS[path];
+}
+
+/**
+ * A paid creation call left, and its answer was lost (a timeout, a dropped connection): the
+ * service may have created the job and taken the credits. Running it again could pay twice, so
+ * the person is told where to look instead, and the bot never repeats the call itself.
+ */
+export class OutcomeUnknownError extends ServiceError {
+  readonly code = "service.outcome_unknown";
+  /** Where the job will show up if it was created. */
+  readonly listedIn: string;
+
+  constructor(listedIn: string, lost: ServiceError) {
+    super(
+      `The media service did not answer, so the bot cannot tell whether the job was created. It may have been created and charged: look for it with ${listedIn} in a few minutes before running the command again.`,
+      {
+        status: lost.status,
+        context: undefined,
+        detail: `answer lost after the request left: ${lost.message}`,
+        cause: lost,
+      },
+    );
+    this.listedIn = listedIn;
+  }
+}
+
 /** Not JSON where JSON was due, or JSON without what the bot needs (a success without a jobId). */
 export class InvalidResponseError extends ServiceError {
   readonly code = "service.invalid_response";

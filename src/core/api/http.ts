@@ -6,11 +6,13 @@ import {
   AbortedError,
   BadRequestError,
   BotError,
+  creationListOf,
   ForbiddenError,
   InvalidResponseError,
   isQuotaMessage,
   NetworkError,
   NotFoundError,
+  OutcomeUnknownError,
   QuotaExceededError,
   RateLimitedError,
   type ServiceError,
@@ -20,6 +22,7 @@ import {
   UnauthorizedError,
 } from "../errors.js";
 import type { Logger } from "../log.js";
+import { abandon } from "../streams.js";
 import type { StreamBody } from "./multipart.js";
 import { type RetryPolicy, retryAfterMs, retryingDispatcher } from "./retry.js";
 
@@ -69,6 +72,28 @@ export interface Transport {
 
 /** undici's own timeouts (connect, headers, an idle body) are timeouts to the user as well. */
 const TIMEOUT_CODES = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
+
+/** Failures before any byte of a request left: the service cannot have acted on it. */
+const NEVER_SENT_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ENETUNREACH",
+  "EHOSTUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+/**
+ * A paid creation call whose answer was lost after it left may have been carried out: that is
+ * what the person must hear, not "try again". A refusal the service did answer stays as it is.
+ */
+function lostAnswer(call: Call, error: BotError): BotError {
+  const listedIn = creationListOf(call.path);
+  if (call.method !== "POST" || listedIn === undefined) return error;
+  if (!(error instanceof TimeoutError || error instanceof NetworkError)) return error;
+  const code = (error.cause as { code?: string } | undefined)?.code;
+  return code !== undefined && NEVER_SENT_CODES.has(code) ? error : new OutcomeUnknownError(listedIn, error);
+}
 
 /**
  * One call's clock and off switch: the caller's signal and the timeout both abort the request.
@@ -258,7 +283,7 @@ export function createTransport(options: TransportOptions): Transport {
     } catch (error) {
       deadline.dispose();
       call.body?.discard();
-      const mapped = deadline.errorFor(error, context);
+      const mapped = lostAnswer(call, deadline.errorFor(error, context));
       log.debug(
         {
           method: call.method,
@@ -281,7 +306,10 @@ export function createTransport(options: TransportOptions): Transport {
       if (failure) throw failure;
       return { status: res.statusCode, text, context };
     } catch (error) {
-      throw deadline.errorFor(error, context);
+      // A success whose body was cut off: the job exists, its id is lost.
+      throw res.statusCode < 300
+        ? lostAnswer(call, deadline.errorFor(error, context))
+        : deadline.errorFor(error, context);
     } finally {
       deadline.dispose();
       // An early answer (a 400 before the upload was read to its end) leaves the files' sources open.
@@ -342,11 +370,7 @@ export function createTransport(options: TransportOptions): Transport {
       // Also when the caller drops the stream unread: the connection goes back, the listener goes.
       body.once("close", () => {
         deadline.dispose();
-        if (!res.body.destroyed) {
-          // undici reports a body destroyed unread as an abort; nobody reads it any more.
-          res.body.on("error", () => {});
-          res.body.destroy();
-        }
+        abandon(res.body);
       });
       return { body, size: Number.isFinite(length) ? length : undefined, contentType };
     },

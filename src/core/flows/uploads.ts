@@ -1,6 +1,8 @@
+import type { Readable } from "node:stream";
 import type { MediaApi } from "../api/client.js";
 import type { FilePart } from "../api/multipart.js";
 import type { Attachment } from "../ports.js";
+import { abandon } from "../streams.js";
 
 /**
  * Attachments go from the adapter's download straight into the service's upload flow: one file
@@ -20,14 +22,21 @@ export async function uploadAll(media: MediaApi, files: readonly Attachment[]): 
   return ids;
 }
 
-/** The files as parts of a multipart creation call, opened now and read while the call sends them. */
+/**
+ * The files as parts of a multipart creation call, opened now and read while the call sends them.
+ * When one cannot be opened, the others are closed again: the call will not be made.
+ */
 export async function openAll(files: readonly Attachment[]): Promise<FilePart[]> {
-  return Promise.all(
-    files.map(async (file) => ({
-      stream: await file.open(),
-      fileName: file.name,
-      contentType: file.contentType,
-      size: file.size,
-    })),
-  );
+  const opened = await Promise.allSettled(files.map((file) => file.open()));
+  const failed = opened.find((result) => result.status === "rejected");
+  if (failed) {
+    for (const result of opened) if (result.status === "fulfilled") abandon(result.value);
+    throw failed.reason;
+  }
+  return files.map((file, index) => ({
+    stream: (opened[index] as PromiseFulfilledResult<Readable>).value,
+    fileName: file.name,
+    contentType: file.contentType,
+    size: file.size,
+  }));
 }

@@ -25,6 +25,7 @@ const TITLES: [prefix: string, title: string][] = [
   ["service.unavailable", "The media service is having trouble"],
   ["service.network", "Cannot reach the media service"],
   ["service.timeout", "The media service is slow"],
+  ["service.outcome_unknown", "The job may have been created"],
   ["service.invalid_response", "Unexpected answer from the media service"],
   ["service.", "Media service error"],
   ["upload.", "The attachment could not be sent"],
