@@ -229,6 +229,21 @@ export class TimeoutError extends ServiceError {
 }
 
 /**
+ * A presigned file address (an upload or a result link) answered 401 or 403: the link was refused
+ * or expired. No tenant key is involved, so the key's advice would be wrong; a fresh link is.
+ */
+export class LinkRefusedError extends ServiceError {
+  readonly code = "service.link_refused";
+  override readonly retryable = true;
+  constructor(status: number, serviceMessage?: string, context?: string) {
+    super(
+      "The media service refused its own file link (it may have expired). Try again in a minute; if it keeps happening, tell the bot's operator.",
+      { status, serviceMessage, context },
+    );
+  }
+}
+
+/**
  * Where the result of each paid creation call shows up, for a person told that the call's answer
  * was lost. Images have no list in the bot: the service's own site is where to look.
  */
@@ -304,6 +319,22 @@ export class AttachmentReadError extends BotError {
       message: detail,
       cause,
     });
+  }
+}
+
+/**
+ * An attachment's way to the service (initialize, PUT, finalize) failed, so the command created
+ * nothing. The user message says which file, then what the service's failure asks for.
+ */
+export class UploadFailedError extends BotError {
+  readonly code = "upload.failed";
+  override readonly retryable: boolean;
+  constructor(fileName: string, failure: ServiceError) {
+    super(
+      `"${quote(fileName)}" could not be uploaded to the media service, so nothing was created or charged. ${failure.userMessage}`,
+      { message: `upload of ${fileName}: ${failure.message}`, cause: failure },
+    );
+    this.retryable = failure.retryable;
   }
 }
 

@@ -10,6 +10,7 @@ import {
   ForbiddenError,
   InvalidResponseError,
   isQuotaMessage,
+  LinkRefusedError,
   NetworkError,
   NotFoundError,
   OutcomeUnknownError,
@@ -181,6 +182,7 @@ function failureOf(
   headers: Record<string, string | string[] | undefined>,
   text: string,
   context: string,
+  presigned: boolean,
 ): ServiceError | undefined {
   const payload = parseJson(text);
   const said = serviceWords(payload, text);
@@ -192,6 +194,7 @@ function failureOf(
       ? new QuotaExceededError(status, message, details, context)
       : new ServiceFailureError(message, details, context);
   }
+  if (presigned && (status === 401 || status === 403)) return new LinkRefusedError(status, said, context);
   if (status === 401) return new UnauthorizedError(said, context);
   if (status === 403) return new ForbiddenError(said, context);
   if (status === 404) return new NotFoundError(said, context);
@@ -279,7 +282,7 @@ export function createTransport(options: TransportOptions): Transport {
         },
         "media api",
       );
-      return { res, deadline, context };
+      return { res, deadline, context, presigned: !isApi(target.href) };
     } catch (error) {
       deadline.dispose();
       call.body?.discard();
@@ -299,10 +302,10 @@ export function createTransport(options: TransportOptions): Transport {
 
   /** The whole answer as text, or its typed failure. */
   async function read(call: Call, opts: CallOptions) {
-    const { res, deadline, context } = await send(call, opts, "application/json");
+    const { res, deadline, context, presigned } = await send(call, opts, "application/json");
     try {
       const text = await res.body.text();
-      const failure = failureOf(res.statusCode, res.headers, text, context);
+      const failure = failureOf(res.statusCode, res.headers, text, context, presigned);
       if (failure) throw failure;
       return { status: res.statusCode, text, context };
     } catch (error) {
@@ -339,13 +342,13 @@ export function createTransport(options: TransportOptions): Transport {
     },
 
     async download(call, opts = {}) {
-      const { res, deadline, context } = await send(call, opts, "*/*");
+      const { res, deadline, context, presigned } = await send(call, opts, "*/*");
       const contentType = String(res.headers["content-type"] ?? "application/octet-stream");
       try {
         if (res.statusCode < 200 || res.statusCode >= 300 || /\bjson\b/i.test(contentType)) {
           const text = await res.body.text();
           throw (
-            failureOf(res.statusCode, res.headers, text, context) ??
+            failureOf(res.statusCode, res.headers, text, context, presigned) ??
             new InvalidResponseError(`JSON (${contentType}) where a file was due`, res.statusCode, context)
           );
         }

@@ -1,6 +1,7 @@
 import type { Readable } from "node:stream";
 import type { MediaApi } from "../api/client.js";
 import type { FilePart } from "../api/multipart.js";
+import { ServiceError, UploadFailedError } from "../errors.js";
 import type { Attachment } from "../ports.js";
 import { abandon } from "../streams.js";
 
@@ -11,13 +12,18 @@ import { abandon } from "../streams.js";
 export async function uploadAll(media: MediaApi, files: readonly Attachment[]): Promise<string[]> {
   const ids: string[] = [];
   for (const file of files) {
-    ids.push(
-      await media.media.upload(await file.open(), {
-        fileName: file.name,
-        contentType: file.contentType,
-        size: file.size,
-      }),
-    );
+    const stream = await file.open();
+    try {
+      ids.push(
+        await media.media.upload(stream, {
+          fileName: file.name,
+          contentType: file.contentType,
+          size: file.size,
+        }),
+      );
+    } catch (error) {
+      throw error instanceof ServiceError ? new UploadFailedError(file.name, error) : error;
+    }
   }
   return ids;
 }

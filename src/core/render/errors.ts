@@ -26,8 +26,10 @@ const TITLES: [prefix: string, title: string][] = [
   ["service.network", "Cannot reach the media service"],
   ["service.timeout", "The media service is slow"],
   ["service.outcome_unknown", "The job may have been created"],
+  ["service.link_refused", "The media service refused a file link"],
   ["service.invalid_response", "Unexpected answer from the media service"],
   ["service.", "Media service error"],
+  ["upload.failed", "The attachment could not be uploaded"],
   ["upload.", "The attachment could not be sent"],
 ];
 

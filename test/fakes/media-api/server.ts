@@ -55,6 +55,8 @@ async function answer(routes: Route[], ctx: Ctx): Promise<Answer> {
     if (!found) return { reply: { status: 404, json: { error: `no route for ${ctx.method} ${ctx.path}` } } };
     return { reply: await found.route.handle({ ...ctx, params: found.params }), hangUp: fault?.hangUp };
   } catch (error) {
+    // The client went away while its body was read (an aborted upload): nobody to answer.
+    if (ctx.req.destroyed) return {};
     return { reply: errorReply(error) };
   }
 }
