@@ -79,6 +79,15 @@ describe("faults", () => {
     expect(t.em.account("test-key").creditsUsed).toBe(1);
   });
 
+  it("applies a call at once and holds only its answer back", async () => {
+    t.em.inject({ method: "POST", path: "/api/image/generate", delayMs: 300, applyFirst: true });
+    const answered = t.call("POST", "/api/image/generate", { json: { name: "n", prompt: "p" } });
+    await sleep(100);
+    expect(t.em.account("test-key").creditsUsed).toBe(1);
+    expect(t.em.callsTo("POST", "/api/image/generate")).toMatchObject([{ status: 0 }]);
+    expect((await answered).status).toBe(200);
+  });
+
   it("cuts a download off after its headers and half its bytes", async () => {
     const { jobId } = (await t.call("POST", "/api/image/generate", { json: { name: "n", prompt: "p" } }))
       .body;

@@ -38,6 +38,14 @@ async function faultReply(ctx: Ctx, fault: Fault): Promise<Reply | undefined> {
   return { status, headers, json: fault.body ?? { error: `injected fault (HTTP ${status})` } };
 }
 
+/** The route's own answer to a request. */
+async function served(routes: Route[], ctx: Ctx): Promise<Reply> {
+  const found = resolve(routes, ctx.method, ctx.path);
+  if (found === "method_not_allowed") return { status: 405, json: { error: "method not allowed" } };
+  if (!found) return { status: 404, json: { error: `no route for ${ctx.method} ${ctx.path}` } };
+  return found.route.handle({ ...ctx, params: found.params });
+}
+
 interface Answer {
   reply?: Reply;
   hangUp?: Fault["hangUp"];
@@ -46,14 +54,15 @@ interface Answer {
 async function answer(routes: Route[], ctx: Ctx): Promise<Answer> {
   try {
     const fault = ctx.state.faults.take(ctx.method, ctx.path);
+    if (fault?.applyFirst) {
+      const reply = await served(routes, ctx);
+      if (fault.delayMs) await sleep(fault.delayMs);
+      return { reply, hangUp: fault.hangUp };
+    }
     const canned = fault && (await faultReply(ctx, fault));
     if (fault?.hangUp === "unapplied") return { hangUp: fault.hangUp };
     if (canned && !fault.hangUp) return { reply: canned };
-    const found = resolve(routes, ctx.method, ctx.path);
-    if (found === "method_not_allowed")
-      return { reply: { status: 405, json: { error: "method not allowed" } } };
-    if (!found) return { reply: { status: 404, json: { error: `no route for ${ctx.method} ${ctx.path}` } } };
-    return { reply: await found.route.handle({ ...ctx, params: found.params }), hangUp: fault?.hangUp };
+    return { reply: await served(routes, ctx), hangUp: fault?.hangUp };
   } catch (error) {
     // The client went away while its body was read (an aborted upload): nobody to answer.
     if (ctx.req.destroyed) return {};
