@@ -65,7 +65,7 @@ async function answer(routes: Route[], ctx: Ctx): Promise<Answer> {
     return { reply: await served(routes, ctx), hangUp: fault?.hangUp };
   } catch (error) {
     // The client went away while its body was read (an aborted upload): nobody to answer.
-    if (ctx.req.destroyed) return {};
+    if (ctx.req.errored) return {};
     return { reply: errorReply(error) };
   }
 }
