@@ -21,7 +21,7 @@ export interface BotOptions {
   /** MEDIA_API_KEY is the fallback of tenants without their own key. */
   config: Pick<Config, "media">;
   media: MediaClient;
-  stores: Pick<Stores, "jobs" | "tenants" | "claims">;
+  stores: Pick<Stores, "jobs" | "tenants" | "claims" | "indexes">;
   /** Polling policy and engine identity (tests shrink the policy). */
   engine?: Pick<JobEngineOptions, "policy" | "instanceId">;
   logger: Logger;
@@ -62,6 +62,7 @@ export function createBot(options: BotOptions): Bot {
   const engine = createJobEngine({
     store: stores.jobs,
     claims: stores.claims,
+    indexes: stores.indexes,
     hooks: createHooks({ adapter, media, logger }),
     logger,
     ...(options.clock && { clock: options.clock }),

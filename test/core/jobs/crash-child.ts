@@ -17,6 +17,7 @@ const api = createMediaClient({ baseUrl: mediaUrl }).as("test-key");
 const engine = createJobEngine({
   store: stores.jobs,
   claims: stores.claims,
+  indexes: stores.indexes,
   logger,
   policy: scaledPolicy(SCALE),
   instanceId: "doomed",
