@@ -1,5 +1,6 @@
 import { startApp } from "./app.js";
 import { ConfigError, loadConfig } from "./core/config.js";
+import { InstanceInUseError } from "./core/jobs/liveness.js";
 import { createLogger } from "./core/log.js";
 
 let config: ReturnType<typeof loadConfig>;
@@ -12,12 +13,17 @@ try {
 }
 
 const logger = createLogger({ level: config.logLevel });
+/** Within Docker's 10 s, leaving time to close the platforms and the store. */
+const STOP_DEADLINE_MS = 7_000;
 try {
   const app = await startApp(config, logger);
-  // A stop lets polls and deliveries in flight finish, so no job is left half-delivered.
+  // Docker sends SIGKILL 10 s after SIGTERM: what is in flight gets most of that, then the jobs are
+  // handed back so the next instance (or this one restarted) takes them at once. A second signal
+  // means "now".
   const shutdown = (signal: string) => {
-    logger.info({ signal }, "stopping");
-    app.stop().then(
+    logger.info({ signal, deadlineMs: STOP_DEADLINE_MS }, "stopping");
+    process.once(signal, () => process.exit(1));
+    app.stop({ deadlineMs: STOP_DEADLINE_MS }).then(
       () => process.exit(0),
       (error: unknown) => {
         logger.error({ err: error }, "stopped with an error");
@@ -28,6 +34,10 @@ try {
   process.once("SIGINT", shutdown);
   process.once("SIGTERM", shutdown);
 } catch (error) {
-  logger.fatal({ err: error }, "could not start");
+  if (!(error instanceof InstanceInUseError)) {
+    logger.fatal({ err: error }, "could not start");
+    process.exit(1);
+  }
+  console.error(`Cannot start: ${error.userMessage}`);
   process.exit(1);
 }
