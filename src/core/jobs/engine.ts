@@ -1,28 +1,27 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import PQueue from "p-queue";
 import type { Claims, Indexes, JobRecord, JobStore } from "../../store/index.js";
 import type { JobState, NormalizedStatus } from "../api/job-status.js";
-import { RateLimitedError, ServiceError, ServiceFailureError, userMessageOf } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { Actor } from "../ports.js";
 import type { JobHooks, TrackRequest } from "./contract.js";
 import { Delivery } from "./delivery.js";
 import { defaultInstanceId, Liveness } from "./liveness.js";
+import { expiredChoiceOutcome, outcomeOf } from "./outcomes.js";
 import { Ownership } from "./ownership.js";
-import { Pace } from "./pace.js";
 import {
   backoff,
   jittered,
   type PolicyOverrides,
   type PollPolicy,
-  pollDelay,
   resolvePolicy,
   resumeDelay,
 } from "./policy.js";
-import { isTerminal, type Outcome, type Patch, updateJob } from "./records.js";
+import { Poller } from "./poller.js";
+import { isTerminal, type Outcome, updateJob } from "./records.js";
 import { Recovery } from "./recovery.js";
 import { Scheduler } from "./scheduler.js";
 import { EditThrottle } from "./throttle.js";
+import { type Tracked, tracking } from "./tracked.js";
 
 export interface JobEngineOptions {
   store: JobStore;
@@ -85,32 +84,6 @@ export function createJobEngine(opts: JobEngineOptions): JobEngine {
   return new Engine(opts);
 }
 
-interface Shown {
-  state: JobState;
-  progress: number | null;
-}
-
-/** One job this engine looks after: it polls it, delivers it, or waits for its choice to expire. */
-interface Tracked {
-  /** The stored record, as last read or written: what the hooks see. */
-  job: JobRecord;
-  mode: "poll" | "deliver" | "choice";
-  /** The last status read, stored or not: what "no change" and "stuck" compare with. */
-  seen: Shown;
-  /** What was last sent to the store (written, or queued behind other writes). */
-  stored: Shown;
-  lastMoveAt: number;
-  pace: Pace;
-  /** Consecutive failed status reads. */
-  errors: { count: number; since: number } | undefined;
-  /** Changes not yet written: later ones merge into it while it waits for the store. */
-  pending: Patch | undefined;
-  /** The write of `pending` under way or queued, if any. */
-  flushing: Promise<void> | undefined;
-  /** The outcome to deliver, until it is stored. */
-  outcome?: Outcome;
-}
-
 /**
  * Double work between engines sharing a store is prevented by ownership and claims:
  * - polling: each unfinished job is owned by one instance (ownership.ts), which alone polls it;
@@ -128,21 +101,13 @@ class Engine implements JobEngine {
   private readonly recovery: Recovery;
   private readonly hooks: JobHooks<JobRecord>;
   private readonly log: Logger;
-  /** The caps toward the service: every status read goes through it. */
-  private readonly reads: PQueue;
-  /**
-   * Store writes off the critical path (progress, leases), a few at a time: the store runs its
-   * statements in order, and a burst of these must not stand between a finished job and its post.
-   */
-  private readonly background = new PQueue({ concurrency: 2 });
+  private readonly poller: Poller;
   private readonly scheduler: Scheduler;
   private readonly throttle: EditThrottle;
   private readonly delivery: Delivery;
   private readonly jobs = new Map<string, Tracked>();
   /** Deliveries under way in this engine, so a second finish() joins the first. */
   private readonly delivering = new Map<string, Promise<void>>();
-  /** Aborted on stop: the status reads in flight. */
-  private readonly readControllers = new Set<AbortController>();
   /** Everything stop() must wait for. */
   private readonly inFlight = new Set<Promise<unknown>>();
   private running = false;
@@ -176,15 +141,23 @@ class Engine implements JobEngine {
       gateMs: this.policy.lapseMs * 4,
       orphanScanMs: this.policy.orphanScanMs,
     });
-    const { maxConcurrentRequests, maxRequestsPerSecond } = this.policy;
-    this.reads = new PQueue({
-      concurrency: maxConcurrentRequests,
-      ...(Number.isFinite(maxRequestsPerSecond)
-        ? { intervalCap: maxRequestsPerSecond, interval: 1_000, strict: true }
-        : {}),
-    });
     this.scheduler = new Scheduler(this.now, (id) => this.due(id));
     this.throttle = new EditThrottle(this.policy.minEditIntervalMs, this.now);
+    this.poller = new Poller({
+      policy: this.policy,
+      now: this.now,
+      store: this.store,
+      hooks: this.hooks,
+      log: this.log,
+      scheduler: this.scheduler,
+      throttle: this.throttle,
+      jobs: this.jobs,
+      running: () => this.running,
+      hold: (work) => this.hold(work),
+      settle: (tracked, outcome) => this.settle(tracked, outcome),
+      takeOver: (tracked) => this.takeOver(tracked),
+      forget: (id) => this.forget(id),
+    });
     this.delivery = new Delivery({
       store: this.store,
       liveness: this.liveness,
@@ -289,8 +262,7 @@ class Engine implements JobEngine {
     for (const timer of this.timers) clearInterval(timer);
     this.timers = [];
     this.scheduler.stop();
-    this.reads.clear();
-    for (const controller of this.readControllers) controller.abort(new Error("job engine stopping"));
+    this.poller.stop();
     const deadline = Date.now() + deadlineMs;
     while (this.inFlight.size > 0 && Date.now() < deadline) {
       const settled = Promise.allSettled([...this.inFlight]);
@@ -390,150 +362,7 @@ class Engine implements JobEngine {
       this.hold(this.expireChoice(tracked));
       return;
     }
-    void this.reads.add(() => this.read(tracked));
-  }
-
-  /** One status read, run by the queue of caps; resolves when the read is over, not its handling. */
-  private async read(tracked: Tracked): Promise<void> {
-    if (!this.isPolling(tracked)) return;
-    const controller = new AbortController();
-    const timeout = setTimeout(
-      () => controller.abort(new Error("status read timed out")),
-      this.policy.requestTimeoutMs,
-    );
-    this.readControllers.add(controller);
-    const read = this.fetchStatus(tracked.job, controller.signal).finally(() => {
-      clearTimeout(timeout);
-      this.readControllers.delete(controller);
-    });
-    this.hold(
-      read.then(
-        (status) => this.onStatus(tracked, status),
-        (error: unknown) => this.onReadError(tracked, error),
-      ),
-    );
-    await read.catch(() => undefined);
-  }
-
-  /** The hook, with a synchronous throw turned into a rejection like any other failed read. */
-  private async fetchStatus(job: JobRecord, signal: AbortSignal): Promise<NormalizedStatus> {
-    return this.hooks.fetchStatus(job, signal);
-  }
-
-  private isPolling(tracked: Tracked): boolean {
-    return this.running && tracked.mode === "poll" && this.jobs.get(tracked.job.id) === tracked;
-  }
-
-  private async onStatus(tracked: Tracked, status: NormalizedStatus): Promise<void> {
-    if (!this.isPolling(tracked)) return;
-    const now = this.now();
-    const { job } = tracked;
-    tracked.errors = undefined;
-    if (status.state !== tracked.seen.state || status.progress !== tracked.seen.progress) {
-      tracked.seen = { state: status.state, progress: status.progress };
-      tracked.lastMoveAt = now;
-    }
-    tracked.pace.observe(status.state, status.progress, now);
-
-    if (status.state === "needs_choice") return this.awaitChoice(tracked, status);
-    if (status.terminal || isTerminal(status.state)) return this.settle(tracked, outcomeOf(status));
-    const stuckAfterMs = this.policy.kinds[job.kind].stuckAfterMs;
-    if (now - tracked.lastMoveAt >= stuckAfterMs) {
-      const at = status.progress === null ? "" : ` at ${Math.round(status.progress)}%`;
-      return this.settle(tracked, {
-        status: { ...status, state: "failed", terminal: true },
-        error: {
-          code: "job.stuck",
-          message: `The job made no progress for ${duration(stuckAfterMs)} (stuck${at}), so the bot stopped waiting for it. Try again; if it happens again, the media service may be having trouble.`,
-        },
-      });
-    }
-
-    if (this.worthStoring(tracked.stored, status))
-      this.write(tracked, { state: status.state, progress: status.progress });
-    this.throttle.offer(job.id, status, () => this.show(tracked, status));
-    const delay = pollDelay(this.policy, {
-      kind: job.kind,
-      ageMs: now - job.createdAt,
-      remainingMs: tracked.pace.remainingMs(now),
-    });
-    this.scheduler.schedule(job.id, now + delay);
-  }
-
-  /** A state change, or progress moved by a step: a restart then resumes close to where it was. */
-  private worthStoring(stored: Shown, status: NormalizedStatus): boolean {
-    if (status.state !== stored.state) return true;
-    if (status.progress === null || stored.progress === null) return status.progress !== stored.progress;
-    return Math.abs(status.progress - stored.progress) >= this.policy.progressStep;
-  }
-
-  /**
-   * A failed read is no verdict on the job (5xx, timeouts and malformed answers outlast the
-   * client's own retries now and then): back off and read again, and give up only after
-   * `giveUpAfterMs` (30 minutes by default) of nothing but failures, or `giveUpPermanentAfterMs`
-   * (3 minutes) for answers that waiting does not mend (see `lasting`).
-   */
-  private onReadError(tracked: Tracked, error: unknown): void {
-    if (!this.isPolling(tracked)) return;
-    const now = this.now();
-    const { job } = tracked;
-    const errors = tracked.errors ?? { count: 0, since: now };
-    errors.count += 1;
-    tracked.errors = errors;
-    const limit = lasting(error) ? this.policy.giveUpPermanentAfterMs : this.policy.giveUpAfterMs;
-    if (now - errors.since >= limit) {
-      this.log.error(
-        { err: error, jobId: job.id, failures: errors.count },
-        "job status unreadable: giving up",
-      );
-      this.hold(
-        this.settle(tracked, {
-          status: { state: "failed", progress: tracked.seen.progress, terminal: true },
-          error: {
-            code: "job.unreachable",
-            message: `The bot could not read this job's status for ${duration(limit)}, so it stopped waiting: ${userMessageOf(error)}`,
-          },
-        }),
-      );
-      return;
-    }
-    const level = errors.count === 1 ? "warn" : "debug";
-    this.log[level](
-      { err: error, jobId: job.id, failures: errors.count },
-      "job status read failed; will retry",
-    );
-    const { errorBaseMs, errorMaxMs } = this.policy;
-    const wait = Math.max(
-      backoff(errors.count, errorBaseMs, errorMaxMs),
-      error instanceof RateLimitedError ? (error.retryAfterMs ?? 0) : 0,
-      pollDelay(this.policy, { kind: job.kind, ageMs: now - job.createdAt, remainingMs: undefined }),
-    );
-    this.scheduler.schedule(job.id, now + wait);
-  }
-
-  /**
-   * The user chooses (photo-avatar variants): show the choice once, then wait for a click
-   * (beginChoice, finish) or for the choice to expire.
-   */
-  private async awaitChoice(tracked: Tracked, status: NormalizedStatus): Promise<void> {
-    const id = tracked.job.id;
-    tracked.mode = "choice";
-    tracked.pending = undefined;
-    this.scheduler.cancel(id);
-    // Written before the buttons show, so a click (beginChoice, finish) finds the job waiting.
-    const waiting = await updateJob(this.store, tracked.job, (now) =>
-      isTerminal(now.state) || now.delivery !== "pending"
-        ? undefined
-        : { state: "needs_choice", progress: status.progress, result: status.result ?? null },
-    ).catch((error: unknown) =>
-      this.log.warn({ err: error, jobId: id }, "could not store the choice to make"),
-    );
-    if (waiting) tracked.job = waiting;
-    await this.throttle.force(id, status, () => this.show(tracked, status));
-    await this.throttle.settle(id);
-    if (this.jobs.get(id) === tracked && waiting?.state === "needs_choice") {
-      this.scheduler.schedule(id, waiting.lastProgressAt + this.policy.choiceExpiresAfterMs);
-    }
+    this.poller.poll(tracked);
   }
 
   /**
@@ -549,77 +378,14 @@ class Engine implements JobEngine {
     }
     try {
       const fresh = await this.store.get(id);
-      if (!fresh || fresh.state !== "needs_choice" || this.jobs.get(id) !== tracked) {
+      if (fresh?.state !== "needs_choice" || this.jobs.get(id) !== tracked) {
         if (this.jobs.get(id) === tracked) this.forget(id);
         return;
       }
       tracked.job = fresh;
-      const after = duration(this.policy.choiceExpiresAfterMs);
-      await this.settle(tracked, {
-        status: { state: "failed", progress: fresh.progress, terminal: true },
-        error: {
-          code: "job.choice_expired",
-          message: `Nobody chose a variant within ${after}, so the choice expired and its buttons were removed. Run the design command again for new variants.`,
-        },
-      });
+      await this.settle(tracked, expiredChoiceOutcome(fresh.progress, this.policy.choiceExpiresAfterMs));
     } finally {
       await this.liveness.release(key);
-    }
-  }
-
-  private async show(tracked: Tracked, status: NormalizedStatus): Promise<void> {
-    try {
-      await this.hooks.showProgress(tracked.job, status);
-    } catch (error) {
-      // A lost progress edit is cosmetic: the next change, or the result, replaces it.
-      this.log.warn({ err: error, jobId: tracked.job.id }, "progress edit failed");
-    }
-  }
-
-  /**
-   * Records a change in the background lane. A change made while the previous one still waits
-   * for the store merges into it, so a slow store gets fewer, newer writes instead of a backlog.
-   * A failed write is retried by the next change.
-   */
-  private write(tracked: Tracked, patch: Patch): void {
-    tracked.pending = { ...tracked.pending, ...patch };
-    tracked.stored = {
-      state: patch.state ?? tracked.stored.state,
-      progress: patch.progress === undefined ? tracked.stored.progress : patch.progress,
-    };
-    this.flush(tracked);
-  }
-
-  private flush(tracked: Tracked): void {
-    if (tracked.flushing || !tracked.pending) return;
-    tracked.flushing = this.background
-      .add(() => this.writePending(tracked))
-      .finally(() => {
-        tracked.flushing = undefined;
-        this.flush(tracked);
-      });
-    this.hold(tracked.flushing);
-  }
-
-  private async writePending(tracked: Tracked): Promise<void> {
-    const patch = tracked.pending;
-    tracked.pending = undefined;
-    if (!patch) return;
-    const id = tracked.job.id;
-    try {
-      // Checked at every try: a job that left polling meanwhile (an outcome, a choice) keeps that.
-      const stored = await updateJob(this.store, tracked.job, (now) =>
-        !this.isPolling(tracked) || isTerminal(now.state) || now.delivery !== "pending" ? undefined : patch,
-      );
-      if (!stored) {
-        this.forget(id);
-        return;
-      }
-      tracked.job = stored;
-      // Someone else recorded an outcome (another engine's finish()): it gets delivered from there.
-      if (isTerminal(stored.state) && tracked.mode === "poll") this.hold(this.takeOver(tracked));
-    } catch (error) {
-      this.log.warn({ err: error, jobId: id }, "could not store the job's progress");
     }
   }
 
@@ -686,8 +452,8 @@ class Engine implements JobEngine {
 
   /** A finished job belongs to nobody; if this fails, the next recovery scan finds it finished. */
   private async disown(id: string): Promise<void> {
-    await this.background
-      .add(() => this.ownership.release(id))
+    await this.poller
+      .inBackground(() => this.ownership.release(id))
       .catch((error: unknown) =>
         this.log.warn({ err: error, jobId: id }, "could not release a finished job"),
       );
@@ -700,32 +466,6 @@ class Engine implements JobEngine {
   }
 }
 
-function tracking(job: JobRecord, mode: Tracked["mode"]): Tracked {
-  const shown = { state: job.state, progress: job.progress };
-  return {
-    job,
-    mode,
-    seen: shown,
-    stored: shown,
-    lastMoveAt: job.lastProgressAt,
-    pace: new Pace(),
-    errors: undefined,
-    pending: undefined,
-    flushing: undefined,
-  };
-}
-
-/**
- * Answers that waiting does not mend: the key, or the job, is not (or no longer) valid - a 4xx
- * other than 429, or the service's failure envelope ("video job not found"). Everything else
- * (5xx, timeouts, malformed answers, anything unknown) is transient.
- */
-function lasting(error: unknown): boolean {
-  if (error instanceof ServiceFailureError) return true;
-  const status = error instanceof ServiceError ? error.status : undefined;
-  return status !== undefined && status >= 400 && status < 500 && status !== 429;
-}
-
 /** The claim of a variant choice being made (flows/actions.ts) or expiring (here). */
 export function choiceKey(jobId: string): string {
   return `choice:${jobId}`;
@@ -733,23 +473,4 @@ export function choiceKey(jobId: string): string {
 
 function requesterOf(actor: Actor) {
   return { platform: actor.platform, tenantId: actor.tenantId, userId: actor.userId };
-}
-
-function outcomeOf(status: NormalizedStatus): Outcome {
-  if (status.state !== "failed") return { status, error: null };
-  return {
-    status,
-    error: {
-      code: "job.failed",
-      message: status.message ?? "The media service reported that the job failed.",
-    },
-  };
-}
-
-/** "30 minutes", "2 minutes", "45 seconds": for messages people read. */
-function duration(ms: number): string {
-  const minutes = Math.round(ms / 60_000);
-  if (minutes >= 2) return `${minutes} minutes`;
-  const seconds = Math.max(1, Math.round(ms / 1_000));
-  return seconds === 60 ? "1 minute" : `${seconds} seconds`;
 }
