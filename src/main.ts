@@ -2,6 +2,7 @@ import { startApp } from "./app.js";
 import { ConfigError, loadConfig } from "./core/config.js";
 import { InstanceInUseError } from "./core/jobs/liveness.js";
 import { createLogger } from "./core/log.js";
+import { guardProcess } from "./process-guard.js";
 
 let config: ReturnType<typeof loadConfig>;
 try {
@@ -15,6 +16,7 @@ try {
 const logger = createLogger({ level: config.logLevel });
 /** Within Docker's 10 s, leaving time to close the platforms and the store. */
 const STOP_DEADLINE_MS = 7_000;
+guardProcess(logger);
 try {
   const app = await startApp(config, logger);
   // Docker sends SIGKILL 10 s after SIGTERM: what is in flight gets most of that, then the jobs are

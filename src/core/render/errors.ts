@@ -27,8 +27,11 @@ const TITLES: [prefix: string, title: string][] = [
   ["service.unavailable", "The media service is having trouble"],
   ["service.network", "Cannot reach the media service"],
   ["service.timeout", "The media service is slow"],
+  ["service.outcome_unknown", "The job may have been created"],
+  ["service.link_refused", "The media service refused a file link"],
   ["service.invalid_response", "Unexpected answer from the media service"],
   ["service.", "Media service error"],
+  ["upload.failed", "The attachment could not be uploaded"],
   ["upload.", "The attachment could not be sent"],
 ];
 
