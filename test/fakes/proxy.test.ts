@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "./media-api/index.js";
-import { type ProxiedAnswer, type Proxy, startProxy } from "./proxy.js";
+import { type HttpProxy, type ProxiedAnswer, startProxy } from "./proxy.js";
 
 let emulator: Emulator;
-let proxy: Proxy;
+let proxy: HttpProxy;
 
 beforeAll(async () => {
   emulator = await startEmulator({ timeScale: 0.001 });

@@ -32,7 +32,7 @@ export interface AnswerDelay {
   times?: number;
 }
 
-export interface Proxy {
+export interface HttpProxy {
   /** Origin of the proxy, e.g. http://127.0.0.1:40123 (no trailing slash). */
   url: string;
   /** Every request so far, in arrival order. */
@@ -76,7 +76,7 @@ function endToEnd(headers: IncomingHttpHeaders): IncomingHttpHeaders {
 }
 
 /** Starts a proxy to `target` (an origin such as the emulator's url) on 127.0.0.1, a free port. */
-export async function startProxy(target: string): Promise<Proxy> {
+export async function startProxy(target: string): Promise<HttpProxy> {
   const upstream = new URL(target);
   const requests: ProxiedRequest[] = [];
   const delays: Armed[] = [];
