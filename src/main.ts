@@ -1,13 +1,14 @@
 import { startApp } from "./app.js";
 import { ConfigError, loadConfig } from "./core/config.js";
 import { createLogger } from "./core/log.js";
+import { isExplained, startupLine } from "./core/startup.js";
 
 let config: ReturnType<typeof loadConfig>;
 try {
   config = loadConfig();
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error;
-  console.error(`Cannot start: ${error.message}`);
+  console.error(startupLine(error));
   process.exit(1);
 }
 
@@ -28,6 +29,8 @@ try {
   process.once("SIGINT", shutdown);
   process.once("SIGTERM", shutdown);
 } catch (error) {
-  logger.fatal({ err: error }, "could not start");
+  // An unforeseen failure keeps its stack in the (redacted) log; every one ends in one line.
+  if (!isExplained(error)) logger.fatal({ err: error }, "could not start");
+  console.error(startupLine(error));
   process.exit(1);
 }

@@ -1,6 +1,7 @@
 import { Readable } from "node:stream";
 import { Agent, type Dispatcher, request } from "undici";
 import type { z } from "zod";
+import { boundedText } from "../bounded.js";
 import { mediaOrigin } from "../config.js";
 import {
   AbortedError,
@@ -20,6 +21,7 @@ import {
   UnauthorizedError,
 } from "../errors.js";
 import type { Logger } from "../log.js";
+import { checkFetchTarget, RefusedFetchError } from "./fetch-policy.js";
 import type { StreamBody } from "./multipart.js";
 import { type RetryPolicy, retryAfterMs, retryingDispatcher } from "./retry.js";
 
@@ -66,6 +68,12 @@ export interface Transport {
   download(call: Call, opts?: CallOptions): Promise<Download>;
   close(): Promise<void>;
 }
+
+/**
+ * The most of one JSON answer (or error body) the bot reads: a list page is a few hundred kB at
+ * most, and a service that sends more is not sending what the spec says.
+ */
+export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 /** undici's own timeouts (connect, headers, an idle body) are timeouts to the user as well. */
 const TIMEOUT_CODES = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
@@ -200,7 +208,21 @@ export function createTransport(options: TransportOptions): Transport {
   const retrying = retryingDispatcher(base, options.retries, options.logger);
   const log = options.logger;
 
-  const url = (path: string) => (/^https?:\/\//i.test(path) ? path : `${baseUrl}${path}`);
+  const trustedHost = new URL(baseUrl).hostname;
+  // A service path starts with "/"; anything else that is not http(s) (file:, ftp:, data:) is refused.
+  const url = (path: string) => {
+    if (/^https?:\/\//i.test(path)) return path;
+    if (path.startsWith("/")) return `${baseUrl}${path}`;
+    throw new RefusedFetchError("The media service pointed at a file the bot is not allowed to fetch.", {
+      message: `refused to fetch a non-http(s) URL (${path.split(":")[0]}:)`,
+    });
+  };
+  const text = (body: AsyncIterable<Uint8Array>, context: string, status: number) =>
+    boundedText(
+      body,
+      MAX_RESPONSE_BYTES,
+      () => new InvalidResponseError(`the answer is over ${MAX_RESPONSE_BYTES} bytes`, status, context),
+    );
   // The key goes to the service's API only: not to a presigned upload or download address, even
   // one on the same host.
   const isApi = (target: string) => target.startsWith(`${baseUrl}/api/`);
@@ -217,6 +239,7 @@ export function createTransport(options: TransportOptions): Transport {
 
     const started = performance.now();
     try {
+      await checkFetchTarget(target, trustedHost);
       const headers: Record<string, string> = { accept };
       if (isApi(target.href)) headers["x-api-key"] = checkedKey(call.apiKey, context);
       let body: string | Readable | undefined;
@@ -276,10 +299,10 @@ export function createTransport(options: TransportOptions): Transport {
   async function read(call: Call, opts: CallOptions) {
     const { res, deadline, context } = await send(call, opts, "application/json");
     try {
-      const text = await res.body.text();
-      const failure = failureOf(res.statusCode, res.headers, text, context);
+      const body = await text(res.body, context, res.statusCode);
+      const failure = failureOf(res.statusCode, res.headers, body, context);
       if (failure) throw failure;
-      return { status: res.statusCode, text, context };
+      return { status: res.statusCode, text: body, context };
     } catch (error) {
       throw deadline.errorFor(error, context);
     } finally {
@@ -315,9 +338,9 @@ export function createTransport(options: TransportOptions): Transport {
       const contentType = String(res.headers["content-type"] ?? "application/octet-stream");
       try {
         if (res.statusCode < 200 || res.statusCode >= 300 || /\bjson\b/i.test(contentType)) {
-          const text = await res.body.text();
+          const body = await text(res.body, context, res.statusCode);
           throw (
-            failureOf(res.statusCode, res.headers, text, context) ??
+            failureOf(res.statusCode, res.headers, body, context) ??
             new InvalidResponseError(`JSON (${contentType}) where a file was due`, res.statusCode, context)
           );
         }
