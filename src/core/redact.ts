@@ -26,6 +26,12 @@ export function addSecret(value: string | undefined): void {
 
 /** Secret-shaped parts of text: [pattern, replacement]. */
 const SHAPES: [RegExp, string][] = [
+  // A JSON field named for a secret, at any depth (pino's key paths stop at a fixed depth, and a
+  // library's error nests its request body deep: a DiscordAPIError's requestBody.json.token).
+  [
+    /"((?:[\w-]*_)?(?:token|apiKey|api_key|x-api-key|authorization|botToken|appToken|accessToken|signingSecret|secretsKey|secret|password|response_url|responseUrl|cookie))"(\s*:\s*)"(?:[^"\\]|\\.)*"/gi,
+    `"$1"$2"${REDACTED}"`,
+  ],
   // Discord: /webhooks/<app>/<interaction token>, /interactions/<id>/<token>/callback.
   [/(\/(?:webhooks|interactions)\/\d+\/)[^/?#\s"'\\]+/g, `$1${REDACTED}`],
   // Slack response_url and incoming webhooks carry their credential in the path.
