@@ -121,7 +121,10 @@ function errors(): [string, unknown][] {
         scope: "user",
       }),
     ],
-    ["Discord login", loginFailure(Object.assign(new Error(`bad ${SECRETS.DISCORD_TOKEN}`), { code: "X" }), webhook)],
+    [
+      "Discord login",
+      loginFailure(Object.assign(new Error(`bad ${SECRETS.DISCORD_TOKEN}`), { code: "X" }), webhook),
+    ],
     [
       "WebAPIPlatformError",
       new WebAPIPlatformError({
@@ -133,11 +136,22 @@ function errors(): [string, unknown][] {
     ["WebAPIRequestError", new WebAPIRequestError(cause)],
     [
       "WebAPIHTTPError",
-      new WebAPIHTTPError(500, "x", { authorization: `Bearer ${SECRETS.SLACK_BOT_TOKEN}` }, { url: responseUrl }),
+      new WebAPIHTTPError(
+        500,
+        "x",
+        { authorization: `Bearer ${SECRETS.SLACK_BOT_TOKEN}` },
+        { url: responseUrl },
+      ),
     ],
-    ["Slack start", slackFailure(cause, "SLACK_APP_TOKEN", `https://slack.com/api/?token=${SECRETS.SLACK_APP_TOKEN}`)],
+    [
+      "Slack start",
+      slackFailure(cause, "SLACK_APP_TOKEN", `https://slack.com/api/?token=${SECRETS.SLACK_APP_TOKEN}`),
+    ],
     ["undici ConnectTimeoutError", new undiciErrors.ConnectTimeoutError(`connect to ${webhook}`)],
-    ["undici ResponseError", new undiciErrors.ResponseError(everything, 500, { headers: {}, body: everything })],
+    [
+      "undici ResponseError",
+      new undiciErrors.ResponseError(everything, 500, { headers: {}, body: everything }),
+    ],
     ["plain Error", Object.assign(new Error(everything), { code: ErrorCode.PlatformError, config: SECRETS })],
   ];
 }
@@ -173,7 +187,9 @@ describe("no secret reaches a log line", () => {
     };
     bolt.debug(`Received a message on the WebSocket: ${JSON.stringify(payload)}`);
     bolt.debug(JSON.stringify(payload.payload));
-    bolt.debug(`Unable to parse an incoming WebSocket message (will ignore): x, ${JSON.stringify(payload).slice(0, 300)}`);
+    bolt.debug(
+      `Unable to parse an incoming WebSocket message (will ignore): x, ${JSON.stringify(payload).slice(0, 300)}`,
+    );
     const out = lines.join("");
     for (const secret of [...ALL, "verification-token-legacy-123", "1234.5678.abcdef0123456789"]) {
       expect(out).not.toContain(secret);
@@ -188,7 +204,11 @@ describe("no secret reaches a log line", () => {
       startupLine(new Error(`boom ${SECRETS.SLACK_BOT_TOKEN} at ${webhook}`)),
       (() => {
         try {
-          loadConfig({ MEDIA_API_URL: "http://x.test", STORE_URL: `redis//:${REDIS_PASSWORD}@host`, DISCORD_TOKEN: "t" });
+          loadConfig({
+            MEDIA_API_URL: "http://x.test",
+            STORE_URL: `redis//:${REDIS_PASSWORD}@host`,
+            DISCORD_TOKEN: "t",
+          });
         } catch (error) {
           return startupLine(error);
         }

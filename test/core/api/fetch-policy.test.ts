@@ -83,7 +83,9 @@ describe("result fetches", () => {
 
   it("refuse a result that is not what the job makes (an HTML page as an image)", async () => {
     const url = `${trusted.url}/page`;
-    const error = await rejectionOf(fileOrLink("image", "fox", () => ctx.api.media.download(url), url, 10_000_000));
+    const error = await rejectionOf(
+      fileOrLink("image", "fox", () => ctx.api.media.download(url), url, 10_000_000),
+    );
     expect(error).toBeInstanceOf(RefusedFetchError);
     expect((error as RefusedFetchError).userMessage).toMatch(/not an image/);
   });
