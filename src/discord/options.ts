@@ -33,7 +33,12 @@ export function readOptions(
       input.attachments[name] = [...(input.attachments[name] ?? []), userAttachment(option.attachment)];
     } else if (option.value !== undefined) {
       // defineProperty: an option named `__proto__` stays an option (and the core refuses it).
-      Object.defineProperty(input.options, option.name, { value: option.value, enumerable: true });
+      Object.defineProperty(input.options, option.name, {
+        value: option.value,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
   }
   return input;
