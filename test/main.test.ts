@@ -268,3 +268,66 @@ describe("npm start with a bad credential or dependency", () => {
     expect(await exited).toBe(0);
   }, 40_000);
 });
+
+describe("npm start at LOG_LEVEL=debug", () => {
+  it("logs no secret in Socket Mode, not even an API key typed into the setup form", async () => {
+    const typedKey = "sk-typed-into-the-form-5e1f0c";
+    const emu = await startEmulator({ accounts: [{ apiKey: "test-key" }, { apiKey: typedKey }] });
+    const fake = await startFakeSlack();
+    const dir = mkdtempSync(join(tmpdir(), "main-"));
+    const secretsKey = "0f1e2d3c4b5a69780f1e2d3c4b5a69780f1e2d3c4b5a69780f1e2d3c4b5a6978";
+    const { child, output, exited } = run({
+      LOG_LEVEL: "debug",
+      MEDIA_API_URL: emu.url,
+      MEDIA_API_KEY: "test-key-of-the-operator",
+      STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`,
+      SECRETS_KEY: secretsKey,
+      SLACK_BOT_TOKEN: fake.botToken,
+      SLACK_APP_TOKEN: fake.appToken,
+      SLACK_API_URL: fake.apiUrl,
+    });
+    started.push({ child, emu, fake, dir });
+    await until(
+      () => output.stdout.includes("media bot started"),
+      20_000,
+      () => output.stdout + output.stderr,
+    );
+    await fake.socketMode.connected();
+
+    const admin = fake.users.admin.id;
+    const command = fake.payloads.slashCommand({ text: "setup", user: admin }).payload;
+    await fake.socketMode.send("slash_commands", command);
+    const view = await until(
+      () => fake.views[0],
+      10_000,
+      () => output.stdout,
+    );
+    await fake.socketMode.send(
+      "interactive",
+      fake.payloads.viewSubmission({ viewId: view.id, values: { api_key: typedKey }, user: admin }).payload,
+    );
+    await until(
+      () => fake.ephemerals().find((m) => JSON.stringify(m).includes("Settings saved")),
+      10_000,
+      () => JSON.stringify(fake.ephemerals()),
+    );
+    // The key was tried against the service, and the payloads went through the debug log.
+    expect(emu.calls.some((c) => c.apiKey === typedKey)).toBe(true);
+    expect(output.stdout).toContain("view_submission");
+
+    const logged = output.stdout + output.stderr;
+    for (const secret of [
+      typedKey,
+      "test-key-of-the-operator",
+      secretsKey,
+      fake.botToken,
+      fake.appToken,
+      command.response_url as string,
+      command.trigger_id as string,
+    ]) {
+      expect(logged).not.toContain(secret);
+    }
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+  }, 40_000);
+});
