@@ -1,5 +1,6 @@
+import { lookup as lookupCallback } from "node:dns";
 import { lookup } from "node:dns/promises";
-import { BlockList, isIP } from "node:net";
+import { BlockList, isIP, type LookupFunction } from "node:net";
 import type { Readable } from "node:stream";
 import { bounded } from "../bounded.js";
 import { BotError } from "../errors.js";
@@ -68,6 +69,33 @@ export async function checkFetchTarget(url: URL, trustedHost: string): Promise<v
   const addresses = await lookup(host, { all: true }).catch(() => []);
   const internal = addresses.find((a) => isInternalAddress(a.address));
   if (internal) throw refuse(`resolves to the internal address ${internal.address}`);
+}
+
+/**
+ * The same rule when the connection is made, for the name the socket really resolves: a name
+ * that resolved to a public address for checkFetchTarget and to an internal one a moment later
+ * (DNS rebinding) is refused here.
+ */
+export function guardedLookup(trustedHost: string): LookupFunction {
+  const trusted = bare(trustedHost);
+  return (hostname, options, callback) => {
+    lookupCallback(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, "", 0);
+      const internal = addresses.find((a) => isInternalAddress(a.address));
+      if (internal && bare(hostname) !== trusted) {
+        const refused = Object.assign(
+          new Error(`${hostname} resolves to the internal address ${internal.address}`),
+          {
+            code: "ERR_INTERNAL_ADDRESS",
+          },
+        );
+        return callback(refused, "", 0);
+      }
+      if (options.all) return callback(null, addresses);
+      const [first] = addresses;
+      return callback(null, first?.address ?? "", first?.family ?? 0);
+    });
+  };
 }
 
 /**

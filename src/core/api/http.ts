@@ -21,7 +21,7 @@ import {
   UnauthorizedError,
 } from "../errors.js";
 import type { Logger } from "../log.js";
-import { checkFetchTarget, RefusedFetchError } from "./fetch-policy.js";
+import { checkFetchTarget, guardedLookup, RefusedFetchError } from "./fetch-policy.js";
 import type { StreamBody } from "./multipart.js";
 import { type RetryPolicy, retryAfterMs, retryingDispatcher } from "./retry.js";
 
@@ -204,11 +204,11 @@ function checkedKey(apiKey: string | undefined, context: string): string {
 export function createTransport(options: TransportOptions): Transport {
   // Through URL so that "HTTP://Host:80" and the href of a request URL are spelled alike.
   const baseUrl = new URL(mediaOrigin(options.baseUrl)).href.replace(/\/+$/, "");
-  const base = options.dispatcher ?? new Agent();
+  const trustedHost = new URL(baseUrl).hostname;
+  const base = options.dispatcher ?? new Agent({ connect: { lookup: guardedLookup(trustedHost) } });
   const retrying = retryingDispatcher(base, options.retries, options.logger);
   const log = options.logger;
 
-  const trustedHost = new URL(baseUrl).hostname;
   // A service path starts with "/"; anything else that is not http(s) (file:, ftp:, data:) is refused.
   const url = (path: string) => {
     if (/^https?:\/\//i.test(path)) return path;

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isInternalAddress, RefusedFetchError } from "../../../src/core/api/fetch-policy.js";
+import { guardedLookup, isInternalAddress, RefusedFetchError } from "../../../src/core/api/fetch-policy.js";
 import { MAX_RESPONSE_BYTES } from "../../../src/core/api/http.js";
 import { InvalidResponseError } from "../../../src/core/errors.js";
 import { fileOrLink } from "../../../src/core/flows/files.js";
@@ -109,6 +109,24 @@ describe("result fetches", () => {
     const error = await rejectionOf(ctx.api.usage.get());
     expect(error).toBeInstanceOf(InvalidResponseError);
     expect((error as Error).message).toMatch(/over 8388608 bytes/);
+  });
+});
+
+describe("the lookup a connection makes", () => {
+  const resolve = (trusted: string, name: string) =>
+    new Promise<{ error: NodeJS.ErrnoException | null; address: unknown }>((done) =>
+      guardedLookup(trusted)(name, {}, (error, address) => done({ error, address })),
+    );
+
+  it("refuses a name that resolves to an internal address at connect time (DNS rebinding)", async () => {
+    const { error } = await resolve("media.example.com", "localhost");
+    expect(error?.code).toBe("ERR_INTERNAL_ADDRESS");
+  });
+
+  it("lets the service's own host resolve to wherever it is", async () => {
+    const { error, address } = await resolve("localhost", "localhost");
+    expect(error).toBeNull();
+    expect(isInternalAddress(String(address))).toBe(true);
   });
 });
 
