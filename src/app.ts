@@ -2,6 +2,7 @@ import { createMediaClient } from "./core/api/client.js";
 import { createBot } from "./core/bot.js";
 import type { Config } from "./core/config.js";
 import { createLogger, type Logger } from "./core/log.js";
+import { checkMediaService } from "./core/startup.js";
 import { startDiscord } from "./discord/index.js";
 import { startSlack } from "./slack/index.js";
 import { openStores } from "./store/index.js";
@@ -18,6 +19,7 @@ export interface RunningApp {
  * Adapters attach before the bot starts, so jobs resumed from the store find their platform.
  */
 export async function startApp(config: Config, logger: Logger = createLogger({ level: config.logLevel })) {
+  await checkMediaService(config.media.url, logger);
   const stores = await openStores(config.storeUrl, config.secretsKey, logger);
   const media = createMediaClient({
     baseUrl: config.media.url,

@@ -1,7 +1,7 @@
 import { startApp } from "./app.js";
 import { ConfigError, loadConfig } from "./core/config.js";
-import { InstanceInUseError } from "./core/jobs/liveness.js";
 import { createLogger } from "./core/log.js";
+import { isExplained, startupLine } from "./core/startup.js";
 import { guardProcess } from "./process-guard.js";
 
 let config: ReturnType<typeof loadConfig>;
@@ -9,7 +9,7 @@ try {
   config = loadConfig();
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error;
-  console.error(`Cannot start: ${error.message}`);
+  console.error(startupLine(error));
   process.exit(1);
 }
 
@@ -36,10 +36,8 @@ try {
   process.once("SIGINT", shutdown);
   process.once("SIGTERM", shutdown);
 } catch (error) {
-  if (!(error instanceof InstanceInUseError)) {
-    logger.fatal({ err: error }, "could not start");
-    process.exit(1);
-  }
-  console.error(`Cannot start: ${error.userMessage}`);
+  // An unforeseen failure keeps its stack in the (redacted) log; every one ends in one line.
+  if (!isExplained(error)) logger.fatal({ err: error }, "could not start");
+  console.error(startupLine(error));
   process.exit(1);
 }

@@ -147,3 +147,187 @@ describe("npm start", () => {
     expect(await exited).toBe(0);
   }, 40_000);
 });
+
+describe("npm start with a bad credential or dependency", () => {
+  /** Runs the bot until it exits; its stderr, stdout and exit code. */
+  async function failedStart(env: Record<string, string>) {
+    const dir = mkdtempSync(join(tmpdir(), "main-"));
+    const { child, output, exited } = run({ STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`, ...env });
+    started.push({ child, dir });
+    const code = await exited;
+    return { code, ...output };
+  }
+
+  /** One line on stderr, no stack, no secret. */
+  function expectOneLine(stderr: string, pattern: RegExp, ...secrets: string[]) {
+    const lines = stderr.trim().split("\n");
+    expect(lines, stderr).toHaveLength(1);
+    expect(lines[0]).toMatch(pattern);
+    expect(stderr).not.toMatch(/\n\s+at /);
+    for (const secret of secrets) expect(stderr).not.toContain(secret);
+  }
+
+  describe("each says what to fix in one line", () => {
+    it("a Discord token Discord refuses", async () => {
+      const fake = await startFakeDiscord();
+      started.push({ fake });
+      const wrong = `${fake.token.slice(0, -6)}WRONG0`;
+      const { code, stderr, stdout } = await failedStart({
+        MEDIA_API_URL: "http://127.0.0.1:9",
+        DISCORD_TOKEN: wrong,
+        DISCORD_REST_URL: fake.restUrl,
+      });
+      expect(code).toBe(1);
+      expectOneLine(stderr, /^Cannot start: DISCORD_TOKEN was refused by Discord/, wrong);
+      expect(stdout).not.toContain(wrong);
+    }, 30_000);
+
+    it("a Slack bot token Slack refuses", async () => {
+      const fake = await startFakeSlack();
+      started.push({ fake });
+      const wrong = "xoxb-1000000001-2000000002-notTheRightOne";
+      const { code, stderr } = await failedStart({
+        MEDIA_API_URL: "http://127.0.0.1:9",
+        SLACK_BOT_TOKEN: wrong,
+        SLACK_SIGNING_SECRET: fake.signingSecret,
+        SLACK_API_URL: fake.apiUrl,
+        SLACK_PORT: String(await freePort()),
+      });
+      expect(code).toBe(1);
+      expectOneLine(stderr, /^Cannot start: SLACK_BOT_TOKEN was refused by Slack \(invalid_auth\)/, wrong);
+    }, 30_000);
+
+    it("a Slack app token Slack refuses (Socket Mode)", async () => {
+      const fake = await startFakeSlack();
+      started.push({ fake });
+      const wrong = "xapp-1-A0MEDIAAPP-3000000003-notTheRightOne";
+      const { code, stderr } = await failedStart({
+        MEDIA_API_URL: "http://127.0.0.1:9",
+        SLACK_BOT_TOKEN: fake.botToken,
+        SLACK_APP_TOKEN: wrong,
+        SLACK_API_URL: fake.apiUrl,
+      });
+      expect(code).toBe(1);
+      expectOneLine(stderr, /^Cannot start: SLACK_APP_TOKEN was refused by Slack \(invalid_auth\)/, wrong);
+    }, 30_000);
+
+    it("a signing secret that is not one (a token pasted in its place)", async () => {
+      const pasted = "xoxb-1000000001-2000000002-fakeBotTokenValue";
+      const { code, stderr } = await failedStart({
+        MEDIA_API_URL: "http://127.0.0.1:9",
+        SLACK_BOT_TOKEN: pasted,
+        SLACK_SIGNING_SECRET: pasted,
+      });
+      expect(code).toBe(1);
+      expectOneLine(
+        stderr,
+        /^Cannot start: SLACK_SIGNING_SECRET must be the app's 32-character Signing Secret/,
+        pasted,
+      );
+    });
+
+    it("a redis that does not answer, without its password", async () => {
+      const password = "hunter2-redis-password";
+      const { code, stderr, stdout } = await failedStart({
+        MEDIA_API_URL: "http://127.0.0.1:9",
+        STORE_URL: `redis://:${password}@127.0.0.1:${await freePort()}`,
+        DISCORD_TOKEN: "unused.because.the-store-comes-first",
+      });
+      expect(code).toBe(1);
+      expectOneLine(stderr, /^Cannot start: STORE_URL: cannot reach redis at .*ECONNREFUSED/, password);
+      expect(stdout).not.toContain(password);
+    }, 40_000);
+  });
+
+  it("a media service that does not answer, over plain http to a remote host, only warns", async () => {
+    const fake = await startFakeSlack();
+    const dir = mkdtempSync(join(tmpdir(), "main-"));
+    const { child, output, exited } = run({
+      MEDIA_API_URL: "http://media.invalid",
+      STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`,
+      SLACK_BOT_TOKEN: fake.botToken,
+      SLACK_SIGNING_SECRET: fake.signingSecret,
+      SLACK_API_URL: fake.apiUrl,
+      SLACK_PORT: String(await freePort()),
+    });
+    started.push({ child, fake, dir });
+    await until(
+      () => output.stdout.includes("media bot started"),
+      20_000,
+      () => output.stdout + output.stderr,
+    );
+    const warnings = output.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { level: number; msg: string })
+      .filter((line) => line.level === 40)
+      .map((line) => line.msg);
+    expect(warnings).toContainEqual(expect.stringMatching(/^MEDIA_API_URL is plain http to a remote host/));
+    expect(warnings).toContainEqual(expect.stringMatching(/^MEDIA_API_URL does not answer/));
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+  }, 40_000);
+});
+
+describe("npm start at LOG_LEVEL=debug", () => {
+  it("logs no secret in Socket Mode, not even an API key typed into the setup form", async () => {
+    const typedKey = "sk-typed-into-the-form-5e1f0c";
+    const emu = await startEmulator({ accounts: [{ apiKey: "test-key" }, { apiKey: typedKey }] });
+    const fake = await startFakeSlack();
+    const dir = mkdtempSync(join(tmpdir(), "main-"));
+    const secretsKey = "0f1e2d3c4b5a69780f1e2d3c4b5a69780f1e2d3c4b5a69780f1e2d3c4b5a6978";
+    const { child, output, exited } = run({
+      LOG_LEVEL: "debug",
+      MEDIA_API_URL: emu.url,
+      MEDIA_API_KEY: "test-key-of-the-operator",
+      STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`,
+      SECRETS_KEY: secretsKey,
+      SLACK_BOT_TOKEN: fake.botToken,
+      SLACK_APP_TOKEN: fake.appToken,
+      SLACK_API_URL: fake.apiUrl,
+    });
+    started.push({ child, emu, fake, dir });
+    await until(
+      () => output.stdout.includes("media bot started"),
+      20_000,
+      () => output.stdout + output.stderr,
+    );
+    await fake.socketMode.connected();
+
+    const admin = fake.users.admin.id;
+    const command = fake.payloads.slashCommand({ text: "setup", user: admin }).payload;
+    await fake.socketMode.send("slash_commands", command);
+    const view = await until(
+      () => fake.views[0],
+      10_000,
+      () => output.stdout,
+    );
+    await fake.socketMode.send(
+      "interactive",
+      fake.payloads.viewSubmission({ viewId: view.id, values: { api_key: typedKey }, user: admin }).payload,
+    );
+    await until(
+      () => fake.ephemerals().find((m) => JSON.stringify(m).includes("Settings saved")),
+      10_000,
+      () => JSON.stringify(fake.ephemerals()),
+    );
+    // The key was tried against the service, and the payloads went through the debug log.
+    expect(emu.calls.some((c) => c.apiKey === typedKey)).toBe(true);
+    expect(output.stdout).toContain("view_submission");
+
+    const logged = output.stdout + output.stderr;
+    for (const secret of [
+      typedKey,
+      "test-key-of-the-operator",
+      secretsKey,
+      fake.botToken,
+      fake.appToken,
+      command.response_url as string,
+      command.trigger_id as string,
+    ]) {
+      expect(logged).not.toContain(secret);
+    }
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+  }, 40_000);
+});

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { addSecret, redactText } from "./redact.js";
 
 /**
  * The configuration contract of DESIGN.md, read from the environment. Every problem is reported
@@ -10,6 +11,10 @@ const optionalText = z
   .trim()
   .transform((v) => (v === "" ? undefined : v))
   .optional();
+
+function shaped(pattern: RegExp, message: string) {
+  return optionalText.refine((v) => v === undefined || pattern.test(v), message);
+}
 
 const httpUrl = z
   .string()
@@ -43,9 +48,11 @@ const schema = z.object({
     .regex(/^\d{17,20}$/, "must be a guild id (a snowflake of 17-20 digits)")
     .optional(),
   DISCORD_REST_URL: httpUrl.transform((v) => v.replace(/\/+$/, "")).default("https://discord.com/api"),
-  SLACK_BOT_TOKEN: optionalText,
-  SLACK_SIGNING_SECRET: optionalText,
-  SLACK_APP_TOKEN: optionalText,
+  // The three Slack credentials look alike on the app's pages; a swapped one is named here, not
+  // met later as a refused request.
+  SLACK_BOT_TOKEN: shaped(/^xoxb-/, "must be the Bot User OAuth Token (xoxb-...)"),
+  SLACK_SIGNING_SECRET: shaped(/^[A-Za-z0-9]{32}$/, "must be the app's 32-character Signing Secret"),
+  SLACK_APP_TOKEN: shaped(/^xapp-/, "must be an app-level token (xapp-...)"),
   SLACK_PORT: z.coerce.number().int().min(1).max(65535).default(3000),
   SLACK_API_URL: httpUrl.transform((v) => (v.endsWith("/") ? v : `${v}/`)).default("https://slack.com/api/"),
   SECRETS_KEY: optionalText,
@@ -88,6 +95,16 @@ const SECRET_VARIABLES = new Set([
   "SECRETS_KEY",
 ]);
 
+/** A URL's password, even in a value too broken to parse ("redis//:pw@host"). */
+function passwordOf(url: string): string | undefined {
+  return /^[^@]*?:\/*[^:@/]*:([^@]+)@/.exec(url)?.[1];
+}
+
+/** A value shown in an error line keeps no credentials: anything up to an `@` goes. */
+function withoutCredentials(value: string): string {
+  return redactText(value.replace(/^([a-z][\w+.-]*:\/*)?[^\s]*@/i, "$1[redacted]@"));
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // An empty variable (`FOO=` in a .env file) means "not set", as people expect.
   const present = Object.fromEntries(
@@ -101,10 +118,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const name = String(issue.path[0]);
     const reason = issue.code === "invalid_type" ? "is required" : issue.message;
     const shown =
-      SECRET_VARIABLES.has(name) || present[name] === undefined ? "" : ` (got "${present[name]}")`;
+      SECRET_VARIABLES.has(name) || present[name] === undefined
+        ? ""
+        : ` (got "${withoutCredentials(present[name])}")`;
     throw new ConfigError(`${name} ${reason}${shown}.`);
   }
   const v = parsed.data;
+  for (const name of SECRET_VARIABLES) addSecret(v[name as keyof typeof v] as string | undefined);
+  addSecret(passwordOf(v.STORE_URL));
 
   if (!v.DISCORD_TOKEN && !v.SLACK_BOT_TOKEN) {
     throw new ConfigError(

@@ -8,6 +8,7 @@ import { createDiscordClient, type DiscordConfig } from "./client.js";
 import { createInteractionHandler } from "./interactions.js";
 import { PendingForms } from "./pending-forms.js";
 import { registerIfChanged } from "./registration.js";
+import { loginFailure } from "./startup.js";
 
 export type { DiscordConfig } from "./client.js";
 
@@ -58,7 +59,7 @@ export async function startDiscord(options: DiscordOptions): Promise<RunningDisc
     await ready;
   } catch (error) {
     await client.destroy();
-    throw error;
+    throw loginFailure(error, config.restUrl);
   }
   const running = client as Client<true>;
   try {

@@ -53,6 +53,9 @@ function createApp({ config, logger, clientOptions }: SlackAppOptions): App {
   const common = {
     token: config.botToken,
     logger: boltLogger(logger),
+    // startSlack checks the token (auth.test) itself, so a wrong one stops the start cleanly
+    // instead of rejecting later inside Bolt, unowned.
+    deferInitialization: true,
     clientOptions: { slackApiUrl: config.apiUrl, ...clientOptions },
   };
   // SLACK_APP_TOKEN wins: Socket Mode needs no public URL.

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { Bot } from "../core/bot.js";
 import type { SlackAdapter } from "./adapter.js";
 import { createSlackApp, type SlackAppOptions } from "./app.js";
+import { slackFailure } from "./startup.js";
 
 export { SLASH_COMMAND, type SlackAppOptions, type SlackConfig } from "./app.js";
 
@@ -25,8 +26,14 @@ export interface RunningSlack {
  */
 export async function startSlack(options: SlackOptions): Promise<RunningSlack> {
   const { app, adapter, settled } = createSlackApp(options);
+  const { apiUrl, appToken } = options.config;
+  await app.init().catch((error: unknown) => {
+    throw slackFailure(error, "SLACK_BOT_TOKEN", apiUrl);
+  });
   options.bot.attach(adapter);
-  const started = await app.start();
+  const started = await app.start().catch((error: unknown) => {
+    throw slackFailure(error, appToken ? "SLACK_APP_TOKEN" : "SLACK_BOT_TOKEN", apiUrl);
+  });
   const stop = async () => {
     await app.stop();
     await settled();

@@ -87,27 +87,43 @@ async function openSqlite(path: string, logger?: Pick<Logger, "warn">): Promise<
 async function openRedis(url: string, logger?: Pick<Logger, "warn">): Promise<KeyvBackend> {
   const startedAt = Date.now();
   let ready = false;
+  // node-redis gives up with "The client is closed"; the operator needs the reason it never connected.
+  let lastCause: unknown;
   const client: RedisClientType = createClient({
     url,
     socket: {
-      reconnectStrategy: (retries, cause) =>
-        !ready && Date.now() - startedAt > REDIS_FIRST_CONNECT_MS
+      reconnectStrategy: (retries, cause) => {
+        lastCause = cause;
+        return !ready && Date.now() - startedAt > REDIS_FIRST_CONNECT_MS
           ? cause
-          : Math.min(100 * 2 ** retries, 2_000),
+          : Math.min(100 * 2 ** retries, 2_000);
+      },
     },
   });
+  // One warning per outage: node-redis emits an error per failed reconnect (without a listener one
+  // would kill the process), and a line every two seconds would bury the one that explains.
+  let warned = false;
   client.on("ready", () => {
     ready = true;
+    warned = false;
   });
-  // node-redis emits an error per failed reconnect; without a listener one would kill the process.
-  client.on("error", (error: unknown) => logger?.warn({ err: error }, "redis connection error"));
+  client.on("error", (error: unknown) => {
+    if (!warned) logger?.warn({ err: error }, "redis connection error; reconnecting");
+    warned = true;
+  });
   try {
     await client.connect();
   } catch (error) {
-    client.destroy();
-    throw new StoreError("store.unreachable", `cannot reach redis at ${redacted(url)}: ${message(error)}`, {
-      cause: error,
-    });
+    // Given up on already, the client is closed and would throw on destroy().
+    if (client.isOpen) client.destroy();
+    const reason = message(lastCause ?? error);
+    throw new StoreError(
+      "store.unreachable",
+      `STORE_URL: cannot reach redis at ${redacted(url)}: ${reason}`,
+      {
+        cause: error,
+      },
+    );
   }
 
   return backend(

@@ -1,6 +1,7 @@
 import { Readable } from "node:stream";
 import { Agent, type Dispatcher, request } from "undici";
 import type { z } from "zod";
+import { boundedText } from "../bounded.js";
 import { mediaOrigin } from "../config.js";
 import {
   AbortedError,
@@ -24,6 +25,7 @@ import {
 } from "../errors.js";
 import type { Logger } from "../log.js";
 import { abandon } from "../streams.js";
+import { checkFetchTarget, guardedLookup, RefusedFetchError } from "./fetch-policy.js";
 import type { StreamBody } from "./multipart.js";
 import { type RetryPolicy, retryAfterMs, retryingDispatcher } from "./retry.js";
 
@@ -70,6 +72,12 @@ export interface Transport {
   download(call: Call, opts?: CallOptions): Promise<Download>;
   close(): Promise<void>;
 }
+
+/**
+ * The most of one JSON answer (or error body) the bot reads: a list page is a few hundred kB at
+ * most, and a service that sends more is not sending what the spec says.
+ */
+export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 /** undici's own timeouts (connect, headers, an idle body) are timeouts to the user as well. */
 const TIMEOUT_CODES = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
@@ -224,11 +232,25 @@ function checkedKey(apiKey: string | undefined, context: string): string {
 export function createTransport(options: TransportOptions): Transport {
   // Through URL so that "HTTP://Host:80" and the href of a request URL are spelled alike.
   const baseUrl = new URL(mediaOrigin(options.baseUrl)).href.replace(/\/+$/, "");
-  const base = options.dispatcher ?? new Agent();
+  const trustedHost = new URL(baseUrl).hostname;
+  const base = options.dispatcher ?? new Agent({ connect: { lookup: guardedLookup(trustedHost) } });
   const retrying = retryingDispatcher(base, options.retries, options.logger);
   const log = options.logger;
 
-  const url = (path: string) => (/^https?:\/\//i.test(path) ? path : `${baseUrl}${path}`);
+  // A service path starts with "/"; anything else that is not http(s) (file:, ftp:, data:) is refused.
+  const url = (path: string) => {
+    if (/^https?:\/\//i.test(path)) return path;
+    if (path.startsWith("/")) return `${baseUrl}${path}`;
+    throw new RefusedFetchError("The media service pointed at a file the bot is not allowed to fetch.", {
+      message: `refused to fetch a non-http(s) URL (${path.split(":")[0]}:)`,
+    });
+  };
+  const text = (body: AsyncIterable<Uint8Array>, context: string, status: number) =>
+    boundedText(
+      body,
+      MAX_RESPONSE_BYTES,
+      () => new InvalidResponseError(`the answer is over ${MAX_RESPONSE_BYTES} bytes`, status, context),
+    );
   // The key goes to the service's API only: not to a presigned upload or download address, even
   // one on the same host.
   const isApi = (target: string) => target.startsWith(`${baseUrl}/api/`);
@@ -245,6 +267,7 @@ export function createTransport(options: TransportOptions): Transport {
 
     const started = performance.now();
     try {
+      await checkFetchTarget(target, trustedHost);
       const headers: Record<string, string> = { accept };
       if (isApi(target.href)) headers["x-api-key"] = checkedKey(call.apiKey, context);
       let body: string | Readable | undefined;
@@ -304,10 +327,10 @@ export function createTransport(options: TransportOptions): Transport {
   async function read(call: Call, opts: CallOptions) {
     const { res, deadline, context, presigned } = await send(call, opts, "application/json");
     try {
-      const text = await res.body.text();
-      const failure = failureOf(res.statusCode, res.headers, text, context, presigned);
+      const body = await text(res.body, context, res.statusCode);
+      const failure = failureOf(res.statusCode, res.headers, body, context, presigned);
       if (failure) throw failure;
-      return { status: res.statusCode, text, context };
+      return { status: res.statusCode, text: body, context };
     } catch (error) {
       // A success whose body was cut off: the job exists, its id is lost.
       throw res.statusCode < 300
@@ -346,9 +369,9 @@ export function createTransport(options: TransportOptions): Transport {
       const contentType = String(res.headers["content-type"] ?? "application/octet-stream");
       try {
         if (res.statusCode < 200 || res.statusCode >= 300 || /\bjson\b/i.test(contentType)) {
-          const text = await res.body.text();
+          const body = await text(res.body, context, res.statusCode);
           throw (
-            failureOf(res.statusCode, res.headers, text, context, presigned) ??
+            failureOf(res.statusCode, res.headers, body, context, presigned) ??
             new InvalidResponseError(`JSON (${contentType}) where a file was due`, res.statusCode, context)
           );
         }
