@@ -112,6 +112,7 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
         attachments: pending.attachments,
         actor: actorOf(i),
         conversation,
+        entry: "form",
       }),
     );
   }
@@ -135,6 +136,7 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
         actor: actorOf(i),
         message: { platform: "discord", channelId: i.message.channelId, messageId: i.message.id },
         conversation,
+        entry: i.isStringSelectMenu() ? "select" : "button",
       }),
     );
   }
@@ -148,6 +150,7 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
           option: focused.name,
           query: String(focused.value),
           actor: actorOf(i),
+          conversation: { platform: "discord", channelId: i.channelId ?? "" },
         })
       : [];
     await i.respond(

@@ -162,6 +162,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
         attachments,
         actor: await actors.of(teamId, body.user.id),
         conversation: where,
+        entry: "form",
       });
     });
   });
@@ -175,6 +176,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
           option: body.action_id,
           query: body.value,
           actor: actors.quick(teamId, body.user.id),
+          conversation: conversation(form.channelId, body.user.id),
         })
       : [];
     await ack({
@@ -205,6 +207,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
         actor: await actors.of(teamId, body.user.id),
         message: { platform: "slack", channelId, messageId },
         conversation: conversation(channelId, body.user.id, { responseUrl: body.response_url }),
+        entry: action.type === "static_select" ? "select" : "button",
       }),
     );
   });
