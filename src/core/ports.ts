@@ -23,8 +23,9 @@ export interface Actor {
 
 /**
  * Credentials of one gesture that die within minutes (a Discord interaction token and its age, a
- * Slack response_url): the adapter's own, like `data`, but kept apart so that the core can keep
- * them out of what it stores for long. See `lasting`.
+ * Slack response_url): the adapter's own, like `data`, but kept apart so that they stay out of
+ * what is stored for long. A job record never holds its conversation's, and drops its message's
+ * when the job is finished (the job store's `withoutLive`).
  */
 export type LiveCredentials = { [key: string]: Json };
 
@@ -47,12 +48,6 @@ export interface MessageRef {
   messageId: string;
   data?: { [key: string]: Json };
   live?: LiveCredentials;
-}
-
-/** A reference without its short-lived credentials: what may be kept after the gesture is over. */
-export function lasting<T extends { live?: LiveCredentials }>(ref: T): Omit<T, "live"> {
-  const { live: _live, ...rest } = ref;
-  return rest;
 }
 
 /**

@@ -86,7 +86,8 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     platform: "slack",
     channelId,
     ...(more.threadId && { threadId: more.threadId }),
-    data: { user: userId, ...(more.responseUrl && { responseUrl: more.responseUrl }) },
+    data: { user: userId },
+    ...(more.responseUrl && { live: { responseUrl: more.responseUrl } }),
   });
 
   /** Problems of the Slack side itself (a form that did not open, a file Slack would not give). */
