@@ -11,7 +11,8 @@ import { createJobEngine, type JobEngineOptions } from "./jobs/engine.js";
 import type { Logger } from "./log.js";
 import type { ActionEvent, AutocompleteEvent, ChatAdapter, Choice, CommandEvent, Platform } from "./ports.js";
 import { CommandRates } from "./rates.js";
-import { Tenancy } from "./tenancy.js";
+import { Tenancy, type TenantKey, type TenantRef } from "./tenancy.js";
+import { scopedTo } from "./tenant-view.js";
 
 /**
  * The core as the adapters see it: events in, cards out through the attached ChatAdapter. One
@@ -25,7 +26,7 @@ export interface BotOptions {
    */
   config: Pick<Config, "media"> & Partial<Pick<Config, "rates">>;
   media: MediaClient;
-  stores: Pick<Stores, "jobs" | "tenants" | "claims">;
+  stores: Pick<Stores, "jobs" | "tenants" | "claims" | "owned">;
   /** Polling policy and engine identity (tests shrink the policy). */
   engine?: Pick<JobEngineOptions, "policy" | "instanceId">;
   logger: Logger;
@@ -65,12 +66,22 @@ export function createBot(options: BotOptions): Bot {
     if (!found) throw new Error(`no ${platform} adapter is attached`);
     return found;
   };
-  const media: Core["media"] = async (tenant) => client.as((await tenancy.apiKey(tenant))?.value);
+  if (mediaConfig.apiKey && mediaConfig.apiKeyTenants.length === 0) {
+    logger.warn(
+      "MEDIA_API_KEY serves no server or workspace until MEDIA_API_KEY_TENANTS names them (or is *)",
+    );
+  }
+  const mediaWith = (tenant: TenantRef, key: TenantKey | undefined) => {
+    const api = client.as(key?.value);
+    return key?.shared ? scopedTo(api, () => stores.owned.list(tenant)) : api;
+  };
+  const media: Core["media"] = async (tenant) => mediaWith(tenant, await tenancy.apiKey(tenant));
+  const remember = (tenant: TenantRef, ids: readonly string[]) => stores.owned.add(tenant, ids);
 
   const engine = createJobEngine({
     store: stores.jobs,
     claims: stores.claims,
-    hooks: createHooks({ adapter, media, logger }),
+    hooks: createHooks({ adapter, media, remember, logger }),
     logger,
     ...(options.clock && { clock: options.clock }),
     ...options.engine,
@@ -92,6 +103,8 @@ export function createBot(options: BotOptions): Bot {
     jobLimit: options.jobLimit ?? DEFAULT_JOB_LIMIT,
     adapter,
     media,
+    mediaWith,
+    remember,
   };
 
   return {

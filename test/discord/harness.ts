@@ -38,7 +38,7 @@ const LOADING = 1 << 7;
 export interface WorldOptions {
   fake?: FakeDiscordOptions;
   emulator?: EmulatorOptions;
-  /** MEDIA_API_KEY_TENANTS. Default "*". */
+  /** MEDIA_API_KEY_TENANTS. Default the seeded guild alone, which then has the account to itself. */
   apiKeyTenants?: SharedKeyTenants;
   /** Command rates; default none. */
   rates?: RateLimits;
@@ -100,7 +100,7 @@ export class DiscordWorld {
         media: {
           url: emu.url,
           apiKey,
-          apiKeyTenants: options.apiKeyTenants ?? "*",
+          apiKeyTenants: options.apiKeyTenants ?? [fake.guild.id],
           thumbnailsListPath: "/api/thumbnails",
         },
         ...(options.rates && { rates: options.rates }),

@@ -33,7 +33,7 @@ const SECRETS_KEY = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789a
 export interface WorldOptions {
   socketMode?: boolean;
   emulator?: EmulatorOptions;
-  /** MEDIA_API_KEY_TENANTS. Default "*". */
+  /** MEDIA_API_KEY_TENANTS. Default the fake's workspace alone, which then has the account to itself. */
   apiKeyTenants?: SharedKeyTenants;
   /** Command rates; default none. */
   rates?: RateLimits;
@@ -72,7 +72,7 @@ export class SlackWorld {
         media: {
           url: emu.url,
           apiKey: "test-key",
-          apiKeyTenants: options.apiKeyTenants ?? "*",
+          apiKeyTenants: options.apiKeyTenants ?? [fake.teamId],
           thumbnailsListPath: "/api/thumbnails",
         },
         ...(options.rates && { rates: options.rates }),

@@ -70,7 +70,7 @@ export async function handleCommand(core: Core, event: CommandEvent): Promise<vo
     const attachments = checkFiles(command, event.attachments);
     const apiKey = await core.tenancy.apiKey(tenant);
     if (command.usesService !== false && !apiKey) throw noApiKey();
-    const api = await core.media(tenant);
+    const api = core.mediaWith(tenant, apiKey);
     media = api;
     await checkPicks(core, command, options, tenant, api);
 

@@ -60,7 +60,7 @@ export interface HarnessOptions {
   emulator?: EmulatorOptions;
   /** MEDIA_API_KEY; null for none. Default test-key. */
   fallbackKey?: string | null;
-  /** MEDIA_API_KEY_TENANTS. Default "*". */
+  /** MEDIA_API_KEY_TENANTS. Default guild-1 alone, which then has the account to itself. */
   apiKeyTenants?: SharedKeyTenants;
   rates?: RateLimits;
   jobLimit?: number;
@@ -106,7 +106,7 @@ export class Harness {
         media: {
           url: emu.url,
           apiKey: fallbackKey,
-          apiKeyTenants: options.apiKeyTenants ?? "*",
+          apiKeyTenants: options.apiKeyTenants ?? ["guild-1"],
           thumbnailsListPath: "/api/thumbnails",
         },
         ...(options.rates && { rates: options.rates }),
