@@ -79,6 +79,7 @@ describe("npm start", () => {
     const { child, output, exited } = run({
       MEDIA_API_URL: `${emu.url}/api`,
       MEDIA_API_KEY: "test-key",
+      MEDIA_API_KEY_TENANTS: fake.teamId,
       STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`,
       SLACK_BOT_TOKEN: fake.botToken,
       SLACK_SIGNING_SECRET: fake.signingSecret,
@@ -120,6 +121,7 @@ describe("npm start", () => {
     const { child, output, exited } = run({
       MEDIA_API_URL: emu.url,
       MEDIA_API_KEY: "test-key",
+      MEDIA_API_KEY_TENANTS: fake.guild.id,
       STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`,
       DISCORD_TOKEN: fake.token,
       DISCORD_REST_URL: fake.restUrl,

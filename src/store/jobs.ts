@@ -6,7 +6,7 @@ import type { JobKind, JobState } from "../core/api/job-status.js";
 import { type Claims, withClaim } from "./claims.js";
 import { StoreError } from "./errors.js";
 import type { IndexEntry, Indexes } from "./indexes.js";
-import { type Json, json, readRecord, toJson } from "./records.js";
+import { type Json, json, readRecord, toJson, withoutLive } from "./records.js";
 
 export type Platform = "discord" | "slack";
 
@@ -198,7 +198,9 @@ export class JobStore {
       serviceJobId: input.serviceJobId,
       requester: input.requester,
       tenant: input.tenant ?? { platform: input.requester.platform, tenantId: input.requester.tenantId },
-      conversation: toJson(input.conversation),
+      // A job posts to its conversation only with the bot token (keyed posts), so the gesture's
+      // credentials are not kept with it; its message keeps them while the job may edit it.
+      conversation: withoutLive(toJson(input.conversation)),
       message: toJson(input.message),
       state: "queued",
       delivery: "pending",
@@ -273,6 +275,7 @@ export class JobStore {
         updatedAt: now,
         lastProgressAt: moved ? now : current.lastProgressAt,
       });
+      if (isFinished(next)) next.message = withoutLive(next.message);
       if (isFinished(current) && !isFinished(next)) {
         throw new Error(`job ${id} is finished (${current.state}, delivered) and cannot be reopened`);
       }

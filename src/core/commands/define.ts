@@ -29,7 +29,7 @@ export interface BotServices {
   forgetTenant(actor: Actor): void;
   listJobs(actor: Actor, limit: number): Promise<JobRecord[]>;
   commands(): readonly AnyCommand[];
-  /** The default API key (MEDIA_API_KEY) is set. */
+  /** The default API key (MEDIA_API_KEY) is set and serves this tenant (MEDIA_API_KEY_TENANTS). */
   hasFallbackKey: boolean;
 }
 

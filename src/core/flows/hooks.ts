@@ -9,6 +9,7 @@ import type { Logger } from "../log.js";
 import type { ChatAdapter, ConversationRef, Json, Message, MessageRef, Platform } from "../ports.js";
 import { failedJobCard, progressCard, readyNotice, undeliverableCard, variantsCard } from "../render/job.js";
 import type { TenantRef } from "../tenancy.js";
+import { idsOf } from "../tenant-view.js";
 import { resolveResult, viewOf } from "./results.js";
 import { messageOf } from "./start.js";
 
@@ -21,6 +22,8 @@ import { messageOf } from "./start.js";
 export interface HookDeps {
   adapter(platform: Platform): ChatAdapter;
   media(tenant: TenantRef): Promise<MediaApi>;
+  /** Keeps the ids a result names for its tenant (before the result is read through the shared key). */
+  remember(tenant: TenantRef, ids: readonly string[]): Promise<void>;
   logger: Logger;
 }
 
@@ -72,6 +75,7 @@ export function createHooks(deps: HookDeps): JobHooks<JobRecord> {
 
     async deliver(job, status) {
       const { adapter, message, conversation } = where(job);
+      if (status.result) await deps.remember(job.tenant, idsOf(status.result));
       const view = viewOf(job);
       const { card, stored } = await outcomeOf(job, status, adapter, conversation, deps);
       const notify = { mentionUserId: job.requester.userId, idempotencyKey: `${job.id}:ready` };

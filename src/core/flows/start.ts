@@ -40,6 +40,12 @@ export async function launch(
 ): Promise<JobRecord> {
   const { command, started, actor, conversation } = request;
   const view = { id: "", title: started.title };
+  // Before the job is tracked: its result is read through the shared key's lists by this id.
+  await core
+    .remember({ platform: actor.platform, tenantId: actor.tenantId }, [started.serviceJobId])
+    .catch((error: unknown) =>
+      core.logger.warn({ err: error, serviceJobId: started.serviceJobId }, "job id not kept for its tenant"),
+    );
   let message: MessageRef | undefined;
   let why: string | undefined;
   try {
