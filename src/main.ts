@@ -1,10 +1,12 @@
 import { startApp } from "./app.js";
 import { ConfigError, loadConfig } from "./core/config.js";
 import { createLogger } from "./core/log.js";
+import { requireKeyPath } from "./core/startup.js";
 
 let config: ReturnType<typeof loadConfig>;
 try {
   config = loadConfig();
+  requireKeyPath(config);
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error;
   console.error(`Cannot start: ${error.message}`);
@@ -28,6 +30,7 @@ try {
   process.once("SIGINT", shutdown);
   process.once("SIGTERM", shutdown);
 } catch (error) {
-  logger.fatal({ err: error }, "could not start");
+  if (error instanceof ConfigError) console.error(`Cannot start: ${error.message}`);
+  else logger.fatal({ err: error }, "could not start");
   process.exit(1);
 }

@@ -3,6 +3,8 @@ import { COMMANDS, commandByName } from "../commands/catalogue.js";
 import type { AnyCommand, BotServices, CommandContext } from "../commands/define.js";
 import { InputError, noApiKey } from "../commands/errors.js";
 import { checkFiles, parseOptions } from "../commands/validate.js";
+import { BotError } from "../errors.js";
+import { commandsTotal } from "../metrics.js";
 import type { CommandEvent } from "../ports.js";
 import { type TenantRef, tenantKey, tenantOf } from "../tenancy.js";
 import type { Core } from "./core.js";
@@ -96,7 +98,13 @@ export async function handleCommand(core: Core, event: CommandEvent): Promise<vo
       }
     };
     await (command.starts ? startWithinLimit(core, actor, answer) : answer());
+    commandsTotal.inc({ command: command.name, outcome: "ok" });
   } catch (error) {
+    // A name outside the catalogue is counted as "unknown": labels stay a closed set.
+    commandsTotal.inc({
+      command: commandByName(event.command) ? event.command : "unknown",
+      outcome: error instanceof BotError ? error.code : "internal",
+    });
     // Option values stay out of the log: setup's carry an API key.
     const card = await failureCard(error, {
       media,
