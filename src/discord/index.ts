@@ -1,5 +1,5 @@
 import { once } from "node:events";
-import { type Client, Events } from "discord.js";
+import { type Client, Events, Status } from "discord.js";
 import type Keyv from "keyv";
 import type { Bot } from "../core/bot.js";
 import type { Logger } from "../core/log.js";
@@ -87,7 +87,11 @@ export async function startDiscord(options: DiscordOptions): Promise<RunningDisc
   return {
     adapter,
     client: running,
-    problem: () => (client.isReady() ? undefined : "Discord: the gateway connection is down"),
+    // The client stays "ready" while a shard reconnects; the shards' own status tells.
+    problem: () =>
+      client.isReady() && client.ws.shards.every((shard) => shard.status === Status.Ready)
+        ? undefined
+        : "Discord: the gateway connection is down",
     async stop() {
       // Commands already acknowledged get their answer before the connection closes.
       await handler.idle();
