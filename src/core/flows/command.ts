@@ -9,7 +9,7 @@ import type { CommandEvent } from "../ports.js";
 import { type TenantRef, tenantKey, tenantOf } from "../tenancy.js";
 import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
-import { launch, startWithinLimit } from "./start.js";
+import { launch, messageOf, startWithinLimit } from "./start.js";
 import { openAll, uploadAll } from "./uploads.js";
 
 /**
@@ -48,6 +48,11 @@ function services(core: Core): BotServices {
     tenants: core.tenancy,
     forgetTenant: (actor) => core.cache.forget(tenantKey(tenantOf(actor))),
     listJobs: (actor, limit) => core.engine.listFor(actor, limit),
+    listTenantJobs: (actor, limit) => core.jobs.listByTenant(tenantOf(actor), limit),
+    messageUrl: (job) => {
+      const message = messageOf(job);
+      return message && core.adapter(job.tenant.platform).messageUrl(message, job.tenant.tenantId);
+    },
     commands: () => COMMANDS,
     hasFallbackKey: core.tenancy.hasFallbackKey,
   };
