@@ -13,7 +13,8 @@ export interface RunningApp {
   httpUrl: string;
   /** Where Slack sends its requests in HTTP mode. */
   slackEventsUrl?: string;
-  stop(): Promise<void>;
+  /** See Bot.stop: the platforms stay connected until the bot has answered and delivered what it can. */
+  stop(options?: { deadlineMs?: number }): Promise<void>;
 }
 
 /**
@@ -29,7 +30,13 @@ export async function startApp(config: Config, logger: Logger = createLogger({ l
   await checkSharedKey(media, config.media.apiKey, logger);
   const stores = await openStores(config.storeUrl, config.secretsKey, logger);
   const server = await startBotServer({ port: config.port, logger, store: stores.keyv("health") });
-  const bot = createBot({ config, media, stores, logger });
+  const bot = createBot({
+    config,
+    media,
+    stores,
+    logger,
+    ...(config.instanceId && { engine: { instanceId: config.instanceId } }),
+  });
   const discord = config.discord
     ? await startDiscord({ config: config.discord, bot, logger, store: stores.keyv("discord") })
     : undefined;
@@ -44,10 +51,10 @@ export async function startApp(config: Config, logger: Logger = createLogger({ l
   const running: RunningApp = {
     httpUrl: server.url,
     ...(slack?.eventsUrl && { slackEventsUrl: slack.eventsUrl }),
-    async stop() {
+    async stop(options) {
+      await bot.stop(options);
       await discord?.stop();
       await slack?.stop();
-      await bot.stop();
       await media.close();
       await stores.close();
       await server.close();

@@ -1,6 +1,7 @@
 import type { Download } from "../api/http.js";
 import type { CardMedia } from "../cards.js";
 import type { ResultMediaView } from "../render/job.js";
+import { abandon } from "../streams.js";
 
 const EXTENSIONS: Record<string, string> = {
   "image/png": "png",
@@ -39,7 +40,7 @@ export async function fileOrLink(
   limit: number,
 ): Promise<ResultMediaView> {
   const probe = await fetch();
-  probe.body.destroy();
+  abandon(probe.body);
   const link = publicUrl(url);
   const base = { kind, name, alt: name, ...(link && { url: link }) };
   if (probe.size !== undefined && probe.size > limit) {
