@@ -1,12 +1,13 @@
 import { startApp } from "./app.js";
 import { ConfigError, loadConfig } from "./core/config.js";
 import { createLogger } from "./core/log.js";
-import { isExplained, startupLine } from "./core/startup.js";
+import { isExplained, requireKeyPath, startupLine } from "./core/startup.js";
 import { guardProcess } from "./process-guard.js";
 
 let config: ReturnType<typeof loadConfig>;
 try {
   config = loadConfig();
+  requireKeyPath(config);
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error;
   console.error(startupLine(error));

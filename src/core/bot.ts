@@ -106,6 +106,7 @@ export function createBot(options: BotOptions): Bot {
     client,
     tenancy,
     engine,
+    jobs: stores.jobs,
     claims: stores.claims,
     cache: new CatalogCache({
       ...(options.pickListTtlMs !== undefined && { ttlMs: options.pickListTtlMs }),

@@ -78,12 +78,17 @@ const schema = z.object({
   SLACK_BOT_TOKEN: shaped(/^xoxb-/, "must be the Bot User OAuth Token (xoxb-...)"),
   SLACK_SIGNING_SECRET: shaped(/^[A-Za-z0-9]{32}$/, "must be the app's 32-character Signing Secret"),
   SLACK_APP_TOKEN: shaped(/^xapp-/, "must be an app-level token (xapp-...)"),
-  SLACK_PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** The name PORT had while only Slack used the server; PORT wins when both are set. */
+  SLACK_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SLACK_API_URL: httpUrl.transform((v) => (v.endsWith("/") ? v : `${v}/`)).default("https://slack.com/api/"),
   SECRETS_KEY: optionalText,
   INSTANCE_ID: optionalText,
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
+
+/** Where the bot's HTTP server listens unless PORT (or SLACK_PORT) says otherwise. */
+export const DEFAULT_PORT = 3000;
 
 export interface Config {
   media: {
@@ -94,6 +99,8 @@ export interface Config {
     thumbnailsListPath: string;
   };
   rates: RateLimits;
+  /** The bot's one HTTP server: /healthz, /readyz, /metrics, and POST /slack/events (0: any free port). */
+  port: number;
   storeUrl: string;
   discord?: { token: string; guildId?: string; restUrl: string };
   slack?: {
@@ -170,7 +177,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
 
+  const port = v.PORT ?? v.SLACK_PORT ?? DEFAULT_PORT;
   return {
+    port,
     media: {
       url: v.MEDIA_API_URL,
       apiKey: v.MEDIA_API_KEY,
@@ -187,7 +196,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           botToken: v.SLACK_BOT_TOKEN,
           signingSecret: v.SLACK_SIGNING_SECRET,
           appToken: v.SLACK_APP_TOKEN,
-          port: v.SLACK_PORT,
+          port,
           apiUrl: v.SLACK_API_URL,
         }
       : undefined,

@@ -100,6 +100,8 @@ export interface ChatAdapter {
   edit(ref: MessageRef, message: Message): Promise<void>;
   /** Largest file, in bytes, that can be uploaded to this conversation. */
   uploadLimit(target: ConversationRef): number;
+  /** A link that opens the message in the platform's app, for people of the tenant that owns it. */
+  messageUrl(ref: MessageRef, tenantId: string): string;
 }
 
 export interface CommandEvent {

@@ -92,6 +92,11 @@ export class DiscordAdapter implements ChatAdapter {
     return typeof limit === "number" && limit > 0 ? limit : DISCORD_LIMITS.defaultUploadBytes;
   }
 
+  /** The tenant of a Discord job is its guild. */
+  messageUrl(ref: MessageRef, guildId: string): string {
+    return `https://discord.com/channels/${guildId}/${ref.channelId}/${ref.messageId}`;
+  }
+
   post(target: ConversationRef, message: Message, options: PostOptions = {}): Promise<MessageRef> {
     return this.send(target, message, options).catch((error: unknown) => {
       throw refusalOf(error);

@@ -83,6 +83,11 @@ export class SlackAdapter implements ChatAdapter {
     return SLACK_LIMITS.uploadBytes;
   }
 
+  /** Slack's archive link (the message ts without its dot), which opens in the signed-in workspace. */
+  messageUrl(ref: MessageRef, _teamId: string): string {
+    return `https://slack.com/archives/${ref.channelId}/p${ref.messageId.replace(".", "")}`;
+  }
+
   post(target: ConversationRef, message: Message, options: PostOptions = {}): Promise<MessageRef> {
     return options.ephemeral
       ? this.once(target, options, () => this.postEphemeral(target, message, options))

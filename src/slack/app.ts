@@ -1,4 +1,4 @@
-import { App, type BlockAction, type ViewSubmitAction } from "@slack/bolt";
+import { App, type BlockAction, HTTPReceiver, SocketModeReceiver, type ViewSubmitAction } from "@slack/bolt";
 import type { WebClientOptions } from "@slack/web-api";
 import type Keyv from "keyv";
 import type { Bot } from "../core/bot.js";
@@ -50,22 +50,45 @@ export interface SlackAppOptions {
   clientOptions?: WebClientOptions;
 }
 
-function createApp({ config, logger, clientOptions }: SlackAppOptions): App {
+/** The events path of the manifest's four URLs. */
+export const EVENTS_PATH = "/slack/events";
+
+/**
+ * The receiver is made here and handed to App so that Bolt never listens itself: in HTTP mode
+ * its request listener is mounted on the bot's one server (src/http); in Socket Mode its client
+ * tells whether the websocket is up.
+ */
+function createApp({ config, logger, clientOptions }: SlackAppOptions) {
+  const boltLog = boltLogger(logger);
+  const options = { slackApiUrl: config.apiUrl, ...clientOptions };
   const common = {
     token: config.botToken,
-    logger: boltLogger(logger),
+    logger: boltLog,
+    clientOptions: options,
     // startSlack checks the token (auth.test) itself, so a wrong one stops the start cleanly
     // instead of rejecting later inside Bolt, unowned.
     deferInitialization: true,
-    clientOptions: { slackApiUrl: config.apiUrl, ...clientOptions },
   };
   // SLACK_APP_TOKEN wins: Socket Mode needs no public URL.
-  if (config.appToken) return new App({ ...common, appToken: config.appToken, socketMode: true });
-  return new App({ ...common, signingSecret: config.signingSecret, port: config.port });
+  if (config.appToken) {
+    const receiver = new SocketModeReceiver({
+      appToken: config.appToken,
+      logger: boltLog,
+      installerOptions: { clientOptions: options },
+    });
+    return { app: new App({ ...common, receiver }), receiver };
+  }
+  const receiver = new HTTPReceiver({
+    signingSecret: config.signingSecret ?? "",
+    endpoints: EVENTS_PATH,
+    logger: boltLog,
+  });
+  return { app: new App({ ...common, receiver }), receiver };
 }
 
 export interface SlackApp {
   app: App;
+  receiver: HTTPReceiver | SocketModeReceiver;
   adapter: SlackAdapter;
   /** Resolves once every acknowledged command and click has been handed to the core and answered. */
   settled(): Promise<void>;
@@ -73,7 +96,7 @@ export interface SlackApp {
 
 export function createSlackApp(options: SlackAppOptions): SlackApp {
   const { bot, logger } = options;
-  const app = createApp(options);
+  const { app, receiver } = createApp(options);
   const adapter = new SlackAdapter(app.client, new Ledger(options.store));
   const actors = new Actors(app.client, logger);
   const recent = new Recent();
@@ -237,5 +260,5 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     logger.error({ err: error }, "Slack listener failed");
   });
 
-  return { app, adapter, settled: () => work.onIdle() };
+  return { app, receiver, adapter, settled: () => work.onIdle() };
 }

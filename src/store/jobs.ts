@@ -152,6 +152,8 @@ const UNFINISHED = "jobs:unfinished";
 const LEGACY_UNFINISHED = "index:unfinished";
 /** Enough for the `jobs` command and the concurrency count; older entries fall off. */
 const PER_REQUESTER = 100;
+/** What `jobs --all` shows an admin of a server or workspace; older entries fall off. */
+const PER_TENANT = 200;
 /**
  * An index entry is written before its record (see `create`), so a missing record is only
  * dropped from an index once it is older than this: by then its create has either finished or
@@ -221,6 +223,7 @@ export class JobStore {
       this.indexes.add(UNFINISHED, entry),
       this.indexes.add(requesterKey(job.requester), entry, PER_REQUESTER),
       this.indexes.add(runningKey(job.requester), entry),
+      this.indexes.add(tenantKey(job.tenant), entry, PER_TENANT),
     ]);
     await this.keyv.set(job.id, job);
     return job;
@@ -318,6 +321,12 @@ export class JobStore {
     return jobs.sort((a, b) => b.createdAt - a.createdAt).slice(0, limit);
   }
 
+  /** The tenant's most recent jobs (of everyone), newest first. */
+  async listByTenant(tenant: TenantRef, limit: number): Promise<JobRecord[]> {
+    const jobs = await this.loadIndex(tenantKey(tenant), () => false);
+    return jobs.sort((a, b) => b.createdAt - a.createdAt).slice(0, limit);
+  }
+
   /**
    * Jobs of the requester that occupy the service (queued, working, retrying): one waiting for the
    * user's choice or for delivery does not count against a concurrency limit.
@@ -364,6 +373,10 @@ export class JobStore {
 
 function requesterKey(requester: Requester): string {
   return `jobs:requester:${requester.platform}:${requester.tenantId}:${requester.userId}`;
+}
+
+function tenantKey(tenant: TenantRef): string {
+  return `jobs:tenant:${tenant.platform}:${tenant.tenantId}`;
 }
 
 function runningKey(requester: Requester): string {

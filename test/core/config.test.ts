@@ -85,6 +85,21 @@ describe("loadConfig", () => {
     });
   });
 
+  it("serves HTTP on PORT, else on SLACK_PORT, else on 3000", () => {
+    expect(loadConfig(base).port).toBe(3000);
+    expect(loadConfig({ ...base, SLACK_PORT: "3100" }).port).toBe(3100);
+    const both = loadConfig({
+      ...base,
+      PORT: "8080",
+      SLACK_PORT: "3100",
+      SLACK_BOT_TOKEN: "xoxb-1",
+      SLACK_APP_TOKEN: "xapp-1",
+    });
+    expect(both.port).toBe(8080);
+    expect(both.slack?.port).toBe(8080);
+    expect(failure({ ...base, PORT: "http" })).toMatch(/^PORT .*\(got "http"\)\.$/);
+  });
+
   it("treats empty variables as unset", () => {
     expect(loadConfig({ ...base, MEDIA_API_KEY: "", STORE_URL: "" }).storeUrl).toBe(
       "sqlite://data/bot.sqlite",

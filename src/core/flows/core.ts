@@ -1,4 +1,5 @@
 import type { Claims } from "../../store/claims.js";
+import type { JobStore } from "../../store/jobs.js";
 import type { MediaApi, MediaClient } from "../api/client.js";
 import type { CatalogCache } from "../catalog-cache.js";
 import type { JobEngine } from "../jobs/engine.js";
@@ -12,6 +13,8 @@ export interface Core {
   client: MediaClient;
   tenancy: Tenancy;
   engine: JobEngine;
+  /** The store's lists that the engine does not keep (a tenant's jobs, for its admins). */
+  jobs: Pick<JobStore, "listByTenant">;
   claims: Claims;
   cache: CatalogCache;
   logger: Logger;

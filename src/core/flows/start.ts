@@ -3,6 +3,7 @@ import type { JobRecord } from "../../store/jobs.js";
 import type { StartedJob } from "../commands/define.js";
 import { JobLimitError } from "../commands/errors.js";
 import { BotError } from "../errors.js";
+import { jobTransitionsTotal } from "../metrics.js";
 import type { Actor, ChatAdapter, ConversationRef, MessageRef } from "../ports.js";
 import { queuedCard, unpostedCard, untrackedCard } from "../render/job.js";
 import type { Core } from "./core.js";
@@ -70,6 +71,7 @@ export async function launch(
     if (message) await adapter.edit(message, untrackedCard(view)).catch(() => undefined);
     throw error;
   }
+  jobTransitionsTotal.inc({ kind: job.kind, state: "queued" });
   if (!message) {
     // Best effort: the job is recorded whether or not the actor hears of it.
     await adapter
