@@ -4,12 +4,16 @@
  * prompt:a red fox aspect_ratio:16:9`. Pure: the completion menu the page shows, and the line
  * parsed into what the fake's injector sends.
  */
-import {
-  type APIApplicationCommand,
-  type APIApplicationCommandOption,
-  ApplicationCommandOptionType as Opt,
-} from "discord-api-types/v10";
+import { type APIApplicationCommandOption, ApplicationCommandOptionType as Opt } from "discord-api-types/v10";
 import type { CommandInput, FakeFile, OptionValue } from "../fakes/discord/index.js";
+
+/** What a registered command (or its registration body) says about itself. */
+export interface CommandShape {
+  name: string;
+  description: string;
+  type?: number;
+  options?: APIApplicationCommandOption[];
+}
 
 export interface MenuOption {
   name: string;
@@ -53,13 +57,13 @@ function leaves(
   );
 }
 
-function leafCommands(commands: readonly APIApplicationCommand[]) {
+function leafCommands(commands: readonly CommandShape[]) {
   return commands
     .filter((c) => (c.type ?? 1) === 1)
     .flatMap((c) => leaves(c.name, c.description, c.options ?? []));
 }
 
-export function commandMenu(commands: readonly APIApplicationCommand[]): MenuCommand[] {
+export function commandMenu(commands: readonly CommandShape[]): MenuCommand[] {
   return leafCommands(commands).map((leaf) => ({
     path: leaf.path,
     description: leaf.description,
@@ -96,7 +100,7 @@ function value(option: APIApplicationCommandOption, raw: string): OptionValue {
  */
 export function parseLine(
   line: string,
-  commands: readonly APIApplicationCommand[],
+  commands: readonly CommandShape[],
   files: readonly FakeFile[] = [],
 ): CommandInput {
   const trimmed = line.trim().replace(/^\//, "");

@@ -102,9 +102,11 @@ function attachments(message: APIMessage): string {
 
 function message(m: APIMessage, names: Names): string {
   const flags = m.flags ?? 0;
-  const used = m.interaction_metadata
-    ? `<div class="used"><span class="mention">@${escapeHtml(names[m.interaction_metadata.user.id] ?? "someone")}</span> used <span class="command">/${escapeHtml(m.interaction?.name ?? "")}</span></div>`
-    : "";
+  // Discord names the command under replies to one; modal and button answers carry no name.
+  const used =
+    m.interaction_metadata && m.interaction?.name
+      ? `<div class="used"><span class="mention">@${escapeHtml(names[m.interaction_metadata.user.id] ?? "someone")}</span> used <span class="command">/${escapeHtml(m.interaction.name)}</span></div>`
+      : "";
   const author = names[m.author.id] ?? m.author.username;
   const thinking =
     flags & MessageFlags.Loading ? `<div class="thinking">${escapeHtml(author)} is thinking…</div>` : "";
