@@ -151,7 +151,7 @@ describe("the playground page", () => {
     await text(card.locator(".header")).toContain("✅ Image");
     expect(await loaded(card.locator(".thread img.media"))).toBe(64);
     const [edit] = world.emulator.callsTo("POST", "/api/image/edit");
-    const { prompt, referenceImageMediaId } = edit?.json as { prompt: string; referenceImageMediaId: string };
+    const { prompt, referenceImageMediaId } = edit!.json as { prompt: string; referenceImageMediaId: string };
     expect(prompt).toBe("put a party hat on the fox");
     // The service received the very bytes picked in the browser.
     expect(world.emulator.media(referenceImageMediaId)?.sha256).toBe(
