@@ -90,4 +90,13 @@ describe("the playground's renderers", () => {
     expect(html).toContain('<span class="mention">@Requester</span> done');
     expect(html).toMatch(/<div class="thread">.*<video class="media"/s);
   });
+
+  it("shows Slack's escaped characters as the characters", () => {
+    const html = slackChannel(
+      [slackMessage({ text: "*image edit &lt;prompt&gt;* fish &amp; chips" })],
+      [],
+      {},
+    );
+    expect(html).toContain("<strong>image edit &lt;prompt&gt;</strong> fish &amp; chips");
+  });
 });

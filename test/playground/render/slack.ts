@@ -24,6 +24,8 @@ export function mrkdwn(text: string, names: Names): string {
     [/(^|[\s(])_([^_\n]+)_/g, (pre, it) => `${pre}<em>${it}</em>`],
     [/`([^`]+)`/g, (code) => `<code>${code}</code>`],
     [/\n/g, () => "<br>"],
+    // Slack's own escapes of <, > and & in message text show as the characters.
+    [/&amp;(lt|gt|amp);/g, (entity) => `&${entity};`],
   ]);
 }
 
