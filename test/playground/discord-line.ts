@@ -96,12 +96,14 @@ function value(option: APIApplicationCommandOption, raw: string): OptionValue {
 
 /**
  * `/name [group] [sub] option:value …`: a value runs to the next `word:` that names an option of
- * the command. Files fill the command's attachment options in their order.
+ * the command. Files fill the command's attachment options in their order. `partial`: a line
+ * still being typed (for autocomplete), whose required options may be missing.
  */
 export function parseLine(
   line: string,
   commands: readonly CommandShape[],
   files: readonly FakeFile[] = [],
+  { partial = false }: { partial?: boolean } = {},
 ): CommandInput {
   const trimmed = line.trim().replace(/^\//, "");
   const leaf = leafCommands(commands)
@@ -122,7 +124,8 @@ export function parseLine(
   const missing = leaf.options.filter(
     (o) => "required" in o && o.required && o.type !== Opt.Attachment && !(o.name in options),
   );
-  if (missing.length) throw new LineError(`Missing ${missing.map((o) => `${o.name}:`).join(", ")}`);
+  if (missing.length && !partial)
+    throw new LineError(`Missing ${missing.map((o) => `${o.name}:`).join(", ")}`);
   const slots = leaf.options.filter((o) => o.type === Opt.Attachment);
   if (files.length > slots.length) throw new LineError(`/${leaf.path} takes ${slots.length} file(s)`);
   const [name, ...subs] = leaf.path.split(" ") as [string, ...string[]];

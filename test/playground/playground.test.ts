@@ -130,7 +130,14 @@ describe("the playground page", () => {
     expect(await card.innerText()).toContain("Avatar 2 id");
     expect(await card.getByRole("button").count()).toBe(0);
     expect(world.emulator.callsTo("POST", /\/api\/avatar\/design\/confirm-both$/)).toHaveLength(1);
+
+    // The bot suggests the new avatars where a command takes one, over a real autocomplete interaction.
+    const line = page.locator("#discord-line");
+    await line.fill("/video avatar script:Hello there avatar:");
+    await line.pressSequentially("Ava");
+    await text(discord().locator(".suggestions")).toContain("Ava - 2");
     world.discord.assertNoValidationErrors();
+    await line.fill("");
   });
 
   it("edits an image on Slack with a file picked in the form", async () => {

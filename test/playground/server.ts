@@ -20,6 +20,8 @@ const STATIC: Record<string, string> = {
   "/page.css": "page.css",
 };
 const TYPES: Record<string, string> = { html: "text/html", js: "text/javascript", css: "text/css" };
+/** Discord's client gives up on suggestions after about three seconds. */
+const AUTOCOMPLETE_WAIT_MS = 3_000;
 /** Form files arrive base64-encoded in JSON; Discord's own per-file limit is 10 MiB. */
 const BODY_LIMIT = 40 * 1024 * 1024;
 
@@ -133,6 +135,25 @@ export async function startServer(world: PlaygroundWorld, port = 0): Promise<Pla
       await track(
         discord.sendCommand(parseLine(String(body.line), discord.commands(discord.guild.id), files)),
       );
+    },
+    /** What the bot suggests for the option being typed, as Discord's client asks it. */
+    async "discord/autocomplete"(body) {
+      const { attachments: _none, ...input } = parseLine(
+        String(body.line),
+        discord.commands(discord.guild.id),
+        [],
+        { partial: true },
+      );
+      const sent = await discord.sendAutocomplete({
+        ...input,
+        focused: String(body.option),
+        value: String(body.value),
+      });
+      const answer = await discord.waitFor(
+        () => discord.callbacks(sent.id).find((c) => c.type === 8),
+        AUTOCOMPLETE_WAIT_MS,
+      );
+      return { choices: (answer.data as { choices?: unknown[] }).choices ?? [] };
     },
     async "discord/button"(body) {
       await track(discord.clickButton(String(body.message), String(body.custom)));

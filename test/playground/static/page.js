@@ -190,6 +190,8 @@ function complete(line) {
   const used = new Set([...line.matchAll(/\s([\w-]+):/g)].map((m) => m[1]));
   if (option) {
     const spec = command.options.find((o) => o.name === option[1]);
+    // The bot itself suggests these values: Discord's client sends it an autocomplete interaction.
+    if (spec?.autocomplete) return { ask: { line: head, option: spec.name, value: option[2] } };
     return (spec?.choices ?? [])
       .filter((c) => c.toLowerCase().startsWith(option[2].toLowerCase()))
       .map((c) => ({ label: c, detail: spec.name, line: `${head}${spec.name}:${c} ` }));
@@ -207,8 +209,25 @@ function complete(line) {
     }));
 }
 
-function showSuggestions() {
-  choices = discordLine.value.startsWith("/") ? complete(discordLine.value) : [];
+let asked = 0;
+
+async function suggest(line) {
+  const found = complete(line);
+  if (!found.ask) return found;
+  const ticket = asked;
+  await new Promise((resolve) => setTimeout(resolve, 250));
+  if (ticket !== asked) return [];
+  const answer = await post("discord/autocomplete", found.ask).catch(() => ({ choices: [] }));
+  const { line: head, option } = found.ask;
+  return answer.choices.map((c) => ({ label: c.name, detail: option, line: `${head}${option}:${c.value} ` }));
+}
+
+async function showSuggestions() {
+  const ticket = ++asked;
+  const found = discordLine.value.startsWith("/") ? await suggest(discordLine.value) : [];
+  // A newer keystroke has its own suggestions.
+  if (ticket !== asked) return;
+  choices = found;
   chosen = -1;
   suggestions.hidden = choices.length === 0;
   suggestions.innerHTML = "";
@@ -227,7 +246,7 @@ function accept(index) {
   if (!choice) return;
   discordLine.value = choice.line;
   discordLine.focus();
-  showSuggestions();
+  void showSuggestions();
 }
 
 function highlight(index) {
@@ -241,8 +260,8 @@ suggestions.addEventListener("mousedown", (event) => {
   if (item) accept(Number(item.dataset.index));
 });
 
-discordLine.addEventListener("input", showSuggestions);
-discordLine.addEventListener("focus", showSuggestions);
+discordLine.addEventListener("input", () => void showSuggestions());
+discordLine.addEventListener("focus", () => void showSuggestions());
 discordLine.addEventListener("blur", () => {
   suggestions.hidden = true;
 });
@@ -267,7 +286,7 @@ discordLine.addEventListener("keydown", async (event) => {
       discordLine.value = "";
       discordFiles.value = "";
       part("discord", "files").textContent = "";
-      showSuggestions();
+      void showSuggestions();
     }
   } else if (event.key === "Escape") {
     suggestions.hidden = true;
