@@ -140,9 +140,18 @@ describe("the playground page", () => {
     await line.fill("");
   });
 
-  it("edits an image on Slack with a file picked in the form", async () => {
-    await page.locator("#slack-line").fill("/media image edit put a party hat on the fox");
-    await page.locator("#slack-line").press("Enter");
+  it("edits an image on Slack, completing the command and picking a file in the form", async () => {
+    const line = page.locator("#slack-line");
+    await line.pressSequentially("/media image ed");
+    await text(slack().locator(".suggestions")).toContain("/media image edit");
+    await line.press("Tab");
+    await line.pressSequentially("put a party hat on the fox --asp");
+    await line.press("Tab");
+    await line.pressSequentially("1");
+    await text(slack().locator(".suggestions")).toContain("1:1");
+    await line.press("Tab");
+    expect(await line.inputValue()).toBe("/media image edit put a party hat on the fox --aspect_ratio 1:1 ");
+    await line.press("Enter");
     const modal = slack().locator("form.modal");
     await modal.waitFor();
     expect(await modal.locator("#sv-prompt").inputValue()).toBe("put a party hat on the fox");
@@ -158,10 +167,10 @@ describe("the playground page", () => {
     await text(card.locator(".header")).toContain("✅ Image");
     expect(await loaded(card.locator(".thread img.media"))).toBe(64);
     const [edit] = world.emulator.callsTo("POST", "/api/image/edit");
-    const { prompt, referenceImageMediaId } = edit!.json as { prompt: string; referenceImageMediaId: string };
-    expect(prompt).toBe("put a party hat on the fox");
+    const { prompt, aspectRatio, referenceImageMediaId } = edit!.json as Record<string, string>;
+    expect([prompt, aspectRatio]).toEqual(["put a party hat on the fox", "1:1"]);
     // The service received the very bytes picked in the browser.
-    expect(world.emulator.media(referenceImageMediaId)?.sha256).toBe(
+    expect(world.emulator.media(referenceImageMediaId ?? "")?.sha256).toBe(
       createHash("sha256").update(fox).digest("hex"),
     );
 

@@ -56,6 +56,11 @@ describe("the playground's renderers", () => {
     expect(html).not.toContain("<img src=x");
   });
 
+  it("shows Discord's escaped markdown characters as themselves", () => {
+    const html = discordChannel([discordMessage({ content: "job 2lUBNy8BQc\\_2 · **done**" })], {});
+    expect(html).toContain("job 2lUBNy8BQc_2 · <strong>done</strong>");
+  });
+
   it("shows an attachment an embed displays once, in the embed, through the playground's file route", () => {
     const url = "http://127.0.0.1:9/attachments/2/3/fox.png";
     const html = discordChannel(

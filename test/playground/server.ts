@@ -12,6 +12,7 @@ import type { InputValue, SlackFile } from "../fakes/slack/index.js";
 import { commandMenu, parseLine } from "./discord-line.js";
 import { discordChannel, discordModal } from "./render/discord.js";
 import { slackChannel, slackModal } from "./render/slack.js";
+import { slackMenu } from "./slack-line.js";
 import type { PlaygroundWorld } from "./world.js";
 
 const STATIC: Record<string, string> = {
@@ -218,7 +219,7 @@ export async function startServer(world: PlaygroundWorld, port = 0): Promise<Pla
       res.writeHead(200, { "content-type": `${TYPES[name.split(".").pop()!]}; charset=utf-8` }).end(body);
     } else if (req.method === "GET" && url.pathname === "/api/state") json(200, state());
     else if (req.method === "GET" && url.pathname === "/api/commands")
-      json(200, commandMenu(discord.commands(discord.guild.id)));
+      json(200, { discord: commandMenu(discord.commands(discord.guild.id)), slack: slackMenu() });
     else if (req.method === "GET" && url.pathname === "/file")
       await file(res, url.searchParams.get("url") ?? "");
     else if (req.method === "POST" && url.pathname.startsWith("/api/") && actions[url.pathname.slice(5)])

@@ -31,6 +31,8 @@ export function markdown(text: string, names: Names): string {
     [/&lt;@!?(\d+)&gt;/g, (id) => `<span class="mention">@${escapeHtml(names[id!] ?? "unknown")}</span>`],
     [/&lt;t:(\d+)(?::\w)?&gt;/g, (s) => escapeHtml(new Date(Number(s) * 1000).toLocaleString("en-GB"))],
     [/\n/g, () => "<br>"],
+    // Backslash-escaped markdown characters show as themselves.
+    [/\\([*_~`|\\-])/g, (char) => char!],
   ]);
 }
 

@@ -163,27 +163,32 @@ document.addEventListener("submit", async (event) => {
   }
 });
 
-// ---- Discord's command box: completion of commands, options and choices ----------------------
+// ---- The command boxes: completion of commands, options and choices ---------------------------
 
-let menu = [];
-const discordLine = document.getElementById("discord-line");
-const discordFiles = document.getElementById("discord-files");
-const suggestions = part("discord", "suggestions");
-let choices = [];
-let chosen = -1;
+const menus = await (await fetch("/api/commands")).json();
 
-/** The command the line names, and the suggestions for the word being typed. */
-function complete(line) {
-  const typed = line.replace(/^\//, "");
-  const command = menu
+/** The longest command path the typed words begin with. */
+function commandIn(menu, typed) {
+  return menu
     .filter((c) => typed === c.path || typed.startsWith(`${c.path} `))
     .sort((a, b) => b.path.length - a.path.length)[0];
-  if (!command || typed === command.path) {
-    const words = typed.toLowerCase();
-    return menu
-      .filter((c) => c.path.startsWith(words) || (words && c.path.includes(words)))
-      .map((c) => ({ label: `/${c.path}`, detail: c.description, line: `/${c.path} ` }));
-  }
+}
+
+function commandChoices(menu, typed, prefix) {
+  const words = typed.toLowerCase();
+  return menu
+    .filter((c) => c.path.startsWith(words) || (words && c.path.includes(words)))
+    .map((c) => ({ label: `${prefix}${c.path}`, detail: c.description, line: `${prefix}${c.path} ` }));
+}
+
+const optionDetail = (o) => `${o.required ? "required · " : ""}${o.description}`;
+
+/** Discord: `/image generate prompt:a red fox aspect_ratio:16:9`. */
+function completeDiscord(line) {
+  if (!line.startsWith("/")) return [];
+  const typed = line.slice(1);
+  const command = commandIn(menus.discord, typed);
+  if (!command || typed === command.path) return commandChoices(menus.discord, typed, "/");
   const head = line.slice(0, line.lastIndexOf(" ") + 1);
   const word = line.slice(head.length);
   const option = /^([\w-]+):(.*)$/.exec(word);
@@ -202,103 +207,135 @@ function complete(line) {
   if (inValue) return [];
   return command.options
     .filter((o) => o.type !== "file" && !used.has(o.name) && o.name.startsWith(word))
-    .map((o) => ({
-      label: `${o.name}:`,
-      detail: `${o.required ? "required · " : ""}${o.description}`,
-      line: `${head}${o.name}:`,
+    .map((o) => ({ label: `${o.name}:`, detail: optionDetail(o), line: `${head}${o.name}:` }));
+}
+
+/** Slack: `/media image generate a red fox --aspect_ratio 16:9`. */
+function completeSlack(line) {
+  if (!line.startsWith("/")) return [];
+  const typed = /^\/media\s+([\s\S]*)$/.exec(line)?.[1];
+  if (typed === undefined)
+    return "/media".startsWith(line)
+      ? commandChoices([{ path: "media", description: "media-bot" }], "", "/")
+      : [];
+  const command = commandIn(menus.slack, typed);
+  if (!command || typed === command.path) return commandChoices(menus.slack, typed, "/media ");
+  const head = line.slice(0, line.lastIndexOf(" ") + 1);
+  const word = line.slice(head.length);
+  const flag = /--([\w-]+)\s+$/.exec(head);
+  const spec = flag && command.options.find((o) => o.name === flag[1]);
+  if (spec?.choices)
+    return spec.choices
+      .filter((c) => c.toLowerCase().startsWith(word.toLowerCase()))
+      .map((c) => ({ label: c, detail: spec.name, line: `${head}${c} ` }));
+  if (!word.startsWith("-")) return [];
+  const used = new Set([...line.matchAll(/--([\w-]+)/g)].map((m) => m[1]));
+  return command.options
+    .filter((o) => !used.has(o.name) && o.name.startsWith(word.replace(/^--?/, "")))
+    .map((o) => ({ label: `--${o.name}`, detail: optionDetail(o), line: `${head}--${o.name} ` }));
+}
+
+/** Suggestions under a command box: Tab or a click takes one, arrows move, Enter sends. */
+function commandBox(pane, input, complete, send) {
+  const list = part(pane, "suggestions");
+  let choices = [];
+  let chosen = -1;
+  let asked = 0;
+
+  async function suggest(line) {
+    const found = complete(line);
+    if (!found.ask) return found;
+    const ticket = asked;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    if (ticket !== asked) return [];
+    const answer = await post("discord/autocomplete", found.ask).catch(() => ({ choices: [] }));
+    const { line: head, option } = found.ask;
+    return answer.choices.map((c) => ({
+      label: c.name,
+      detail: option,
+      line: `${head}${option}:${c.value} `,
     }));
-}
+  }
 
-let asked = 0;
+  async function show() {
+    const ticket = ++asked;
+    const found = await suggest(input.value);
+    // A newer keystroke has its own suggestions.
+    if (ticket !== asked) return;
+    choices = found;
+    chosen = -1;
+    list.hidden = choices.length === 0;
+    list.innerHTML = "";
+    choices.forEach((choice, i) => {
+      const item = document.createElement("li");
+      item.dataset.index = String(i);
+      item.innerHTML = '<span class="l"></span><span class="d"></span>';
+      item.firstChild.textContent = choice.label;
+      item.lastChild.textContent = choice.detail;
+      list.append(item);
+    });
+  }
 
-async function suggest(line) {
-  const found = complete(line);
-  if (!found.ask) return found;
-  const ticket = asked;
-  await new Promise((resolve) => setTimeout(resolve, 250));
-  if (ticket !== asked) return [];
-  const answer = await post("discord/autocomplete", found.ask).catch(() => ({ choices: [] }));
-  const { line: head, option } = found.ask;
-  return answer.choices.map((c) => ({ label: c.name, detail: option, line: `${head}${option}:${c.value} ` }));
-}
+  function accept(index) {
+    const choice = choices[index];
+    if (!choice) return;
+    input.value = choice.line;
+    input.focus();
+    void show();
+  }
 
-async function showSuggestions() {
-  const ticket = ++asked;
-  const found = discordLine.value.startsWith("/") ? await suggest(discordLine.value) : [];
-  // A newer keystroke has its own suggestions.
-  if (ticket !== asked) return;
-  choices = found;
-  chosen = -1;
-  suggestions.hidden = choices.length === 0;
-  suggestions.innerHTML = "";
-  choices.forEach((choice, i) => {
-    const item = document.createElement("li");
-    item.dataset.index = String(i);
-    item.innerHTML = '<span class="l"></span><span class="d"></span>';
-    item.firstChild.textContent = choice.label;
-    item.lastChild.textContent = choice.detail;
-    suggestions.append(item);
+  function highlight(index) {
+    chosen = (index + choices.length) % choices.length;
+    for (const item of list.children) item.classList.toggle("on", item.dataset.index === String(chosen));
+  }
+
+  list.addEventListener("mousedown", (event) => {
+    event.preventDefault();
+    const item = event.target.closest("li");
+    if (item) accept(Number(item.dataset.index));
+  });
+  input.addEventListener("input", () => void show());
+  input.addEventListener("focus", () => void show());
+  input.addEventListener("blur", () => {
+    list.hidden = true;
+  });
+  input.addEventListener("keydown", async (event) => {
+    if (event.key === "Tab" && choices.length) {
+      event.preventDefault();
+      accept(chosen < 0 ? 0 : chosen);
+    } else if ((event.key === "ArrowDown" || event.key === "ArrowUp") && choices.length) {
+      event.preventDefault();
+      highlight(chosen + (event.key === "ArrowDown" ? 1 : -1));
+    } else if (event.key === "Enter" && chosen >= 0) {
+      event.preventDefault();
+      accept(chosen);
+    } else if (event.key === "Enter") {
+      event.preventDefault();
+      if (await send(input.value)) {
+        input.value = "";
+        void show();
+      }
+    } else if (event.key === "Escape") {
+      list.hidden = true;
+    }
   });
 }
 
-function accept(index) {
-  const choice = choices[index];
-  if (!choice) return;
-  discordLine.value = choice.line;
-  discordLine.focus();
-  void showSuggestions();
-}
-
-function highlight(index) {
-  chosen = (index + choices.length) % choices.length;
-  for (const item of suggestions.children) item.classList.toggle("on", item.dataset.index === String(chosen));
-}
-
-suggestions.addEventListener("mousedown", (event) => {
-  event.preventDefault();
-  const item = event.target.closest("li");
-  if (item) accept(Number(item.dataset.index));
-});
-
-discordLine.addEventListener("input", () => void showSuggestions());
-discordLine.addEventListener("focus", () => void showSuggestions());
-discordLine.addEventListener("blur", () => {
-  suggestions.hidden = true;
-});
+const discordFiles = document.getElementById("discord-files");
 discordFiles.addEventListener("change", () => {
   part("discord", "files").textContent = [...discordFiles.files].map((f) => `📎 ${f.name}`).join("  ");
 });
 
-discordLine.addEventListener("keydown", async (event) => {
-  if (event.key === "Tab" && choices.length) {
-    event.preventDefault();
-    accept(chosen < 0 ? 0 : chosen);
-  } else if ((event.key === "ArrowDown" || event.key === "ArrowUp") && choices.length) {
-    event.preventDefault();
-    highlight(chosen + (event.key === "ArrowDown" ? 1 : -1));
-  } else if (event.key === "Enter" && chosen >= 0) {
-    event.preventDefault();
-    accept(chosen);
-  } else if (event.key === "Enter") {
-    event.preventDefault();
-    const files = await readFiles(discordFiles);
-    if (await act("discord", "discord/command", { line: discordLine.value, files })) {
-      discordLine.value = "";
-      discordFiles.value = "";
-      part("discord", "files").textContent = "";
-      void showSuggestions();
-    }
-  } else if (event.key === "Escape") {
-    suggestions.hidden = true;
+commandBox("discord", document.getElementById("discord-line"), completeDiscord, async (line) => {
+  const sent = await act("discord", "discord/command", { line, files: await readFiles(discordFiles) });
+  if (sent) {
+    discordFiles.value = "";
+    part("discord", "files").textContent = "";
   }
+  return sent;
 });
+commandBox("slack", document.getElementById("slack-line"), completeSlack, (line) =>
+  act("slack", "slack/command", { line }),
+);
 
-const slackLine = document.getElementById("slack-line");
-slackLine.addEventListener("keydown", async (event) => {
-  if (event.key !== "Enter") return;
-  event.preventDefault();
-  if (await act("slack", "slack/command", { line: slackLine.value })) slackLine.value = "";
-});
-
-menu = await (await fetch("/api/commands")).json();
 void poll();
