@@ -5,7 +5,7 @@
  * writes docs/playground.png.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -26,6 +26,8 @@ let page: Page;
 let profile: string;
 
 beforeAll(async () => {
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: apt-get install chromium (.ci/run does)`);
   world = await startWorld({ scale: 0.01 });
   server = await startServer(world);
   profile = mkdtempSync(join(tmpdir(), "playground-chromium-"));

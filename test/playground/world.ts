@@ -3,9 +3,11 @@
  * real bot wired to them (discord.js over the fake gateway and REST, Bolt over signed HTTP calling
  * the fake Web API), with sqlite stores in a temp dir. No credentials: the fakes make their own.
  */
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Logger } from "pino";
 import { startDiscord } from "../../src/discord/index.js";
 import { startSlack } from "../../src/slack/index.js";
 import { openBotCore } from "../bot-core.js";
@@ -26,13 +28,25 @@ export interface PlaygroundWorld {
  * `scale` compresses the service's job durations and the bot's polling alike (0.1: an image
  * takes 2 s instead of 20 s).
  */
-export async function startWorld({ scale }: { scale: number }): Promise<PlaygroundWorld> {
+export async function startWorld(options: {
+  scale: number;
+  /** The bot's logger; silent when left out. */
+  logger?: Logger;
+}): Promise<PlaygroundWorld> {
+  const { scale } = options;
   const emulator = await startEmulator({ timeScale: scale });
   emulator.account("test-key").creditsLimit = 1_000_000;
   const discord = await startFakeDiscord();
   const slack = await startFakeSlack({ keepUploads: true });
   const dir = mkdtempSync(join(tmpdir(), "playground-"));
-  const core = await openBotCore({ mediaUrl: emulator.url, dir, scale });
+  const core = await openBotCore({
+    mediaUrl: emulator.url,
+    dir,
+    scale,
+    // A key of its own each run, so that admins can try setup; nothing outlives the playground.
+    secretsKey: randomBytes(32).toString("hex"),
+    ...(options.logger && { logger: options.logger }),
+  });
   const { bot, stores, logger } = core;
   const discordBot = await startDiscord({
     config: { token: discord.token, restUrl: discord.restUrl, guildId: discord.guild.id },
