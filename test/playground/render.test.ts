@@ -91,7 +91,7 @@ describe("the playground's renderers", () => {
         },
       ],
     } as Partial<Message>);
-    const html = slackChannel([parent, reply], [], { U1: "Requester", UBOT: "media-bot" });
+    const html = slackChannel([parent, reply], [], { U1: "Requester", UBOT: "media-bot" }, "media-bot");
     expect(html).toContain('<span class="mention">@Requester</span> done');
     expect(html).toMatch(/<div class="thread">.*<video class="media"/s);
   });
@@ -101,6 +101,7 @@ describe("the playground's renderers", () => {
       [slackMessage({ text: "*image edit &lt;prompt&gt;* fish &amp; chips" })],
       [],
       {},
+      "media-bot",
     );
     expect(html).toContain("<strong>image edit &lt;prompt&gt;</strong> fish &amp; chips");
   });

@@ -1,15 +1,12 @@
 /**
  * The playground's HTTP server on 127.0.0.1: the static page, the two channels rendered from the
- * fakes' state, and the user's gestures turned into what the fakes do when a real user acts
- * (an INTERACTION_CREATE over the fake Discord's gateway, a signed request from the fake Slack to
- * the Bolt app). Files are read from the fakes that hold them.
+ * fakes' state, the files the fakes hold, and the user's gestures (gestures.ts).
  */
 import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { FakeFile } from "../fakes/discord/index.js";
-import type { InputValue, SlackFile } from "../fakes/slack/index.js";
-import { commandMenu, parseLine } from "./discord-line.js";
+import { commandMenu } from "./discord-line.js";
+import { type Body, createGestures, HttpError } from "./gestures.js";
 import { discordChannel, discordModal } from "./render/discord.js";
 import { slackChannel, slackModal } from "./render/slack.js";
 import { slackMenu } from "./slack-line.js";
@@ -21,32 +18,12 @@ const STATIC: Record<string, string> = {
   "/page.css": "page.css",
 };
 const TYPES: Record<string, string> = { html: "text/html", js: "text/javascript", css: "text/css" };
-/** Discord's client gives up on suggestions after about three seconds. */
-const AUTOCOMPLETE_WAIT_MS = 3_000;
 /** Form files arrive base64-encoded in JSON; Discord's own per-file limit is 10 MiB. */
 const BODY_LIMIT = 40 * 1024 * 1024;
-
-/** A file the page sends: what the user picked in a file input. */
-interface PageFile {
-  name: string;
-  type: string;
-  data: string;
-}
-
-type Body = Record<string, unknown>;
 
 export interface PlaygroundServer {
   url: string;
   close(): Promise<void>;
-}
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 async function readJson(req: IncomingMessage): Promise<Body> {
@@ -60,33 +37,20 @@ async function readJson(req: IncomingMessage): Promise<Body> {
   return JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as Body;
 }
 
-const fakeFile = (f: PageFile): FakeFile => ({
-  name: f.name,
-  ...(f.type && { contentType: f.type }),
-  data: Buffer.from(f.data, "base64"),
-});
-
 export async function startServer(world: PlaygroundWorld, port = 0): Promise<PlaygroundServer> {
   const { discord, slack } = world;
-  /** Interactions the page started, newest last: the modals the bot answered them with. */
-  const interactions: string[] = [];
   const discordNames: Record<string, string> = { [discord.botUser.id]: "media-bot" };
   for (const user of Object.values(discord.users)) discordNames[user.id] = user.global_name ?? user.username;
-  const slackNames: Record<string, string> = { [slack.botUserId]: "media-bot", bot: "media-bot" };
+  const slackNames: Record<string, string> = { [slack.botUserId]: "media-bot" };
   for (const user of Object.values(slack.users)) slackNames[user.id] = user.real_name || user.name;
   const requester = { discord: discord.users.requester.id, slack: slack.users.requester.id };
   const fileOrigins = [discord.restUrl, slack.apiUrl, world.emulator.url].map((u) => new URL(u).origin);
 
-  const track = async (started: Promise<{ id: string }>) => {
-    interactions.push((await started).id);
-  };
+  const { actions, openDiscordModal: openModal } = createGestures(world);
 
   function openDiscordModal() {
-    for (const id of [...interactions].reverse()) {
-      const record = discord.interaction(id);
-      if (record?.modal && !record.modalSubmitted) return { key: id, html: discordModal(record.modal) };
-    }
-    return null;
+    const open = openModal();
+    return open ? { key: open.interactionId, html: discordModal(open.modal) } : null;
   }
 
   function openSlackView() {
@@ -107,91 +71,12 @@ export async function startServer(world: PlaygroundWorld, port = 0): Promise<Pla
           slack.messages(),
           slack.ephemerals().filter((m) => m.user === requester.slack),
           slackNames,
+          "media-bot",
         ),
         modal: openSlackView(),
       },
     };
   }
-
-  const slackValues = (values: Record<string, string | string[] | PageFile[]>) => {
-    const out: Record<string, InputValue> = {};
-    for (const [id, value] of Object.entries(values)) {
-      const files = Array.isArray(value) && value.some((v) => typeof v === "object");
-      out[id] = files
-        ? (value as PageFile[]).map(
-            (f): SlackFile =>
-              slack.addUserFile(Buffer.from(f.data, "base64"), {
-                name: f.name,
-                mimetype: f.type || "application/octet-stream",
-              }),
-          )
-        : (value as string | string[]);
-    }
-    return out;
-  };
-
-  const actions: Record<string, (body: Body) => Promise<unknown>> = {
-    async "discord/command"(body) {
-      const files = ((body.files as PageFile[] | undefined) ?? []).map(fakeFile);
-      await track(
-        discord.sendCommand(parseLine(String(body.line), discord.commands(discord.guild.id), files)),
-      );
-    },
-    /** What the bot suggests for the option being typed, as Discord's client asks it. */
-    async "discord/autocomplete"(body) {
-      const { attachments: _none, ...input } = parseLine(
-        String(body.line),
-        discord.commands(discord.guild.id),
-        [],
-        { partial: true },
-      );
-      const sent = await discord.sendAutocomplete({
-        ...input,
-        focused: String(body.option),
-        value: String(body.value),
-      });
-      const answer = await discord.waitFor(
-        () => discord.callbacks(sent.id).find((c) => c.type === 8),
-        AUTOCOMPLETE_WAIT_MS,
-      );
-      return { choices: (answer.data as { choices?: unknown[] }).choices ?? [] };
-    },
-    async "discord/button"(body) {
-      await track(discord.clickButton(String(body.message), String(body.custom)));
-    },
-    async "discord/select"(body) {
-      await track(discord.selectMenu(String(body.message), String(body.custom), body.values as string[]));
-    },
-    async "discord/modal"(body) {
-      const fields: Record<string, string | string[] | FakeFile[]> = {};
-      for (const [id, value] of Object.entries(body.fields as Record<string, unknown>)) {
-        fields[id] =
-          Array.isArray(value) && value.some((v) => typeof v === "object")
-            ? (value as PageFile[]).map(fakeFile)
-            : (value as string | string[]);
-      }
-      await track(discord.submitModal(String(body.custom), fields));
-    },
-    async "slack/command"(body) {
-      const match = /^\s*(\/\S+)\s*([\s\S]*)$/.exec(String(body.line));
-      if (match?.[1] !== "/media") throw new HttpError(400, `${match?.[1] ?? "That"} is not a valid command`);
-      await slack.slashCommand(world.slackEventsUrl, { text: match[2]!.trim() });
-    },
-    async "slack/action"(body) {
-      await slack.blockAction(world.slackEventsUrl, {
-        actionId: String(body.action),
-        message: String(body.message),
-        ...(typeof body.value === "string" && { value: body.value }),
-        ...(typeof body.block === "string" && { blockId: body.block }),
-      });
-    },
-    async "slack/view"(body) {
-      const values = slackValues(body.values as Record<string, string | string[] | PageFile[]>);
-      const answer = await slack.viewSubmission(world.slackEventsUrl, { viewId: String(body.view), values });
-      const errors = (answer.body as { errors?: Record<string, string> } | undefined)?.errors;
-      return errors ? { errors } : {};
-    },
-  };
 
   async function file(res: ServerResponse, url: string) {
     const target = URL.canParse(url) ? new URL(url) : undefined;

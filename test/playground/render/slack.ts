@@ -116,10 +116,10 @@ function message(m: Message, names: Names, replies: readonly Message[]): string 
   );
 }
 
-function ephemeral(m: EphemeralMessage, names: Names): string {
+function ephemeral(m: EphemeralMessage, names: Names, app: string): string {
   return (
     `<div${attrs({ class: "message", "data-ts": m.message_ts })}>` +
-    `<div class="author">${escapeHtml(names.bot ?? "app")} <span class="tag">APP</span></div>` +
+    `<div class="author">${escapeHtml(app)} <span class="tag">APP</span></div>` +
     body(m, { ts: m.message_ts, names }) +
     `<div class="ephemeral">👁 Only visible to you</div></div>`
   );
@@ -127,12 +127,14 @@ function ephemeral(m: EphemeralMessage, names: Names): string {
 
 /**
  * Top-level messages and the user's ephemeral ones in time order; thread replies (where the bot
- * puts result files) shown under their parent.
+ * puts result files) shown under their parent. Ephemeral messages name no author: `app` is the
+ * app that sent them.
  */
 export function slackChannel(
   messages: readonly Message[],
   ephemerals: readonly EphemeralMessage[],
   names: Names,
+  app: string,
 ): string {
   const isReply = (m: Message) => m.thread_ts !== undefined && m.thread_ts !== m.ts;
   const items = [
@@ -146,7 +148,7 @@ export function slackChannel(
           messages.filter((r) => isReply(r) && r.thread_ts === m.ts),
         ),
       })),
-    ...ephemerals.map((m) => ({ ts: m.message_ts, html: ephemeral(m, names) })),
+    ...ephemerals.map((m) => ({ ts: m.message_ts, html: ephemeral(m, names, app) })),
   ];
   return items
     .sort((a, b) => Number(a.ts) - Number(b.ts))
