@@ -12,9 +12,12 @@ import { usageFields } from "./usage.js";
 const TITLES: [prefix: string, title: string][] = [
   ["input.", "Check the command"],
   ["access.", "Not allowed"],
+  ["limit.rate", "Slow down"],
   ["limit.", "Too many jobs running"],
   ["setup.", "Setup needed"],
+  ["action.choice_unconfirmed", "Checking what the media service did"],
   ["action.", "Nothing to do"],
+  ["bot.restarting", "The bot is restarting"],
   ["service.quota_exceeded", "Out of credits or over the plan limit"],
   ["service.unauthorized", "API key not accepted"],
   ["service.forbidden", "Not permitted by the media service"],

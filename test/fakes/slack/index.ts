@@ -68,6 +68,8 @@ export interface FakeSlackOptions {
   rateLimitEvery?: number;
   /** How long a trigger_id stays usable; Slack's 3 s by default. */
   triggerTtlMs?: number;
+  /** Keep the bytes the app uploads, so url_private serves them (the playground shows them); default off. */
+  keepUploads?: boolean;
 }
 
 /** The app's answer to a delivered request, with what Slack attached to it. */
@@ -158,7 +160,11 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const state = new SlackState({ baseUrl, triggerTtlMs: opts.triggerTtlMs ?? TRIGGER_TTL_MS });
+  const state = new SlackState({
+    baseUrl,
+    triggerTtlMs: opts.triggerTtlMs ?? TRIGGER_TTL_MS,
+    keepUploads: opts.keepUploads ?? false,
+  });
   const api = new WebApi(state, opts.rateLimitEvery ?? 0);
   const socket = new SocketModeServer(state);
 

@@ -146,6 +146,7 @@ export interface Trigger {
 export interface StateOptions {
   baseUrl: string;
   triggerTtlMs: number;
+  keepUploads: boolean;
 }
 
 /** A conversation of the workspace; the bot reads and posts per Slack's rules for members and non-members. */
@@ -161,6 +162,7 @@ export interface Channel {
 export class SlackState {
   readonly baseUrl: string;
   readonly triggerTtlMs: number;
+  readonly keepUploads: boolean;
   readonly teamId = "T0MEDIA001";
   readonly teamDomain = "media-bot-fake";
   readonly appId = "A0MEDIAAPP";
@@ -194,6 +196,7 @@ export class SlackState {
   constructor(opts: StateOptions) {
     this.baseUrl = opts.baseUrl;
     this.triggerTtlMs = opts.triggerTtlMs;
+    this.keepUploads = opts.keepUploads;
     for (const [id, name, role] of [
       [this.userIds.requester, "requester", "member"],
       [this.userIds.other, "other", "member"],
