@@ -10,7 +10,8 @@ import { openStores } from "./store/index.js";
 export interface RunningApp {
   /** Where Slack sends its requests in HTTP mode. */
   slackEventsUrl?: string;
-  stop(): Promise<void>;
+  /** See Bot.stop: the platforms stay connected until the bot has answered and delivered what it can. */
+  stop(options?: { deadlineMs?: number }): Promise<void>;
 }
 
 /**
@@ -25,7 +26,13 @@ export async function startApp(config: Config, logger: Logger = createLogger({ l
     thumbnailsListPath: config.media.thumbnailsListPath,
     logger,
   });
-  const bot = createBot({ config, media, stores, logger });
+  const bot = createBot({
+    config,
+    media,
+    stores,
+    logger,
+    ...(config.instanceId && { engine: { instanceId: config.instanceId } }),
+  });
   const discord = config.discord
     ? await startDiscord({ config: config.discord, bot, logger, store: stores.keyv("discord") })
     : undefined;
@@ -37,10 +44,10 @@ export async function startApp(config: Config, logger: Logger = createLogger({ l
 
   const running: RunningApp = {
     ...(slack?.eventsUrl && { slackEventsUrl: slack.eventsUrl }),
-    async stop() {
+    async stop(options) {
+      await bot.stop(options);
       await discord?.stop();
       await slack?.stop();
-      await bot.stop();
       await media.close();
       await stores.close();
     },

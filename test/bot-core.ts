@@ -19,6 +19,10 @@ export interface BotCoreOptions {
   dir: string;
   /** Multiplies the polling policy's durations (0.01: 100 times shorter), to match the emulator's clock. */
   scale: number;
+  /** The media client's timeout per call. Default 20 s. */
+  timeoutMs?: number;
+  /** Default: silent. */
+  logger?: Logger;
 }
 
 export interface BotCore {
@@ -30,10 +34,15 @@ export interface BotCore {
   close(): Promise<void>;
 }
 
-export async function openBotCore({ mediaUrl, dir, scale }: BotCoreOptions): Promise<BotCore> {
-  const logger = pino({ level: "silent" });
+export async function openBotCore({
+  mediaUrl,
+  dir,
+  scale,
+  timeoutMs = 20_000,
+  logger = pino({ level: "silent" }),
+}: BotCoreOptions): Promise<BotCore> {
   const stores = await openStores(`sqlite://${join(dir, "bot.sqlite")}`, undefined, logger);
-  const media = createMediaClient({ baseUrl: mediaUrl, timeoutMs: 20_000, logger });
+  const media = createMediaClient({ baseUrl: mediaUrl, timeoutMs, logger });
   const bot = createBot({
     config: { media: { url: mediaUrl, apiKey: "test-key", thumbnailsListPath: "/api/thumbnails" } },
     media,

@@ -1,11 +1,14 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Stores } from "../store/index.js";
 import type { MediaClient } from "./api/client.js";
 import { CatalogCache } from "./catalog-cache.js";
 import type { Config } from "./config.js";
+import { BotError } from "./errors.js";
 import { handleAction } from "./flows/actions.js";
 import { handleAutocomplete } from "./flows/autocomplete.js";
 import { handleCommand } from "./flows/command.js";
 import type { Core } from "./flows/core.js";
+import { failureCard } from "./flows/failures.js";
 import { createHooks } from "./flows/hooks.js";
 import { createJobEngine, type JobEngineOptions } from "./jobs/engine.js";
 import type { Logger } from "./log.js";
@@ -21,7 +24,7 @@ export interface BotOptions {
   /** MEDIA_API_KEY is the fallback of tenants without their own key. */
   config: Pick<Config, "media">;
   media: MediaClient;
-  stores: Pick<Stores, "jobs" | "tenants" | "claims">;
+  stores: Pick<Stores, "jobs" | "tenants" | "claims" | "indexes">;
   /** Polling policy and engine identity (tests shrink the policy). */
   engine?: Pick<JobEngineOptions, "policy" | "instanceId">;
   logger: Logger;
@@ -42,7 +45,18 @@ export interface Bot {
   handleAutocomplete(event: AutocompleteEvent): Promise<Choice[]>;
   /** Resumes every unfinished job and undelivered result of the store. */
   start(): Promise<void>;
-  stop(): Promise<void>;
+  /**
+   * The graceful stop: new commands and clicks are answered "restarting, try again"; those under
+   * way and the engine's deliveries get until the deadline; then the jobs are handed back.
+   */
+  stop(options?: { deadlineMs?: number }): Promise<void>;
+}
+
+export class RestartingError extends BotError {
+  readonly code = "bot.restarting";
+  constructor() {
+    super("The bot is restarting: try again in a moment. Nothing was started or charged.");
+  }
 }
 
 export const DEFAULT_JOB_LIMIT = 3;
@@ -62,6 +76,7 @@ export function createBot(options: BotOptions): Bot {
   const engine = createJobEngine({
     store: stores.jobs,
     claims: stores.claims,
+    indexes: stores.indexes,
     hooks: createHooks({ adapter, media, logger }),
     logger,
     ...(options.clock && { clock: options.clock }),
@@ -83,14 +98,41 @@ export function createBot(options: BotOptions): Bot {
     media,
   };
 
+  let stopping = false;
+  const underWay = new Set<Promise<void>>();
+  /** Runs an event's handling, or, once stopping, tells its sender to come back in a moment. */
+  const handle = <E extends CommandEvent | ActionEvent>(event: E, run: (e: E) => Promise<void>) => {
+    if (stopping) return refuseWhileStopping(core, event);
+    const work = run(event).finally(() => underWay.delete(work));
+    underWay.add(work);
+    return work;
+  };
+
   return {
     attach(chat) {
       adapters.set(chat.platform, chat);
     },
-    handleCommand: (event) => handleCommand(core, event),
-    handleAction: (event) => handleAction(core, event),
+    handleCommand: (event) => handle(event, (e) => handleCommand(core, e)),
+    handleAction: (event) => handle(event, (e) => handleAction(core, e)),
     handleAutocomplete: (event) => handleAutocomplete(core, event),
     start: () => engine.start(),
-    stop: () => engine.stop(),
+    async stop({ deadlineMs = Number.POSITIVE_INFINITY } = {}) {
+      stopping = true;
+      const deadline = Date.now() + deadlineMs;
+      // A command under way may be between its paid creation call and tracking the job: let it end.
+      const handled = Promise.allSettled([...underWay]);
+      await (Number.isFinite(deadlineMs)
+        ? Promise.race([handled, sleep(deadlineMs, undefined, { ref: false })])
+        : handled);
+      await engine.stop({ deadlineMs: Math.max(0, deadline - Date.now()) });
+    },
   };
+}
+
+async function refuseWhileStopping(core: Core, event: CommandEvent | ActionEvent): Promise<void> {
+  const card = await failureCard(new RestartingError(), { logger: core.logger, context: {} });
+  await core
+    .adapter(event.actor.platform)
+    .post(event.conversation, card, { ephemeral: true })
+    .catch((error: unknown) => core.logger.warn({ err: error }, "could not answer during the stop"));
 }

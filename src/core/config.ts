@@ -56,6 +56,7 @@ const schema = z.object({
   SLACK_PORT: z.coerce.number().int().min(1).max(65535).default(3000),
   SLACK_API_URL: httpUrl.transform((v) => (v.endsWith("/") ? v : `${v}/`)).default("https://slack.com/api/"),
   SECRETS_KEY: optionalText,
+  INSTANCE_ID: optionalText,
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
@@ -71,6 +72,8 @@ export interface Config {
     apiUrl: string;
   };
   secretsKey?: string;
+  /** Stable name of this instance; unset: host name plus working directory (see jobs/liveness.ts). */
+  instanceId?: string;
   logLevel: z.infer<typeof schema>["LOG_LEVEL"];
 }
 
@@ -155,6 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         }
       : undefined,
     secretsKey: v.SECRETS_KEY,
+    ...(v.INSTANCE_ID && { instanceId: v.INSTANCE_ID }),
     logLevel: v.LOG_LEVEL,
   };
 }

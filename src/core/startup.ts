@@ -1,6 +1,7 @@
 import { isIP } from "node:net";
 import { request } from "undici";
 import { isInternalAddress } from "./api/fetch-policy.js";
+import { BotError } from "./errors.js";
 import type { Logger } from "./log.js";
 import { redactText } from "./redact.js";
 
@@ -22,12 +23,13 @@ export class StartupError extends Error {
 const EXPLAINED = new Set(["ConfigError", "StartupError", "StoreError", "SecretsError"]);
 
 export function isExplained(error: unknown): boolean {
-  return error instanceof Error && EXPLAINED.has(error.name);
+  return error instanceof BotError || (error instanceof Error && EXPLAINED.has(error.name));
 }
 
-/** The one line printed when the start fails. */
+/** The one line printed when the start fails; a BotError (another instance on the store) in its own words. */
 export function startupLine(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message =
+    error instanceof BotError ? error.userMessage : error instanceof Error ? error.message : String(error);
   const line = message.replace(/\s+/g, " ").trim();
   return redactText(`Cannot start: ${isExplained(error) ? line : `unexpected error: ${line}`}`);
 }

@@ -1,15 +1,16 @@
 import type Keyv from "keyv";
 import { type Logger, pino } from "pino";
 import { type Claims, openClaims } from "./claims.js";
-import { openIndexes } from "./indexes.js";
+import { type Indexes, openIndexes } from "./indexes.js";
 import { JobStore, type JobStoreOptions } from "./jobs.js";
 import { DEFAULT_STORE_URL, openKeyvBackend } from "./keyv.js";
 import { createSecretBox } from "./secrets.js";
 import { TenantStore } from "./tenants.js";
 
-export type { Claims, Lease } from "./claims.js";
+export type { ClaimHolder, Claims, Lease } from "./claims.js";
 export { withClaim } from "./claims.js";
 export { StoreError, type StoreErrorCode } from "./errors.js";
+export type { IndexEntry, Indexes } from "./indexes.js";
 export type {
   Delivery,
   JobPatch,
@@ -31,6 +32,8 @@ export interface Stores {
   tenants: TenantStore;
   /** For the engine's own claims (polling, delivery). Keys starting with `lock:` are the stores'. */
   claims: Claims;
+  /** Named sets of ids (the engine's record of which instance owns which jobs). */
+  indexes: Indexes;
   /**
    * Another namespace on the same connection, for caches; `jobs` and `tenants` belong to the
    * stores. Close through `close()` below: a Keyv's own disconnect() would close the shared
@@ -64,6 +67,7 @@ export async function openStores(
       jobs,
       tenants: new TenantStore(backend.keyv("tenants"), claims, box),
       claims,
+      indexes,
       keyv: (namespace) => backend.keyv(namespace),
       close: () => backend.close(),
     };

@@ -304,6 +304,11 @@ export class JobStore {
     }
   }
 
+  /** The ids of the jobs `listUnfinished` would read (some may have finished since), oldest first. */
+  async unfinishedIds(): Promise<string[]> {
+    return (await this.indexes.list(UNFINISHED)).map((entry) => entry.id);
+  }
+
   /** The requester's most recent jobs, newest first. */
   async listByRequester(requester: Requester, limit: number): Promise<JobRecord[]> {
     const jobs = await this.loadIndex(requesterKey(requester), () => false);

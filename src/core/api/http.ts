@@ -7,11 +7,14 @@ import {
   AbortedError,
   BadRequestError,
   BotError,
+  creationListOf,
   ForbiddenError,
   InvalidResponseError,
   isQuotaMessage,
+  LinkRefusedError,
   NetworkError,
   NotFoundError,
+  OutcomeUnknownError,
   QuotaExceededError,
   RateLimitedError,
   type ServiceError,
@@ -21,6 +24,7 @@ import {
   UnauthorizedError,
 } from "../errors.js";
 import type { Logger } from "../log.js";
+import { abandon } from "../streams.js";
 import { checkFetchTarget, guardedLookup, RefusedFetchError } from "./fetch-policy.js";
 import type { StreamBody } from "./multipart.js";
 import { type RetryPolicy, retryAfterMs, retryingDispatcher } from "./retry.js";
@@ -77,6 +81,28 @@ export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 /** undici's own timeouts (connect, headers, an idle body) are timeouts to the user as well. */
 const TIMEOUT_CODES = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
+
+/** Failures before any byte of a request left: the service cannot have acted on it. */
+const NEVER_SENT_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ENETUNREACH",
+  "EHOSTUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+/**
+ * A paid creation call whose answer was lost after it left may have been carried out: that is
+ * what the person must hear, not "try again". A refusal the service did answer stays as it is.
+ */
+function lostAnswer(call: Call, error: BotError): BotError {
+  const listedIn = creationListOf(call.path);
+  if (call.method !== "POST" || listedIn === undefined) return error;
+  if (!(error instanceof TimeoutError || error instanceof NetworkError)) return error;
+  const code = (error.cause as { code?: string } | undefined)?.code;
+  return code !== undefined && NEVER_SENT_CODES.has(code) ? error : new OutcomeUnknownError(listedIn, error);
+}
 
 /**
  * One call's clock and off switch: the caller's signal and the timeout both abort the request.
@@ -164,6 +190,7 @@ function failureOf(
   headers: Record<string, string | string[] | undefined>,
   text: string,
   context: string,
+  presigned: boolean,
 ): ServiceError | undefined {
   const payload = parseJson(text);
   const said = serviceWords(payload, text);
@@ -175,6 +202,7 @@ function failureOf(
       ? new QuotaExceededError(status, message, details, context)
       : new ServiceFailureError(message, details, context);
   }
+  if (presigned && (status === 401 || status === 403)) return new LinkRefusedError(status, said, context);
   if (status === 401) return new UnauthorizedError(said, context);
   if (status === 403) return new ForbiddenError(said, context);
   if (status === 404) return new NotFoundError(said, context);
@@ -277,11 +305,11 @@ export function createTransport(options: TransportOptions): Transport {
         },
         "media api",
       );
-      return { res, deadline, context };
+      return { res, deadline, context, presigned: !isApi(target.href) };
     } catch (error) {
       deadline.dispose();
       call.body?.discard();
-      const mapped = deadline.errorFor(error, context);
+      const mapped = lostAnswer(call, deadline.errorFor(error, context));
       log.debug(
         {
           method: call.method,
@@ -297,14 +325,17 @@ export function createTransport(options: TransportOptions): Transport {
 
   /** The whole answer as text, or its typed failure. */
   async function read(call: Call, opts: CallOptions) {
-    const { res, deadline, context } = await send(call, opts, "application/json");
+    const { res, deadline, context, presigned } = await send(call, opts, "application/json");
     try {
       const body = await text(res.body, context, res.statusCode);
-      const failure = failureOf(res.statusCode, res.headers, body, context);
+      const failure = failureOf(res.statusCode, res.headers, body, context, presigned);
       if (failure) throw failure;
       return { status: res.statusCode, text: body, context };
     } catch (error) {
-      throw deadline.errorFor(error, context);
+      // A success whose body was cut off: the job exists, its id is lost.
+      throw res.statusCode < 300
+        ? lostAnswer(call, deadline.errorFor(error, context))
+        : deadline.errorFor(error, context);
     } finally {
       deadline.dispose();
       // An early answer (a 400 before the upload was read to its end) leaves the files' sources open.
@@ -334,13 +365,13 @@ export function createTransport(options: TransportOptions): Transport {
     },
 
     async download(call, opts = {}) {
-      const { res, deadline, context } = await send(call, opts, "*/*");
+      const { res, deadline, context, presigned } = await send(call, opts, "*/*");
       const contentType = String(res.headers["content-type"] ?? "application/octet-stream");
       try {
         if (res.statusCode < 200 || res.statusCode >= 300 || /\bjson\b/i.test(contentType)) {
           const body = await text(res.body, context, res.statusCode);
           throw (
-            failureOf(res.statusCode, res.headers, body, context) ??
+            failureOf(res.statusCode, res.headers, body, context, presigned) ??
             new InvalidResponseError(`JSON (${contentType}) where a file was due`, res.statusCode, context)
           );
         }
@@ -365,11 +396,7 @@ export function createTransport(options: TransportOptions): Transport {
       // Also when the caller drops the stream unread: the connection goes back, the listener goes.
       body.once("close", () => {
         deadline.dispose();
-        if (!res.body.destroyed) {
-          // undici reports a body destroyed unread as an abort; nobody reads it any more.
-          res.body.on("error", () => {});
-          res.body.destroy();
-        }
+        abandon(res.body);
       });
       return { body, size: Number.isFinite(length) ? length : undefined, contentType };
     },

@@ -2,6 +2,7 @@ import { checkResultType, RESULT_FILES, resultStream } from "../api/fetch-policy
 import type { Download } from "../api/http.js";
 import type { CardMedia } from "../cards.js";
 import type { ResultMediaView } from "../render/job.js";
+import { abandon } from "../streams.js";
 
 const EXTENSIONS: Record<string, string> = {
   "image/png": "png",
@@ -40,7 +41,7 @@ export async function fileOrLink(
   platformLimit: number,
 ): Promise<ResultMediaView> {
   const probe = await fetch();
-  probe.body.destroy();
+  abandon(probe.body);
   checkResultType(kind, probe.contentType);
   const limit = Math.min(platformLimit, RESULT_FILES[kind].maxBytes);
   const link = publicUrl(url);

@@ -61,6 +61,10 @@ export interface HarnessOptions {
   jobLimit?: number;
   /** Shares another harness's sqlite file (a restart). */
   storeDir?: string;
+  /** Where the client sends its calls (a proxy in front of the emulator); default the emulator. */
+  mediaUrl?: string;
+  /** The client's deadline per call. Default 5 s. */
+  timeoutMs?: number;
 }
 
 export class Harness {
@@ -90,8 +94,8 @@ export class Harness {
     const logger = pino({ level: "silent" });
     const stores = await openStores(`sqlite://${join(dir, "bot.sqlite")}`, SECRETS_KEY, logger);
     const client = createMediaClient({
-      baseUrl: emu.url,
-      timeoutMs: 5_000,
+      baseUrl: options.mediaUrl ?? emu.url,
+      timeoutMs: options.timeoutMs ?? 5_000,
       retries: { maxRetries: 2, minDelayMs: 5, maxDelayMs: 20 },
       logger,
     });
