@@ -2,12 +2,15 @@ import { createMediaClient } from "./core/api/client.js";
 import { createBot } from "./core/bot.js";
 import type { Config } from "./core/config.js";
 import { createLogger, type Logger } from "./core/log.js";
-import { checkMediaService } from "./core/startup.js";
+import { checkMediaService, checkSharedKey } from "./core/startup.js";
 import { startDiscord } from "./discord/index.js";
+import { startBotServer } from "./http/index.js";
 import { startSlack } from "./slack/index.js";
 import { openStores } from "./store/index.js";
 
 export interface RunningApp {
+  /** The bot's HTTP server (health, metrics, Slack's events), on loopback. */
+  httpUrl: string;
   /** Where Slack sends its requests in HTTP mode. */
   slackEventsUrl?: string;
   /** See Bot.stop: the platforms stay connected until the bot has answered and delivered what it can. */
@@ -20,12 +23,14 @@ export interface RunningApp {
  */
 export async function startApp(config: Config, logger: Logger = createLogger({ level: config.logLevel })) {
   await checkMediaService(config.media.url, logger);
-  const stores = await openStores(config.storeUrl, config.secretsKey, logger);
   const media = createMediaClient({
     baseUrl: config.media.url,
     thumbnailsListPath: config.media.thumbnailsListPath,
     logger,
   });
+  await checkSharedKey(media, config.media.apiKey, logger);
+  const stores = await openStores(config.storeUrl, config.secretsKey, logger);
+  const server = await startBotServer({ port: config.port, logger, store: stores.keyv("health") });
   const bot = createBot({
     config,
     media,
@@ -37,12 +42,15 @@ export async function startApp(config: Config, logger: Logger = createLogger({ l
     ? await startDiscord({ config: config.discord, bot, logger, store: stores.keyv("discord") })
     : undefined;
   const slack = config.slack
-    ? await startSlack({ config: config.slack, bot, logger, store: stores.keyv("slack") })
+    ? await startSlack({ config: config.slack, bot, logger, store: stores.keyv("slack"), http: server })
     : undefined;
+  if (discord) server.readiness.watch("discord", discord.problem);
+  if (slack) server.readiness.watch("slack", slack.problem);
   await bot.start();
   logger.info({ platforms: [discord && "discord", slack && "slack"].filter(Boolean) }, "media bot started");
 
   const running: RunningApp = {
+    httpUrl: server.url,
     ...(slack?.eventsUrl && { slackEventsUrl: slack.eventsUrl }),
     async stop(options) {
       await bot.stop(options);
@@ -50,6 +58,7 @@ export async function startApp(config: Config, logger: Logger = createLogger({ l
       await slack?.stop();
       await media.close();
       await stores.close();
+      await server.close();
     },
   };
   return running;

@@ -1,12 +1,13 @@
 import { startApp } from "./app.js";
 import { ConfigError, loadConfig } from "./core/config.js";
 import { createLogger } from "./core/log.js";
-import { isExplained, startupLine } from "./core/startup.js";
+import { isExplained, requireKeyPath, startupLine } from "./core/startup.js";
 import { guardProcess } from "./process-guard.js";
 
 let config: ReturnType<typeof loadConfig>;
 try {
   config = loadConfig();
+  requireKeyPath(config);
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error;
   console.error(startupLine(error));
@@ -36,8 +37,7 @@ try {
   process.once("SIGINT", shutdown);
   process.once("SIGTERM", shutdown);
 } catch (error) {
-  // An unforeseen failure keeps its stack in the (redacted) log; every one ends in one line
-  // (another instance on the same store says so in its own words).
+  // An unforeseen failure keeps its stack in the (redacted) log; every one ends in one line.
   if (!isExplained(error)) logger.fatal({ err: error }, "could not start");
   console.error(startupLine(error));
   process.exit(1);

@@ -44,7 +44,9 @@ export async function openBotCore({
   const stores = await openStores(`sqlite://${join(dir, "bot.sqlite")}`, undefined, logger);
   const media = createMediaClient({ baseUrl: mediaUrl, timeoutMs, logger });
   const bot = createBot({
-    config: { media: { url: mediaUrl, apiKey: "test-key", thumbnailsListPath: "/api/thumbnails" } },
+    config: {
+      media: { url: mediaUrl, apiKey: "test-key", apiKeyTenants: "*", thumbnailsListPath: "/api/thumbnails" },
+    },
     media,
     stores,
     engine: { policy: scaledPolicy(scale) },

@@ -13,7 +13,9 @@ import { createHooks } from "./flows/hooks.js";
 import { createJobEngine, type JobEngineOptions } from "./jobs/engine.js";
 import type { Logger } from "./log.js";
 import type { ActionEvent, AutocompleteEvent, ChatAdapter, Choice, CommandEvent, Platform } from "./ports.js";
-import { Tenancy } from "./tenancy.js";
+import { CommandRates } from "./rates.js";
+import { Tenancy, type TenantKey, type TenantRef } from "./tenancy.js";
+import { scopedTo } from "./tenant-view.js";
 
 /**
  * The core as the adapters see it: events in, cards out through the attached ChatAdapter. One
@@ -21,10 +23,13 @@ import { Tenancy } from "./tenancy.js";
  */
 
 export interface BotOptions {
-  /** MEDIA_API_KEY is the fallback of tenants without their own key. */
-  config: Pick<Config, "media">;
+  /**
+   * MEDIA_API_KEY is the fallback of the tenants MEDIA_API_KEY_TENANTS names. Without `rates`,
+   * gestures are not rate-limited (the app passes the configured ones).
+   */
+  config: Pick<Config, "media"> & Partial<Pick<Config, "rates">>;
   media: MediaClient;
-  stores: Pick<Stores, "jobs" | "tenants" | "claims" | "indexes">;
+  stores: Pick<Stores, "jobs" | "tenants" | "claims" | "indexes" | "owned">;
   /** Polling policy and engine identity (tests shrink the policy). */
   engine?: Pick<JobEngineOptions, "policy" | "instanceId">;
   logger: Logger;
@@ -64,20 +69,34 @@ export const DEFAULT_JOB_LIMIT = 3;
 export function createBot(options: BotOptions): Bot {
   const { media: client, stores, logger } = options;
   const adapters = new Map<Platform, ChatAdapter>();
-  const tenancy = new Tenancy(stores.tenants, options.config.media.apiKey);
+  const { media: mediaConfig, rates } = options.config;
+  const tenancy = new Tenancy(stores.tenants, {
+    key: mediaConfig.apiKey,
+    tenants: mediaConfig.apiKeyTenants,
+  });
   const adapter = (platform: Platform): ChatAdapter => {
     const found = adapters.get(platform);
     // Thrown inside the engine's hooks this means "later": the job waits for its adapter.
     if (!found) throw new Error(`no ${platform} adapter is attached`);
     return found;
   };
-  const media: Core["media"] = async (tenant) => client.as(await tenancy.apiKey(tenant));
+  if (mediaConfig.apiKey && mediaConfig.apiKeyTenants !== "*" && mediaConfig.apiKeyTenants.length === 0) {
+    logger.warn(
+      "MEDIA_API_KEY serves no server or workspace until MEDIA_API_KEY_TENANTS names them (or is *)",
+    );
+  }
+  const mediaWith = (tenant: TenantRef, key: TenantKey | undefined) => {
+    const api = client.as(key?.value);
+    return key?.shared ? scopedTo(api, () => stores.owned.list(tenant)) : api;
+  };
+  const media: Core["media"] = async (tenant) => mediaWith(tenant, await tenancy.apiKey(tenant));
+  const remember = (tenant: TenantRef, ids: readonly string[]) => stores.owned.add(tenant, ids);
 
   const engine = createJobEngine({
     store: stores.jobs,
     claims: stores.claims,
     indexes: stores.indexes,
-    hooks: createHooks({ adapter, media, logger }),
+    hooks: createHooks({ adapter, media, remember, logger }),
     logger,
     ...(options.clock && { clock: options.clock }),
     ...options.engine,
@@ -87,15 +106,21 @@ export function createBot(options: BotOptions): Bot {
     client,
     tenancy,
     engine,
+    jobs: stores.jobs,
     claims: stores.claims,
     cache: new CatalogCache({
       ...(options.pickListTtlMs !== undefined && { ttlMs: options.pickListTtlMs }),
       ...(options.clock && { clock: () => options.clock!.now() }),
     }),
     logger,
+    rates: new CommandRates(rates ?? { userPerMinute: 0, tenantPerMinute: 0 }, () =>
+      (options.clock ?? Date).now(),
+    ),
     jobLimit: options.jobLimit ?? DEFAULT_JOB_LIMIT,
     adapter,
     media,
+    mediaWith,
+    remember,
   };
 
   let stopping = false;

@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { DEFAULT_RATE_LIMITS, type RateLimits } from "./rates.js";
 import { addSecret, redactText } from "./redact.js";
+import type { SharedKeyTenants } from "./tenancy.js";
 
 /**
  * The configuration contract of DESIGN.md, read from the environment. Every problem is reported
@@ -34,9 +36,32 @@ const storeUrl = z
     "must be sqlite://<path> or redis://<host>:<port>",
   );
 
+/** "*", or guild / team ids separated by commas; unset: none (see the README for why). */
+const keyTenants = z
+  .string()
+  .trim()
+  .transform(
+    (v): SharedKeyTenants =>
+      v === "*"
+        ? "*"
+        : v
+            .split(",")
+            .map((id) => id.trim())
+            .filter(Boolean),
+  )
+  .refine(
+    (v) => v === "*" || v.every((id) => /^[A-Za-z0-9]+$/.test(id)),
+    "must be * or guild / team ids separated by commas",
+  );
+
+const perMinute = z.coerce.number().int().min(0, "must be 0 (no limit) or more");
+
 const schema = z.object({
   MEDIA_API_URL: httpUrl.transform(mediaOrigin),
   MEDIA_API_KEY: optionalText,
+  MEDIA_API_KEY_TENANTS: keyTenants.default([]),
+  USER_COMMANDS_PER_MINUTE: perMinute.default(DEFAULT_RATE_LIMITS.userPerMinute),
+  TENANT_COMMANDS_PER_MINUTE: perMinute.default(DEFAULT_RATE_LIMITS.tenantPerMinute),
   MEDIA_THUMBNAILS_LIST_PATH: z
     .string()
     .regex(/^\/api\//, "must be a path starting with /api/")
@@ -53,15 +78,29 @@ const schema = z.object({
   SLACK_BOT_TOKEN: shaped(/^xoxb-/, "must be the Bot User OAuth Token (xoxb-...)"),
   SLACK_SIGNING_SECRET: shaped(/^[A-Za-z0-9]{32}$/, "must be the app's 32-character Signing Secret"),
   SLACK_APP_TOKEN: shaped(/^xapp-/, "must be an app-level token (xapp-...)"),
-  SLACK_PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** The name PORT had while only Slack used the server; PORT wins when both are set. */
+  SLACK_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SLACK_API_URL: httpUrl.transform((v) => (v.endsWith("/") ? v : `${v}/`)).default("https://slack.com/api/"),
   SECRETS_KEY: optionalText,
   INSTANCE_ID: optionalText,
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
+/** Where the bot's HTTP server listens unless PORT (or SLACK_PORT) says otherwise. */
+export const DEFAULT_PORT = 3000;
+
 export interface Config {
-  media: { url: string; apiKey?: string; thumbnailsListPath: string };
+  media: {
+    url: string;
+    apiKey?: string;
+    /** Who may use `apiKey`: the tenants without a key of their own that the operator names. */
+    apiKeyTenants: SharedKeyTenants;
+    thumbnailsListPath: string;
+  };
+  rates: RateLimits;
+  /** The bot's one HTTP server: /healthz, /readyz, /metrics, and POST /slack/events (0: any free port). */
+  port: number;
   storeUrl: string;
   discord?: { token: string; guildId?: string; restUrl: string };
   slack?: {
@@ -138,12 +177,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
 
+  const port = v.PORT ?? v.SLACK_PORT ?? DEFAULT_PORT;
   return {
+    port,
     media: {
       url: v.MEDIA_API_URL,
       apiKey: v.MEDIA_API_KEY,
+      apiKeyTenants: v.MEDIA_API_KEY_TENANTS,
       thumbnailsListPath: v.MEDIA_THUMBNAILS_LIST_PATH,
     },
+    rates: { userPerMinute: v.USER_COMMANDS_PER_MINUTE, tenantPerMinute: v.TENANT_COMMANDS_PER_MINUTE },
     storeUrl: v.STORE_URL,
     discord: v.DISCORD_TOKEN
       ? { token: v.DISCORD_TOKEN, guildId: v.DISCORD_GUILD_ID, restUrl: v.DISCORD_REST_URL }
@@ -153,7 +196,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           botToken: v.SLACK_BOT_TOKEN,
           signingSecret: v.SLACK_SIGNING_SECRET,
           appToken: v.SLACK_APP_TOKEN,
-          port: v.SLACK_PORT,
+          port,
           apiUrl: v.SLACK_API_URL,
         }
       : undefined,

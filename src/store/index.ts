@@ -4,6 +4,7 @@ import { type Claims, openClaims } from "./claims.js";
 import { type Indexes, openIndexes } from "./indexes.js";
 import { JobStore, type JobStoreOptions } from "./jobs.js";
 import { DEFAULT_STORE_URL, openKeyvBackend } from "./keyv.js";
+import { OwnedRecords } from "./owned.js";
 import { createSecretBox } from "./secrets.js";
 import { TenantStore } from "./tenants.js";
 
@@ -23,6 +24,7 @@ export type {
   UpdateResult,
 } from "./jobs.js";
 export { isFinished } from "./jobs.js";
+export type { OwnedRecords } from "./owned.js";
 export type { Json } from "./records.js";
 export { SecretsError, type SecretsErrorCode } from "./secrets.js";
 export type { TenantPatch, TenantSettings, TenantStore } from "./tenants.js";
@@ -30,6 +32,8 @@ export type { TenantPatch, TenantSettings, TenantStore } from "./tenants.js";
 export interface Stores {
   jobs: JobStore;
   tenants: TenantStore;
+  /** What each tenant made through the bot, for tenants that share the operator's key. */
+  owned: OwnedRecords;
   /** For the engine's own claims (polling, delivery). Keys starting with `lock:` are the stores'. */
   claims: Claims;
   /** Named sets of ids (the engine's record of which instance owns which jobs). */
@@ -66,6 +70,7 @@ export async function openStores(
     return {
       jobs,
       tenants: new TenantStore(backend.keyv("tenants"), claims, box),
+      owned: new OwnedRecords(indexes),
       claims,
       indexes,
       keyv: (namespace) => backend.keyv(namespace),

@@ -4,6 +4,7 @@ import KeyvRedis, { createClient, type RedisClientType } from "@keyv/redis";
 import KeyvSqlite from "@keyv/sqlite";
 import Keyv from "keyv";
 import type { Logger } from "pino";
+import { storeSeconds, timed } from "../core/metrics.js";
 import { StoreError } from "./errors.js";
 
 /**
@@ -150,7 +151,7 @@ function backend(
     keyv(namespace) {
       let keyv = namespaces.get(namespace);
       if (!keyv) {
-        keyv = create(namespace);
+        keyv = timedKeyv(create(namespace));
         namespaces.set(namespace, keyv);
       }
       return keyv;
@@ -160,6 +161,21 @@ function backend(
       return closing;
     },
   };
+}
+
+/** The operations every store uses feed the store latency histogram of GET /metrics. */
+function timedKeyv(keyv: Keyv<unknown>): Keyv<unknown> {
+  for (const op of ["get", "set", "delete"] as const) {
+    const original = keyv[op].bind(keyv) as (...args: unknown[]) => Promise<unknown>;
+    Object.defineProperty(keyv, op, {
+      value: (...args: unknown[]) =>
+        timed(
+          (s) => storeSeconds.observe({ op }, s),
+          () => original(...args),
+        ),
+    });
+  }
+  return keyv;
 }
 
 /** A redis URL may carry a password. */

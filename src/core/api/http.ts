@@ -24,6 +24,7 @@ import {
   UnauthorizedError,
 } from "../errors.js";
 import type { Logger } from "../log.js";
+import { serviceErrorsTotal, serviceRoute, serviceSeconds } from "../metrics.js";
 import { abandon } from "../streams.js";
 import { checkFetchTarget, guardedLookup, RefusedFetchError } from "./fetch-policy.js";
 import type { StreamBody } from "./multipart.js";
@@ -215,6 +216,12 @@ function failureOf(
   return new InvalidResponseError(`unexpected HTTP ${status}`, status, context);
 }
 
+/** Every failed call is counted once, where it is thrown. */
+function counted(error: BotError): BotError {
+  serviceErrorsTotal.inc({ code: error.code });
+  return error;
+}
+
 /** Header-safe: visible ASCII only. */
 const KEY_SHAPE = /^[\x21-\x7e]+$/;
 
@@ -296,13 +303,13 @@ export function createTransport(options: TransportOptions): Transport {
         bodyTimeout: timeoutMs,
         dispatcher: call.method === "GET" ? retrying : base,
       });
+      const ms = performance.now() - started;
+      serviceSeconds.observe(
+        { method: call.method, route: serviceRoute(target.pathname, isApi(target.href)) },
+        ms / 1000,
+      );
       log.debug(
-        {
-          method: call.method,
-          path: target.pathname,
-          status: res.statusCode,
-          ms: Math.round(performance.now() - started),
-        },
+        { method: call.method, path: target.pathname, status: res.statusCode, ms: Math.round(ms) },
         "media api",
       );
       return { res, deadline, context, presigned: !isApi(target.href) };
@@ -319,7 +326,7 @@ export function createTransport(options: TransportOptions): Transport {
         },
         "media api",
       );
-      throw mapped;
+      throw counted(mapped);
     }
   }
 
@@ -333,9 +340,11 @@ export function createTransport(options: TransportOptions): Transport {
       return { status: res.statusCode, text: body, context };
     } catch (error) {
       // A success whose body was cut off: the job exists, its id is lost.
-      throw res.statusCode < 300
-        ? lostAnswer(call, deadline.errorFor(error, context))
-        : deadline.errorFor(error, context);
+      throw counted(
+        res.statusCode < 300
+          ? lostAnswer(call, deadline.errorFor(error, context))
+          : deadline.errorFor(error, context),
+      );
     } finally {
       deadline.dispose();
       // An early answer (a 400 before the upload was read to its end) leaves the files' sources open.
@@ -349,13 +358,14 @@ export function createTransport(options: TransportOptions): Transport {
     async json(call, schema, opts = {}) {
       const { status, text, context } = await read(call, opts);
       const payload = parseJson(text);
-      if (payload === undefined) throw new InvalidResponseError("the body is not JSON", status, context);
+      if (payload === undefined)
+        throw counted(new InvalidResponseError("the body is not JSON", status, context));
       const parsed = schema.safeParse(payload);
       if (!parsed.success) {
         const issues = parsed.error.issues
           .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
           .join("; ");
-        throw new InvalidResponseError(issues, status, context, parsed.error);
+        throw counted(new InvalidResponseError(issues, status, context, parsed.error));
       }
       return parsed.data;
     },
@@ -377,7 +387,7 @@ export function createTransport(options: TransportOptions): Transport {
         }
       } catch (error) {
         deadline.dispose();
-        throw deadline.errorFor(error, context);
+        throw counted(deadline.errorFor(error, context));
       }
       // From here the body runs on undici's idle timeout (bodyTimeout), however long the video is;
       // the caller's signal still cancels it.
