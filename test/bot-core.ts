@@ -19,7 +19,9 @@ export interface BotCoreOptions {
   dir: string;
   /** Multiplies the polling policy's durations (0.01: 100 times shorter), to match the emulator's clock. */
   scale: number;
-  /** Silent when left out. */
+  /** The media client's timeout per call. Default 20 s. */
+  timeoutMs?: number;
+  /** Default: silent. */
   logger?: Logger;
   /** For tenants' own API keys (setup); none when left out. */
   secretsKey?: string;
@@ -38,13 +40,16 @@ export async function openBotCore({
   mediaUrl,
   dir,
   scale,
+  timeoutMs = 20_000,
   logger = pino({ level: "silent" }),
   secretsKey,
 }: BotCoreOptions): Promise<BotCore> {
   const stores = await openStores(`sqlite://${join(dir, "bot.sqlite")}`, secretsKey, logger);
-  const media = createMediaClient({ baseUrl: mediaUrl, timeoutMs: 20_000, logger });
+  const media = createMediaClient({ baseUrl: mediaUrl, timeoutMs, logger });
   const bot = createBot({
-    config: { media: { url: mediaUrl, apiKey: "test-key", thumbnailsListPath: "/api/thumbnails" } },
+    config: {
+      media: { url: mediaUrl, apiKey: "test-key", apiKeyTenants: "*", thumbnailsListPath: "/api/thumbnails" },
+    },
     media,
     stores,
     engine: { policy: scaledPolicy(scale) },

@@ -140,6 +140,7 @@ export async function startWorld(
       const engine = createJobEngine({
         store: stores.jobs,
         claims: stores.claims,
+        indexes: stores.indexes,
         hooks,
         logger: silent,
         policy: scaledPolicy(SCALE, opts.policy),

@@ -4,7 +4,7 @@ import { extname } from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import busboy from "busboy";
-import type { FileContent, SlackFile, SlackState, Upload } from "./state.js";
+import type { FileContent, FileRefusal, SlackFile, SlackState, Upload } from "./state.js";
 
 const TYPES: Record<string, { filetype: string; mimetype: string }> = {
   ".png": { filetype: "png", mimetype: "image/png" },
@@ -72,7 +72,7 @@ export function fileObject(state: SlackState, meta: FileMeta): SlackFile {
 export function addUserFile(
   state: SlackState,
   content: FileContent,
-  meta: { name: string; mimetype: string; size?: number; user?: string },
+  meta: { name: string; mimetype: string; size?: number; user?: string; download?: FileRefusal },
 ): SlackFile {
   const size = content instanceof Uint8Array ? content.byteLength : meta.size;
   if (size === undefined) throw new Error("addUserFile: a stream factory needs meta.size");
@@ -84,6 +84,7 @@ export function addUserFile(
   });
   state.files.set(file.id, file);
   state.fileContents.set(file.id, content);
+  if (meta.download) state.fileRefusals.set(file.id, meta.download);
   return file;
 }
 
@@ -155,15 +156,16 @@ export async function handleDownload(
   res: ServerResponse,
   pathname: string,
 ): Promise<void> {
-  if (req.headers.authorization !== `Bearer ${state.botToken}`) {
+  const [, id = "", download] = FILE_PATH.exec(pathname) ?? [];
+  const refusal = state.fileRefusals.get(id);
+  if (req.headers.authorization !== `Bearer ${state.botToken}` || refusal === "sign-in-page") {
     res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(LOGIN_PAGE);
     return;
   }
-  const [, id = "", download] = FILE_PATH.exec(pathname) ?? [];
   const file = state.files.get(id);
   const content = state.fileContents.get(id);
   // Files uploaded through the external flow were only counted (unless kept), so there may be nothing to serve.
-  if (!file || !content) {
+  if (!file || !content || refusal === 404) {
     res.writeHead(404, { "content-type": "text/plain" }).end("file_not_found");
     return;
   }

@@ -27,6 +27,7 @@ import { type Envelope, type EnvelopeType, SocketModeServer } from "./socket-mod
 import {
   type EphemeralMessage,
   type FileContent,
+  type FileRefusal,
   type Message,
   type ResponseUrlPost,
   type SlackFile,
@@ -52,6 +53,7 @@ export type { Envelope, EnvelopeType } from "./socket-mode.js";
 export type {
   EphemeralMessage,
   FileContent,
+  FileRefusal,
   Message,
   ResponseUrlPost,
   SlackFile,
@@ -94,10 +96,13 @@ export interface FakeSlack {
   /** External uploads that were completed. */
   readonly uploads: Upload[];
   responseUrlPosts: ResponseUrlPost[];
-  /** A file a user attached; `meta.size` is required with a stream factory. */
+  /**
+   * A file a user attached; `meta.size` is required with a stream factory. `meta.download` makes
+   * its download fail: 404 (deleted meanwhile) or the sign-in page (the bot may not read files).
+   */
   addUserFile(
     content: FileContent,
-    meta: { name: string; mimetype: string; size?: number; user?: string },
+    meta: { name: string; mimetype: string; size?: number; user?: string; download?: FileRefusal },
   ): SlackFile;
   /** Payloads as Slack would send them, for Socket Mode or custom delivery. */
   payloads: {

@@ -116,6 +116,9 @@ export interface Upload {
 
 export type FileContent = Uint8Array | (() => Readable);
 
+/** How a file's download fails: deleted meanwhile (404), or Slack's sign-in page (a token without files:read). */
+export type FileRefusal = 404 | "sign-in-page";
+
 export interface ResponseUrlPost {
   url: string;
   status: number;
@@ -180,6 +183,8 @@ export class SlackState {
   readonly views = new Map<string, SlackView>();
   readonly files = new Map<string, SlackFile>();
   readonly fileContents = new Map<string, FileContent>();
+  /** Files whose download fails as asked (see addUserFile's `download`), by file id. */
+  readonly fileRefusals = new Map<string, FileRefusal>();
   readonly uploads = new Map<string, Upload>();
   readonly triggers = new Map<string, Trigger>();
   readonly responseUrls = new Map<string, ResponseUrl>();

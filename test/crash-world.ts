@@ -1,0 +1,108 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type FakeDiscord, startFakeDiscord } from "./fakes/discord/index.js";
+import { type Emulator, startEmulator } from "./fakes/media-api/index.js";
+import { type HttpProxy, startProxy } from "./fakes/proxy.js";
+import { type FakeSlack, startFakeSlack } from "./fakes/slack/index.js";
+import { BotProcess, type Entry, freePort } from "./main-process.js";
+
+/**
+ * The three remote services and the real bot process between them, for killing the bot: the
+ * emulator, the fake Discord and the fake Slack each behind a proxy (the bot's MEDIA_API_URL,
+ * DISCORD_REST_URL and SLACK_API_URL), so that the caller hears of each request as it arrives and
+ * can kill the bot during it. The bot runs from `src/main.ts` (or `dist/main.js`) with a fixed
+ * INSTANCE_ID, on a store in a temp dir that outlives each process.
+ */
+
+export const STATUS_PATH =
+  /^\/api\/(video\/[^/]+\/status|avatar\/jobs\/[^/]+\/status|image\/(?!generate$|edit$|inpaint$)[^/]+|mockup\/[^/]+\/status|thumbnail\/(?!generate$)[^/]+)$/;
+
+export interface CrashWorldOptions {
+  /** The emulator's time scale (default 0.02: a 20 s image takes 400 ms). */
+  timeScale?: number;
+  entry?: Entry;
+  /** Default: a sqlite file in the world's temp dir. */
+  storeUrl?: string;
+  /** Without Discord the bot runs Slack alone (several instances cannot share the fake's one gateway session). */
+  discord?: boolean;
+}
+
+export interface Instance {
+  id: string;
+  bot: BotProcess;
+  /** Where the fake Slack sends this instance's commands and clicks. */
+  slackEventsUrl: string;
+}
+
+export class CrashWorld {
+  private readonly ports = new Map<string, number>();
+
+  private constructor(
+    readonly emu: Emulator,
+    readonly slack: FakeSlack,
+    readonly discord: FakeDiscord | undefined,
+    readonly media: HttpProxy,
+    readonly slackApi: HttpProxy,
+    readonly discordRest: HttpProxy | undefined,
+    readonly dir: string,
+    private readonly options: CrashWorldOptions,
+  ) {}
+
+  static async start(options: CrashWorldOptions = {}): Promise<CrashWorld> {
+    const emu = await startEmulator({ timeScale: options.timeScale ?? 0.02 });
+    emu.account("test-key").creditsLimit = 1e9;
+    const slack = await startFakeSlack();
+    const discord = options.discord === false ? undefined : await startFakeDiscord();
+    const media = await startProxy(emu.url);
+    const slackApi = await startProxy(new URL(slack.apiUrl).origin);
+    const discordRest = discord && (await startProxy(new URL(discord.restUrl).origin));
+    const dir = mkdtempSync(join(tmpdir(), "crash-world-"));
+    return new CrashWorld(emu, slack, discord, media, slackApi, discordRest, dir, options);
+  }
+
+  get storeUrl(): string {
+    return this.options.storeUrl ?? `sqlite://${join(this.dir, "bot.sqlite")}`;
+  }
+
+  /** Starts an instance (again, after a kill: same INSTANCE_ID, same Slack port) and waits until it runs. */
+  async startInstance(id: string): Promise<Instance> {
+    let port = this.ports.get(id);
+    if (port === undefined) {
+      port = await freePort();
+      this.ports.set(id, port);
+    }
+    const bot = BotProcess.start(
+      {
+        INSTANCE_ID: id,
+        MEDIA_API_URL: this.media.url,
+        MEDIA_API_KEY: "test-key",
+        STORE_URL: this.storeUrl,
+        SLACK_BOT_TOKEN: this.slack.botToken,
+        SLACK_SIGNING_SECRET: this.slack.signingSecret,
+        SLACK_API_URL: `${this.slackApi.url}/api/`,
+        SLACK_PORT: String(port),
+        ...(this.discord &&
+          this.discordRest && {
+            DISCORD_TOKEN: this.discord.token,
+            DISCORD_REST_URL: `${this.discordRest.url}/api`,
+            DISCORD_GUILD_ID: this.discord.guild.id,
+          }),
+      },
+      this.options.entry,
+    );
+    try {
+      await bot.ready();
+    } catch (error) {
+      await bot.kill();
+      throw error;
+    }
+    return { id, bot, slackEventsUrl: `http://127.0.0.1:${port}/slack/events` };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.media.close(), this.slackApi.close(), this.discordRest?.close()]);
+    await Promise.all([this.emu.close(), this.slack.close(), this.discord?.close()]);
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}

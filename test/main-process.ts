@@ -1,0 +1,98 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { createServer } from "node:net";
+import { createInterface } from "node:readline";
+
+/**
+ * The real entry point in a process of its own, configured by env as an operator runs it, for
+ * the tests and benchmarks that kill it: `src/main.ts` through tsx (no build needed), or
+ * `dist/main.js` after `npm run build`. Its log lines (pino JSON on stdout, errors on stderr) are
+ * kept, the last ones, for the message of a failed wait.
+ */
+
+const root = new URL("..", import.meta.url).pathname;
+const KEPT_LINES = 200;
+
+export type Entry = "src" | "dist";
+
+export class BotProcess {
+  /** Resolves with the exit code (null after a signal). */
+  readonly exited: Promise<number | null>;
+  private readonly lines: string[] = [];
+  private started = false;
+
+  private constructor(private readonly child: ChildProcess) {
+    this.exited = new Promise((resolve) => child.once("exit", resolve));
+    for (const stream of [child.stdout, child.stderr]) {
+      if (!stream) continue;
+      createInterface({ input: stream }).on("line", (line) => {
+        if (line.includes('"media bot started"')) this.started = true;
+        this.lines.push(line);
+        if (this.lines.length > KEPT_LINES) this.lines.shift();
+      });
+    }
+  }
+
+  /** Starts the bot with only PATH from the caller's environment, and `env`. */
+  static start(env: Record<string, string>, entry: Entry = "src"): BotProcess {
+    const args = entry === "src" ? ["--import", "tsx", "src/main.ts"] : ["dist/main.js"];
+    const child = spawn(process.execPath, args, {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "info", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    return new BotProcess(child);
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  /** Resolves once the bot logged that it started (every platform attached, jobs taken up). */
+  async ready(timeoutMs = 30_000): Promise<void> {
+    const exitedEarly = this.exited.then((code) => {
+      throw new Error(`the bot exited (${code}) before it started:\n${this.tail()}`);
+    });
+    await Promise.race([
+      until(
+        () => this.started,
+        timeoutMs,
+        () => this.tail(),
+      ),
+      exitedEarly,
+    ]);
+  }
+
+  /** SIGKILL, as the out-of-memory killer or `kill -9` does; resolves once the process is gone. */
+  async kill(): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGKILL");
+    await this.exited;
+  }
+
+  tail(lines = 40): string {
+    return this.lines.slice(-lines).join("\n");
+  }
+}
+
+/** A port nobody listens on now (SLACK_PORT takes no 0). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Polls `check` every 20 ms until it gives something; the error says what was awaited. */
+export async function until<T>(
+  check: () => T | undefined | null | false,
+  timeoutMs: number,
+  what: () => string,
+): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = check();
+    if (value) return value;
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting: ${what()}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
