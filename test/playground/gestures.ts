@@ -48,11 +48,20 @@ export function createGestures(world: PlaygroundWorld) {
     started.push((await interaction).id);
   };
   const registered = () => discord.commands(discord.guild.id);
+  const discordUsers = Object.values(discord.users).map((u) => u.id);
+  const slackUsers = Object.values(slack.users).map((u) => u.id);
+  /** Who acts: one of the seeded members, the requester unless the page says otherwise. */
+  const actor = (body: Body, known: string[]) => {
+    const id = typeof body.user === "string" ? body.user : known[0]!;
+    if (!known.includes(id)) throw new HttpError(400, `no user ${id} here`);
+    return id;
+  };
 
   const actions: Record<string, (body: Body) => Promise<unknown>> = {
     async "discord/command"(body) {
       const files = ((body.files as PageFile[] | undefined) ?? []).map(fakeFile);
-      await track(discord.sendCommand(parseLine(String(body.line), registered(), files)));
+      const user = actor(body, discordUsers);
+      await track(discord.sendCommand({ ...parseLine(String(body.line), registered(), files), user }));
     },
     /** What the bot suggests for the option being typed, as Discord's client asks it. */
     async "discord/autocomplete"(body) {
@@ -61,6 +70,7 @@ export function createGestures(world: PlaygroundWorld) {
       });
       const sent = await discord.sendAutocomplete({
         ...input,
+        user: actor(body, discordUsers),
         focused: String(body.option),
         value: String(body.value),
       });
@@ -71,10 +81,12 @@ export function createGestures(world: PlaygroundWorld) {
       return { choices: (answer.data as { choices?: unknown[] }).choices ?? [] };
     },
     async "discord/button"(body) {
-      await track(discord.clickButton(String(body.message), String(body.custom)));
+      await track(discord.clickButton(String(body.message), String(body.custom), actor(body, discordUsers)));
     },
     async "discord/select"(body) {
-      await track(discord.selectMenu(String(body.message), String(body.custom), body.values as string[]));
+      const values = body.values as string[];
+      const user = actor(body, discordUsers);
+      await track(discord.selectMenu(String(body.message), String(body.custom), values, user));
     },
     async "discord/modal"(body) {
       const fields: Record<string, string | string[] | FakeFile[]> = {};
@@ -86,10 +98,12 @@ export function createGestures(world: PlaygroundWorld) {
     async "slack/command"(body) {
       const match = /^\s*(\/\S+)\s*([\s\S]*)$/.exec(String(body.line));
       if (match?.[1] !== "/media") throw new HttpError(400, `${match?.[1] ?? "That"} is not a valid command`);
-      await slack.slashCommand(world.slackEventsUrl, { text: match[2]!.trim() });
+      const user = actor(body, slackUsers);
+      await slack.slashCommand(world.slackEventsUrl, { text: match[2]!.trim(), user });
     },
     async "slack/action"(body) {
       await slack.blockAction(world.slackEventsUrl, {
+        user: actor(body, slackUsers),
         actionId: String(body.action),
         message: String(body.message),
         ...(typeof body.value === "string" && { value: body.value }),
@@ -97,6 +111,7 @@ export function createGestures(world: PlaygroundWorld) {
       });
     },
     async "slack/view"(body) {
+      const user = actor(body, slackUsers);
       const values: Record<string, InputValue> = {};
       for (const [id, value] of Object.entries(body.values as Record<string, unknown>)) {
         // Files picked in a file input are files the user shared in Slack first.
@@ -105,23 +120,29 @@ export function createGestures(world: PlaygroundWorld) {
               slack.addUserFile(Buffer.from(f.data, "base64"), {
                 name: f.name,
                 mimetype: f.type || "application/octet-stream",
+                user,
               }),
             )
           : (value as string | string[]);
       }
-      const answer = await slack.viewSubmission(world.slackEventsUrl, { viewId: String(body.view), values });
+      const answer = await slack.viewSubmission(world.slackEventsUrl, {
+        viewId: String(body.view),
+        values,
+        user,
+      });
       const errors = (answer.body as { errors?: Record<string, string> } | undefined)?.errors;
       return errors ? { errors } : {};
     },
   };
 
-  /** The modal the bot showed in answer to the latest of the page's interactions, if still open. */
-  function openDiscordModal():
-    | { interactionId: string; modal: APIModalInteractionResponseCallbackData }
-    | undefined {
+  /** The modal the bot showed `userId` in answer to the latest of their interactions, if still open. */
+  function openDiscordModal(
+    userId: string,
+  ): { interactionId: string; modal: APIModalInteractionResponseCallbackData } | undefined {
     for (const id of [...started].reverse()) {
       const record = discord.interaction(id);
-      if (record?.modal && !record.modalSubmitted) return { interactionId: id, modal: record.modal };
+      if (record?.userId === userId && record.modal && !record.modalSubmitted)
+        return { interactionId: id, modal: record.modal };
     }
     return undefined;
   }

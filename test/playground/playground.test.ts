@@ -114,6 +114,18 @@ describe("the playground page", () => {
     world.discord.assertNoValidationErrors();
   });
 
+  it("acts as the person picked in a pane, who alone sees their private answers", async () => {
+    await discord().locator('[data-role="user"]').selectOption({ label: "as Other" });
+    await page.locator("#discord-line").fill("/usage");
+    await page.locator("#discord-line").press("Enter");
+    const usage = discord().locator(".message", { hasText: "Media service usage" });
+    await text(usage.locator(".ephemeral")).toContain("Only you can see this");
+    expect(await usage.locator(".used").innerText()).toContain("@Other used /usage");
+
+    await discord().locator('[data-role="user"]').selectOption({ label: "as Requester" });
+    await hidden(usage);
+  });
+
   it("designs a photo avatar in Discord's modal and keeps both variants", async () => {
     await page.locator("#discord-line").fill("/photo_avatar design name:Ava portrait:true");
     await page.locator("#discord-line").press("Enter");

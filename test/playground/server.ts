@@ -43,37 +43,41 @@ export async function startServer(world: PlaygroundWorld, port = 0): Promise<Pla
   for (const user of Object.values(discord.users)) discordNames[user.id] = user.global_name ?? user.username;
   const slackNames: Record<string, string> = { [slack.botUserId]: "media-bot" };
   for (const user of Object.values(slack.users)) slackNames[user.id] = user.real_name || user.name;
-  const requester = { discord: discord.users.requester.id, slack: slack.users.requester.id };
+  const people = {
+    discord: Object.values(discord.users).map((u) => ({ id: u.id, name: discordNames[u.id]! })),
+    slack: Object.values(slack.users).map((u) => ({ id: u.id, name: slackNames[u.id]! })),
+  };
   const fileOrigins = [discord.restUrl, slack.apiUrl, world.emulator.url].map((u) => new URL(u).origin);
 
   const { actions, openDiscordModal: openModal } = createGestures(world);
 
-  function openDiscordModal() {
-    const open = openModal();
+  function openDiscordModal(userId: string) {
+    const open = openModal(userId);
     return open ? { key: open.interactionId, html: discordModal(open.modal) } : null;
   }
 
-  function openSlackView() {
-    const view = slack.views.filter((v) => v.open && v.user === requester.slack).at(-1);
+  function openSlackView(userId: string) {
+    const view = slack.views.filter((v) => v.open && v.user === userId).at(-1);
     return view ? { key: `${view.id}:${view.hash}`, html: slackModal(view, slackNames) } : null;
   }
 
-  function state() {
+  /** The channels as the two people the page acts as see them (ephemeral messages, modals). */
+  function state(as: { discord: string; slack: string }) {
     const seen = (m: { flags?: number; interaction_metadata?: { user: { id: string } } }) =>
-      !((m.flags ?? 0) & 64) || m.interaction_metadata?.user.id === requester.discord;
+      !((m.flags ?? 0) & 64) || m.interaction_metadata?.user.id === as.discord;
     return {
       discord: {
         html: discordChannel(discord.messages().filter(seen), discordNames),
-        modal: openDiscordModal(),
+        modal: openDiscordModal(as.discord),
       },
       slack: {
         html: slackChannel(
           slack.messages(),
-          slack.ephemerals().filter((m) => m.user === requester.slack),
+          slack.ephemerals().filter((m) => m.user === as.slack),
           slackNames,
           "media-bot",
         ),
-        modal: openSlackView(),
+        modal: openSlackView(as.slack),
       },
     };
   }
@@ -102,9 +106,14 @@ export async function startServer(world: PlaygroundWorld, port = 0): Promise<Pla
       const name = STATIC[url.pathname]!;
       const body = await readFile(new URL(`./static/${name}`, import.meta.url));
       res.writeHead(200, { "content-type": `${TYPES[name.split(".").pop()!]}; charset=utf-8` }).end(body);
-    } else if (req.method === "GET" && url.pathname === "/api/state") json(200, state());
-    else if (req.method === "GET" && url.pathname === "/api/commands")
-      json(200, { discord: commandMenu(discord.commands(discord.guild.id)), slack: slackMenu() });
+    } else if (req.method === "GET" && url.pathname === "/api/state") {
+      const as = (platform: "discord" | "slack") => url.searchParams.get(platform) ?? people[platform][0]!.id;
+      json(200, state({ discord: as("discord"), slack: as("slack") }));
+    } else if (req.method === "GET" && url.pathname === "/api/page")
+      json(200, {
+        menus: { discord: commandMenu(discord.commands(discord.guild.id)), slack: slackMenu() },
+        people,
+      });
     else if (req.method === "GET" && url.pathname === "/file")
       await file(res, url.searchParams.get("url") ?? "");
     else if (req.method === "POST" && url.pathname.startsWith("/api/") && actions[url.pathname.slice(5)])

@@ -10,11 +10,15 @@ const shown = { discord: { html: "", modal: null }, slack: { html: "", modal: nu
 /** Modals the user cancelled: a client closes them without telling the bot. */
 const dismissed = new Set();
 
+/** Who acts in a pane: the person picked in its bar. */
+const actingAs = (pane) => part(pane, "user").value;
+
 async function post(path, body) {
+  const pane = path.split("/")[0];
   const answer = await fetch(`/api/${path}`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
+    body: JSON.stringify({ ...body, user: actingAs(pane) }),
   });
   const value = await answer.json();
   if (!answer.ok) throw new Error(value.error ?? `HTTP ${answer.status}`);
@@ -60,7 +64,8 @@ function render(pane, state) {
 
 async function poll() {
   try {
-    const state = await (await fetch("/api/state")).json();
+    const as = new URLSearchParams({ discord: actingAs("discord"), slack: actingAs("slack") });
+    const state = await (await fetch(`/api/state?${as}`)).json();
     render("discord", state.discord);
     render("slack", state.slack);
   } finally {
@@ -165,7 +170,11 @@ document.addEventListener("submit", async (event) => {
 
 // ---- The command boxes: completion of commands, options and choices ---------------------------
 
-const menus = await (await fetch("/api/commands")).json();
+const { menus, people } = await (await fetch("/api/page")).json();
+for (const pane of ["discord", "slack"]) {
+  const picker = part(pane, "user");
+  for (const person of people[pane]) picker.add(new Option(`as ${person.name}`, person.id));
+}
 
 /** The longest command path the typed words begin with. */
 function commandIn(menu, typed) {
