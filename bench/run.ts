@@ -10,6 +10,7 @@ const BENCHMARKS: Record<string, string> = {
   "discord-ack": "./discord-ack/main.ts",
   jobs: "./jobs/main.ts",
   "slack-ack": "./slack-ack/main.ts",
+  chaos: "./chaos/main.ts",
 };
 
 const args = process.argv.slice(2);

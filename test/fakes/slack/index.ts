@@ -92,6 +92,8 @@ export interface FakeSlack {
   /** External uploads that were completed. */
   readonly uploads: Upload[];
   responseUrlPosts: ResponseUrlPost[];
+  /** Another member of the workspace. */
+  addUser(name: string): SlackUser;
   /** A file a user attached; `meta.size` is required with a stream factory. */
   addUserFile(
     content: FileContent,
@@ -213,6 +215,7 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
       return [...state.uploads.values()].filter((u) => u.completed);
     },
     responseUrlPosts: state.responseUrlPosts,
+    addUser: (name) => state.addUser(name),
     addUserFile: (content, meta) => addUserFile(state, content, meta),
     payloads,
     async slashCommand(eventsUrl, input = {}, delivery) {
