@@ -5,6 +5,8 @@
  * another instance shares the store, only once that survivor took over its jobs (or a deadline
  * passed). Counts what a user and the service would see; see `summarize`.
  */
+import { createMediaClient, fetchStatus, type MediaApi } from "../../src/core/api/index.js";
+import type { JobKind } from "../../src/core/api/job-status.js";
 import type { CrashWorld, Instance } from "../../test/crash-world.js";
 import { STATUS_PATH } from "../../test/crash-world.js";
 import type { HttpProxy, ProxiedRequest } from "../../test/fakes/proxy.js";
@@ -51,7 +53,7 @@ export interface Kill {
   restartMs?: number;
   /** From the kill to the first status read of a job that was being polled before it (null: none came). */
   recoveryMs: number | null;
-  /** Jobs polled in the 15 s before the kill. */
+  /** Jobs polled in the 15 s before the kill that still ran at the service. */
   pending: number;
 }
 
@@ -72,10 +74,18 @@ export interface CampaignResult {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const RECENT_POLL_MS = 15_000;
+/**
+ * How long a command keeps its place among those in flight while its result does not come: a
+ * stuck job then makes room for new commands (its result is still counted if it comes later).
+ */
+const SLOT_MS = 45_000;
 
 export async function runCampaign(options: CampaignOptions): Promise<CampaignResult> {
   const { world } = options;
   const startedAt = Date.now();
+  // The campaign's own look at the service, past the proxies: which jobs still run at a kill.
+  const client = createMediaClient({ baseUrl: world.emu.url });
+  const api = client.as("test-key");
   const [victimId, ...survivorIds] = options.instances;
   const up = new Map<string, Instance>();
   const waiters: (() => void)[] = [];
@@ -147,7 +157,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
       void (async () => {
         try {
           command.acknowledged = await scenario.run(traffic, command.tag, index);
-          const end = Date.now() + 90_000;
+          const end = Date.now() + SLOT_MS;
           while (command.acknowledged && !over && Date.now() < end && !postedResults(world).has(command.tag))
             await sleep(250);
         } catch (error) {
@@ -179,8 +189,9 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
     const kill: Kill = { moment, at: fired.at, recoveryMs: null, pending: 0, ...fired.extra };
     kills.push(kill);
     const pending = recentlyPolled(victim.media, fired.at);
-    kill.pending = pending.size;
     watchRecovery(allProxies, pending, kill);
+    await dropFinished(api, pending);
+    kill.pending = pending.size;
     if (survivorIds.length > 0) {
       const end = Date.now() + options.takeoverMs;
       while (kill.recoveryMs === null && pending.size > 0 && Date.now() < end) await sleep(100);
@@ -203,6 +214,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
     killedByUs.add(instance.bot.pid);
     await instance.bot.kill();
   }
+  await client.close();
   return { commands, kills, missedMoments, unexpectedExits, durationMs: Date.now() - startedAt };
 }
 
@@ -282,7 +294,7 @@ function lastCreationTag(world: CrashWorld, path: string): Partial<Kill> {
   return tag ? { lostAnswerOf: tag } : {};
 }
 
-/** Status paths polled through `proxy` in the seconds before `at`: jobs the instance was looking after. */
+/** Status paths polled through `proxy` in the seconds before `at`: jobs the instance looked after. */
 function recentlyPolled(proxy: HttpProxy, at: number): Set<string> {
   const paths = new Set<string>();
   for (let i = proxy.requests.length - 1; i >= 0; i--) {
@@ -291,6 +303,29 @@ function recentlyPolled(proxy: HttpProxy, at: number): Set<string> {
     if (r.method === "GET" && STATUS_PATH.test(r.path) && r.at <= at) paths.add(r.path);
   }
   return paths;
+}
+
+const STATUS_KINDS: [RegExp, JobKind][] = [
+  [/^\/api\/video\/([^/]+)\/status$/, "video"],
+  [/^\/api\/avatar\/jobs\/([^/]+)\/status$/, "photo_avatar"],
+  [/^\/api\/mockup\/([^/]+)\/status$/, "mockup"],
+  [/^\/api\/thumbnail\/([^/]+)$/, "thumbnail"],
+  [/^\/api\/image\/([^/]+)$/, "image"],
+];
+
+/**
+ * Leaves in `paths` only the jobs that still run at the service: a finished job, or one that
+ * waits for a choice, is rightly not read again, so it says nothing of how soon polling resumed.
+ */
+async function dropFinished(api: MediaApi, paths: Set<string>): Promise<void> {
+  await Promise.all(
+    [...paths].map(async (path) => {
+      const [pattern, kind] = STATUS_KINDS.find(([re]) => re.test(path)) ?? [];
+      const id = pattern?.exec(path)?.[1];
+      const status = kind && id ? await fetchStatus(api, kind, id).catch(() => undefined) : undefined;
+      if (!status || status.terminal || status.state === "needs_choice") paths.delete(path);
+    }),
+  );
 }
 
 /** Sets `kill.recoveryMs` at the first read of a pending job after the kill, by any instance. */

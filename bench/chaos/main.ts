@@ -7,11 +7,11 @@
  * over its jobs.
  *
  *   npm run bench -- chaos [--kills 100] [--pair-kills 10] [--pair-store sqlite|redis]
- *                          [--time-scale 0.05] [--concurrency 8] [--drain 60] [--seed 1]
+ *                          [--time-scale 0.1] [--concurrency 10] [--drain 60] [--seed 1]
  *                          [--entry dist|src] [--out bench/results]
  *
  * --kills: kills of the single-instance run; --pair-kills: of the two-instance run (0 skips it);
- * --time-scale: the emulator's job durations (0.05: a 3-minute video takes 9 s); --drain: seconds
+ * --time-scale: the emulator's job durations (0.1: a 3-minute video takes 18 s, an image 2 s); --drain: seconds
  * results may take after the last kill; --entry src runs src/main.ts through tsx, without a build.
  */
 import { execFileSync, spawn } from "node:child_process";
@@ -31,8 +31,8 @@ const { values } = parseArgs({
     kills: { type: "string", default: "100" },
     "pair-kills": { type: "string", default: "10" },
     "pair-store": { type: "string", default: "sqlite" },
-    "time-scale": { type: "string", default: "0.05" },
-    concurrency: { type: "string", default: "8" },
+    "time-scale": { type: "string", default: "0.1" },
+    concurrency: { type: "string", default: "10" },
     drain: { type: "string", default: "60" },
     seed: { type: "string", default: "1" },
     entry: { type: "string", default: "dist" },
@@ -107,8 +107,8 @@ async function campaign(
       moments: options.moments,
       scenarios: weighted(SCENARIOS.filter((s) => options.discord || s.platform === "slack")),
       concurrency: Number(values.concurrency),
-      armMs: 15_000,
-      pauseMs: 2_000,
+      armMs: 10_000,
+      pauseMs: 1_000,
       takeoverMs: 30_000,
       drainMs: Number(values.drain) * 1000,
       random,

@@ -36,7 +36,7 @@ function rows(run: RunReport): string[] {
     .map(([moment, n]) => `${moment} ${n}`)
     .join(", ");
   return [
-    `| kills (by moment) | ${run.kills.length} (${kills})${missed ? `; moments that did not come in 15 s (the next one was armed): ${missed}` : ""} |`,
+    `| kills (by moment) | ${run.kills.length} (${kills})${missed ? `; moments that did not come in 10 s (the next one was armed): ${missed}` : ""} |`,
     `| commands sent | ${s.commandsSent} (${s.notAcknowledged} never acknowledged: the bot died before its ack) |`,
     `| creation calls | ${s.creationCalls} |`,
     `| commands with two creation calls | **${s.commandsWithRepeatedCreation.length}** ${s.commandsWithRepeatedCreation.join(", ")} |`,
@@ -75,8 +75,8 @@ export function write(outDir: string, settings: Settings, runs: RunReport[]): { 
     "",
     "- The bot runs as in production, configured by env (MEDIA_API_URL, DISCORD_TOKEN + DISCORD_REST_URL, SLACK_BOT_TOKEN + SLACK_SIGNING_SECRET + SLACK_API_URL, STORE_URL, INSTANCE_ID), against the media API emulator, the fake Discord and the fake Slack, each behind an HTTP proxy (test/fakes/proxy.ts) that tells the campaign when a request of some kind is in flight.",
     '- The mix: image generate, image edit with a file, avatar video, cinematic video, photo-avatar design then Keep 1 or Keep both, mockup asset, thumbnail; on Discord and on Slack in turn. Each command carries a tag (`chaos-17`) in its prompt or name, so creation calls (the emulator\'s record) and results (the "is ready" / "failed" notices in the chats) are counted per command.',
-    "- The moments, in turn: `creation` kills once the service answered a creation call, before the answer reaches the bot (the answer is lost; such commands are counted apart, not as lost results); `polling` as a status read arrives; `confirm` once the service applied a Keep 1 / Keep both, before its answer reaches the bot; `upload` as the file's initialize or finalize call arrives; `post` once the chat answered a result post or edit, before the bot could record it. After a pause drawn in [0, 2 s] the next moment is armed.",
-    "- Recovery is the time from the kill to the first status read of a job the killed instance polled in the 15 s before the kill, by whichever instance. With two instances the killed one is restarted only once the survivor read such a job (or after 30 s), so the figure is the survivor's takeover.",
+    "- The moments, in turn: `creation` kills once the service answered a creation call, before the answer reaches the bot (the answer is lost; such commands are counted apart, not as lost results); `polling` as a status read arrives; `confirm` once the service applied a Keep 1 / Keep both, before its answer reaches the bot; `upload` as the file's initialize or finalize call arrives; `post` once the chat answered a result post or edit, before the bot could record it. After a pause drawn in [0, 1 s] the next moment is armed; a moment that does not come within 10 s passes its turn.",
+    "- Recovery is the time from the kill to the first status read, by whichever instance, of a job the killed instance polled in the 15 s before the kill and that still ran at the service (finished jobs and jobs waiting for a choice are rightly not read again). With two instances the killed one is restarted only once the survivor read such a job (or after 30 s), so the figure is the survivor's takeover.",
     "- A result is lost when an acknowledged command whose creation call the service accepted has no notice once the drain is over; posted twice when it has two.",
     "",
   );
