@@ -96,6 +96,8 @@ export interface FakeSlack {
   /** External uploads that were completed. */
   readonly uploads: Upload[];
   responseUrlPosts: ResponseUrlPost[];
+  /** Another member of the workspace. */
+  addUser(name: string): SlackUser;
   /**
    * A file a user attached; `meta.size` is required with a stream factory. `meta.download` makes
    * its download fail: 404 (deleted meanwhile) or the sign-in page (the bot may not read files).
@@ -224,6 +226,7 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
       return [...state.uploads.values()].filter((u) => u.completed);
     },
     responseUrlPosts: state.responseUrlPosts,
+    addUser: (name) => state.addUser(name),
     addUserFile: (content, meta) => addUserFile(state, content, meta),
     payloads,
     async slashCommand(eventsUrl, input = {}, delivery) {

@@ -207,6 +207,13 @@ export class SlackState {
     }
   }
 
+  /** Another member of the workspace (several users, so that per-user job limits stay out of the way). */
+  addUser(name: string): SlackUser {
+    const user = this.user(this.nextId("U"), name, "member");
+    this.users.set(user.id, user);
+    return user;
+  }
+
   /** Slack ids are an uppercase type letter and base-36 digits. */
   nextId(prefix: string): string {
     this.counter += 1;
