@@ -267,7 +267,9 @@ describe("npm start with a bad credential or dependency", () => {
   /** Runs the bot until it exits; its stderr, stdout and exit code. */
   async function failedStart(env: Record<string, string>) {
     const dir = mkdtempSync(join(tmpdir(), "main-"));
-    const { child, output, exited } = run({ STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`, ...env });
+    // A key path (SECRETS_KEY), so that the credential under test is what stops the start.
+    const base = { STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`, SECRETS_KEY: "7f".repeat(32) };
+    const { child, output, exited } = run({ ...base, ...env });
     started.push({ child, dir });
     const code = await exited;
     return { code, ...output };
@@ -359,6 +361,7 @@ describe("npm start with a bad credential or dependency", () => {
     const dir = mkdtempSync(join(tmpdir(), "main-"));
     const { child, output, exited } = run({
       MEDIA_API_URL: "http://media.invalid",
+      SECRETS_KEY: "7f".repeat(32),
       STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`,
       SLACK_BOT_TOKEN: fake.botToken,
       SLACK_SIGNING_SECRET: fake.signingSecret,
@@ -387,7 +390,9 @@ describe("npm start with a bad credential or dependency", () => {
 describe("npm start at LOG_LEVEL=debug", () => {
   it("logs no secret in Socket Mode, not even an API key typed into the setup form", async () => {
     const typedKey = "sk-typed-into-the-form-5e1f0c";
-    const emu = await startEmulator({ accounts: [{ apiKey: "test-key" }, { apiKey: typedKey }] });
+    const emu = await startEmulator({
+      accounts: [{ apiKey: "test-key-of-the-operator" }, { apiKey: typedKey }],
+    });
     const fake = await startFakeSlack();
     const dir = mkdtempSync(join(tmpdir(), "main-"));
     const secretsKey = "0f1e2d3c4b5a69780f1e2d3c4b5a69780f1e2d3c4b5a69780f1e2d3c4b5a6978";
