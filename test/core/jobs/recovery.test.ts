@@ -4,6 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { scaledPolicy } from "../../../src/core/jobs/policy.js";
 import type { JobRecord } from "../../../src/store/index.js";
+import { describeRedis } from "../../store/redis-server.js";
 import { RecordingHooks, SCALE, startWorld, until, type World } from "./world.js";
 
 let world: World;
@@ -16,10 +17,14 @@ afterAll(() => world.close());
 const { lapseMs } = scaledPolicy(SCALE);
 
 /** An engine process that takes up the store's jobs; resolves once it polls `jobId`. */
-async function doomedEngine(jobId: string, instanceId: string): Promise<ChildProcess> {
+async function doomedEngine(
+  jobId: string,
+  instanceId: string,
+  storeUrl = world.storeUrl,
+): Promise<ChildProcess> {
   const child = fork(
     new URL("./crash-child.ts", import.meta.url).pathname,
-    [JSON.stringify({ storeUrl: world.storeUrl, mediaUrl: world.emulator.url, mode: "poll", instanceId })],
+    [JSON.stringify({ storeUrl, mediaUrl: world.emulator.url, mode: "poll", instanceId })],
     { execArgv: ["--import", "tsx"], stdio: "ignore" },
   );
   const [message] = (await once(child, "message")) as [{ polling: string }];
@@ -34,8 +39,8 @@ async function kill(child: ChildProcess): Promise<number> {
 }
 
 /** A job recorded but taken up by nobody yet (track() before start() only persists). */
-async function recorded(kind: "video" | "image", durationMs: number): Promise<JobRecord> {
-  const seed = (await world.engine(new RecordingHooks(world.api))).engine;
+async function recorded(kind: "video" | "image", durationMs: number, storeUrl?: string): Promise<JobRecord> {
+  const seed = (await world.engine(new RecordingHooks(world.api), storeUrl ? { storeUrl } : {})).engine;
   return seed.track(await world.serviceJob(kind, { durationMs }));
 }
 
@@ -69,6 +74,31 @@ describe("crash recovery", () => {
     expect(after).toBeLessThan(lapseMs * 2);
     await until("delivered", async () => (await engine.get(job.id))?.delivery === "delivered", 10_000);
     expect(hooks.for(hooks.delivered, job.id)).toHaveLength(1);
+  });
+});
+
+describeRedis("crash recovery on redis", (server) => {
+  it("a SIGKILLed instance restarted under its id takes all its jobs back at once and delivers each once", async () => {
+    await server().admin.flushAll();
+    const storeUrl = server().url;
+    const first = await recorded("video", 3_000, storeUrl);
+    const second = await recorded("video", 3_000, storeUrl);
+    const child = await doomedEngine(first.id, "pod-0", storeUrl);
+    const killedAt = await kill(child);
+
+    const restarted = new RecordingHooks(world.api);
+    const own = (await world.engine(restarted, { instanceId: "pod-0", storeUrl })).engine;
+    await own.start();
+    await until("polled again", () => restarted.for(restarted.reads, first.id).length > 0);
+    expect(restarted.reads[0]!.at - killedAt).toBeLessThan(lapseMs / 2);
+    await until(
+      "both delivered",
+      async () =>
+        (await own.get(first.id))?.delivery === "delivered" &&
+        (await own.get(second.id))?.delivery === "delivered",
+      10_000,
+    );
+    expect(restarted.delivered.map((d) => d.jobId).sort()).toEqual([first.id, second.id].sort());
   });
 });
 
