@@ -11,6 +11,7 @@ const BENCHMARKS: Record<string, string> = {
   jobs: "./jobs/main.ts",
   redact: "./redact/main.ts",
   "slack-ack": "./slack-ack/main.ts",
+  chaos: "./chaos/main.ts",
 };
 
 const args = process.argv.slice(2);

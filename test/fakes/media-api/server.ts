@@ -64,8 +64,9 @@ async function answer(routes: Route[], ctx: Ctx): Promise<Answer> {
     if (canned && !fault.hangUp) return { reply: canned };
     return { reply: await served(routes, ctx), hangUp: fault?.hangUp };
   } catch (error) {
-    // The client went away while its body was read (an aborted upload): nobody to answer.
-    if (ctx.req.destroyed) return {};
+    // The client went away while its body was read (an aborted upload): nobody to answer. The
+    // socket tells, not the request: a request whose body was read to its end is destroyed too.
+    if (ctx.req.socket.destroyed) return {};
     return { reply: errorReply(error) };
   }
 }
