@@ -264,12 +264,14 @@ describe("npm start", () => {
 });
 
 describe("npm start with a bad credential or dependency", () => {
-  /** Runs the bot until it exits; its stderr, stdout and exit code. */
+  /** Runs the bot until it exits (with a usable key path, so the credential under test decides). */
   async function failedStart(env: Record<string, string>) {
     const dir = mkdtempSync(join(tmpdir(), "main-"));
-    // A key path (SECRETS_KEY), so that the credential under test is what stops the start.
-    const base = { STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`, SECRETS_KEY: "7f".repeat(32) };
-    const { child, output, exited } = run({ ...base, ...env });
+    const { child, output, exited } = run({
+      MEDIA_API_KEY: "test-key",
+      STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`,
+      ...env,
+    });
     started.push({ child, dir });
     const code = await exited;
     return { code, ...output };
@@ -361,7 +363,7 @@ describe("npm start with a bad credential or dependency", () => {
     const dir = mkdtempSync(join(tmpdir(), "main-"));
     const { child, output, exited } = run({
       MEDIA_API_URL: "http://media.invalid",
-      SECRETS_KEY: "7f".repeat(32),
+      MEDIA_API_KEY: "test-key",
       STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`,
       SLACK_BOT_TOKEN: fake.botToken,
       SLACK_SIGNING_SECRET: fake.signingSecret,
@@ -390,16 +392,15 @@ describe("npm start with a bad credential or dependency", () => {
 describe("npm start at LOG_LEVEL=debug", () => {
   it("logs no secret in Socket Mode, not even an API key typed into the setup form", async () => {
     const typedKey = "sk-typed-into-the-form-5e1f0c";
-    const emu = await startEmulator({
-      accounts: [{ apiKey: "test-key-of-the-operator" }, { apiKey: typedKey }],
-    });
+    const operatorKey = "test-key-of-the-operator";
+    const emu = await startEmulator({ accounts: [{ apiKey: operatorKey }, { apiKey: typedKey }] });
     const fake = await startFakeSlack();
     const dir = mkdtempSync(join(tmpdir(), "main-"));
     const secretsKey = "0f1e2d3c4b5a69780f1e2d3c4b5a69780f1e2d3c4b5a69780f1e2d3c4b5a6978";
     const { child, output, exited } = run({
       LOG_LEVEL: "debug",
       MEDIA_API_URL: emu.url,
-      MEDIA_API_KEY: "test-key-of-the-operator",
+      MEDIA_API_KEY: operatorKey,
       STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`,
       SECRETS_KEY: secretsKey,
       SLACK_BOT_TOKEN: fake.botToken,
@@ -438,7 +439,7 @@ describe("npm start at LOG_LEVEL=debug", () => {
     const logged = output.stdout + output.stderr;
     for (const secret of [
       typedKey,
-      "test-key-of-the-operator",
+      operatorKey,
       secretsKey,
       fake.botToken,
       fake.appToken,
