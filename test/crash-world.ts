@@ -77,6 +77,8 @@ export class CrashWorld {
         INSTANCE_ID: id,
         MEDIA_API_URL: this.media.url,
         MEDIA_API_KEY: "test-key",
+        // The shared key serves only the tenants named here (none by default).
+        MEDIA_API_KEY_TENANTS: "*",
         STORE_URL: this.storeUrl,
         SLACK_BOT_TOKEN: this.slack.botToken,
         SLACK_SIGNING_SECRET: this.slack.signingSecret,

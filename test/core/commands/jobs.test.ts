@@ -11,7 +11,8 @@ afterEach(async () => {
 
 describe("jobs --all, for admins", () => {
   it("lists everyone's jobs of the server, running first, with state, requester, age and a link", async () => {
-    h = await Harness.start();
+    // The shared key serves both servers, so that the other one has a job too.
+    h = await Harness.start({ apiKeyTenants: ["guild-1", "guild-2"] });
     const ada = actor({ userId: "ada" });
     const bob = actor({ userId: "bob" });
     const done = await h.startJob("image.generate", { prompt: "a finished fox" }, { actor: ada });
