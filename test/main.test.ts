@@ -228,6 +228,7 @@ describe("npm start", () => {
     const { child, output, exited } = run({
       MEDIA_API_URL: emu.url,
       MEDIA_API_KEY: "not-a-key",
+      MEDIA_API_KEY_TENANTS: "*",
       STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`,
       DISCORD_TOKEN: fake.token,
       DISCORD_REST_URL: fake.restUrl,
@@ -247,6 +248,7 @@ describe("npm start", () => {
     const { child, output, exited } = run({
       MEDIA_API_URL: `http://127.0.0.1:${await freePort()}`,
       MEDIA_API_KEY: "test-key",
+      MEDIA_API_KEY_TENANTS: "*",
       STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`,
       DISCORD_TOKEN: fake.token,
       DISCORD_REST_URL: fake.restUrl,
