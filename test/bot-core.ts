@@ -2,7 +2,7 @@
  * The platform-neutral core of a whole bot for the processes that run one apart from the fakes
  * (test/slack/bot-process.ts, bench/discord-ack/bot-process.ts): sqlite stores in a directory, the
  * media client to the emulator and the core with the emulator's key and a policy on the emulator's
- * compressed clock, all with a silent logger. The caller starts its platform's adapter on
+ * compressed clock, all with a silent logger unless given one. The caller starts its platform's adapter on
  * `bot`, then starts the bot.
  */
 import { join } from "node:path";
@@ -23,6 +23,8 @@ export interface BotCoreOptions {
   timeoutMs?: number;
   /** Default: silent. */
   logger?: Logger;
+  /** For tenants' own API keys (setup); none when left out. */
+  secretsKey?: string;
 }
 
 export interface BotCore {
@@ -40,8 +42,9 @@ export async function openBotCore({
   scale,
   timeoutMs = 20_000,
   logger = pino({ level: "silent" }),
+  secretsKey,
 }: BotCoreOptions): Promise<BotCore> {
-  const stores = await openStores(`sqlite://${join(dir, "bot.sqlite")}`, undefined, logger);
+  const stores = await openStores(`sqlite://${join(dir, "bot.sqlite")}`, secretsKey, logger);
   const media = createMediaClient({ baseUrl: mediaUrl, timeoutMs, logger });
   const bot = createBot({
     config: {

@@ -11,8 +11,9 @@ import { BotProcess, type Entry, freePort } from "./main-process.js";
  * The three remote services and the real bot process between them, for killing the bot: the
  * emulator, the fake Discord and the fake Slack each behind a proxy (the bot's MEDIA_API_URL,
  * DISCORD_REST_URL and SLACK_API_URL), so that the caller hears of each request as it arrives and
- * can kill the bot during it. The bot runs from `src/main.ts` (or `dist/main.js`) with a fixed
- * INSTANCE_ID, on a store in a temp dir that outlives each process.
+ * can kill the bot during it. Each instance has a proxy of its own to the emulator, so what it
+ * polls is told apart from what another instance polls. The bot runs from `src/main.ts` (or
+ * `dist/main.js`) with a fixed INSTANCE_ID, on a store in a temp dir that outlives each process.
  */
 
 export const STATUS_PATH =
@@ -33,16 +34,23 @@ export interface Instance {
   bot: BotProcess;
   /** Where the fake Slack sends this instance's commands and clicks. */
   slackEventsUrl: string;
+  /** This instance's way to the emulator (the same across its restarts). */
+  media: HttpProxy;
+}
+
+interface Seat {
+  slackPort: number;
+  media: HttpProxy;
 }
 
 export class CrashWorld {
-  private readonly ports = new Map<string, number>();
+  /** What an instance keeps across its restarts. */
+  private readonly seats = new Map<string, Seat>();
 
   private constructor(
     readonly emu: Emulator,
     readonly slack: FakeSlack,
     readonly discord: FakeDiscord | undefined,
-    readonly media: HttpProxy,
     readonly slackApi: HttpProxy,
     readonly discordRest: HttpProxy | undefined,
     readonly dir: string,
@@ -54,11 +62,10 @@ export class CrashWorld {
     emu.account("test-key").creditsLimit = 1e9;
     const slack = await startFakeSlack();
     const discord = options.discord === false ? undefined : await startFakeDiscord();
-    const media = await startProxy(emu.url);
     const slackApi = await startProxy(new URL(slack.apiUrl).origin);
     const discordRest = discord && (await startProxy(new URL(discord.restUrl).origin));
     const dir = mkdtempSync(join(tmpdir(), "crash-world-"));
-    return new CrashWorld(emu, slack, discord, media, slackApi, discordRest, dir, options);
+    return new CrashWorld(emu, slack, discord, slackApi, discordRest, dir, options);
   }
 
   get storeUrl(): string {
@@ -67,23 +74,22 @@ export class CrashWorld {
 
   /** Starts an instance (again, after a kill: same INSTANCE_ID, same Slack port) and waits until it runs. */
   async startInstance(id: string): Promise<Instance> {
-    let port = this.ports.get(id);
-    if (port === undefined) {
-      port = await freePort();
-      this.ports.set(id, port);
+    let seat = this.seats.get(id);
+    if (!seat) {
+      seat = { slackPort: await freePort(), media: await startProxy(this.emu.url) };
+      this.seats.set(id, seat);
     }
     const bot = BotProcess.start(
       {
         INSTANCE_ID: id,
-        MEDIA_API_URL: this.media.url,
+        MEDIA_API_URL: seat.media.url,
         MEDIA_API_KEY: "test-key",
-        // The shared key serves only the tenants named here (none by default).
         MEDIA_API_KEY_TENANTS: "*",
         STORE_URL: this.storeUrl,
         SLACK_BOT_TOKEN: this.slack.botToken,
         SLACK_SIGNING_SECRET: this.slack.signingSecret,
         SLACK_API_URL: `${this.slackApi.url}/api/`,
-        SLACK_PORT: String(port),
+        SLACK_PORT: String(seat.slackPort),
         ...(this.discord &&
           this.discordRest && {
             DISCORD_TOKEN: this.discord.token,
@@ -99,11 +105,12 @@ export class CrashWorld {
       await bot.kill();
       throw error;
     }
-    return { id, bot, slackEventsUrl: `http://127.0.0.1:${port}/slack/events` };
+    return { id, bot, slackEventsUrl: `http://127.0.0.1:${seat.slackPort}/slack/events`, media: seat.media };
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.media.close(), this.slackApi.close(), this.discordRest?.close()]);
+    const proxies = [...this.seats.values()].map((seat) => seat.media);
+    await Promise.all([...proxies, this.slackApi, this.discordRest].map((proxy) => proxy?.close()));
     await Promise.all([this.emu.close(), this.slack.close(), this.discord?.close()]);
     rmSync(this.dir, { recursive: true, force: true });
   }

@@ -31,7 +31,7 @@ afterAll(async () => {
 /** SIGKILLs the bot at the first status read of a job after now; resolves once it is dead. */
 function killAtNextPoll(): Promise<void> {
   return new Promise((killed) => {
-    const stop = world.media.onRequest((request) => {
+    const stop = instance.media.onRequest((request) => {
       if (request.method !== "GET" || !STATUS_PATH.test(request.path)) return;
       stop();
       void instance.bot.kill().then(killed);

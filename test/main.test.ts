@@ -54,8 +54,6 @@ async function until<T>(check: () => T | undefined, timeoutMs: number, what: () 
   }
 }
 
-const SOME_SECRETS_KEY = "5a69780f1e2d3c4b5a69780f1e2d3c4b5a69780f1e2d3c4b5a69780f1e2d3c4b";
-
 /** The port the bot's HTTP server took, from its start-up log line. */
 function httpPort(stdout: string): number | undefined {
   const line = stdout.split("\n").find((l) => l.includes("serving /healthz"));
@@ -271,12 +269,9 @@ describe("npm start with a bad credential or dependency", () => {
   /** Runs the bot until it exits; its stderr, stdout and exit code. */
   async function failedStart(env: Record<string, string>) {
     const dir = mkdtempSync(join(tmpdir(), "main-"));
-    // SECRETS_KEY: a way to an API key, without which the start stops before these checks.
-    const { child, output, exited } = run({
-      STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`,
-      SECRETS_KEY: SOME_SECRETS_KEY,
-      ...env,
-    });
+    // A key path (SECRETS_KEY), so that the credential under test is what stops the start.
+    const base = { STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`, SECRETS_KEY: "7f".repeat(32) };
+    const { child, output, exited } = run({ ...base, ...env });
     started.push({ child, dir });
     const code = await exited;
     return { code, ...output };
@@ -368,8 +363,8 @@ describe("npm start with a bad credential or dependency", () => {
     const dir = mkdtempSync(join(tmpdir(), "main-"));
     const { child, output, exited } = run({
       MEDIA_API_URL: "http://media.invalid",
+      SECRETS_KEY: "7f".repeat(32),
       STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`,
-      SECRETS_KEY: SOME_SECRETS_KEY,
       SLACK_BOT_TOKEN: fake.botToken,
       SLACK_SIGNING_SECRET: fake.signingSecret,
       SLACK_API_URL: fake.apiUrl,
@@ -397,9 +392,8 @@ describe("npm start with a bad credential or dependency", () => {
 describe("npm start at LOG_LEVEL=debug", () => {
   it("logs no secret in Socket Mode, not even an API key typed into the setup form", async () => {
     const typedKey = "sk-typed-into-the-form-5e1f0c";
-    // The operator's key is checked at start (GET /api/usage): the service knows it.
     const emu = await startEmulator({
-      accounts: [{ apiKey: "test-key" }, { apiKey: typedKey }, { apiKey: "test-key-of-the-operator" }],
+      accounts: [{ apiKey: "test-key-of-the-operator" }, { apiKey: typedKey }],
     });
     const fake = await startFakeSlack();
     const dir = mkdtempSync(join(tmpdir(), "main-"));

@@ -1,4 +1,5 @@
 import { Readable } from "node:stream";
+import { abandon } from "./streams.js";
 
 /**
  * Byte bounds on what the bot reads or holds of one transfer: a body longer than its bound fails
@@ -19,12 +20,7 @@ export function bounded(source: AsyncIterable<Uint8Array>, max: number, tooBig: 
     { objectMode: false },
   );
   // The source is ours to close when the reader stops early or the bound is passed.
-  limited.once("close", () => {
-    if (source instanceof Readable && !source.destroyed) {
-      source.on("error", () => {});
-      source.destroy();
-    }
-  });
+  limited.once("close", () => abandon(source));
   return limited;
 }
 

@@ -331,7 +331,7 @@ export class UploadFailedError extends BotError {
   override readonly retryable: boolean;
   constructor(fileName: string, failure: ServiceError) {
     super(
-      `"${quote(fileName)}" could not be uploaded to the media service, so nothing was created or charged. ${failure.userMessage}`,
+      `The file "${quote(fileName)}" could not be uploaded to the media service, so nothing was created or charged. ${failure.userMessage}`,
       { message: `upload of ${fileName}: ${failure.message}`, cause: failure },
     );
     this.retryable = failure.retryable;

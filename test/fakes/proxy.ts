@@ -16,6 +16,8 @@ export interface ProxiedRequest {
   method: string;
   /** The pathname, without the query string. */
   path: string;
+  /** Date.now() at arrival. */
+  at: number;
 }
 
 export interface ProxiedAnswer extends ProxiedRequest {
@@ -100,6 +102,7 @@ export async function startProxy(target: string): Promise<HttpProxy> {
       seq: requests.length + 1,
       method: req.method ?? "GET",
       path: url.pathname,
+      at: Date.now(),
     };
     requests.push(seen);
     requested.emit(seen);

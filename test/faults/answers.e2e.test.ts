@@ -80,4 +80,20 @@ describe("a result download the service cuts off midway", () => {
     expect(world.alive, world.crash).toBe(true);
     expect(world.strays()).toEqual([]);
   });
+
+  it("on Slack: the whole result is uploaded, once", async () => {
+    const uploads = world.slack.uploads.length;
+    const downloads = world.emu.callsTo("GET", /^\/storage\/files\//).length;
+    world.emu.inject({ method: "GET", path: /^\/storage\/files\//, hangUp: "mid-body", times: 3 });
+
+    await world.slackCommand("image generate a cut-off owl");
+
+    const upload = await world.until(() => world.slack.uploads[uploads], 15_000);
+    expect(upload.received?.bytes).toBe(upload.declaredLength);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(world.slack.uploads).toHaveLength(uploads + 1);
+    expect(world.emu.callsTo("GET", /^\/storage\/files\//).length - downloads).toBeGreaterThanOrEqual(4);
+    expect(world.alive, world.crash).toBe(true);
+    expect(world.strays()).toEqual([]);
+  });
 });

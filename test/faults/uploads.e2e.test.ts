@@ -68,7 +68,7 @@ describe("an upload step that fails (Discord, /image edit with a file)", () => {
 
     expect(shown).toContain("The attachment could not be uploaded");
     expect(shown).toContain(
-      '"photo.png" could not be uploaded to the media service, so nothing was created or charged.',
+      'The file "photo.png" could not be uploaded to the media service, so nothing was created or charged.',
     );
     expect(shown).toMatch(advice(step, answer));
     expect(edits()).toHaveLength(before);

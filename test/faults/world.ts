@@ -164,6 +164,11 @@ export class FaultWorld {
     });
   }
 
+  /** `/media <text>` on Slack, as the requester. */
+  async slackCommand(text: string): Promise<void> {
+    await this.slack.slashCommand(this.eventsUrl, { text });
+  }
+
   /** The requester's ephemeral answers, newest last, as text. */
   slackEphemerals(): string[] {
     const requester = this.slack.users.requester.id;

@@ -239,8 +239,8 @@ class Engine implements JobEngine {
     if (this.running) return;
     await this.liveness.start();
     this.running = true;
-    this.liveness.onLost(() => this.dropPolling());
-    this.liveness.onRegained(() => this.hold(this.scan("own", () => this.recovery.ownJobs())));
+    this.liveness.onTaken(() => this.dropPolling());
+    this.liveness.onRegained(() => this.hold(this.scan("own", () => this.reclaim())));
     this.timers = [
       setInterval(
         () => this.hold(this.scan("dead", () => this.recovery.deadInstances())),
@@ -331,9 +331,21 @@ class Engine implements JobEngine {
     this.scheduler.schedule(job.id, now + delay);
   }
 
-  /** The heartbeat lapsed: other instances may poll these jobs now; recovery takes back what is still ours. */
+  /** Another process has this instance's name: it polls these jobs now. */
   private dropPolling(): void {
     for (const [id, tracked] of this.jobs) if (tracked.mode !== "deliver") this.forget(id);
+  }
+
+  /**
+   * The heartbeat lapsed and is back: drop the jobs another instance took over meanwhile, and
+   * take up what is still this instance's but not tracked here.
+   */
+  private async reclaim(): Promise<void> {
+    const me = this.liveness.id;
+    for (const [id, tracked] of this.jobs) {
+      if (tracked.mode !== "deliver" && (await this.ownership.ownerOf(id)) !== me) this.forget(id);
+    }
+    await this.recovery.ownJobs();
   }
 
   /** Ends polling of a job here (its outcome is known); resolves with its latest stored record. */

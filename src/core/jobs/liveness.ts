@@ -87,7 +87,7 @@ export class Liveness {
   private timer: NodeJS.Timeout | undefined;
   private beating: Promise<void> | undefined;
   private held = false;
-  private readonly lostListeners: (() => void)[] = [];
+  private readonly takenListeners: (() => void)[] = [];
   private readonly regainedListeners: (() => void)[] = [];
 
   constructor(opts: LivenessOptions) {
@@ -158,12 +158,15 @@ export class Liveness {
     liveHere.delete(this.ownToken);
   }
 
-  /** Called when the heartbeat was found lapsed (a stall longer than `lapseMs`): others may have taken over. */
-  onLost(listener: () => void): void {
-    this.lostListeners.push(listener);
+  /** Another process holds this instance's heartbeat now: nothing this one held is its own any more. */
+  onTaken(listener: () => void): void {
+    this.takenListeners.push(listener);
   }
 
-  /** Called when the heartbeat is held again after a loss. */
+  /**
+   * The heartbeat had lapsed (a stall longer than `lapseMs`, the store away) and is held again:
+   * other instances may have taken over some of what this one held meanwhile.
+   */
   onRegained(listener: () => void): void {
     this.regainedListeners.push(listener);
   }
@@ -260,12 +263,17 @@ export class Liveness {
           { instanceId: this.name },
           "instance heartbeat lapsed (the process stalled or the store was unreachable): other instances may have taken its jobs",
         );
-        for (const listener of this.lostListeners) listener();
       }
       if (await this.claims.acquire(key, this.ownToken, this.lapseMs)) {
         this.held = true;
         this.log.info({ instanceId: this.name }, "instance heartbeat held again");
         for (const listener of this.regainedListeners) listener();
+      } else if (this.timer) {
+        this.log.error(
+          { instanceId: this.name },
+          "another process holds this instance's heartbeat: leaving it its jobs",
+        );
+        for (const listener of this.takenListeners) listener();
       }
     } catch (error) {
       this.log.warn({ err: error, instanceId: this.name }, "instance heartbeat not renewed");

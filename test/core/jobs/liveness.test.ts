@@ -71,15 +71,15 @@ describeEachBackend("instance liveness", (ctx) => {
     expect(await b.claim("deliver:job-1", 60_000)).toBe(true);
   });
 
-  it("lapses when its process stops beating, and tells the process when it notices", async () => {
+  it("lapses when its process stops beating, and tells the process when it holds it again", async () => {
     const stores = await ctx.open();
     const a = liveness(stores, "a");
     await a.start();
     const watcher = liveness(stores, "w");
     await watcher.start();
-    const lost: number[] = [];
+    const taken: number[] = [];
     const regained: number[] = [];
-    a.onLost(() => lost.push(Date.now()));
+    a.onTaken(() => taken.push(Date.now()));
     a.onRegained(() => regained.push(Date.now()));
 
     // A stall longer than the lapse (the event loop blocked, the store away): simulated by
@@ -87,9 +87,23 @@ describeEachBackend("instance liveness", (ctx) => {
     await stores.claims.release(heartbeatKey("a"), a.token);
     expect(await watcher.instanceAlive("a")).toBe(false);
     await sleep(TIMING.heartbeatMs * 3);
-    expect(lost).toHaveLength(1);
     expect(regained).toHaveLength(1);
+    expect(taken).toHaveLength(0);
     expect(await watcher.instanceAlive("a")).toBe(true);
+  });
+
+  it("lets a process that finds its name held by another leave that one its work", async () => {
+    const stores = await ctx.open();
+    const a = liveness(stores, "a");
+    await a.start();
+    const taken: number[] = [];
+    a.onTaken(() => taken.push(Date.now()));
+    // Stalled past the lapse, meanwhile another process took the name.
+    await stores.claims.release(heartbeatKey("a"), a.token);
+    expect(await stores.claims.acquire(heartbeatKey("a"), "999@elsewhere/beef|a", 60_000)).toBe(true);
+    await sleep(TIMING.heartbeatMs * 3);
+    expect(taken.length).toBeGreaterThan(0);
+    expect(await a.isAlive(a.token)).toBe(false);
   });
 });
 

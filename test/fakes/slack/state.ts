@@ -146,6 +146,7 @@ export interface Trigger {
 export interface StateOptions {
   baseUrl: string;
   triggerTtlMs: number;
+  keepUploads: boolean;
 }
 
 /** A conversation of the workspace; the bot reads and posts per Slack's rules for members and non-members. */
@@ -161,6 +162,7 @@ export interface Channel {
 export class SlackState {
   readonly baseUrl: string;
   readonly triggerTtlMs: number;
+  readonly keepUploads: boolean;
   readonly teamId = "T0MEDIA001";
   readonly teamDomain = "media-bot-fake";
   readonly appId = "A0MEDIAAPP";
@@ -194,6 +196,7 @@ export class SlackState {
   constructor(opts: StateOptions) {
     this.baseUrl = opts.baseUrl;
     this.triggerTtlMs = opts.triggerTtlMs;
+    this.keepUploads = opts.keepUploads;
     for (const [id, name, role] of [
       [this.userIds.requester, "requester", "member"],
       [this.userIds.other, "other", "member"],
@@ -202,6 +205,13 @@ export class SlackState {
     ] as const) {
       this.users.set(id, this.user(id, name, role));
     }
+  }
+
+  /** Another member of the workspace (several users, so that per-user job limits stay out of the way). */
+  addUser(name: string): SlackUser {
+    const user = this.user(this.nextId("U"), name, "member");
+    this.users.set(user.id, user);
+    return user;
   }
 
   /** Slack ids are an uppercase type letter and base-36 digits. */

@@ -1,0 +1,413 @@
+/**
+ * One chaos campaign: a steady flow of commands from the mix, and kills of one bot instance at
+ * chosen moments of the job life, each heard from the proxies the instant a request of that kind
+ * is in flight. After each kill the instance is restarted at once (same INSTANCE_ID), or, when
+ * another instance shares the store, only once that survivor took over its jobs (or a deadline
+ * passed). Counts what a user and the service would see; see `summarize`.
+ */
+import { createMediaClient, fetchStatus, type MediaApi } from "../../src/core/api/index.js";
+import type { JobKind } from "../../src/core/api/job-status.js";
+import type { CrashWorld, Instance } from "../../test/crash-world.js";
+import { STATUS_PATH } from "../../test/crash-world.js";
+import type { HttpProxy, ProxiedRequest } from "../../test/fakes/proxy.js";
+import {
+  CONFIRM_PATH,
+  CREATION_PATH,
+  postedResults,
+  type Scenario,
+  TAG,
+  type Traffic,
+  UPLOAD_PATH,
+} from "./mix.js";
+
+export const MOMENTS = ["creation", "polling", "confirm", "upload", "post"] as const;
+export type Moment = (typeof MOMENTS)[number];
+
+export interface CampaignOptions {
+  world: CrashWorld;
+  /** Instance ids; the first is the one killed. */
+  instances: string[];
+  kills: number;
+  moments: readonly Moment[];
+  scenarios: Scenario[];
+  /** Commands in flight at once. */
+  concurrency: number;
+  /** A moment that does not come within this long is given up for the next one. */
+  armMs: number;
+  /** Pause after a restart before the next moment is armed: uniform in [0, pauseMs]. */
+  pauseMs: number;
+  /** With a survivor: how long it gets to take the killed instance's jobs before the restart. */
+  takeoverMs: number;
+  /** After the last kill, how long results may still take. */
+  drainMs: number;
+  random: () => number;
+  log: (line: string) => void;
+}
+
+export interface Kill {
+  moment: Moment;
+  at: number;
+  /** Tag of the command whose creation answer the kill cut off. */
+  lostAnswerOf?: string;
+  /** From the kill until the restarted instance logged it started. */
+  restartMs?: number;
+  /** From the kill to the first status read of a job that was being polled before it (null: none came). */
+  recoveryMs: number | null;
+  /** Jobs polled in the 15 s before the kill that still ran at the service. */
+  pending: number;
+}
+
+export interface Command {
+  tag: string;
+  scenario: string;
+  platform: string;
+  acknowledged: boolean;
+}
+
+export interface CampaignResult {
+  commands: Command[];
+  kills: Kill[];
+  missedMoments: Record<string, number>;
+  unexpectedExits: number;
+  durationMs: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const RECENT_POLL_MS = 15_000;
+/**
+ * How long a command keeps its place among those in flight while its result does not come: a
+ * stuck job then makes room for new commands (its result is still counted if it comes later).
+ */
+const SLOT_MS = 45_000;
+
+export async function runCampaign(options: CampaignOptions): Promise<CampaignResult> {
+  const { world } = options;
+  const startedAt = Date.now();
+  // The campaign's own look at the service, past the proxies: which jobs still run at a kill.
+  const client = createMediaClient({ baseUrl: world.emu.url });
+  const api = client.as("test-key");
+  const [victimId, ...survivorIds] = options.instances;
+  const up = new Map<string, Instance>();
+  const waiters: (() => void)[] = [];
+  const killedByUs = new Set<number | undefined>();
+  let unexpectedExits = 0;
+
+  const bringUp = async (id: string) => {
+    const instance = await world.startInstance(id);
+    up.set(id, instance);
+    void instance.bot.exited.then(async () => {
+      if (killedByUs.has(instance.bot.pid) || over) return;
+      // The bot ended without being killed: that is a finding, and the campaign goes on.
+      unexpectedExits += 1;
+      options.log(`instance ${id} exited on its own:\n${instance.bot.tail(10)}`);
+      up.delete(id);
+      await bringUp(id);
+    });
+    for (const wake of waiters.splice(0)) wake();
+    return instance;
+  };
+  const allProxies = new Set<HttpProxy>();
+
+  // More users than commands in flight, so the per-user job limit never refuses a command.
+  const users = {
+    discord: Array.from(
+      { length: 2 * options.concurrency },
+      (_, i) => world.discord?.addUser(`chaos${i}`).id ?? "",
+    ),
+    slack: Array.from({ length: 2 * options.concurrency }, (_, i) => world.slack.addUser(`chaos${i}`).id),
+  };
+  let over = false;
+  const traffic: Traffic = {
+    world,
+    user: (platform, pick) => users[platform][pick % users[platform].length]!,
+    get over() {
+      return over;
+    },
+    async live() {
+      for (;;) {
+        const running = [...up.values()];
+        if (running.length > 0) return running[Math.floor(options.random() * running.length)]!;
+        await new Promise<void>((wake) => waiters.push(wake));
+      }
+    },
+  };
+
+  for (const id of options.instances) allProxies.add((await bringUp(id)).media);
+
+  // ---- the flow of commands ----
+  const commands: Command[] = [];
+  let inFlight = 0;
+  let stopLoad = false;
+  const load = (async () => {
+    while (!stopLoad) {
+      if (inFlight >= options.concurrency) {
+        await sleep(100);
+        continue;
+      }
+      const index = commands.length;
+      const scenario = options.scenarios[index % options.scenarios.length]!;
+      const command: Command = {
+        tag: `chaos-${index + 1}`,
+        scenario: scenario.name,
+        platform: scenario.platform,
+        acknowledged: false,
+      };
+      commands.push(command);
+      inFlight += 1;
+      void (async () => {
+        try {
+          command.acknowledged = await scenario.run(traffic, command.tag, index);
+          const end = Date.now() + SLOT_MS;
+          while (command.acknowledged && !over && Date.now() < end && !postedResults(world).has(command.tag))
+            await sleep(250);
+        } catch (error) {
+          options.log(`command ${command.tag} (${scenario.name}) failed to drive: ${String(error)}`);
+        } finally {
+          inFlight -= 1;
+        }
+      })();
+      await sleep(50);
+    }
+  })();
+
+  // ---- the kills ----
+  const kills: Kill[] = [];
+  const missedMoments: Record<string, number> = {};
+  let turn = 0;
+  let missed = 0;
+  while (kills.length < options.kills && missed <= options.kills) {
+    // Moments take turns; one that did not come in time passes its turn to the next.
+    const moment = options.moments[turn++ % options.moments.length]!;
+    const victim = up.get(victimId!)!;
+    const fired = await armKill(world, victim, moment, options.armMs, (pid) => killedByUs.add(pid));
+    if (!fired) {
+      missedMoments[moment] = (missedMoments[moment] ?? 0) + 1;
+      missed += 1;
+      continue;
+    }
+    up.delete(victimId!);
+    const kill: Kill = { moment, at: fired.at, recoveryMs: null, pending: 0, ...fired.extra };
+    kills.push(kill);
+    const pending = recentlyPolled(victim.media, fired.at);
+    watchRecovery(allProxies, pending, kill);
+    await dropFinished(api, pending);
+    kill.pending = pending.size;
+    if (survivorIds.length > 0) {
+      const end = Date.now() + options.takeoverMs;
+      while (kill.recoveryMs === null && pending.size > 0 && Date.now() < end) await sleep(100);
+    }
+    await bringUp(victimId!);
+    kill.restartMs = Date.now() - fired.at;
+    options.log(
+      `kill ${kills.length}/${options.kills} at ${moment}: restarted in ${kill.restartMs} ms, recovery ${kill.recoveryMs ?? "pending"}`,
+    );
+    await sleep(options.random() * options.pauseMs);
+  }
+  stopLoad = true;
+  await load;
+
+  // ---- the drain: results of commands still in flight ----
+  const end = Date.now() + options.drainMs;
+  while (Date.now() < end && inFlight > 0) await sleep(250);
+  over = true;
+  for (const instance of up.values()) {
+    killedByUs.add(instance.bot.pid);
+    await instance.bot.kill();
+  }
+  await client.close();
+  return { commands, kills, missedMoments, unexpectedExits, durationMs: Date.now() - startedAt };
+}
+
+/**
+ * Waits for a request of the moment's kind and SIGKILLs the instance during it. Creation and
+ * confirm calls are killed once the service applied them and before the answer is relayed (the
+ * answer is lost); polls and uploads as their request arrives; posts once the chat's answer was
+ * relayed, before the bot could record it (a channel message or a followup on Discord, a message
+ * or a completed upload on Slack; edits of progress are left alone).
+ */
+async function armKill(
+  world: CrashWorld,
+  victim: Instance,
+  moment: Moment,
+  armMs: number,
+  killing: (pid: number | undefined) => void,
+): Promise<{ at: number; extra: Partial<Kill> } | undefined> {
+  return new Promise((resolve) => {
+    const stops: (() => void)[] = [];
+    const finish = (result: { at: number; extra: Partial<Kill> } | undefined) => {
+      for (const stop of stops.splice(0)) stop();
+      clearTimeout(timer);
+      resolve(result);
+    };
+    const timer = setTimeout(() => finish(undefined), armMs);
+    const kill = (extra: Partial<Kill> = {}) => {
+      if (stops.length === 0) return;
+      killing(victim.bot.pid);
+      const at = Date.now();
+      for (const stop of stops.splice(0)) stop();
+      void victim.bot.kill().then(() => finish({ at, extra }));
+    };
+    const matches = (r: ProxiedRequest, method: string, path: RegExp) =>
+      r.method === method && path.test(r.path);
+    switch (moment) {
+      case "creation":
+        stops.push(
+          victim.media.onAnswer((a) => {
+            if (matches(a, "POST", CREATION_PATH) && a.status === 200)
+              kill({ ...lastCreationTag(world, a.path) });
+          }),
+        );
+        break;
+      case "polling":
+        stops.push(victim.media.onRequest((r) => matches(r, "GET", STATUS_PATH) && kill()));
+        break;
+      case "confirm":
+        stops.push(victim.media.onAnswer((a) => matches(a, "POST", CONFIRM_PATH) && kill()));
+        break;
+      case "upload":
+        stops.push(victim.media.onRequest((r) => matches(r, "POST", UPLOAD_PATH) && kill()));
+        break;
+      case "post":
+        stops.push(
+          world.slackApi.onRelayed(
+            (a) => /\/chat\.postMessage$|\/files\.completeUploadExternal$/.test(a.path) && kill(),
+          ),
+        );
+        if (world.discordRest)
+          stops.push(
+            world.discordRest.onRelayed(
+              (a) =>
+                a.method === "POST" &&
+                /\/(channels\/\d+\/messages|webhooks\/\d+\/[^/]+)$/.test(a.path) &&
+                kill(),
+            ),
+          );
+        break;
+    }
+  });
+}
+
+/** The command whose creation call the service answered last on `path`. */
+function lastCreationTag(world: CrashWorld, path: string): Partial<Kill> {
+  const call = world.emu.callsTo("POST", path).findLast((c) => c.status === 200);
+  const tag = call && TAG.exec(JSON.stringify(call.json ?? call.fields ?? {}))?.[0];
+  return tag ? { lostAnswerOf: tag } : {};
+}
+
+/** Status paths polled through `proxy` in the seconds before `at`: jobs the instance looked after. */
+function recentlyPolled(proxy: HttpProxy, at: number): Set<string> {
+  const paths = new Set<string>();
+  for (let i = proxy.requests.length - 1; i >= 0; i--) {
+    const r = proxy.requests[i]!;
+    if (r.at < at - RECENT_POLL_MS) break;
+    if (r.method === "GET" && STATUS_PATH.test(r.path) && r.at <= at) paths.add(r.path);
+  }
+  return paths;
+}
+
+const STATUS_KINDS: [RegExp, JobKind][] = [
+  [/^\/api\/video\/([^/]+)\/status$/, "video"],
+  [/^\/api\/avatar\/jobs\/([^/]+)\/status$/, "photo_avatar"],
+  [/^\/api\/mockup\/([^/]+)\/status$/, "mockup"],
+  [/^\/api\/thumbnail\/([^/]+)$/, "thumbnail"],
+  [/^\/api\/image\/([^/]+)$/, "image"],
+];
+
+/**
+ * Leaves in `paths` only the jobs that still run at the service: a finished job, or one that
+ * waits for a choice, is rightly not read again, so it says nothing of how soon polling resumed.
+ */
+async function dropFinished(api: MediaApi, paths: Set<string>): Promise<void> {
+  await Promise.all(
+    [...paths].map(async (path) => {
+      const [pattern, kind] = STATUS_KINDS.find(([re]) => re.test(path)) ?? [];
+      const id = pattern?.exec(path)?.[1];
+      const status = kind && id ? await fetchStatus(api, kind, id).catch(() => undefined) : undefined;
+      if (!status || status.terminal || status.state === "needs_choice") paths.delete(path);
+    }),
+  );
+}
+
+/** Sets `kill.recoveryMs` at the first read of a pending job after the kill, by any instance. */
+function watchRecovery(proxies: Set<HttpProxy>, pending: Set<string>, kill: Kill): void {
+  if (pending.size === 0) return;
+  const stops = [...proxies].map((proxy) =>
+    proxy.onRequest((r) => {
+      if (r.at <= kill.at || r.method !== "GET" || !pending.has(r.path)) return;
+      kill.recoveryMs = r.at - kill.at;
+      for (const stop of stops) stop();
+    }),
+  );
+}
+
+export interface Summary {
+  commandsSent: number;
+  notAcknowledged: number;
+  acknowledged: number;
+  creationCalls: number;
+  commandsWithRepeatedCreation: string[];
+  /** Acknowledged, but no creation reached the service (killed during the upload or before the call). */
+  noJobCreated: number;
+  answerLost: { commands: number; inServiceLists: number; resultPostedAnyway: number };
+  expectedResults: number;
+  delivered: number;
+  lost: string[];
+  postedTwice: string[];
+  confirmCalls: number;
+  kills: Record<string, number>;
+  recovery: { measured: number; none: number; p50: number; p95: number; max: number };
+  restartMs: { p50: number; p95: number; max: number };
+}
+
+export function summarize(
+  world: CrashWorld,
+  result: CampaignResult,
+  percentile: (s: number[], p: number) => number,
+): Summary {
+  const creations = world.emu.calls.filter((c) => c.method === "POST" && CREATION_PATH.test(c.path));
+  const creationsOf = new Map<string, number>();
+  for (const call of creations) {
+    const tag = TAG.exec(JSON.stringify(call.json ?? call.fields ?? {}))?.[0];
+    if (tag && call.status === 200) creationsOf.set(tag, (creationsOf.get(tag) ?? 0) + 1);
+  }
+  const posted = postedResults(world);
+  const lostAnswers = new Set(result.kills.flatMap((k) => (k.lostAnswerOf ? [k.lostAnswerOf] : [])));
+  const acknowledged = result.commands.filter((c) => c.acknowledged);
+  const withJob = acknowledged.filter((c) => (creationsOf.get(c.tag) ?? 0) > 0);
+  const expected = withJob.filter((c) => !lostAnswers.has(c.tag));
+  const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
+  const recoveries = sorted(result.kills.flatMap((k) => (k.recoveryMs === null ? [] : [k.recoveryMs])));
+  const restarts = sorted(result.kills.flatMap((k) => (k.restartMs === undefined ? [] : [k.restartMs])));
+  const kills: Record<string, number> = {};
+  for (const k of result.kills) kills[k.moment] = (kills[k.moment] ?? 0) + 1;
+  return {
+    commandsSent: result.commands.length,
+    notAcknowledged: result.commands.length - acknowledged.length,
+    acknowledged: acknowledged.length,
+    creationCalls: [...creationsOf.values()].reduce((a, b) => a + b, 0),
+    commandsWithRepeatedCreation: [...creationsOf].filter(([, n]) => n > 1).map(([tag]) => tag),
+    noJobCreated: acknowledged.length - withJob.length,
+    answerLost: {
+      commands: lostAnswers.size,
+      // The emulator answered 200 to the call: the job is in the service's lists.
+      inServiceLists: [...lostAnswers].filter((tag) => (creationsOf.get(tag) ?? 0) > 0).length,
+      resultPostedAnyway: [...lostAnswers].filter((tag) => posted.has(tag)).length,
+    },
+    expectedResults: expected.length,
+    delivered: expected.filter((c) => posted.get(c.tag) === 1).length,
+    lost: expected.filter((c) => !posted.has(c.tag)).map((c) => `${c.tag} (${c.platform} ${c.scenario})`),
+    postedTwice: result.commands
+      .filter((c) => (posted.get(c.tag) ?? 0) > 1)
+      .map((c) => `${c.tag} (${c.platform} ${c.scenario})`),
+    confirmCalls: world.emu.calls.filter((c) => c.method === "POST" && CONFIRM_PATH.test(c.path)).length,
+    kills,
+    recovery: {
+      measured: recoveries.length,
+      none: result.kills.filter((k) => k.recoveryMs === null && k.pending > 0).length,
+      p50: percentile(recoveries, 50),
+      p95: percentile(recoveries, 95),
+      max: recoveries.at(-1) ?? 0,
+    },
+    restartMs: { p50: percentile(restarts, 50), p95: percentile(restarts, 95), max: restarts.at(-1) ?? 0 },
+  };
+}

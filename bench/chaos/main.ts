@@ -1,0 +1,175 @@
+/**
+ * The chaos campaign: the real bot process (`node dist/main.js`, built first), the media API
+ * emulator and both fake chats, a mix of every job kind on both platforms, and SIGKILLs at
+ * chosen moments of the job life (during a creation call, while polling, during a confirm,
+ * during an upload, right after a post), each followed by a restart with the same INSTANCE_ID.
+ * Then a second run with two instances on one store, killing one of them: the survivor must take
+ * over its jobs.
+ *
+ *   npm run bench -- chaos [--kills 100] [--pair-kills 10] [--pair-store sqlite|redis]
+ *                          [--time-scale 0.1] [--concurrency 10] [--drain 60] [--seed 1]
+ *                          [--entry dist|src] [--out bench/results]
+ *
+ * --kills: kills of the single-instance run; --pair-kills: of the two-instance run (0 skips it);
+ * --time-scale: the emulator's job durations (0.1: a 3-minute video takes 18 s, an image 2 s); --drain: seconds
+ * results may take after the last kill; --entry src runs src/main.ts through tsx, without a build.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { createConnection } from "node:net";
+import { availableParallelism, cpus, totalmem } from "node:os";
+import { parseArgs } from "node:util";
+import { CrashWorld } from "../../test/crash-world.js";
+import { freePort } from "../../test/main-process.js";
+import { percentile } from "../stats.js";
+import { MOMENTS, type Moment, runCampaign, type Summary, summarize } from "./campaign.js";
+import { SCENARIOS, weighted } from "./mix.js";
+import { type RunReport, write } from "./report.js";
+
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: {
+    kills: { type: "string", default: "100" },
+    "pair-kills": { type: "string", default: "10" },
+    "pair-store": { type: "string", default: "sqlite" },
+    "time-scale": { type: "string", default: "0.1" },
+    concurrency: { type: "string", default: "10" },
+    drain: { type: "string", default: "60" },
+    seed: { type: "string", default: "1" },
+    entry: { type: "string", default: "dist" },
+    out: { type: "string", default: new URL("../results", import.meta.url).pathname },
+  },
+});
+const entry = values.entry === "src" ? "src" : "dist";
+const timeScale = Number(values["time-scale"]);
+const pairStore = values["pair-store"] === "redis" ? "redis" : "sqlite";
+
+/** mulberry32: the same seed draws the same pauses and instance choices. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const random = seeded(Number(values.seed));
+const log = (line: string) => console.log(line);
+const root = new URL("../..", import.meta.url).pathname;
+
+async function startRedis(): Promise<{ url: string; stop(): Promise<void> }> {
+  const port = await freePort();
+  const server = spawn("redis-server", ["--port", String(port), "--save", "", "--appendonly", "no"], {
+    stdio: "ignore",
+  });
+  const exited = new Promise((resolve) => server.once("exit", resolve));
+  const listening = () =>
+    new Promise<boolean>((resolve) => {
+      const socket = createConnection(port, "127.0.0.1");
+      socket.once("error", () => resolve(false));
+      socket.once("connect", () => {
+        socket.destroy();
+        resolve(true);
+      });
+    });
+  const end = Date.now() + 10_000;
+  while (!(await listening())) {
+    if (Date.now() > end) throw new Error("redis-server did not listen within 10 s");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    async stop() {
+      server.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+async function campaign(
+  name: string,
+  kills: number,
+  options: { instances: string[]; discord: boolean; moments: readonly Moment[]; storeUrl?: string },
+): Promise<RunReport> {
+  const world = await CrashWorld.start({
+    timeScale,
+    entry,
+    discord: options.discord,
+    ...(options.storeUrl && { storeUrl: options.storeUrl }),
+  });
+  try {
+    console.log(`== ${name}: ${kills} kills, instances ${options.instances.join(", ")}`);
+    const result = await runCampaign({
+      world,
+      instances: options.instances,
+      kills,
+      moments: options.moments,
+      scenarios: weighted(SCENARIOS.filter((s) => options.discord || s.platform === "slack")),
+      concurrency: Number(values.concurrency),
+      armMs: 10_000,
+      pauseMs: 1_000,
+      takeoverMs: 30_000,
+      drainMs: Number(values.drain) * 1000,
+      random,
+      log,
+    });
+    const summary: Summary = summarize(world, result, percentile);
+    console.log(JSON.stringify(summary, null, 2));
+    return {
+      name,
+      instances: options.instances,
+      summary,
+      missedMoments: result.missedMoments,
+      unexpectedExits: result.unexpectedExits,
+      durationMs: result.durationMs,
+      kills: result.kills,
+    };
+  } finally {
+    await world.close();
+  }
+}
+
+if (entry === "dist") {
+  console.log("building dist/ (npm run build)");
+  execFileSync("npm", ["run", "build", "--silent"], { cwd: root, stdio: "inherit" });
+}
+const command = `npm run bench -- chaos ${process.argv.slice(2).join(" ")}`.trim();
+const runs: RunReport[] = [];
+runs.push(
+  await campaign("one instance, both platforms", Number(values.kills), {
+    instances: ["chaos-a"],
+    discord: true,
+    moments: MOMENTS,
+  }),
+);
+const pairKills = Number(values["pair-kills"]);
+if (pairKills > 0) {
+  const redis = pairStore === "redis" ? await startRedis() : undefined;
+  try {
+    runs.push(
+      await campaign(`two instances on one ${pairStore} store, Slack`, pairKills, {
+        instances: ["chaos-a", "chaos-b"],
+        // The fake gateway keeps one session per bot token, as Discord does for one shard.
+        discord: false,
+        // The chat's posts cannot be told apart per instance: the other moments are per instance.
+        moments: MOMENTS.filter((m) => m !== "post"),
+        ...(redis && { storeUrl: redis.url }),
+      }),
+    );
+  } finally {
+    await redis?.stop();
+  }
+}
+const machine = {
+  cpus: availableParallelism(),
+  cpuModel: cpus()[0]?.model ?? "unknown",
+  memoryGb: Math.round(totalmem() / 1e8) / 10,
+  node: process.version,
+};
+const files = write(
+  values.out,
+  { command, timeScale, entry, concurrency: Number(values.concurrency), seed: Number(values.seed), machine },
+  runs,
+);
+console.log(`written: ${files.json}, ${files.md}`);
