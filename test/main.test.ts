@@ -226,6 +226,7 @@ describe("npm start", () => {
     const { child, output, exited } = run({
       MEDIA_API_URL: emu.url,
       MEDIA_API_KEY: "not-a-key",
+      MEDIA_API_KEY_TENANTS: "*",
       STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`,
       DISCORD_TOKEN: fake.token,
       DISCORD_REST_URL: fake.restUrl,
@@ -243,8 +244,10 @@ describe("npm start", () => {
     const fake = await startFakeDiscord();
     const dir = mkdtempSync(join(tmpdir(), "main-"));
     const { child, output, exited } = run({
-      MEDIA_API_URL: `http://127.0.0.1:${await freePort()}`,
+      // Port 9 (discard): nothing listens there, unlike a free port another test may take meanwhile.
+      MEDIA_API_URL: "http://127.0.0.1:9",
       MEDIA_API_KEY: "test-key",
+      MEDIA_API_KEY_TENANTS: "*",
       STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`,
       DISCORD_TOKEN: fake.token,
       DISCORD_REST_URL: fake.restUrl,

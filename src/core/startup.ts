@@ -6,6 +6,7 @@ import { ConfigError } from "./config.js";
 import { BotError, UnauthorizedError } from "./errors.js";
 import type { Logger } from "./log.js";
 import { redactText } from "./redact.js";
+import type { SharedKeyTenants } from "./tenancy.js";
 
 /**
  * Start-up checks: a bad credential or an unreachable dependency ends the start with one line
@@ -81,15 +82,21 @@ export async function checkMediaService(baseUrl: string, logger: Logger): Promis
  */
 
 /**
- * The bot needs a way to an API key: the shared MEDIA_API_KEY, or SECRETS_KEY so that admins can
- * save their own with setup. With neither, every command that calls the service would tell users
- * to ask an admin, and the admin would learn that the operator must set SECRETS_KEY: so the bot
- * refuses to start, and says which to set.
+ * The bot needs a way to an API key: the shared MEDIA_API_KEY serving some tenants
+ * (MEDIA_API_KEY_TENANTS), or SECRETS_KEY so that admins can save their own with setup. With
+ * neither, every command that calls the service would tell users to ask an admin, and the admin
+ * would learn that the operator must set something: so the bot refuses to start, and says what.
  */
-export function requireKeyPath(config: { media: { apiKey?: string }; secretsKey?: string }): void {
-  if (config.media.apiKey || config.secretsKey) return;
+export function requireKeyPath(config: {
+  media: { apiKey?: string; apiKeyTenants: SharedKeyTenants };
+  secretsKey?: string;
+}): void {
+  const { apiKey, apiKeyTenants } = config.media;
+  if (config.secretsKey || (apiKey && (apiKeyTenants === "*" || apiKeyTenants.length > 0))) return;
   throw new ConfigError(
-    "No API key can ever be used: set MEDIA_API_KEY (one service key for every server and workspace) or SECRETS_KEY (so admins can save their own key with setup), or both.",
+    apiKey
+      ? "No API key can ever be used: MEDIA_API_KEY serves no server or workspace. Name them in MEDIA_API_KEY_TENANTS (or *), or set SECRETS_KEY so admins can save their own key with setup."
+      : "No API key can ever be used: set MEDIA_API_KEY (one service key, for the servers and workspaces MEDIA_API_KEY_TENANTS names) or SECRETS_KEY (so admins can save their own key with setup), or both.",
   );
 }
 
