@@ -271,7 +271,7 @@ describe("npm start with a bad credential or dependency", () => {
   async function failedStart(env: Record<string, string>) {
     const dir = mkdtempSync(join(tmpdir(), "main-"));
     const { child, output, exited } = run({
-      MEDIA_API_KEY: "test-key",
+      SECRETS_KEY: "7f".repeat(32),
       STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`,
       ...env,
     });
@@ -366,7 +366,7 @@ describe("npm start with a bad credential or dependency", () => {
     const dir = mkdtempSync(join(tmpdir(), "main-"));
     const { child, output, exited } = run({
       MEDIA_API_URL: "http://media.invalid",
-      MEDIA_API_KEY: "test-key",
+      SECRETS_KEY: "7f".repeat(32),
       STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`,
       SLACK_BOT_TOKEN: fake.botToken,
       SLACK_SIGNING_SECRET: fake.signingSecret,
