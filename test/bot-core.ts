@@ -35,7 +35,9 @@ export async function openBotCore({ mediaUrl, dir, scale }: BotCoreOptions): Pro
   const stores = await openStores(`sqlite://${join(dir, "bot.sqlite")}`, undefined, logger);
   const media = createMediaClient({ baseUrl: mediaUrl, timeoutMs: 20_000, logger });
   const bot = createBot({
-    config: { media: { url: mediaUrl, apiKey: "test-key", thumbnailsListPath: "/api/thumbnails" } },
+    config: {
+      media: { url: mediaUrl, apiKey: "test-key", apiKeyTenants: "*", thumbnailsListPath: "/api/thumbnails" },
+    },
     media,
     stores,
     engine: { policy: scaledPolicy(scale) },

@@ -13,6 +13,7 @@ import { createHooks } from "./flows/hooks.js";
 import { createJobEngine, type JobEngineOptions } from "./jobs/engine.js";
 import type { Logger } from "./log.js";
 import type { ActionEvent, AutocompleteEvent, ChatAdapter, Choice, CommandEvent, Platform } from "./ports.js";
+import { CommandRates } from "./rates.js";
 import { Tenancy } from "./tenancy.js";
 
 /**
@@ -21,8 +22,11 @@ import { Tenancy } from "./tenancy.js";
  */
 
 export interface BotOptions {
-  /** MEDIA_API_KEY is the fallback of tenants without their own key. */
-  config: Pick<Config, "media">;
+  /**
+   * MEDIA_API_KEY is the fallback of the tenants MEDIA_API_KEY_TENANTS names. Without `rates`,
+   * gestures are not rate-limited (the app passes the configured ones).
+   */
+  config: Pick<Config, "media"> & Partial<Pick<Config, "rates">>;
   media: MediaClient;
   stores: Pick<Stores, "jobs" | "tenants" | "claims" | "indexes">;
   /** Polling policy and engine identity (tests shrink the policy). */
@@ -64,14 +68,18 @@ export const DEFAULT_JOB_LIMIT = 3;
 export function createBot(options: BotOptions): Bot {
   const { media: client, stores, logger } = options;
   const adapters = new Map<Platform, ChatAdapter>();
-  const tenancy = new Tenancy(stores.tenants, options.config.media.apiKey);
+  const { media: mediaConfig, rates } = options.config;
+  const tenancy = new Tenancy(stores.tenants, {
+    key: mediaConfig.apiKey,
+    tenants: mediaConfig.apiKeyTenants,
+  });
   const adapter = (platform: Platform): ChatAdapter => {
     const found = adapters.get(platform);
     // Thrown inside the engine's hooks this means "later": the job waits for its adapter.
     if (!found) throw new Error(`no ${platform} adapter is attached`);
     return found;
   };
-  const media: Core["media"] = async (tenant) => client.as(await tenancy.apiKey(tenant));
+  const media: Core["media"] = async (tenant) => client.as((await tenancy.apiKey(tenant))?.value);
 
   const engine = createJobEngine({
     store: stores.jobs,
@@ -93,6 +101,9 @@ export function createBot(options: BotOptions): Bot {
       ...(options.clock && { clock: () => options.clock!.now() }),
     }),
     logger,
+    rates: new CommandRates(rates ?? { userPerMinute: 0, tenantPerMinute: 0 }, () =>
+      (options.clock ?? Date).now(),
+    ),
     jobLimit: options.jobLimit ?? DEFAULT_JOB_LIMIT,
     adapter,
     media,

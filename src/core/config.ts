@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { DEFAULT_RATE_LIMITS, type RateLimits } from "./rates.js";
+import type { SharedKeyTenants } from "./tenancy.js";
 
 /**
  * The configuration contract of DESIGN.md, read from the environment. Every problem is reported
@@ -29,9 +31,32 @@ const storeUrl = z
     "must be sqlite://<path> or redis://<host>:<port>",
   );
 
+/** "*", or guild / team ids separated by commas; unset: none (see the README for why). */
+const keyTenants = z
+  .string()
+  .trim()
+  .transform(
+    (v): SharedKeyTenants =>
+      v === "*"
+        ? "*"
+        : v
+            .split(",")
+            .map((id) => id.trim())
+            .filter(Boolean),
+  )
+  .refine(
+    (v) => v === "*" || v.every((id) => /^[A-Za-z0-9]+$/.test(id)),
+    "must be * or guild / team ids separated by commas",
+  );
+
+const perMinute = z.coerce.number().int().min(0, "must be 0 (no limit) or more");
+
 const schema = z.object({
   MEDIA_API_URL: httpUrl.transform(mediaOrigin),
   MEDIA_API_KEY: optionalText,
+  MEDIA_API_KEY_TENANTS: keyTenants.default([]),
+  USER_COMMANDS_PER_MINUTE: perMinute.default(DEFAULT_RATE_LIMITS.userPerMinute),
+  TENANT_COMMANDS_PER_MINUTE: perMinute.default(DEFAULT_RATE_LIMITS.tenantPerMinute),
   MEDIA_THUMBNAILS_LIST_PATH: z
     .string()
     .regex(/^\/api\//, "must be a path starting with /api/")
@@ -54,7 +79,14 @@ const schema = z.object({
 });
 
 export interface Config {
-  media: { url: string; apiKey?: string; thumbnailsListPath: string };
+  media: {
+    url: string;
+    apiKey?: string;
+    /** Who may use `apiKey`: the tenants without a key of their own that the operator names. */
+    apiKeyTenants: SharedKeyTenants;
+    thumbnailsListPath: string;
+  };
+  rates: RateLimits;
   storeUrl: string;
   discord?: { token: string; guildId?: string; restUrl: string };
   slack?: {
@@ -121,8 +153,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     media: {
       url: v.MEDIA_API_URL,
       apiKey: v.MEDIA_API_KEY,
+      apiKeyTenants: v.MEDIA_API_KEY_TENANTS,
       thumbnailsListPath: v.MEDIA_THUMBNAILS_LIST_PATH,
     },
+    rates: { userPerMinute: v.USER_COMMANDS_PER_MINUTE, tenantPerMinute: v.TENANT_COMMANDS_PER_MINUTE },
     storeUrl: v.STORE_URL,
     discord: v.DISCORD_TOKEN
       ? { token: v.DISCORD_TOKEN, guildId: v.DISCORD_GUILD_ID, restUrl: v.DISCORD_REST_URL }

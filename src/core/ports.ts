@@ -22,14 +22,22 @@ export interface Actor {
 }
 
 /**
+ * Credentials of one gesture that die within minutes (a Discord interaction token and its age, a
+ * Slack response_url): the adapter's own, like `data`, but kept apart so that the core can keep
+ * them out of what it stores for long. See `lasting`.
+ */
+export type LiveCredentials = { [key: string]: Json };
+
+/**
  * Where a command was issued. Plain JSON, because a job answers there after a restart too;
- * `data` is the adapter's own (a Discord interaction token and its age, a Slack response_url).
+ * `data` is the adapter's own, `live` the gesture's short-lived credentials.
  */
 export interface ConversationRef {
   platform: Platform;
   channelId: string;
   threadId?: string;
   data?: { [key: string]: Json };
+  live?: LiveCredentials;
 }
 
 /** A message the bot posted and may edit later, persisted in the job record. */
@@ -38,7 +46,27 @@ export interface MessageRef {
   channelId: string;
   messageId: string;
   data?: { [key: string]: Json };
+  live?: LiveCredentials;
 }
+
+/** A reference without its short-lived credentials: what may be kept after the gesture is over. */
+export function lasting<T extends { live?: LiveCredentials }>(ref: T): Omit<T, "live"> {
+  const { live: _live, ...rest } = ref;
+  return rest;
+}
+
+/**
+ * How a gesture reached the bot. Every kind passes the same access check (allow-lists, admin-only
+ * commands) and all but autocomplete count against the command rates.
+ */
+export type EntryKind =
+  | "command"
+  | "form"
+  | "button"
+  | "select"
+  | "autocomplete"
+  | "message_shortcut"
+  | "context_menu";
 
 /** A file a user attached; the adapter does the authenticated download when it is opened. */
 export interface Attachment {
@@ -88,6 +116,8 @@ export interface CommandEvent {
   attachments: Record<string, Attachment[]>;
   actor: Actor;
   conversation: ConversationRef;
+  /** Default "command"; "form" for a submitted modal. */
+  entry?: Extract<EntryKind, "command" | "form" | "message_shortcut" | "context_menu">;
 }
 
 /** A button click or a select choice on a message the bot posted. */
@@ -101,6 +131,8 @@ export interface ActionEvent {
   actor: Actor;
   message: MessageRef;
   conversation: ConversationRef;
+  /** Default "button". */
+  entry?: Extract<EntryKind, "button" | "select">;
 }
 
 export interface AutocompleteEvent {
@@ -108,6 +140,8 @@ export interface AutocompleteEvent {
   option: string;
   query: string;
   actor: Actor;
+  /** Where the command (or the form) is being filled in. */
+  conversation: ConversationRef;
 }
 
 export interface Choice {

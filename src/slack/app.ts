@@ -1,11 +1,11 @@
 import { App, type BlockAction, type ViewSubmitAction } from "@slack/bolt";
 import type { WebClientOptions } from "@slack/web-api";
 import type Keyv from "keyv";
-import PQueue from "p-queue";
 import type { Bot } from "../core/bot.js";
 import { type Card, card } from "../core/cards.js";
 import { commandByName } from "../core/commands/catalogue.js";
 import type { Config } from "../core/config.js";
+import { FairQueue, laneOf } from "../core/fair-queue.js";
 import type { Logger } from "../core/log.js";
 import type { Attachment, ConversationRef } from "../core/ports.js";
 import { errorCard } from "../core/render/errors.js";
@@ -31,9 +31,10 @@ import { cut } from "./render/mrkdwn.js";
 export const SLASH_COMMAND = "/media";
 
 /**
- * How many commands and clicks the core works on at once. Acks never wait for this queue; the
- * work behind them does, so a burst (a whole team at once) cannot flood the store and the event
- * loop with hundreds of concurrent flows and delay the acks of the requests still arriving.
+ * How many commands and clicks the core works on at once, one per person at most (FairQueue).
+ * Acks never wait for this queue; the work behind them does, so a burst (a whole team at once)
+ * cannot flood the store and the event loop with hundreds of concurrent flows and delay the acks
+ * of the requests still arriving.
  */
 const CONCURRENT_WORK = 16;
 
@@ -73,8 +74,9 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   const adapter = new SlackAdapter(app.client, new Ledger(options.store));
   const actors = new Actors(app.client, logger);
   const recent = new Recent();
-  const work = new PQueue({ concurrency: CONCURRENT_WORK });
-  const later = (task: () => Promise<void>) => work.add(task);
+  const work = new FairQueue(CONCURRENT_WORK);
+  const later = (teamId: string, userId: string, task: () => Promise<void>) =>
+    work.add(laneOf("slack", teamId, userId), task);
 
   const conversation = (
     channelId: string,
@@ -116,7 +118,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       return;
     }
     const teamId = context.teamId ?? command.team_id;
-    await later(async () =>
+    await later(teamId, command.user_id, async () =>
       bot.handleCommand({
         command: request.name,
         options: request.options,
@@ -144,7 +146,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     if (!recent.first(`trigger:${body.trigger_id}`)) return;
     const where = conversation(form.channelId, body.user.id);
     const teamId = context.teamId ?? body.team?.id ?? body.user.team_id ?? "";
-    await later(async () => {
+    await later(teamId, body.user.id, async () => {
       let attachments: Record<string, Attachment[]>;
       try {
         const entries = Object.entries(values.files).map(
@@ -162,6 +164,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
         attachments,
         actor: await actors.of(teamId, body.user.id),
         conversation: where,
+        entry: "form",
       });
     });
   });
@@ -175,6 +178,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
           option: body.action_id,
           query: body.value,
           actor: actors.quick(teamId, body.user.id),
+          conversation: conversation(form.channelId, body.user.id),
         })
       : [];
     await ack({
@@ -197,7 +201,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     if (!key || typeof channelId !== "string" || typeof messageId !== "string") return;
     const value = action.type === "static_select" ? action.selected_option.value : key.value;
     const teamId = context.teamId ?? body.team?.id ?? body.user.team_id ?? "";
-    await later(async () =>
+    await later(teamId, body.user.id, async () =>
       bot.handleAction({
         action: key.action,
         jobId: key.jobId,
@@ -205,6 +209,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
         actor: await actors.of(teamId, body.user.id),
         message: { platform: "slack", channelId, messageId },
         conversation: conversation(channelId, body.user.id, { responseUrl: body.response_url }),
+        entry: action.type === "static_select" ? "select" : "button",
       }),
     );
   });
@@ -213,7 +218,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   app.event("app_mention", async ({ event, body, context }) => {
     const user = event.user;
     if (!user || !recent.first(`event:${body.event_id}`)) return;
-    await later(() =>
+    await later(context.teamId ?? "", user, () =>
       bot.handleCommand({
         command: "help",
         options: {},

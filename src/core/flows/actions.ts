@@ -10,6 +10,7 @@ import { choiceKey } from "../jobs/engine.js";
 import type { ActionEvent, ChatAdapter } from "../ports.js";
 import { confirmingCard } from "../render/job.js";
 import { isAdmin } from "../tenancy.js";
+import { admit } from "./admit.js";
 import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
 import { viewOf } from "./results.js";
@@ -161,6 +162,11 @@ const HANDLERS: Record<string, Handler> = { confirm: choose, confirm_both: choos
 export async function handleAction(core: Core, event: ActionEvent): Promise<void> {
   const adapter = core.adapter(event.actor.platform);
   try {
+    const settings = await admit(core, {
+      kind: event.entry ?? "button",
+      actor: event.actor,
+      conversation: event.conversation,
+    });
     const job = await core.engine.get(event.jobId);
     if (
       !job ||
@@ -172,7 +178,6 @@ export async function handleAction(core: Core, event: ActionEvent): Promise<void
         "The bot no longer knows this job (finished jobs are kept for 30 days). Run the command again.",
       );
     }
-    const settings = await core.tenancy.settings(job.tenant);
     if (job.requester.userId !== event.actor.userId && !isAdmin(event.actor, settings)) {
       throw new AccessError("access.not_requester", [
         "Only ",

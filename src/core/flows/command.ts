@@ -5,6 +5,7 @@ import { InputError, noApiKey } from "../commands/errors.js";
 import { checkFiles, parseOptions } from "../commands/validate.js";
 import type { CommandEvent } from "../ports.js";
 import { type TenantRef, tenantKey, tenantOf } from "../tenancy.js";
+import { admit } from "./admit.js";
 import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
 import { launch, startWithinLimit } from "./start.js";
@@ -40,14 +41,14 @@ async function checkPicks(
   }
 }
 
-function services(core: Core): BotServices {
+function services(core: Core, tenant: TenantRef): BotServices {
   return {
     client: core.client,
     tenants: core.tenancy,
     forgetTenant: (actor) => core.cache.forget(tenantKey(tenantOf(actor))),
     listJobs: (actor, limit) => core.engine.listFor(actor, limit),
     commands: () => COMMANDS,
-    hasFallbackKey: core.tenancy.hasFallbackKey,
+    hasFallbackKey: core.tenancy.servesSharedKey(tenant),
   };
 }
 
@@ -64,13 +65,12 @@ export async function handleCommand(core: Core, event: CommandEvent): Promise<vo
         `There is no command "${event.command}". Run help to see them all.`,
       );
     }
-    const settings = await core.tenancy.settings(tenant);
-    core.tenancy.checkAccess(command, actor, conversation, settings);
+    const settings = await admit(core, { kind: event.entry ?? "command", actor, conversation, command });
     const options = parseOptions(command, event.options, settings.defaults);
     const attachments = checkFiles(command, event.attachments);
     const apiKey = await core.tenancy.apiKey(tenant);
     if (command.usesService !== false && !apiKey) throw noApiKey();
-    const api = core.client.as(apiKey);
+    const api = await core.media(tenant);
     media = api;
     await checkPicks(core, command, options, tenant, api);
 
@@ -85,7 +85,7 @@ export async function handleCommand(core: Core, event: CommandEvent): Promise<vo
       open: (option) => openAll(attachments[option] ?? []),
       lookup: (source, id) => core.cache.find(tenantKey(tenant), source, api, id),
       uploadLimit: adapter.uploadLimit(conversation),
-      services: services(core),
+      services: services(core, tenant),
     };
     const answer = async () => {
       const outcome = await command.run(ctx);

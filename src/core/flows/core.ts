@@ -4,6 +4,7 @@ import type { CatalogCache } from "../catalog-cache.js";
 import type { JobEngine } from "../jobs/engine.js";
 import type { Logger } from "../log.js";
 import type { ChatAdapter, Platform } from "../ports.js";
+import type { CommandRates } from "../rates.js";
 import type { Tenancy, TenantRef } from "../tenancy.js";
 
 /** Everything the flows share; built once by createBot. */
@@ -14,6 +15,7 @@ export interface Core {
   claims: Claims;
   cache: CatalogCache;
   logger: Logger;
+  rates: CommandRates;
   /** Jobs one person may have running at once. */
   jobLimit: number;
   adapter(platform: Platform): ChatAdapter;

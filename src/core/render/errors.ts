@@ -12,6 +12,7 @@ import { usageFields } from "./usage.js";
 const TITLES: [prefix: string, title: string][] = [
   ["input.", "Check the command"],
   ["access.", "Not allowed"],
+  ["limit.rate", "Slow down"],
   ["limit.", "Too many jobs running"],
   ["setup.", "Setup needed"],
   ["action.choice_unconfirmed", "Checking what the media service did"],

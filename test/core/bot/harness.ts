@@ -9,6 +9,8 @@ import { type Bot, createBot } from "../../../src/core/bot.js";
 import { type Card, isCard, plainText } from "../../../src/core/cards.js";
 import { scaledPolicy } from "../../../src/core/jobs/policy.js";
 import type { ActionEvent, Actor, Attachment, ConversationRef, MessageRef } from "../../../src/core/ports.js";
+import type { RateLimits } from "../../../src/core/rates.js";
+import type { SharedKeyTenants } from "../../../src/core/tenancy.js";
 import { openStores, type Stores } from "../../../src/store/index.js";
 import { type Emulator, type EmulatorOptions, startEmulator } from "../../fakes/media-api/index.js";
 import { solidPng } from "../../fakes/media-api/png.js";
@@ -58,6 +60,9 @@ export interface HarnessOptions {
   emulator?: EmulatorOptions;
   /** MEDIA_API_KEY; null for none. Default test-key. */
   fallbackKey?: string | null;
+  /** MEDIA_API_KEY_TENANTS. Default "*". */
+  apiKeyTenants?: SharedKeyTenants;
+  rates?: RateLimits;
   jobLimit?: number;
   /** Shares another harness's sqlite file (a restart). */
   storeDir?: string;
@@ -101,7 +106,15 @@ export class Harness {
     });
     const fallbackKey = options.fallbackKey === undefined ? "test-key" : (options.fallbackKey ?? undefined);
     const bot = createBot({
-      config: { media: { url: emu.url, apiKey: fallbackKey, thumbnailsListPath: "/api/thumbnails" } },
+      config: {
+        media: {
+          url: emu.url,
+          apiKey: fallbackKey,
+          apiKeyTenants: options.apiKeyTenants ?? "*",
+          thumbnailsListPath: "/api/thumbnails",
+        },
+        ...(options.rates && { rates: options.rates }),
+      },
       media: client,
       stores,
       engine: { policy: scaledPolicy(0.005) },
