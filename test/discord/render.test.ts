@@ -10,7 +10,7 @@ import { ComponentType } from "discord-api-types/v10";
 import { describe, expect, it } from "vitest";
 import { card } from "../../src/core/cards.js";
 import { COMMANDS } from "../../src/core/commands/catalogue.js";
-import { animateSelect } from "../../src/core/flows/results.js";
+import { ANIMATION_STYLES } from "../../src/core/commands/options.js";
 import type { OutgoingFile } from "../../src/core/ports.js";
 import { errorCard } from "../../src/core/render/errors.js";
 import { progressCard, queuedCard, resultCard, variantsCard } from "../../src/core/render/job.js";
@@ -141,6 +141,13 @@ describe("cards as Discord messages", () => {
   });
 
   it("gives a select its own row, with at most 25 options", () => {
+    const animateSelect = (jobId: string) => ({
+      type: "select" as const,
+      action: "animate",
+      jobId,
+      placeholder: "Animate…",
+      options: ANIMATION_STYLES.map((style) => ({ label: style, value: style })),
+    });
     const many = {
       ...animateSelect(view.id),
       action: "pick",

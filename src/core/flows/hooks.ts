@@ -1,8 +1,8 @@
 import type { JobRecord } from "../../store/jobs.js";
+import { controlsFor } from "../actions/catalogue.js";
 import type { MediaApi } from "../api/client.js";
 import type { NormalizedStatus } from "../api/job-status.js";
 import { fetchStatus } from "../api/normalize.js";
-import { commandByName } from "../commands/catalogue.js";
 import { BotError, MessageGoneError, ServiceFailureError, UndeliverableError } from "../errors.js";
 import type { JobHooks } from "../jobs/contract.js";
 import type { Logger } from "../log.js";
@@ -125,7 +125,7 @@ async function outcomeOf(
       job,
       status,
       uploadLimit: adapter.uploadLimit(conversation),
-      canRegenerate: Boolean(commandByName(job.command)?.regenerate),
+      controls: controlsFor,
     });
   } catch (error) {
     // Passing trouble (network, 5xx) is worth another delivery attempt; anything else will not

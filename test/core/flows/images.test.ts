@@ -21,7 +21,12 @@ describe("image commands", () => {
     expect(history[0]).toMatchObject({ title: "Image: a red fox in snow", progress: { label: "Queued" } });
     expect(result).toMatchObject({ title: "Image: a red fox in snow", tone: "success" });
     expect(result.fields).toContainEqual({ name: "Seed", value: "7", inline: true });
-    expect(result.actions).toEqual([expect.objectContaining({ action: "regenerate", label: "Regenerate" })]);
+    expect(result.actions.map((a) => [a.action, a.type === "button" && a.label])).toEqual([
+      ["edit", "Edit"],
+      ["animate_image", "Animate"],
+      ["remix", "Remix"],
+      ["regenerate", "Regenerate"],
+    ]);
     const [image] = h.chat.files();
     expect(image?.contentType).toBe("image/png");
     expect(isPng(image!.bytes)).toBe(true);
