@@ -131,7 +131,8 @@ export interface ActionEvent {
   /** A follow-up form's raw values by option name; the core checks them against the form. */
   fields?: Record<string, unknown>;
   actor: Actor;
-  message: MessageRef;
+  /** The message the control is on (a form may come without it). */
+  message?: MessageRef;
   conversation: ConversationRef;
   /** Default "button". */
   entry?: Extract<EntryKind, "button" | "select" | "form">;
