@@ -1,4 +1,5 @@
 import type { NormalizedStatus } from "../api/job-status.js";
+import { actionButton } from "../actions/define.js";
 import { type Card, type CardAction, type CardMedia, card } from "../cards.js";
 import { megabytes, plural } from "./text.js";
 
@@ -45,14 +46,6 @@ export function progressCard(view: JobView, status: NormalizedStatus): Card {
 }
 
 export function variantsCard(view: JobView, previewUrls: readonly [string, string]): Card {
-  const keep = (value: string, label: string): CardAction => ({
-    type: "button",
-    action: "confirm",
-    jobId: view.id,
-    value,
-    label,
-    style: "primary",
-  });
   return card(view.title, "info", {
     lines: [
       "Two variants are ready. Keep the one you like, or both. Only the requester or an admin can choose.",
@@ -64,9 +57,9 @@ export function variantsCard(view: JobView, previewUrls: readonly [string, strin
       alt: `Variant ${i + 1}`,
     })),
     actions: [
-      keep("1", "Keep 1"),
-      keep("2", "Keep 2"),
-      { type: "button", action: "confirm_both", jobId: view.id, label: "Keep both", style: "success" },
+      actionButton("confirm", view.id, "Keep 1", { style: "primary", value: "1" }),
+      actionButton("confirm", view.id, "Keep 2", { style: "primary", value: "2" }),
+      actionButton("confirm_both", view.id, "Keep both", { style: "success" }),
     ],
     footer: footer(view),
   });
