@@ -119,6 +119,15 @@ describe("follow-ups on an image", () => {
       subcommand: "generate",
       options: { prompt: "a castle", negative_prompt: "people", aspect_ratio: "16:9", seed: 42 },
     });
+    // The result says how it was made.
+    expect(image.embeds[0]?.fields).toEqual(
+      expect.arrayContaining([
+        { name: "Prompt", value: "a castle", inline: true },
+        { name: "Negative prompt", value: "people", inline: true },
+        { name: "Aspect ratio", value: "16:9", inline: true },
+        { name: "Seed", value: "42", inline: true },
+      ]),
+    );
     const modal = await open(image, "remix", world.fake.users.requester);
     const shownValues = Object.fromEntries(
       modal.components.map((c) => [

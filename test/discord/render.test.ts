@@ -198,6 +198,39 @@ describe("cards as Discord messages", () => {
     expect(embed!.description).toContain("[Open](https://example.com/a)");
   });
 
+  it("shows how a result was made: the whole prompt, the settings as fields, within every limit", () => {
+    const prompt = `${"a fox in the snow ".repeat(111)}END`; // 2001 characters: over a field's 1024
+    const made = card("Image: a fox", "success", {
+      recipe: [
+        { name: "Prompt", value: prompt },
+        { name: "Negative prompt", value: "blur" },
+        { name: "Aspect ratio", value: "16:9" },
+        { name: "Seed", value: "42" },
+      ],
+    });
+    const { body } = renderMessage(made);
+    expectValid(body);
+    const [embed] = body.embeds;
+    expect(embed!.description).toContain(prompt);
+    expect(embed!.fields).toEqual([
+      { name: "Negative prompt", value: "blur", inline: true },
+      { name: "Aspect ratio", value: "16:9", inline: true },
+      { name: "Seed", value: "42", inline: true },
+    ]);
+
+    // Beside a full card, the recipe is cut with the rest to the 6000-character total.
+    const crowded = renderMessage({
+      ...made,
+      lines: ["x".repeat(3000)],
+      recipe: [...made.recipe!, { name: "Script", value: "s".repeat(5000) }],
+      fields: Array.from({ length: 30 }, (_, i) => ({ name: `F${i}`, value: "v".repeat(1000) })),
+    }).body;
+    expectValid(crowded);
+    expect(crowded.embeds[0]!.description!.length).toBeLessThanOrEqual(DISCORD_LIMITS.embedDescription);
+    expect(crowded.embeds[0]!.fields!.length).toBeLessThanOrEqual(DISCORD_LIMITS.embedFields);
+    expect(embedChars(crowded)).toBeLessThanOrEqual(DISCORD_LIMITS.embedTotal);
+  });
+
   it("escapes markdown in the core's plain text and never cuts an escape in half", () => {
     const { body } = renderMessage(card("a *fox*", "error", { lines: ["use __init__ and `x`"] }));
     expect(body.embeds[0]!.title).toBe("a \\*fox\\*");

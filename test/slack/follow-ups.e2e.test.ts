@@ -87,6 +87,14 @@ describe("follow-ups on an image in Slack", () => {
     const image = await world.job(
       "image generate a castle --negative-prompt people --aspect-ratio 16:9 --seed 42",
     );
+    // The result says how it was made, in a context block.
+    const context = image.blocks.find((b) => b.type === "context" && JSON.stringify(b).includes("Prompt"));
+    expect((context as { elements: { text: string }[] }).elements.map((e) => e.text)).toEqual([
+      "*Prompt:* a castle",
+      "*Negative prompt:* people",
+      "*Aspect ratio:* 16:9",
+      "*Seed:* 42",
+    ]);
     const view = await open(image, "remix", world.fake.users.requester.id);
     const initial = Object.fromEntries(
       view.blocks.flatMap((b) => {

@@ -5,6 +5,7 @@ import type { Item } from "../api/schemas.js";
 import { type Card, type CardAction, card } from "../cards.js";
 import type { Json } from "../ports.js";
 import { type JobView, photoAvatarCard, resultCard } from "../render/job.js";
+import { recipeOf } from "../render/recipe.js";
 import { fileOrLink, publicUrl } from "./files.js";
 
 /**
@@ -97,6 +98,7 @@ const RESOLVERS: { [K in JobResult["kind"]]: Resolver<K> } = {
     return {
       card: resultCard(viewOf(job), file, {
         fields: [{ name: "Video id", value: videoId, inline: true }],
+        recipe: recipeOf(job.inputs),
         actions: controls(delivered(job, stored)),
       }),
       stored,
@@ -111,11 +113,10 @@ const RESOLVERS: { [K in JobResult["kind"]]: Resolver<K> } = {
       image.downloadUrl,
       uploadLimit,
     );
-    const seed = (job.inputs as { request?: { seed?: unknown } } | null)?.request?.seed;
     const stored = { imageId: image.imageId, mediaId: image.mediaId, url: image.downloadUrl };
     return {
       card: resultCard(viewOf(job), file, {
-        fields: typeof seed === "number" ? [{ name: "Seed", value: String(seed), inline: true }] : [],
+        recipe: recipeOf(job.inputs),
         actions: controls(delivered(job, stored)),
       }),
       stored,
@@ -152,7 +153,7 @@ const RESOLVERS: { [K in JobResult["kind"]]: Resolver<K> } = {
         uploadLimit,
       );
       return {
-        card: resultCard(view, file),
+        card: resultCard(view, file, { recipe: recipeOf(job.inputs) }),
         stored: { url: publicUrl(source) ?? null, mediaId: mediaId ?? null },
       };
     }
@@ -168,6 +169,7 @@ const RESOLVERS: { [K in JobResult["kind"]]: Resolver<K> } = {
     return {
       card: resultCard(view, file, {
         fields: typeof mockupId === "string" ? [{ name: "Mockup id", value: mockupId, inline: true }] : [],
+        recipe: recipeOf(job.inputs),
         actions: controls(delivered(job, stored)),
       }),
       stored,
@@ -189,7 +191,10 @@ const RESOLVERS: { [K in JobResult["kind"]]: Resolver<K> } = {
     );
     const stored = { mediaId: mediaId ?? null, url: publicUrl(source) ?? null };
     return {
-      card: resultCard(viewOf(job), file, { actions: controls(delivered(job, stored)) }),
+      card: resultCard(viewOf(job), file, {
+        recipe: recipeOf(job.inputs),
+        actions: controls(delivered(job, stored)),
+      }),
       stored,
     };
   },

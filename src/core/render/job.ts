@@ -1,5 +1,5 @@
-import type { NormalizedStatus } from "../api/job-status.js";
 import { actionButton } from "../actions/define.js";
+import type { NormalizedStatus } from "../api/job-status.js";
 import { type Card, type CardAction, type CardMedia, card } from "../cards.js";
 import { megabytes, plural } from "./text.js";
 
@@ -98,7 +98,7 @@ export interface ResultMediaView extends CardMedia {
 export function resultCard(
   view: JobView,
   result: ResultMediaView,
-  extra: { lines?: string[]; fields?: Card["fields"]; actions?: CardAction[] } = {},
+  extra: { lines?: string[]; fields?: Card["fields"]; recipe?: Card["recipe"]; actions?: CardAction[] } = {},
 ): Card {
   const { oversize, ...media } = result;
   const what = result.kind === "video" ? "video" : "image";
@@ -113,6 +113,7 @@ export function resultCard(
   return card(view.title, "success", {
     lines,
     fields: extra.fields ?? [],
+    ...(extra.recipe && extra.recipe.length > 0 && { recipe: extra.recipe }),
     links: media.url ? [{ label: `Download the ${what}`, url: media.url }] : [],
     media: oversize ? (media.url ? [media] : []) : [media],
     actions: extra.actions ?? [],

@@ -197,6 +197,20 @@ function actionBlocks(actions: readonly CardAction[]): KnownBlock[] {
   return blocks;
 }
 
+/** How the result was made, small under it: one context element per entry (at most ten). */
+function recipeBlocks(recipe: Card["recipe"]): KnownBlock[] {
+  if (!recipe || recipe.length === 0) return [];
+  return [
+    {
+      type: "context",
+      elements: recipe.slice(0, L.contextElements).map((r) => ({
+        type: "mrkdwn" as const,
+        text: cut(`*${escapeText(r.name)}:* ${escapeText(r.value)}`, L.contextText),
+      })),
+    },
+  ];
+}
+
 function renderCard(card: Card, options: RenderOptions): Rendered {
   const media = mediaBlocks(card, options.filesInThread);
   const links = [
@@ -212,6 +226,7 @@ function renderCard(card: Card, options: RenderOptions): Rendered {
     ...paragraphs(card.lines.map(lineText)),
     ...progress,
     ...fieldBlocks(card.fields),
+    ...recipeBlocks(card.recipe),
     ...media.blocks,
     ...(links.length > 0 ? [section(cut(links.join("  ·  "), L.sectionText))] : []),
   ];

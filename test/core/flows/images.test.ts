@@ -20,7 +20,12 @@ describe("image commands", () => {
     const history = h.chat.history(ref).filter(isCard);
     expect(history[0]).toMatchObject({ title: "Image: a red fox in snow", progress: { label: "Queued" } });
     expect(result).toMatchObject({ title: "Image: a red fox in snow", tone: "success" });
-    expect(result.fields).toContainEqual({ name: "Seed", value: "7", inline: true });
+    // How it was made: the whole prompt and each setting it was made with.
+    expect(result.recipe).toEqual([
+      { name: "Prompt", value: "a red fox in snow" },
+      { name: "Aspect ratio", value: "16:9" },
+      { name: "Seed", value: "7" },
+    ]);
     expect(result.actions.map((a) => [a.action, a.type === "button" && a.label])).toEqual([
       ["edit", "Edit"],
       ["animate_image", "Animate"],
