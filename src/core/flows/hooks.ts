@@ -59,7 +59,7 @@ export function createHooks(deps: HookDeps): JobHooks<JobRecord> {
           : undefined;
       const shown =
         message !== undefined &&
-        (await editUnlessGone(adapter, message, choice ?? progressCard(view, status)));
+        (await editUnlessGone(adapter, message, choice ?? progressCard(view, status, elapsed(job))));
       if (!shown && choice) {
         // Without its message (never posted, or deleted since), progress has nowhere to show; a
         // choice the job waits on cannot go unseen, so it gets a post of its own, for the requester.
@@ -92,6 +92,9 @@ export function createHooks(deps: HookDeps): JobHooks<JobRecord> {
     },
   };
 }
+
+/** How long the job has run; the store stamps `createdAt` with the wall clock, so this reads it too. */
+const elapsed = (job: JobRecord) => Date.now() - job.createdAt;
 
 /** False when the message was deleted meanwhile. */
 async function editUnlessGone(adapter: ChatAdapter, message: MessageRef, card: Message): Promise<boolean> {

@@ -1,7 +1,7 @@
 import { actionButton } from "../actions/define.js";
 import type { NormalizedStatus } from "../api/job-status.js";
 import { type Card, type CardAction, type CardMedia, card } from "../cards.js";
-import { megabytes, plural } from "./text.js";
+import { duration, megabytes, plural } from "./text.js";
 
 /**
  * The cards of one job's message, from "queued" to its result. Every card of a job carries the
@@ -25,7 +25,19 @@ export function queuedCard(view: JobView): Card {
   });
 }
 
-export function progressCard(view: JobView, status: NormalizedStatus): Card {
+/**
+ * How long the job has run, and once the service reports progress, about how long is left: the
+ * time so far scaled by the share still to do (the service gives no estimate of its own).
+ */
+export function timing(elapsedMs: number, percent: number | null): string {
+  const ran = `Running for ${duration(elapsedMs)}`;
+  if (percent === null || percent <= 0 || percent >= 100) return `${ran}.`;
+  return `${ran}, about ${duration((elapsedMs * (100 - percent)) / percent)} left.`;
+}
+
+/** `elapsedMs`: how long the job has run, shown with the progress. */
+export function progressCard(view: JobView, status: NormalizedStatus, elapsedMs?: number): Card {
+  const ran = elapsedMs === undefined ? [] : [timing(elapsedMs, status.progress)];
   if (status.state === "retrying") {
     return card(view.title, "warning", {
       lines: [
@@ -37,7 +49,7 @@ export function progressCard(view: JobView, status: NormalizedStatus): Card {
   }
   if (status.state === "working") {
     return card(view.title, "progress", {
-      lines: status.message ? [status.message] : [],
+      lines: [...(status.message ? [status.message] : []), ...ran],
       progress: { percent: status.progress, label: "Working" },
       footer: footer(view),
     });

@@ -48,6 +48,19 @@ describe("image commands", () => {
     });
   });
 
+  it("a running job's card says how long it has run and, once progress moves, how long is left", async () => {
+    h.emu.planNextJob("image", { durationMs: 3_000 });
+    const ref = await h.startJob("image.generate", { prompt: "a slow fox" });
+    await h.finished(ref);
+    const running = h.chat
+      .history(ref)
+      .filter(isCard)
+      .filter((c) => c.progress?.label === "Working" && c.progress.percent !== null);
+    expect(running.length).toBeGreaterThan(0);
+    for (const c of running)
+      expect(c.lines.at(-1)).toMatch(/^Running for \d+ s, about \d+ (s|min)( \d+ s)? left\.$/);
+  });
+
   it("Regenerate sends the same inputs with a new seed, as a new job", async () => {
     const ref = await h.startJob("image.generate", { prompt: "a lighthouse", seed: 1 });
     await h.finished(ref);
