@@ -6,6 +6,7 @@ import type { JobKind, NormalizedStatus } from "../api/job-status.js";
 import type { FilePart } from "../api/multipart.js";
 import type { PickItem, PickSource } from "../catalog-cache.js";
 import type { Actor, Attachment, ConversationRef, Json, Message } from "../ports.js";
+import type { OptionInfo } from "./catalogue.js";
 
 export type { PickSource } from "../catalog-cache.js";
 
@@ -29,6 +30,8 @@ export interface BotServices {
   forgetTenant(actor: Actor): void;
   listJobs(actor: Actor, limit: number): Promise<JobRecord[]>;
   commands(): readonly AnyCommand[];
+  /** A command's options as the adapters see them (read from its schema). */
+  describe(command: AnyCommand): OptionInfo[];
   /** The default API key (MEDIA_API_KEY) is set. */
   hasFallbackKey: boolean;
 }

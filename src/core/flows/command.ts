@@ -1,5 +1,5 @@
 import type { MediaApi } from "../api/client.js";
-import { COMMANDS, commandByName } from "../commands/catalogue.js";
+import { COMMANDS, commandByName, describeOptions } from "../commands/catalogue.js";
 import type { AnyCommand, BotServices, CommandContext } from "../commands/define.js";
 import { InputError, noApiKey } from "../commands/errors.js";
 import { checkFiles, parseOptions } from "../commands/validate.js";
@@ -48,6 +48,7 @@ function services(core: Core, tenant: TenantRef): BotServices {
     forgetTenant: (actor) => core.cache.forget(tenantKey(tenantOf(actor))),
     listJobs: (actor, limit) => core.engine.listFor(actor, limit),
     commands: () => COMMANDS,
+    describe: describeOptions,
     hasFallbackKey: core.tenancy.servesSharedKey(tenant),
   };
 }
