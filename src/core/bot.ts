@@ -4,7 +4,7 @@ import type { MediaClient } from "./api/client.js";
 import { CatalogCache } from "./catalog-cache.js";
 import type { Config } from "./config.js";
 import { BotError } from "./errors.js";
-import { handleAction } from "./flows/actions.js";
+import { type ActionForm, actionForm, handleAction } from "./flows/actions.js";
 import { handleAutocomplete } from "./flows/autocomplete.js";
 import { handleCommand } from "./flows/command.js";
 import type { Core } from "./flows/core.js";
@@ -44,8 +44,13 @@ export interface Bot {
   attach(adapter: ChatAdapter): void;
   /** Answers through the adapter: a card, or a job's message that becomes the result. Never throws. */
   handleCommand(event: CommandEvent): Promise<void>;
-  /** Buttons and selects of job messages. Never throws. */
+  /** Buttons, selects and follow-up forms of job messages. Never throws. */
   handleAction(event: ActionEvent): Promise<void>;
+  /**
+   * The form a follow-up asks first, pre-filled from its job (a store read, fast enough for the
+   * platforms' first response); undefined: no form, handle the click as it is.
+   */
+  actionForm(request: Pick<ActionEvent, "action" | "jobId" | "actor">): Promise<ActionForm | undefined>;
   /** Up to 25 choices, within Discord's 3 seconds (empty rather than late). */
   handleAutocomplete(event: AutocompleteEvent): Promise<Choice[]>;
   /** Resumes every unfinished job and undelivered result of the store. */
@@ -139,6 +144,7 @@ export function createBot(options: BotOptions): Bot {
     },
     handleCommand: (event) => handle(event, (e) => handleCommand(core, e)),
     handleAction: (event) => handle(event, (e) => handleAction(core, e)),
+    actionForm: (request) => actionForm(core, request),
     handleAutocomplete: (event) => handleAutocomplete(core, event),
     start: () => engine.start(),
     async stop({ deadlineMs = Number.POSITIVE_INFINITY } = {}) {

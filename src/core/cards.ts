@@ -24,6 +24,11 @@ export interface Card {
   /** Shown as a bar; `percent` null means "working, no figure yet". */
   progress?: { percent: number | null; label: string };
   fields: { name: string; value: string; inline?: boolean }[];
+  /**
+   * How a result was made, whole: the prompts and the settings it was made with. Shown apart from
+   * the fields and small (Discord: fields, a long prompt in the description; Slack: a context block).
+   */
+  recipe?: { name: string; value: string }[];
   links: { label: string; url: string }[];
   media: CardMedia[];
   actions: CardAction[];

@@ -117,19 +117,22 @@ export interface CommandEvent {
   entry?: Extract<EntryKind, "command" | "form" | "message_shortcut" | "context_menu">;
 }
 
-/** A button click or a select choice on a message the bot posted. */
+/** A button click, a select choice or a follow-up form submitted, on a message the bot posted. */
 export interface ActionEvent {
-  /** What the control does: "confirm", "confirm_both", "regenerate", "animate", ... */
+  /** A name of the core's action catalogue: "confirm", "regenerate", "edit", ... */
   action: string;
   /** Our job id, carried by the control. */
   jobId: string;
   /** The variant number, the chosen style, ... */
   value?: string;
+  /** A follow-up form's raw values by option name; the core checks them against the form. */
+  fields?: Record<string, unknown>;
   actor: Actor;
-  message: MessageRef;
+  /** The message the control is on (a form may come without it). */
+  message?: MessageRef;
   conversation: ConversationRef;
   /** Default "button". */
-  entry?: Extract<EntryKind, "button" | "select">;
+  entry?: Extract<EntryKind, "button" | "select" | "form">;
 }
 
 export interface AutocompleteEvent {

@@ -1,5 +1,5 @@
 import { describeOptions, type OptionInfo } from "../core/commands/catalogue.js";
-import type { AnyCommand } from "../core/commands/define.js";
+import type { AnyCommand, FormDef } from "../core/commands/define.js";
 import { DISCORD_LIMITS } from "./limits.js";
 import type { FormField } from "./render/modal.js";
 
@@ -19,10 +19,10 @@ export function isFormOnly(command: AnyCommand, option: string): boolean {
   return FORM_ONLY[command.name]?.includes(option) ?? false;
 }
 
-const described = new WeakMap<AnyCommand, OptionInfo[]>();
+const described = new WeakMap<FormDef, OptionInfo[]>();
 
-/** Read from the zod schema once per command: it is asked before every first response. */
-function optionsOf(command: AnyCommand): OptionInfo[] {
+/** Read from the zod schema once per command (or follow-up form): it is asked before every first response. */
+export function optionsOf(command: FormDef): OptionInfo[] {
   let options = described.get(command);
   if (!options) {
     options = describeOptions(command);
@@ -63,7 +63,11 @@ export function humanize(name: string): string {
   return [first.charAt(0).toUpperCase() + first.slice(1), ...rest].join(" ");
 }
 
-export function formFields(options: readonly OptionInfo[]): FormField[] {
+/** The inputs of `options`, showing `initial` values (by option name) where given. */
+export function formFields(
+  options: readonly OptionInfo[],
+  initial: Record<string, string> = {},
+): FormField[] {
   return options.map((o) => ({
     name: o.name,
     label: humanize(o.name),
@@ -72,6 +76,8 @@ export function formFields(options: readonly OptionInfo[]): FormField[] {
     required: o.required || o.secret === true,
     ...(o.minLength !== undefined && { minLength: o.minLength }),
     maxLength: o.maxLength ?? DISCORD_LIMITS.textInputMax,
+    ...(o.choices && { choices: o.choices }),
+    ...(initial[o.name] !== undefined && { value: initial[o.name] }),
   }));
 }
 

@@ -15,7 +15,7 @@ export type { DiscordConfig } from "./client.js";
 
 export interface DiscordOptions {
   config: DiscordConfig;
-  bot: Pick<Bot, "attach" | "handleCommand" | "handleAction" | "handleAutocomplete">;
+  bot: Pick<Bot, "attach" | "handleCommand" | "handleAction" | "handleAutocomplete" | "actionForm">;
   logger: Logger;
   /** A namespace of the bot's store (`stores.keyv("discord")`): what was registered, across restarts. */
   store: Keyv<unknown>;

@@ -7,6 +7,7 @@ import {
   type ModalSubmitInteraction,
   type StringSelectMenuInteraction,
 } from "discord.js";
+import { actionByName } from "../core/actions/catalogue.js";
 import type { Bot } from "../core/bot.js";
 import { commandByName } from "../core/commands/catalogue.js";
 import { FairQueue, laneOf } from "../core/fair-queue.js";
@@ -14,8 +15,16 @@ import type { Logger } from "../core/log.js";
 import { actorOf } from "./actor.js";
 import type { DiscordAdapter } from "./adapter.js";
 import { catalogueName } from "./commands.js";
-import { decodeControlId } from "./custom-id.js";
-import { commandLineOptions, formCustomId, formFields, formKeyOf, formOptions, humanize } from "./forms.js";
+import { type ControlId, decodeControlId, encodeControlId } from "./custom-id.js";
+import {
+  commandLineOptions,
+  formCustomId,
+  formFields,
+  formKeyOf,
+  formOptions,
+  humanize,
+  optionsOf,
+} from "./forms.js";
 import { DISCORD_LIMITS as L } from "./limits.js";
 import { dmNotice, expiredFormNotice, staleControlNotice } from "./notices.js";
 import { readOptions } from "./options.js";
@@ -31,7 +40,7 @@ import { cut } from "./render/text.js";
  */
 
 export interface InteractionHandlerOptions {
-  bot: Pick<Bot, "handleCommand" | "handleAction" | "handleAutocomplete">;
+  bot: Pick<Bot, "handleCommand" | "handleAction" | "handleAutocomplete" | "actionForm">;
   adapter: DiscordAdapter;
   forms: PendingForms;
   logger: Logger;
@@ -94,7 +103,42 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
     );
   }
 
+  /** What a modal's inputs hold, by custom_id: the text typed, or the option chosen in a select. */
+  function typedIn(i: ModalSubmitInteraction): Record<string, string> {
+    return Object.fromEntries(
+      [...i.fields.fields.values()].flatMap((f) => {
+        if ("value" in f && typeof f.value === "string") return [[f.customId, f.value]];
+        if ("values" in f && Array.isArray(f.values) && typeof f.values[0] === "string") {
+          return [[f.customId, f.values[0]]];
+        }
+        return [];
+      }),
+    );
+  }
+
+  /** A follow-up's form: the new job's message answers it, in public like a command's. */
+  async function followUpForm(i: ModalSubmitInteraction, control: ControlId): Promise<void> {
+    const conversation = await defer(i, false);
+    const fields = typedIn(i);
+    later(i, control.action, () =>
+      bot.handleAction({
+        action: control.action,
+        jobId: control.jobId,
+        ...(control.value !== undefined && { value: control.value }),
+        fields,
+        actor: actorOf(i),
+        ...(i.message && {
+          message: { platform: "discord", channelId: i.message.channelId, messageId: i.message.id },
+        }),
+        conversation,
+        entry: "form",
+      }),
+    );
+  }
+
   async function modal(i: ModalSubmitInteraction): Promise<void> {
+    const control = decodeControlId(i.customId);
+    if (control) return followUpForm(i, control);
     const key = formKeyOf(i.customId);
     const pending = key === undefined ? undefined : forms.take(key, i.user.id);
     const conversation = await defer(i, pending ? pending.command.ephemeral === true : true);
@@ -104,11 +148,7 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
       );
       return;
     }
-    const typed = Object.fromEntries(
-      [...i.fields.fields.values()].flatMap((f) =>
-        "value" in f && typeof f.value === "string" ? [[f.customId, f.value]] : [],
-      ),
-    );
+    const typed = typedIn(i);
     later(i, pending.command.name, () =>
       bot.handleCommand({
         command: pending.command.name,
@@ -122,9 +162,18 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
   }
 
   async function control(i: ButtonInteraction | StringSelectMenuInteraction): Promise<void> {
+    const decoded = decodeControlId(i.customId);
+    // A follow-up asks its form first: the modal must be the click's first response.
+    if (decoded && i.inGuild() && actionByName(decoded.action)?.form) {
+      const form = await bot.actionForm({ action: decoded.action, jobId: decoded.jobId, actor: actorOf(i) });
+      if (form) {
+        const fields = formFields(optionsOf(form.form), form.initial).slice(0, L.modalComponents);
+        await i.showModal(formModal(encodeControlId(decoded), form.title, fields));
+        return;
+      }
+    }
     await i.deferUpdate();
     const conversation = adapter.conversation(i, "update");
-    const decoded = decodeControlId(i.customId);
     if (!decoded) {
       later(i, "stale control notice", () =>
         adapter.post(conversation, staleControlNotice, { ephemeral: true }),

@@ -123,16 +123,13 @@ export class SlackAdapter implements ChatAdapter {
     files: readonly OutgoingFile[],
     options: RenderOptions = {},
   ): Promise<void> {
-    const uploaded = await this.upload(ref, files).then(
-      () => true,
-      (error: unknown) => {
-        if (error instanceof UndeliverableError) return false;
-        throw error;
-      },
-    );
+    const fileIds = await this.upload(ref, files).catch((error: unknown) => {
+      if (error instanceof UndeliverableError) return undefined;
+      throw error;
+    });
     await this.update(
       ref,
-      renderMessage(message, { ...options, ...(uploaded && { filesInThread: "uploaded" }) }),
+      renderMessage(message, { ...options, ...(fileIds && { filesInThread: "uploaded", fileIds }) }),
     );
   }
 
@@ -223,10 +220,14 @@ export class SlackAdapter implements ChatAdapter {
     return files.filter((_, i) => !done[i]);
   }
 
-  /** Each file once per message, also when the same result is delivered again after a restart. */
-  private async upload(ref: MessageRef, files: readonly OutgoingFile[]): Promise<void> {
+  /**
+   * Each file once per message, also when the same result is delivered again after a restart;
+   * resolves with Slack's file ids by name.
+   */
+  private async upload(ref: MessageRef, files: readonly OutgoingFile[]): Promise<Record<string, string>> {
+    const ids: Record<string, string> = {};
     for (const file of files) {
-      await this.ledger.once(uploadKey(ref, file), async () => {
+      ids[file.name] = await this.ledger.once(uploadKey(ref, file), async () => {
         await this.join(ref.channelId);
         return uploadFile(this.client, file, { channelId: ref.channelId, threadTs: ref.messageId }).catch(
           (error: unknown) => {
@@ -235,6 +236,7 @@ export class SlackAdapter implements ChatAdapter {
         );
       });
     }
+    return ids;
   }
 
   /**

@@ -1,6 +1,8 @@
 import { App, type BlockAction, HTTPReceiver, SocketModeReceiver, type ViewSubmitAction } from "@slack/bolt";
-import type { WebClientOptions } from "@slack/web-api";
+import type { ModalView } from "@slack/types";
+import type { WebClient, WebClientOptions } from "@slack/web-api";
 import type Keyv from "keyv";
+import { actionByName } from "../core/actions/catalogue.js";
 import type { Bot } from "../core/bot.js";
 import { type Card, card } from "../core/cards.js";
 import { commandByName } from "../core/commands/catalogue.js";
@@ -42,7 +44,7 @@ export type SlackConfig = NonNullable<Config["slack"]>;
 
 export interface SlackAppOptions {
   config: SlackConfig;
-  bot: Pick<Bot, "handleCommand" | "handleAction" | "handleAutocomplete">;
+  bot: Pick<Bot, "handleCommand" | "handleAction" | "handleAutocomplete" | "actionForm">;
   logger: Logger;
   /** A namespace of the bot's store (`stores.keyv("slack")`): what was posted, across restarts. */
   store: Keyv<unknown>;
@@ -124,24 +126,32 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     });
   }
 
+  async function openForm(
+    client: WebClient,
+    triggerId: string,
+    view: ModalView,
+    where: ConversationRef,
+  ): Promise<void> {
+    try {
+      await client.views.open({ trigger_id: triggerId, view });
+    } catch (error) {
+      const lines = ["Slack did not open the form. Try again."];
+      await tell(where, card("The form did not open", "error", { lines }), error, "views.open failed");
+    }
+  }
+
   app.command(SLASH_COMMAND, async ({ command, ack, client, context }) => {
     await ack();
     if (!recent.first(`trigger:${command.trigger_id}`)) return;
     const request = readCommandLine(command.text);
     const where = conversation(command.channel_id, command.user_id, { responseUrl: command.response_url });
     if (request.command && needsForm(request.command, request.options)) {
-      try {
-        await client.views.open({
-          trigger_id: command.trigger_id,
-          view: formView(request.command, request.options, {
-            command: request.name,
-            channelId: command.channel_id,
-          }),
-        });
-      } catch (error) {
-        const lines = ["Slack did not open the form for this command. Run the command again."];
-        await tell(where, card("The form did not open", "error", { lines }), error, "views.open failed");
-      }
+      await openForm(
+        client,
+        command.trigger_id,
+        formView(request.command, request.options, { command: request.name, channelId: command.channel_id }),
+        where,
+      );
       return;
     }
     const teamId = context.teamId ?? command.team_id;
@@ -158,6 +168,25 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
 
   app.view<ViewSubmitAction>(FORM_CALLBACK_ID, async ({ ack, body, view, context }) => {
     const form = readContext(view.private_metadata);
+    const followUp = form?.followUp;
+    if (form && followUp) {
+      // The core checks a follow-up's fields (against its job's form) and answers privately.
+      await ack();
+      if (!recent.first(`trigger:${body.trigger_id}`)) return;
+      const teamId = context.teamId ?? body.team?.id ?? body.user.team_id ?? "";
+      await later(teamId, body.user.id, async () => {
+        const actor = await actors.of(teamId, body.user.id);
+        const asked = await bot.actionForm({ action: followUp.action, jobId: followUp.jobId, actor });
+        await bot.handleAction({
+          ...followUp,
+          fields: asked ? readForm(asked.form, view.state.values).options : {},
+          actor,
+          conversation: conversation(form.channelId, body.user.id),
+          entry: "form",
+        });
+      });
+      return;
+    }
     const command = form && commandByName(form.command);
     if (!form || !command) {
       await ack();
@@ -219,7 +248,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     });
   });
 
-  app.action<BlockAction>(ACTION_ID, async ({ ack, body, action, context }) => {
+  app.action<BlockAction>(ACTION_ID, async ({ ack, body, action, client, context }) => {
     await ack();
     if (!recent.first(`trigger:${body.trigger_id}`)) return;
     const key = decodeActionId(action.action_id);
@@ -228,6 +257,21 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     if (!key || typeof channelId !== "string" || typeof messageId !== "string") return;
     const value = action.type === "static_select" ? action.selected_option.value : key.value;
     const teamId = context.teamId ?? body.team?.id ?? body.user.team_id ?? "";
+    // A follow-up opens its form first, while the click's trigger_id is alive (a store read away).
+    if (actionByName(key.action)?.form) {
+      const actor = actors.quick(teamId, body.user.id);
+      const form = await bot.actionForm({ action: key.action, jobId: key.jobId, actor });
+      if (form) {
+        const followUp = { action: key.action, jobId: key.jobId, ...(value !== undefined && { value }) };
+        await openForm(
+          client,
+          body.trigger_id,
+          formView(form.form, form.initial, { command: form.form.name, channelId, followUp }, form.title),
+          conversation(channelId, body.user.id, { responseUrl: body.response_url }),
+        );
+        return;
+      }
+    }
     await later(teamId, body.user.id, async () =>
       bot.handleAction({
         action: key.action,

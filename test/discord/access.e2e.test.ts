@@ -73,10 +73,14 @@ describe("after an admin limits the bot to another channel", () => {
     await world.until(() => world.creations("/api/image/generate").length === made + 1);
   });
 
-  it("refuses the Animate select there without a mockup video", async () => {
+  it("refuses the Animate form there without a mockup video", async () => {
     await limitToAnotherChannel();
-    const select = await world.fake.selectMenu(mockup, world.controlId(mockup, "animate"), ["luxury_macro"]);
-    const answer = await clickAnswer(select);
+    const click = await world.fake.clickButton(mockup, world.controlId(mockup, "animate_mockup"));
+    const form = (await world.firstResponse(click)).data as { custom_id: string };
+    const answer = await world.answer(
+      await world.fake.submitModal(form.custom_id, { style: ["luxury_macro"] }),
+    );
+    expect(isEphemeral(answer)).toBe(true);
     expect(shown(answer)).toContain(NOT_HERE);
     expect(world.creations("/api/mockup/video")).toEqual([]);
   });

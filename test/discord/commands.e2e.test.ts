@@ -190,7 +190,7 @@ describe("photo avatars", () => {
 });
 
 describe("mockups", () => {
-  it("generates a mockup, animates it from its style select, and lists mockups and videos", async () => {
+  it("generates a mockup, animates it from its Animate form, and lists mockups and videos", async () => {
     const { message } = await job("mockup", "generate", {
       options: { instruction: "logo centered on the mug" },
       attachments: [
@@ -200,7 +200,9 @@ describe("mockups", () => {
     });
     expect(message.attachments).toHaveLength(1);
     const before = world.fake.messages().length;
-    await world.fake.selectMenu(message, world.controlId(message, "animate"), ["film_35mm_editorial"]);
+    const click = await world.fake.clickButton(message, world.controlId(message, "animate_mockup"));
+    const modal = (await world.firstResponse(click)).data as { custom_id: string };
+    await world.fake.submitModal(modal.custom_id, { style: ["film_35mm_editorial"], prompt: "" });
     const video = await world.until(() =>
       world.fake
         .messages()

@@ -10,7 +10,7 @@ import { ComponentType } from "discord-api-types/v10";
 import { describe, expect, it } from "vitest";
 import { card } from "../../src/core/cards.js";
 import { COMMANDS } from "../../src/core/commands/catalogue.js";
-import { animateSelect } from "../../src/core/flows/results.js";
+import { ANIMATION_STYLES } from "../../src/core/commands/options.js";
 import type { OutgoingFile } from "../../src/core/ports.js";
 import { errorCard } from "../../src/core/render/errors.js";
 import { progressCard, queuedCard, resultCard, variantsCard } from "../../src/core/render/job.js";
@@ -141,6 +141,13 @@ describe("cards as Discord messages", () => {
   });
 
   it("gives a select its own row, with at most 25 options", () => {
+    const animateSelect = (jobId: string) => ({
+      type: "select" as const,
+      action: "animate",
+      jobId,
+      placeholder: "Animate…",
+      options: ANIMATION_STYLES.map((style) => ({ label: style, value: style })),
+    });
     const many = {
       ...animateSelect(view.id),
       action: "pick",
@@ -189,6 +196,39 @@ describe("cards as Discord messages", () => {
     expect(embedChars(body)).toBeLessThanOrEqual(DISCORD_LIMITS.embedTotal);
     // The link survives the cut: it is what the reader needs.
     expect(embed!.description).toContain("[Open](https://example.com/a)");
+  });
+
+  it("shows how a result was made: the whole prompt, the settings as fields, within every limit", () => {
+    const prompt = `${"a fox in the snow ".repeat(111)}END`; // 2001 characters: over a field's 1024
+    const made = card("Image: a fox", "success", {
+      recipe: [
+        { name: "Prompt", value: prompt },
+        { name: "Negative prompt", value: "blur" },
+        { name: "Aspect ratio", value: "16:9" },
+        { name: "Seed", value: "42" },
+      ],
+    });
+    const { body } = renderMessage(made);
+    expectValid(body);
+    const [embed] = body.embeds;
+    expect(embed!.description).toContain(prompt);
+    expect(embed!.fields).toEqual([
+      { name: "Negative prompt", value: "blur", inline: true },
+      { name: "Aspect ratio", value: "16:9", inline: true },
+      { name: "Seed", value: "42", inline: true },
+    ]);
+
+    // Beside a full card, the recipe is cut with the rest to the 6000-character total.
+    const crowded = renderMessage({
+      ...made,
+      lines: ["x".repeat(3000)],
+      recipe: [...made.recipe!, { name: "Script", value: "s".repeat(5000) }],
+      fields: Array.from({ length: 30 }, (_, i) => ({ name: `F${i}`, value: "v".repeat(1000) })),
+    }).body;
+    expectValid(crowded);
+    expect(crowded.embeds[0]!.description!.length).toBeLessThanOrEqual(DISCORD_LIMITS.embedDescription);
+    expect(crowded.embeds[0]!.fields!.length).toBeLessThanOrEqual(DISCORD_LIMITS.embedFields);
+    expect(embedChars(crowded)).toBeLessThanOrEqual(DISCORD_LIMITS.embedTotal);
   });
 
   it("escapes markdown in the core's plain text and never cuts an escape in half", () => {

@@ -5,7 +5,7 @@ import { type SlackWorld, slackWorldPerFile } from "./harness.js";
 
 /**
  * The workspace's allow-lists stop every way into the bot, not only `/media`: the Regenerate
- * button and the Animate select of results posted before an admin moved the bot to another
+ * button and the Animate form of results posted before an admin moved the bot to another
  * channel, a form submitted there, and the avatar list a form's select loads.
  */
 
@@ -65,15 +65,15 @@ describe("after an admin limits the bot to another channel", () => {
     expect(world.creations("/api/image/generate")).toHaveLength(made);
   });
 
-  it("refuses the Animate select there without a mockup video", async () => {
+  it("refuses the Animate form there without a mockup video", async () => {
     await limitToAnotherChannel();
-    const answer = await privateAnswer(() =>
-      fake.blockAction(world.eventsUrl, {
-        actionId: actionOf(mockup, "animate")!,
-        message: mockup.ts,
-        value: "luxury_macro",
-      }),
-    );
+    const views = fake.views.length;
+    await fake.blockAction(world.eventsUrl, {
+      actionId: actionOf(mockup, "animate_mockup")!,
+      message: mockup.ts,
+    });
+    const form = await world.until(() => fake.views[views]);
+    const answer = await privateAnswer(() => world.submit(form, { style: "luxury_macro" }));
     expect(answer).toContain(NOT_HERE);
     expect(world.creations("/api/mockup/video")).toEqual([]);
   });

@@ -31,6 +31,15 @@ describe("help", () => {
     expect(image).toContain("Help: image");
     expect(image).toContain("image inpaint");
     expect(image).not.toContain("video avatar");
+    // A group's help lists each command's flags with what they take.
+    expect(image).toContain("[--aspect-ratio 1:1|16:9|9:16|4:3|3:4]");
+    expect(image).toContain("[--seed 0-2147483647]");
+    expect(image).toContain("[--negative-prompt &lt;text&gt;]");
+    const video = await world.answer("video");
+    expect(video).toContain("--avatar &lt;avatar id or name&gt;");
+    expect(video).toContain("[--full-body]");
+    expect(video).toContain("[--resolution 480p|720p|1080p]");
+    for (const text of [all, help]) expect(text).not.toContain("--seed");
   });
 
   it("says so for a command that does not exist", async () => {

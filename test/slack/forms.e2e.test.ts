@@ -107,7 +107,7 @@ describe("forms in Slack", () => {
     expect(shown(avatar)).toContain("Avatar id");
   });
 
-  it("generates a mockup from a product photo, then animates it from the result's select", async () => {
+  it("generates a mockup from a product photo, then animates it from the result's Animate form", async () => {
     const view = await world.openForm("mockup generate logo centered on the mug");
     const before = world.jobCount();
     await world.submit(view, {
@@ -115,9 +115,11 @@ describe("forms in Slack", () => {
       instruction: "logo centered on the mug",
     });
     const mockup = await world.finished((await world.jobMessage(before)).ts);
-    const select = JSON.stringify(mockup.blocks).match(/"action_id":"(media:animate:[^"]+)"/)?.[1];
+    const animate = JSON.stringify(mockup.blocks).match(/"action_id":"(media:animate_mockup:[^"]+)"/)?.[1];
 
-    await fake.blockAction(world.eventsUrl, { actionId: select!, message: mockup.ts, value: "luxury_macro" });
+    const views = fake.views.length;
+    await fake.blockAction(world.eventsUrl, { actionId: animate!, message: mockup.ts });
+    await world.submit(await world.until(() => fake.views[views]), { style: "luxury_macro" });
     const video = await world.finished((await world.jobMessage(before + 1)).ts);
 
     expect(world.creations("/api/mockup/generate")).toHaveLength(1);

@@ -27,6 +27,10 @@ describe("image generate over signed HTTP with the real Bolt app", () => {
       expect.objectContaining({ channel: fake.channelId, threadTs: job.ts, completed: true }),
     ]);
     expect(fake.uploads[0]?.filename).toMatch(/\.png$/);
+    // The picture shows in the channel, in the job's own message: the file of its thread.
+    expect(done.blocks.filter((b) => b.type === "image")).toEqual([
+      expect.objectContaining({ slack_file: { id: fake.uploads[0]?.fileId } }),
+    ]);
     expect(world.replies(job.ts)).toEqual([expect.objectContaining({ upload: true })]);
     const notices = world.channelMessages().filter((m) => m.ts !== job.ts);
     expect(notices).toEqual([

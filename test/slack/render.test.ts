@@ -233,3 +233,32 @@ describe("renderMessage", () => {
     ]);
   });
 });
+
+describe("how a result was made", () => {
+  it("is one context block under the card: the whole prompt and each setting, within Slack's limits", () => {
+    const prompt = `${"a fox in the snow ".repeat(111)}END`;
+    const { blocks } = render(
+      card("Image: a fox", "success", {
+        recipe: [
+          { name: "Prompt", value: prompt },
+          { name: "Negative prompt", value: "blur & <noise>" },
+          { name: "Seed", value: "42" },
+        ],
+      }),
+    );
+    const contexts = blocks.filter((b) => b.type === "context") as { elements: { text: string }[] }[];
+    expect(contexts[0]?.elements.map((e) => e.text)).toEqual([
+      `*Prompt:* ${prompt}`,
+      "*Negative prompt:* blur &amp; &lt;noise&gt;",
+      "*Seed:* 42",
+    ]);
+  });
+
+  it("keeps to ten elements of 3000 characters however long the recipe", () => {
+    const recipe = Array.from({ length: 14 }, (_, i) => ({ name: `Setting ${i}`, value: "v".repeat(5000) }));
+    const { blocks } = render(card("Video", "success", { recipe }));
+    const [context] = blocks.filter((b) => b.type === "context") as { elements: { text: string }[] }[];
+    expect(context?.elements).toHaveLength(SLACK_LIMITS.contextElements);
+    for (const e of context!.elements) expect(e.text.length).toBeLessThanOrEqual(SLACK_LIMITS.contextText);
+  });
+});

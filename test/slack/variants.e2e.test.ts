@@ -74,7 +74,8 @@ describe("photo-avatar variants in Slack", () => {
         .map((c) => c.json),
     ).toEqual([expect.objectContaining({ variant: 1 })]);
     expect(headerOf(done)).toBe("✅ Photo avatar: Bea");
-    expect(actionIds(done)).toEqual([]);
+    // The Keep buttons are gone; what is left leads on: a video with the new avatar.
+    expect(actionIds(done)).toEqual([`media:avatar_video:${jobIdOf(done)}:1`]);
     expect(shown(done)).toContain("Avatar id");
   });
 

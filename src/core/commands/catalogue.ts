@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { AnyCommand, FileSpec, PickSource } from "./define.js";
+import type { AnyCommand, FileSpec, FormDef, PickSource } from "./define.js";
 import { help } from "./help.js";
 import { imageEdit, imageGenerate, imageInpaint } from "./image.js";
 import { jobs } from "./jobs.js";
@@ -137,7 +137,7 @@ const SCALAR_TYPES = new Set(["string", "integer", "number", "boolean"]);
  * What adapters need to register and parse a command's options, read from its zod schema (via
  * `z.toJSONSchema`): required options first (Discord wants them so), then the file options.
  */
-export function describeOptions(command: AnyCommand): OptionInfo[] {
+export function describeOptions(command: FormDef): OptionInfo[] {
   const shape = command.options.shape as Record<string, z.ZodType>;
   const scalars = Object.entries(shape).map(([name, schema]): OptionInfo => {
     const json = z.toJSONSchema(schema, { io: "output", unrepresentable: "any" }) as JsonSchemaLike;

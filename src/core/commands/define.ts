@@ -6,6 +6,7 @@ import type { JobKind, NormalizedStatus } from "../api/job-status.js";
 import type { FilePart } from "../api/multipart.js";
 import type { PickItem, PickSource } from "../catalog-cache.js";
 import type { Actor, Attachment, ConversationRef, Json, Message } from "../ports.js";
+import type { OptionInfo } from "./catalogue.js";
 
 export type { PickSource } from "../catalog-cache.js";
 
@@ -33,6 +34,8 @@ export interface BotServices {
   /** A link to the job's message, when it has one. */
   messageUrl(job: JobRecord): string | undefined;
   commands(): readonly AnyCommand[];
+  /** A command's options as the adapters see them (read from its schema). */
+  describe(command: AnyCommand): OptionInfo[];
   /** The default API key (MEDIA_API_KEY) is set and serves this tenant (MEDIA_API_KEY_TENANTS). */
   hasFallbackKey: boolean;
 }
@@ -69,6 +72,9 @@ export interface StartedJob {
   finished?: NormalizedStatus;
 }
 
+/** The creation call's JSON body, kept as a job's `inputs.request` for the follow-ups that repeat it. */
+export type JobRequest = { [key: string]: Json };
+
 /** A card to post (privately when the command is ephemeral), or a job to track. */
 export type Outcome = { reply: Message } | { job: StartedJob };
 
@@ -93,8 +99,13 @@ export interface CommandDef<S extends z.ZodObject = z.ZodObject> {
   /** False for commands that work without the service's API key (help, jobs, setup). */
   usesService?: boolean;
   run(ctx: CommandContext<z.output<S>>): Promise<Outcome>;
-  /** Starts the same job again with a new seed (the Regenerate button of its result). */
-  regenerate?(media: MediaApi, inputs: StartedJob["inputs"]): Promise<StartedJob>;
+  /**
+   * Starts a job from the request another job of this command kept as `inputs.request`: the same
+   * (Regenerate), or changed (Remix; Regenerate with a new seed when `seeded`).
+   */
+  again?(media: MediaApi, request: JobRequest): Promise<StartedJob>;
+  /** The request takes a seed, which Regenerate draws anew. */
+  seeded?: true;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: the catalogue holds commands of every option shape
@@ -104,3 +115,9 @@ export type AnyCommand = CommandDef<any>;
 export function defineCommand<S extends z.ZodObject>(def: CommandDef<S>): CommandDef<S> {
   return def;
 }
+
+/** What a form needs of a command: its options and how they are asked. Follow-up forms have one too. */
+export type FormDef = Pick<
+  AnyCommand,
+  "name" | "help" | "options" | "main" | "files" | "picks" | "secret" | "starts"
+>;

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { helpCard } from "../render/help.js";
-import { defineCommand } from "./define.js";
+import { flagOf, helpCard } from "../render/help.js";
+import { type AnyCommand, defineCommand } from "./define.js";
 import { text } from "./options.js";
 
 export const help = defineCommand({
@@ -10,10 +10,18 @@ export const help = defineCommand({
   main: "topic",
   ephemeral: true,
   usesService: false,
-  async run({ options, services }) {
+  async run({ options, services, actor }) {
+    // Slack takes options as --flags on one line; Discord shows them in its own command UI.
+    const flags = (c: AnyCommand) =>
+      actor.platform === "slack"
+        ? services
+            .describe(c)
+            .filter((o) => !o.main && !o.secret && o.type !== "file")
+            .map(flagOf)
+        : [];
     const entries = services
       .commands()
-      .map((c) => ({ name: c.name, help: c.help, ...(c.main && { main: c.main }) }));
+      .map((c) => ({ name: c.name, help: c.help, ...(c.main && { main: c.main }), flags: flags(c) }));
     return { reply: helpCard(entries, options.topic?.replace(" ", ".")) };
   },
 });

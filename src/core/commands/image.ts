@@ -4,7 +4,7 @@ import type { ImageCommon } from "../api/resources/images.js";
 import type { Json } from "../ports.js";
 import { type CommandContext, defineCommand, type StartedJob } from "./define.js";
 import { imageFile } from "./files.js";
-import { IMAGE_ASPECT_RATIOS, newSeed, seed, text, titleFrom } from "./options.js";
+import { IMAGE_ASPECT_RATIOS, seed, text, titleFrom } from "./options.js";
 
 /** image.generate, image.edit and image.inpaint: one option set, one way to start and regenerate. */
 
@@ -22,14 +22,14 @@ const options = z.object(common);
 type Options = z.output<typeof options>;
 
 /** The JSON body of the creation call, kept as the job's inputs so Regenerate can send it again. */
-type ImageRequest = ImageCommon & {
+export type ImageRequest = ImageCommon & {
   referenceImageMediaId?: string;
   referenceImageMediaIds?: string[];
   originalImageMediaId?: string;
   maskImageMediaId?: string;
 };
 
-type ImageCommand = "image.generate" | "image.edit" | "image.inpaint";
+export type ImageCommand = "image.generate" | "image.edit" | "image.inpaint";
 
 const CREATE: Record<ImageCommand, (media: MediaApi, request: ImageRequest) => Promise<{ jobId: string }>> = {
   "image.generate": (media, request) => media.images.generate(request),
@@ -49,7 +49,7 @@ function commonRequest(options: Options): ImageRequest {
   };
 }
 
-async function startImage(
+export async function startImage(
   media: MediaApi,
   command: ImageCommand,
   request: ImageRequest,
@@ -60,13 +60,6 @@ async function startImage(
     serviceJobId: jobId,
     title: `Image: ${titleFrom(request.prompt)}`,
     inputs: { request: request as unknown as Json },
-  };
-}
-
-function regenerate(command: ImageCommand) {
-  return (media: MediaApi, inputs: StartedJob["inputs"]) => {
-    const previous = inputs.request as unknown as ImageRequest;
-    return startImage(media, command, { ...previous, seed: newSeed(previous.seed) });
   };
 }
 
@@ -87,7 +80,8 @@ function imageCommand(
       const request = { ...commonRequest(ctx.options), ...(await references(ctx)) };
       return { job: await startImage(ctx.media, name, request) };
     },
-    regenerate: regenerate(name),
+    again: (media, request) => startImage(media, name, request as unknown as ImageRequest),
+    seeded: true,
   });
 }
 

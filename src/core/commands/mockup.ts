@@ -22,7 +22,7 @@ export interface MockupVideoRequest {
   aspectRatio?: (typeof WIDE_OR_TALL)[number];
 }
 
-/** Shared by mockup.video and the Animate select under a generated mockup. */
+/** Shared by mockup.video and the Animate form under a generated mockup. */
 export async function startMockupVideo(media: MediaApi, request: MockupVideoRequest): Promise<StartedJob> {
   const { mockupId, style, prompt, aspectRatio } = request;
   const common = { mockupId, ...(aspectRatio && { aspectRatio }) };
@@ -34,6 +34,30 @@ export async function startMockupVideo(media: MediaApi, request: MockupVideoRequ
     serviceJobId: jobId,
     title: `Mockup video: ${styleLabel(style)}`,
     inputs: { mockupId, style },
+  };
+}
+
+/** Mockups are made at once: the job is finished when it starts (also for Use in mockup under an asset). */
+export async function generateMockup(
+  media: MediaApi,
+  request: { productMediaId: string; logoMediaIds: string[]; instruction: string },
+): Promise<StartedJob> {
+  const generated = await media.mockups.generate(request);
+  // The saved mockup (what a video animates) carries the generation's job id; without an echo
+  // of it, the mockup list names it by its image.
+  const mockupId =
+    generated.jobId ?? (await media.mockups.list()).find((m) => m.imageUrl?.includes(generated.mediaId))?.id;
+  return {
+    kind: "mockup",
+    serviceJobId: generated.jobId ?? generated.mediaId,
+    title: `Mockup: ${titleFrom(request.instruction)}`,
+    inputs: { instruction: request.instruction, ...(mockupId && { mockupId }) },
+    finished: {
+      state: "done",
+      progress: 100,
+      terminal: true,
+      result: { kind: "mockup", imageUrl: generated.imageUrl, mediaId: generated.mediaId },
+    },
   };
 }
 
@@ -50,47 +74,38 @@ export const mockupGenerate = defineCommand({
   async run({ options, media, upload }) {
     const [productMediaId] = await upload("product");
     const logoMediaIds = await upload("logos");
-    const generated = await media.mockups.generate({
-      productMediaId: productMediaId!,
-      logoMediaIds,
-      instruction: options.instruction,
-    });
-    // The saved mockup (what a video animates) carries the generation's job id; without an echo
-    // of it, the mockup list names it by its image.
-    const mockupId =
-      generated.jobId ??
-      (await media.mockups.list()).find((m) => m.imageUrl?.includes(generated.mediaId))?.id;
     return {
-      job: {
-        kind: "mockup",
-        serviceJobId: generated.jobId ?? generated.mediaId,
-        title: `Mockup: ${titleFrom(options.instruction)}`,
-        inputs: { instruction: options.instruction, ...(mockupId && { mockupId }) },
-        finished: {
-          state: "done",
-          progress: 100,
-          terminal: true,
-          result: { kind: "mockup", imageUrl: generated.imageUrl, mediaId: generated.mediaId },
-        },
-      },
+      job: await generateMockup(media, {
+        productMediaId: productMediaId!,
+        logoMediaIds,
+        instruction: options.instruction,
+      }),
     };
   },
 });
 
+/** How a mockup is animated: asked by mockup.video and by the Animate form under a mockup. */
+const animation = {
+  style: z.enum(ANIMATION_STYLES).describe("Animation style; custom follows your prompt"),
+  prompt: text(2000, "What should happen (required for the custom style)").optional(),
+  aspect_ratio: z.enum(WIDE_OR_TALL).describe("Shape of the video (default 9:16)").optional(),
+};
+
+function customNeedsPrompt<S extends z.ZodObject<typeof animation>>(schema: S) {
+  return schema.refine((o) => o.style !== "custom" || o.prompt !== undefined, {
+    message: "is required with the custom style",
+    path: ["prompt"],
+  });
+}
+
+export const animationOptions = customNeedsPrompt(z.object(animation));
+
 export const mockupVideo = defineCommand({
   name: "mockup.video",
   help: "Animate a saved mockup into an 8-second advertisement video",
-  options: z
-    .object({
-      mockup: id("The mockup to animate (pick from the list)"),
-      style: z.enum(ANIMATION_STYLES).describe("Animation style; custom follows your prompt"),
-      prompt: text(2000, "What should happen (required for the custom style)").optional(),
-      aspect_ratio: z.enum(WIDE_OR_TALL).describe("Shape of the video (default 9:16)").optional(),
-    })
-    .refine((o) => o.style !== "custom" || o.prompt !== undefined, {
-      message: "is required with the custom style",
-      path: ["prompt"],
-    }),
+  options: customNeedsPrompt(
+    z.object({ mockup: id("The mockup to animate (pick from the list)"), ...animation }),
+  ),
   main: "prompt",
   picks: { mockup: "mockups" },
   starts: "mockup",
@@ -124,7 +139,7 @@ export const mockupAsset = defineCommand({
         kind: "mockup",
         serviceJobId: jobId,
         title: `Mockup ${options.type}: ${titleFrom(options.prompt)}`,
-        inputs: {},
+        inputs: { assetType: options.type },
       },
     };
   },
@@ -145,7 +160,7 @@ export const mockupAssetEdit = defineCommand({
         kind: "mockup",
         serviceJobId: jobId,
         title: `Edited ${options.type}: ${titleFrom(options.prompt)}`,
-        inputs: {},
+        inputs: { assetType: options.type },
       },
     };
   },

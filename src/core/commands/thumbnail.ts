@@ -4,7 +4,7 @@ import type { ThumbnailGenerateInput } from "../api/resources/thumbnails.js";
 import type { Json } from "../ports.js";
 import { defineCommand, type StartedJob } from "./define.js";
 import { imageFile } from "./files.js";
-import { newSeed, seed, text, titleFrom, WIDE_OR_TALL } from "./options.js";
+import { seed, text, titleFrom, WIDE_OR_TALL } from "./options.js";
 
 async function startThumbnail(media: MediaApi, request: ThumbnailGenerateInput): Promise<StartedJob> {
   const { jobId } = await media.thumbnails.generate(request);
@@ -42,8 +42,6 @@ export const thumbnailGenerate = defineCommand({
       }),
     };
   },
-  regenerate(media, inputs) {
-    const previous = inputs.request as unknown as ThumbnailGenerateInput;
-    return startThumbnail(media, { ...previous, seed: newSeed(previous.seed) });
-  },
+  again: (media, request) => startThumbnail(media, request as unknown as ThumbnailGenerateInput),
+  seeded: true,
 });

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { Attachment } from "../ports.js";
 import { clip, megabytes } from "../render/text.js";
-import type { AnyCommand } from "./define.js";
+import type { AnyCommand, FormDef } from "./define.js";
 import { InputError } from "./errors.js";
 import { effectiveType, typeLabel } from "./files.js";
 
@@ -67,7 +67,7 @@ function isBlank(value: unknown): boolean {
  * Raw adapter values -> the command's typed options, with the tenant's defaults filling what the
  * user left out. Every problem is reported at once, each naming the option and what it accepts.
  */
-export function parseOptions<C extends AnyCommand>(
+export function parseOptions<C extends FormDef>(
   def: C,
   raw: Record<string, unknown>,
   defaults: Record<string, unknown> = {},

@@ -1,12 +1,45 @@
 import { z } from "zod";
+import type { MediaApi } from "../api/client.js";
+import type { CinematicCreateInput } from "../api/resources/videos.js";
+import type { PickItem } from "../catalog-cache.js";
 import { videoMedia } from "../flows/results.js";
 import { resultCard } from "../render/job.js";
-import { defineCommand } from "./define.js";
+import { defineCommand, type JobRequest, type StartedJob } from "./define.js";
 import { InputError } from "./errors.js";
 import { audioFile, imageFile } from "./files.js";
 import { flag, id, text, titleFrom, wholeNumber } from "./options.js";
 
 /** Avatar and cinematic videos, and fetching a finished one. */
+
+/** A script read by a voice: what Regenerate and Make a video repeat (an audio file is not kept). */
+export interface ScriptedVideoRequest {
+  avatarId: string;
+  name: string;
+  voiceId: string;
+  text: string;
+  im2vid_full?: boolean;
+}
+
+export async function startScriptedVideo(
+  media: MediaApi,
+  request: ScriptedVideoRequest,
+): Promise<StartedJob> {
+  const { jobId } = await media.videos.create(request);
+  return {
+    kind: "video",
+    serviceJobId: jobId,
+    title: `Avatar video: ${request.name}`,
+    inputs: { name: request.name, request: { ...request } },
+  };
+}
+
+/** The avatar's own voice when none was chosen; some avatars have none. */
+export function voiceOrOwn(voice: string | undefined, avatar: PickItem | undefined): string {
+  const voiceId = voice ?? avatar?.voiceId;
+  if (!voiceId)
+    throw new InputError("input.no_voice", "This avatar has no voice of its own: choose a voice.");
+  return voiceId;
+}
 
 export const videoAvatar = defineCommand({
   name: "video.avatar",
@@ -40,21 +73,26 @@ export const videoAvatar = defineCommand({
       name,
       ...(options.full_body !== undefined && { im2vid_full: options.full_body }),
     };
-    let created: { jobId: string };
     if (options.script) {
-      const voiceId = options.voice ?? avatar?.voiceId;
-      if (!voiceId)
-        throw new InputError("input.no_voice", "This avatar has no voice of its own: choose a voice.");
-      created = await media.videos.create({ ...common, voiceId, text: options.script });
-    } else {
-      const [speechFile] = await open("audio");
-      created = await media.videos.create({ ...common, speechFile: speechFile! });
+      const voiceId = voiceOrOwn(options.voice, avatar);
+      return { job: await startScriptedVideo(media, { ...common, voiceId, text: options.script }) };
     }
-    return {
-      job: { kind: "video", serviceJobId: created.jobId, title: `Avatar video: ${name}`, inputs: { name } },
-    };
+    const [speechFile] = await open("audio");
+    const { jobId } = await media.videos.create({ ...common, speechFile: speechFile! });
+    return { job: { kind: "video", serviceJobId: jobId, title: `Avatar video: ${name}`, inputs: { name } } };
   },
+  again: (media, request) => startScriptedVideo(media, request as unknown as ScriptedVideoRequest),
 });
+
+export async function startCinematic(media: MediaApi, request: CinematicCreateInput): Promise<StartedJob> {
+  const { jobId } = await media.videos.createCinematic(request);
+  return {
+    kind: "video",
+    serviceJobId: jobId,
+    title: `Cinematic video: ${request.name}`,
+    inputs: { name: request.name, request: request as unknown as JobRequest },
+  };
+}
 
 export const videoCinematic = defineCommand({
   name: "video.cinematic",
@@ -76,7 +114,7 @@ export const videoCinematic = defineCommand({
     const [firstFrame] = await upload("first_frame");
     const references = await upload("references");
     const name = options.name ?? titleFrom(options.prompt);
-    const { jobId } = await media.videos.createCinematic({
+    const job = await startCinematic(media, {
       name,
       prompt: options.prompt,
       ...(options.aspect_ratio && { aspectRatio: options.aspect_ratio }),
@@ -85,10 +123,9 @@ export const videoCinematic = defineCommand({
       ...(firstFrame && { firstFrameImageMediaId: firstFrame }),
       ...(references.length > 0 && { referenceImageMediaIds: references }),
     });
-    return {
-      job: { kind: "video", serviceJobId: jobId, title: `Cinematic video: ${name}`, inputs: { name } },
-    };
+    return { job };
   },
+  again: (media, request) => startCinematic(media, request as unknown as CinematicCreateInput),
 });
 
 export const videoGet = defineCommand({

@@ -1,5 +1,5 @@
 import type { MediaApi } from "../api/client.js";
-import { COMMANDS, commandByName } from "../commands/catalogue.js";
+import { COMMANDS, commandByName, describeOptions } from "../commands/catalogue.js";
 import type { AnyCommand, BotServices, CommandContext } from "../commands/define.js";
 import { InputError, noApiKey } from "../commands/errors.js";
 import { checkFiles, parseOptions } from "../commands/validate.js";
@@ -55,6 +55,7 @@ function services(core: Core, tenant: TenantRef): BotServices {
       return message && core.adapter(job.tenant.platform).messageUrl(message, job.tenant.tenantId);
     },
     commands: () => COMMANDS,
+    describe: describeOptions,
     hasFallbackKey: core.tenancy.servesSharedKey(tenant),
   };
 }

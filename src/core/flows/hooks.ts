@@ -1,8 +1,8 @@
 import type { JobRecord } from "../../store/jobs.js";
+import { controlsFor } from "../actions/catalogue.js";
 import type { MediaApi } from "../api/client.js";
 import type { NormalizedStatus } from "../api/job-status.js";
 import { fetchStatus } from "../api/normalize.js";
-import { commandByName } from "../commands/catalogue.js";
 import { BotError, MessageGoneError, ServiceFailureError, UndeliverableError } from "../errors.js";
 import type { JobHooks } from "../jobs/contract.js";
 import type { Logger } from "../log.js";
@@ -103,7 +103,7 @@ function createChatHooks(deps: HookDeps): JobHooks<JobRecord> {
           : undefined;
       const shown =
         message !== undefined &&
-        (await editUnlessGone(adapter, message, choice ?? progressCard(view, status)));
+        (await editUnlessGone(adapter, message, choice ?? progressCard(view, status, elapsed(job))));
       if (!shown && choice) {
         // Without its message (never posted, or deleted since), progress has nowhere to show; a
         // choice the job waits on cannot go unseen, so it gets a post of its own, for the requester.
@@ -141,6 +141,9 @@ function createChatHooks(deps: HookDeps): JobHooks<JobRecord> {
   };
 }
 
+/** How long the job has run; the store stamps `createdAt` with the wall clock, so this reads it too. */
+const elapsed = (job: JobRecord) => Date.now() - job.createdAt;
+
 /** False when the message was deleted meanwhile. */
 async function editUnlessGone(adapter: ChatAdapter, message: MessageRef, card: Message): Promise<boolean> {
   try {
@@ -173,7 +176,7 @@ async function outcomeOf(
       job,
       status,
       uploadLimit: adapter.uploadLimit(conversation),
-      canRegenerate: Boolean(commandByName(job.command)?.regenerate),
+      controls: controlsFor,
     });
   } catch (error) {
     // Passing trouble (network, 5xx) is worth another delivery attempt; anything else will not

@@ -3,9 +3,9 @@ import type { MediaApi } from "../api/client.js";
 import type { JobResult, NormalizedStatus } from "../api/job-status.js";
 import type { Item } from "../api/schemas.js";
 import { type Card, type CardAction, card } from "../cards.js";
-import { ANIMATION_STYLES, styleLabel } from "../commands/options.js";
 import type { Json } from "../ports.js";
 import { type JobView, photoAvatarCard, resultCard } from "../render/job.js";
+import { recipeOf } from "../render/recipe.js";
 import { fileOrLink, publicUrl } from "./files.js";
 
 /**
@@ -22,29 +22,6 @@ export interface Resolved {
 export function viewOf(job: Pick<JobRecord, "id" | "inputs">): JobView {
   const inputs = job.inputs as { title?: unknown } | null;
   return { id: job.id, title: typeof inputs?.title === "string" ? inputs.title : "Media job" };
-}
-
-const regenerateButton = (jobId: string): CardAction => ({
-  type: "button",
-  action: "regenerate",
-  jobId,
-  label: "Regenerate",
-  style: "secondary",
-});
-
-/** The select under a mockup: animate it into an 8-second video in one of the styles. */
-export function animateSelect(jobId: string): CardAction {
-  return {
-    type: "select",
-    action: "animate",
-    jobId,
-    placeholder: "Animate into an 8-second video…",
-    options: ANIMATION_STYLES.map((style) => ({
-      label: styleLabel(style),
-      value: style,
-      ...(style === "custom" && { description: "Uses the mockup instruction as the prompt" }),
-    })),
-  };
 }
 
 /** The video record's link and its MP4 (streamed), or the link alone when the file is too big. */
@@ -93,8 +70,13 @@ interface ResolveArgs {
   job: JobRecord;
   status: NormalizedStatus;
   uploadLimit: number;
-  /** The command offers Regenerate. */
-  canRegenerate: boolean;
+  /** The follow-ups a delivered job offers (the job as it is once delivered). */
+  controls(job: JobRecord): CardAction[];
+}
+
+/** The job as delivery leaves it: done, with `stored` as its result. */
+function delivered(job: JobRecord, stored: Json): JobRecord {
+  return { ...job, state: "done", result: stored };
 }
 
 export async function resolveResult(args: ResolveArgs): Promise<Resolved> {
@@ -110,15 +92,20 @@ type Resolver<K extends JobResult["kind"]> = (
 ) => Promise<Resolved>;
 
 const RESOLVERS: { [K in JobResult["kind"]]: Resolver<K> } = {
-  async video({ media, job, uploadLimit }, { videoId }) {
+  async video({ media, job, uploadLimit, controls }, { videoId }) {
     const { media: file } = await videoMedia(media, videoId, uploadLimit);
+    const stored = { videoId, url: file.url ?? null, attached: Boolean(file.file) };
     return {
-      card: resultCard(viewOf(job), file, { fields: [{ name: "Video id", value: videoId, inline: true }] }),
-      stored: { videoId, url: file.url ?? null, attached: Boolean(file.file) },
+      card: resultCard(viewOf(job), file, {
+        fields: [{ name: "Video id", value: videoId, inline: true }],
+        recipe: recipeOf(job.inputs),
+        actions: controls(delivered(job, stored)),
+      }),
+      stored,
     };
   },
 
-  async image({ media, job, uploadLimit, canRegenerate }, image) {
+  async image({ media, job, uploadLimit, controls }, image) {
     const file = await fileOrLink(
       "image",
       image.name,
@@ -126,18 +113,22 @@ const RESOLVERS: { [K in JobResult["kind"]]: Resolver<K> } = {
       image.downloadUrl,
       uploadLimit,
     );
-    const seed = (job.inputs as { request?: { seed?: unknown } } | null)?.request?.seed;
+    const stored = { imageId: image.imageId, mediaId: image.mediaId, url: image.downloadUrl };
     return {
       card: resultCard(viewOf(job), file, {
-        fields: typeof seed === "number" ? [{ name: "Seed", value: String(seed), inline: true }] : [],
-        actions: canRegenerate ? [regenerateButton(job.id)] : [],
+        recipe: recipeOf(job.inputs),
+        actions: controls(delivered(job, stored)),
       }),
-      stored: { imageId: image.imageId, mediaId: image.mediaId, url: image.downloadUrl },
+      stored,
     };
   },
 
-  async photo_avatar({ job }, { avatarIds }) {
-    return { card: photoAvatarCard(viewOf(job), avatarIds), stored: { avatarIds } };
+  async photo_avatar({ job, controls }, { avatarIds }) {
+    const stored = { avatarIds };
+    return {
+      card: { ...photoAvatarCard(viewOf(job), avatarIds), actions: controls(delivered(job, stored)) },
+      stored,
+    };
   },
 
   // Variants wait for a choice and are never an outcome the engine delivers; this covers a service
@@ -149,7 +140,7 @@ const RESOLVERS: { [K in JobResult["kind"]]: Resolver<K> } = {
     };
   },
 
-  async mockup({ media, job, uploadLimit }, { imageUrl, mediaId }) {
+  async mockup({ media, job, uploadLimit, controls }, { imageUrl, mediaId }) {
     const view = viewOf(job);
     if (job.command === "mockup.video") {
       const item = itemOf(await media.mockups.listVideos(), job.serviceJobId, mediaId);
@@ -162,7 +153,7 @@ const RESOLVERS: { [K in JobResult["kind"]]: Resolver<K> } = {
         uploadLimit,
       );
       return {
-        card: resultCard(view, file),
+        card: resultCard(view, file, { recipe: recipeOf(job.inputs) }),
         stored: { url: publicUrl(source) ?? null, mediaId: mediaId ?? null },
       };
     }
@@ -174,16 +165,18 @@ const RESOLVERS: { [K in JobResult["kind"]]: Resolver<K> } = {
     const url = sourceOf(item, { url: imageUrl, mediaId }, "imageUrl", "downloadUrl", "url");
     const file = await fileOrLink("image", view.title, () => media.media.download(url), url, uploadLimit);
     const mockupId = (job.inputs as { mockupId?: unknown } | null)?.mockupId;
+    const stored = { mediaId: mediaId ?? null, url: publicUrl(url) ?? null };
     return {
       card: resultCard(view, file, {
         fields: typeof mockupId === "string" ? [{ name: "Mockup id", value: mockupId, inline: true }] : [],
-        actions: typeof mockupId === "string" ? [animateSelect(job.id)] : [],
+        recipe: recipeOf(job.inputs),
+        actions: controls(delivered(job, stored)),
       }),
-      stored: { mediaId: mediaId ?? null, url: publicUrl(url) ?? null },
+      stored,
     };
   },
 
-  async thumbnail({ media, job, uploadLimit, canRegenerate }, { details }) {
+  async thumbnail({ media, job, uploadLimit, controls }, { details }) {
     // The details' shape is not specified: the record itself, or the thumbnail nested in it.
     const nested = details.thumbnail;
     const record = typeof nested === "object" && nested !== null ? (nested as Item) : details;
@@ -196,9 +189,13 @@ const RESOLVERS: { [K in JobResult["kind"]]: Resolver<K> } = {
       source,
       uploadLimit,
     );
+    const stored = { mediaId: mediaId ?? null, url: publicUrl(source) ?? null };
     return {
-      card: resultCard(viewOf(job), file, { actions: canRegenerate ? [regenerateButton(job.id)] : [] }),
-      stored: { mediaId: mediaId ?? null, url: publicUrl(source) ?? null },
+      card: resultCard(viewOf(job), file, {
+        recipe: recipeOf(job.inputs),
+        actions: controls(delivered(job, stored)),
+      }),
+      stored,
     };
   },
 };

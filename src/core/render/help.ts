@@ -1,10 +1,13 @@
 import { type Card, card } from "../cards.js";
+import type { OptionInfo } from "../commands/catalogue.js";
 
 export interface HelpEntry {
   name: string;
   help: string;
   /** The free-text option, shown as the usage hint. */
   main?: string;
+  /** The other options as typed on a command line (Slack): "--seed 0-2147483647", with allowed values. */
+  flags?: string[];
 }
 
 /** "image.generate" -> "image generate": how people type it on both platforms. */
@@ -25,7 +28,29 @@ export function helpCard(entries: readonly HelpEntry[], topic?: string): Card {
     lines: group ? [] : ["Run help with a group name (image, video, ...) for its commands and options."],
     fields: shown.map((e) => ({
       name: e.main ? `${spoken(e.name)} <${e.main}>` : spoken(e.name),
-      value: e.help,
+      // The flags of a whole catalogue would drown its summary: they come with a group's help.
+      value: group && e.flags?.length ? `${e.help}\n${e.flags.join("  ")}` : e.help,
     })),
   });
+}
+
+/**
+ * An option as a command-line flag with what it takes: its allowed values, its range, a yes/no
+ * switch, or the kind of text. Optional ones are in brackets.
+ */
+export function flagOf(option: OptionInfo): string {
+  const flag = `--${option.name.replaceAll("_", "-")}`;
+  const takes =
+    option.type === "boolean"
+      ? ""
+      : option.choices
+        ? ` ${option.choices.join("|")}`
+        : option.min !== undefined && option.max !== undefined
+          ? ` ${option.min}-${option.max}`
+          : option.pick
+            ? ` <${option.pick.replace(/s$/, "")} id or name>`
+            : option.type === "string"
+              ? " <text>"
+              : ` <${option.type}>`;
+  return option.required ? `${flag}${takes}` : `[${flag}${takes}]`;
 }

@@ -1,6 +1,7 @@
+import { actionButton } from "../actions/define.js";
 import type { NormalizedStatus } from "../api/job-status.js";
 import { type Card, type CardAction, type CardMedia, card } from "../cards.js";
-import { megabytes, plural } from "./text.js";
+import { duration, megabytes, plural } from "./text.js";
 
 /**
  * The cards of one job's message, from "queued" to its result. Every card of a job carries the
@@ -24,7 +25,19 @@ export function queuedCard(view: JobView): Card {
   });
 }
 
-export function progressCard(view: JobView, status: NormalizedStatus): Card {
+/**
+ * How long the job has run, and once the service reports progress, about how long is left: the
+ * time so far scaled by the share still to do (the service gives no estimate of its own).
+ */
+export function timing(elapsedMs: number, percent: number | null): string {
+  const ran = `Running for ${duration(elapsedMs)}`;
+  if (percent === null || percent <= 0 || percent >= 100) return `${ran}.`;
+  return `${ran}, about ${duration((elapsedMs * (100 - percent)) / percent)} left.`;
+}
+
+/** `elapsedMs`: how long the job has run, shown with the progress. */
+export function progressCard(view: JobView, status: NormalizedStatus, elapsedMs?: number): Card {
+  const ran = elapsedMs === undefined ? [] : [timing(elapsedMs, status.progress)];
   if (status.state === "retrying") {
     return card(view.title, "warning", {
       lines: [
@@ -36,7 +49,7 @@ export function progressCard(view: JobView, status: NormalizedStatus): Card {
   }
   if (status.state === "working") {
     return card(view.title, "progress", {
-      lines: status.message ? [status.message] : [],
+      lines: [...(status.message ? [status.message] : []), ...ran],
       progress: { percent: status.progress, label: "Working" },
       footer: footer(view),
     });
@@ -45,14 +58,6 @@ export function progressCard(view: JobView, status: NormalizedStatus): Card {
 }
 
 export function variantsCard(view: JobView, previewUrls: readonly [string, string]): Card {
-  const keep = (value: string, label: string): CardAction => ({
-    type: "button",
-    action: "confirm",
-    jobId: view.id,
-    value,
-    label,
-    style: "primary",
-  });
   return card(view.title, "info", {
     lines: [
       "Two variants are ready. Keep the one you like, or both. Only the requester or an admin can choose.",
@@ -64,9 +69,9 @@ export function variantsCard(view: JobView, previewUrls: readonly [string, strin
       alt: `Variant ${i + 1}`,
     })),
     actions: [
-      keep("1", "Keep 1"),
-      keep("2", "Keep 2"),
-      { type: "button", action: "confirm_both", jobId: view.id, label: "Keep both", style: "success" },
+      actionButton("confirm", view.id, "Keep 1", { style: "primary", value: "1" }),
+      actionButton("confirm", view.id, "Keep 2", { style: "primary", value: "2" }),
+      actionButton("confirm_both", view.id, "Keep both", { style: "success" }),
     ],
     footer: footer(view),
   });
@@ -105,7 +110,7 @@ export interface ResultMediaView extends CardMedia {
 export function resultCard(
   view: JobView,
   result: ResultMediaView,
-  extra: { lines?: string[]; fields?: Card["fields"]; actions?: CardAction[] } = {},
+  extra: { lines?: string[]; fields?: Card["fields"]; recipe?: Card["recipe"]; actions?: CardAction[] } = {},
 ): Card {
   const { oversize, ...media } = result;
   const what = result.kind === "video" ? "video" : "image";
@@ -120,6 +125,7 @@ export function resultCard(
   return card(view.title, "success", {
     lines,
     fields: extra.fields ?? [],
+    ...(extra.recipe && extra.recipe.length > 0 && { recipe: extra.recipe }),
     links: media.url ? [{ label: `Download the ${what}`, url: media.url }] : [],
     media: oversize ? (media.url ? [media] : []) : [media],
     actions: extra.actions ?? [],

@@ -18,13 +18,28 @@ export interface EmbedImage {
   url: string;
 }
 
-/** Progress, then the paragraphs, then the links, which are kept whole when the text is cut. */
+/**
+ * A recipe entry too long for a field (a prompt of up to 2000 characters) goes whole into the
+ * description; the others become fields, short settings side by side.
+ */
+const LONG_RECIPE = L.embedFieldValue;
+
+function recipeFields(card: Card): APIEmbedField[] {
+  return (card.recipe ?? [])
+    .filter((r) => r.value.length <= LONG_RECIPE)
+    .map((r) => field({ name: r.name, value: r.value, inline: r.value.length <= 40 }));
+}
+
+/** Progress, the paragraphs, the long recipe entries, then the links, which are kept whole when the text is cut. */
 function description(card: Card, max: number): string {
   const head = [
     ...(card.progress
       ? [`${progressBar(card.progress.percent)} · ${markdown(card.progress.label, 100)}`]
       : []),
     ...card.lines.map((line) => lineMarkdown(line, max)),
+    ...(card.recipe ?? [])
+      .filter((r) => r.value.length > LONG_RECIPE)
+      .map((r) => `**${markdown(r.name, 100)}**\n${markdown(r.value, max)}`),
   ].join("\n\n");
   const tail = card.links
     .filter((l) => isWebUrl(l.url))
@@ -63,7 +78,7 @@ export function cardEmbeds(card: Card, images: readonly EmbedImage[]): APIEmbed[
     title: markdown(card.title, L.embedTitle),
     color: colour,
     description: description(card, L.embedDescription),
-    fields: card.fields.slice(0, L.embedFields).map(field),
+    fields: [...card.fields.map(field), ...recipeFields(card)].slice(0, L.embedFields),
     ...(single && { image: { url: single.url } }),
     ...(card.footer && { footer: { text: cut(card.footer, L.embedFooter) } }),
   };

@@ -6,7 +6,10 @@ import {
 import { DISCORD_LIMITS as L } from "../limits.js";
 import { cut } from "./text.js";
 
-/** One text box of a form; `name` is the command option it fills and the input's custom_id. */
+/**
+ * One input of a form; `name` is the option it fills and the input's custom_id. A text box, or a
+ * select when the option has `choices`; `value` is shown pre-filled (a Remix of a result).
+ */
 export interface FormField {
   name: string;
   label: string;
@@ -14,6 +17,33 @@ export interface FormField {
   required: boolean;
   minLength?: number;
   maxLength: number;
+  choices?: readonly string[];
+  value?: string;
+}
+
+function input(f: FormField) {
+  if (f.choices) {
+    return {
+      type: ComponentType.StringSelect as const,
+      custom_id: f.name,
+      required: f.required,
+      options: f.choices.slice(0, L.selectOptions).map((choice) => ({
+        label: cut(choice, L.selectOptionLabel),
+        value: choice,
+        ...(choice === f.value && { default: true }),
+      })),
+    };
+  }
+  const maxLength = Math.min(f.maxLength, L.textInputMax);
+  return {
+    type: ComponentType.TextInput as const,
+    custom_id: f.name,
+    style: f.maxLength > ONE_LINE_MAX ? TextInputStyle.Paragraph : TextInputStyle.Short,
+    required: f.required,
+    max_length: maxLength,
+    ...(f.required && f.minLength !== undefined && { min_length: f.minLength }),
+    ...(f.value !== undefined && f.value.length <= maxLength && { value: f.value }),
+  };
 }
 
 /** Above this a prompt-like value gets a paragraph box rather than one line. */
@@ -35,14 +65,7 @@ export function formModal(
       type: ComponentType.Label,
       label: cut(f.label, L.modalLabel),
       ...(f.description && { description: cut(f.description, L.modalLabelDescription) }),
-      component: {
-        type: ComponentType.TextInput,
-        custom_id: f.name,
-        style: f.maxLength > ONE_LINE_MAX ? TextInputStyle.Paragraph : TextInputStyle.Short,
-        required: f.required,
-        max_length: Math.min(f.maxLength, L.textInputMax),
-        ...(f.required && f.minLength !== undefined && { min_length: f.minLength }),
-      },
+      component: input(f),
     })),
   };
 }

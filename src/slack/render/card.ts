@@ -37,6 +37,8 @@ export interface RenderOptions {
    * on their way, or there. Left out, the card shows links instead.
    */
   filesInThread?: "uploading" | "uploaded";
+  /** Slack's ids of the uploaded files, by name: images show in the message itself too. */
+  fileIds?: Record<string, string>;
   /** Notifies this user. */
   mentionUserId?: string;
 }
@@ -122,13 +124,23 @@ function isImageUrl(media: CardMedia): media is CardMedia & { url: string } {
 /** Images by URL become image blocks; uploaded files are announced; everything else is a link. */
 function mediaBlocks(
   card: Card,
-  filesInThread: RenderOptions["filesInThread"],
+  { filesInThread, fileIds = {} }: RenderOptions,
 ): { blocks: KnownBlock[]; links: string[] } {
   const blocks: KnownBlock[] = [];
   const links: string[] = [];
   const inThread: string[] = [];
   for (const media of card.media) {
-    if (media.file && filesInThread) inThread.push(media.file.name);
+    const uploaded = media.file && filesInThread === "uploaded" ? fileIds[media.file.name] : undefined;
+    if (media.kind === "image" && uploaded) {
+      // The uploaded file itself, shown in the channel: no second copy, no link that expires.
+      blocks.push({
+        type: "image",
+        slack_file: { id: uploaded },
+        alt_text: cut(media.alt ?? media.name, L.altText),
+        title: plain(media.name, L.imageTitle),
+      });
+      inThread.push(media.file!.name);
+    } else if (media.file && filesInThread) inThread.push(media.file.name);
     else if (isImageUrl(media)) {
       blocks.push({
         type: "image",
@@ -197,8 +209,22 @@ function actionBlocks(actions: readonly CardAction[]): KnownBlock[] {
   return blocks;
 }
 
+/** How the result was made, small under it: one context element per entry (at most ten). */
+function recipeBlocks(recipe: Card["recipe"]): KnownBlock[] {
+  if (!recipe || recipe.length === 0) return [];
+  return [
+    {
+      type: "context",
+      elements: recipe.slice(0, L.contextElements).map((r) => ({
+        type: "mrkdwn" as const,
+        text: cut(`*${escapeText(r.name)}:* ${escapeText(r.value)}`, L.contextText),
+      })),
+    },
+  ];
+}
+
 function renderCard(card: Card, options: RenderOptions): Rendered {
-  const media = mediaBlocks(card, options.filesInThread);
+  const media = mediaBlocks(card, options);
   const links = [
     ...card.links.filter((l) => linkable(l.url)).map((l) => link(l.url, l.label)),
     ...media.links,
@@ -212,6 +238,7 @@ function renderCard(card: Card, options: RenderOptions): Rendered {
     ...paragraphs(card.lines.map(lineText)),
     ...progress,
     ...fieldBlocks(card.fields),
+    ...recipeBlocks(card.recipe),
     ...media.blocks,
     ...(links.length > 0 ? [section(cut(links.join("  ·  "), L.sectionText))] : []),
   ];

@@ -1,7 +1,7 @@
 import type { ViewStateValue } from "@slack/bolt";
 import type { InputBlock, InputBlockElement, KnownBlock, ModalView, PlainTextOption } from "@slack/types";
 import type { OptionInfo } from "../../core/commands/catalogue.js";
-import type { AnyCommand } from "../../core/commands/define.js";
+import type { FormDef } from "../../core/commands/define.js";
 import { spoken } from "../../core/render/help.js";
 import { megabytes } from "../../core/render/text.js";
 import { SLACK_LIMITS as L } from "../limits.js";
@@ -16,10 +16,15 @@ import { cut } from "./mrkdwn.js";
 
 export const FORM_CALLBACK_ID = "media_form";
 
-/** What the form remembers between opening and submission (private_metadata, plain JSON). */
+/**
+ * What the form remembers between opening and submission (private_metadata, plain JSON). A
+ * follow-up's form also names its action, job and control value; `command` is then the command
+ * whose lists its selects search (the voices of video.avatar).
+ */
 export interface FormContext {
   command: string;
   channelId: string;
+  followUp?: { action: string; jobId: string; value?: string };
 }
 
 /** Slack's file_input takes file extensions, not MIME types. */
@@ -51,7 +56,7 @@ function given(options: Record<string, unknown>, name: string): string | undefin
  * A form is needed when the command takes an API key, needs a file or a required option that was
  * not typed, or takes files and nothing was typed (the only way to attach optional files).
  */
-export function needsForm(command: AnyCommand, options: Record<string, unknown>): boolean {
+export function needsForm(command: FormDef, options: Record<string, unknown>): boolean {
   const infos = optionsOf(command);
   if (infos.some((o) => o.secret)) return true;
   if (infos.some((o) => o.required && (o.type === "file" || given(options, o.name) === undefined)))
@@ -161,14 +166,15 @@ function input(info: OptionInfo, options: Record<string, unknown>): InputBlock {
   };
 }
 
+/** `options` are shown as the inputs' values; `title` replaces the command's name (a follow-up's "Edit image"). */
 export function formView(
-  command: AnyCommand,
+  command: FormDef,
   options: Record<string, unknown>,
   context: FormContext,
+  title = spoken(command.name).replaceAll("_", " "),
 ): ModalView {
   const infos = optionsOf(command);
   const intro: KnownBlock = { type: "section", text: plain(command.help, L.sectionText) };
-  const title = spoken(command.name).replaceAll("_", " ");
   return {
     type: "modal",
     callback_id: FORM_CALLBACK_ID,
@@ -184,8 +190,17 @@ export function readContext(privateMetadata: string): FormContext | undefined {
   try {
     const value: unknown = JSON.parse(privateMetadata);
     if (typeof value !== "object" || value === null) return undefined;
-    const { command, channelId } = value as Record<string, unknown>;
-    return typeof command === "string" && typeof channelId === "string" ? { command, channelId } : undefined;
+    const { command, channelId, followUp } = value as Record<string, unknown>;
+    if (typeof command !== "string" || typeof channelId !== "string") return undefined;
+    const { action, jobId, value: control } = (followUp ?? {}) as Record<string, unknown>;
+    return {
+      command,
+      channelId,
+      ...(typeof action === "string" &&
+        typeof jobId === "string" && {
+          followUp: { action, jobId, ...(typeof control === "string" && { value: control }) },
+        }),
+    };
   } catch {
     return undefined;
   }
@@ -200,7 +215,7 @@ export interface FormValues {
 
 /** The submitted values by option name. */
 export function readForm(
-  command: AnyCommand,
+  command: FormDef,
   values: Record<string, Record<string, ViewStateValue>>,
 ): FormValues {
   const options: Record<string, string> = {};

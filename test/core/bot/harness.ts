@@ -192,6 +192,41 @@ export class Harness {
     }, timeoutMs);
   }
 
+  /**
+   * Opens the follow-up form of the control `action` (with `value`) and submits it with `fields`,
+   * as `who`; resolves with the form that was shown.
+   */
+  async submit(
+    ref: MessageRef,
+    action: string,
+    fields: Record<string, unknown>,
+    options: { value?: string; who?: Actor } = {},
+  ) {
+    const who = options.who ?? actor();
+    const control = this.chat
+      .card(ref)
+      .actions.find(
+        (a) =>
+          a.type === "button" &&
+          a.action === action &&
+          (options.value === undefined || a.value === options.value),
+      );
+    if (!control) throw new Error(`no ${action} control on the message`);
+    const form = await this.bot.actionForm({ action, jobId: control.jobId, actor: who });
+    if (!form) throw new Error(`${action} asks no form`);
+    await this.bot.handleAction({
+      action,
+      jobId: control.jobId,
+      ...(options.value !== undefined && { value: options.value }),
+      fields,
+      actor: who,
+      message: ref,
+      conversation: CHANNEL,
+      entry: "form",
+    });
+    return form;
+  }
+
   async click(ref: MessageRef, action: string, value?: string, who: Actor = actor()): Promise<void> {
     const card = this.chat.card(ref);
     const control = card.actions.find(

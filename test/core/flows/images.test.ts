@@ -20,8 +20,18 @@ describe("image commands", () => {
     const history = h.chat.history(ref).filter(isCard);
     expect(history[0]).toMatchObject({ title: "Image: a red fox in snow", progress: { label: "Queued" } });
     expect(result).toMatchObject({ title: "Image: a red fox in snow", tone: "success" });
-    expect(result.fields).toContainEqual({ name: "Seed", value: "7", inline: true });
-    expect(result.actions).toEqual([expect.objectContaining({ action: "regenerate", label: "Regenerate" })]);
+    // How it was made: the whole prompt and each setting it was made with.
+    expect(result.recipe).toEqual([
+      { name: "Prompt", value: "a red fox in snow" },
+      { name: "Aspect ratio", value: "16:9" },
+      { name: "Seed", value: "7" },
+    ]);
+    expect(result.actions.map((a) => [a.action, a.type === "button" && a.label])).toEqual([
+      ["edit", "Edit"],
+      ["animate_image", "Animate"],
+      ["remix", "Remix"],
+      ["regenerate", "Regenerate"],
+    ]);
     const [image] = h.chat.files();
     expect(image?.contentType).toBe("image/png");
     expect(isPng(image!.bytes)).toBe(true);
@@ -36,6 +46,19 @@ describe("image commands", () => {
       aspectRatio: "16:9",
       seed: 7,
     });
+  });
+
+  it("a running job's card says how long it has run and, once progress moves, how long is left", async () => {
+    h.emu.planNextJob("image", { durationMs: 3_000 });
+    const ref = await h.startJob("image.generate", { prompt: "a slow fox" });
+    await h.finished(ref);
+    const running = h.chat
+      .history(ref)
+      .filter(isCard)
+      .filter((c) => c.progress?.label === "Working" && c.progress.percent !== null);
+    expect(running.length).toBeGreaterThan(0);
+    for (const c of running)
+      expect(c.lines.at(-1)).toMatch(/^Running for \d+ s, about \d+ (s|min)( \d+ s)? left\.$/);
   });
 
   it("Regenerate sends the same inputs with a new seed, as a new job", async () => {

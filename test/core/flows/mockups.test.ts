@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type Harness, harnessPerFile, png, text } from "../bot/harness.js";
+import { actor, type Harness, harnessPerFile, png, text } from "../bot/harness.js";
 import { isMp4, isPng } from "../fake-adapter.js";
 
 let h: Harness;
@@ -17,22 +17,21 @@ async function generated() {
 }
 
 describe("mockups", () => {
-  it("mockup.generate (synchronous) posts the image with a select to animate it", async () => {
+  it("mockup.generate (synchronous) posts the image with Animate, whose form asks style, prompt and shape", async () => {
     const { card } = await generated();
     expect(card).toMatchObject({ title: "Mockup: logo centered on the mug", tone: "success" });
     expect(isPng(h.chat.files()[0]!.bytes)).toBe(true);
-    const select = card.actions[0];
-    expect(select?.type === "select" && select.options.map((o) => o.value)).toEqual([
-      "luxury_macro",
-      "neo_noir_night",
-      "warm_lifestyle_sunset",
-      "futuristic_clean_studio",
-      "cyberpunk_showcase",
-      "film_35mm_editorial",
-      "high_fashion_runway",
-      "nature_premium",
-      "custom",
+    expect(card.actions.map((a) => [a.action, a.type === "button" && a.label])).toEqual([
+      ["animate_mockup", "Animate"],
     ]);
+    const form = await h.bot.actionForm({
+      action: "animate_mockup",
+      jobId: card.actions[0]!.jobId,
+      actor: actor(),
+    });
+    expect(form?.title).toBe("Animate mockup");
+    expect(Object.keys(form!.form.options.shape)).toEqual(["style", "prompt", "aspect_ratio"]);
+    expect(form?.initial).toEqual({});
     const [call] = h.creations("/api/mockup/generate");
     expect(call?.json).toMatchObject({
       instruction: "logo centered on the mug",
@@ -45,23 +44,31 @@ describe("mockups", () => {
   it("animating a mockup makes an 8-second video from the list of mockup videos", async () => {
     const { ref } = await generated();
     const before = h.chat.posts.length;
-    await h.click(ref, "animate", "neo_noir_night");
+    await h.submit(ref, "animate_mockup", { style: "neo_noir_night", aspect_ratio: "16:9" });
     const videoRef = h.chat.posts.slice(before).find((p) => !p.options.ephemeral)!.ref;
     const video = await h.finished(videoRef);
     expect(video.title).toBe("Mockup video: Neo noir night");
     expect(isMp4(h.chat.files().at(-1)!.bytes)).toBe(true);
-    expect(h.creations("/api/mockup/video")[0]?.json).toMatchObject({ animationStyle: "neo_noir_night" });
+    expect(h.creations("/api/mockup/video")[0]?.json).toEqual({
+      mockupId: expect.any(String),
+      animationStyle: "neo_noir_night",
+      aspectRatio: "16:9",
+    });
     expect(h.emu.callsTo("GET", "/api/mockup/videos").length).toBeGreaterThan(0);
   });
 
-  it("the custom style animates with the mockup's instruction as its prompt", async () => {
+  it("the custom style animates with the prompt typed in the form, and is refused without one", async () => {
     const { ref } = await generated();
+    await h.submit(ref, "animate_mockup", { style: "custom" });
+    expect(text(h.lastEphemeral())).toContain("prompt is required with the custom style");
+    expect(h.creations("/api/mockup/video")).toHaveLength(0);
+
     const before = h.chat.posts.length;
-    await h.click(ref, "animate", "custom");
+    await h.submit(ref, "animate_mockup", { style: "custom", prompt: "the mug spins slowly" });
     await h.finished(h.chat.posts.slice(before).find((p) => !p.options.ephemeral)!.ref);
     expect(h.creations("/api/mockup/video")[0]?.json).toMatchObject({
       animationStyle: "custom",
-      userPrompt: "logo centered on the mug",
+      userPrompt: "the mug spins slowly",
     });
   });
 

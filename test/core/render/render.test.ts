@@ -33,6 +33,15 @@ describe("job cards", () => {
     expect(retrying.lines.join(" ")).toMatch(/retrying on its own\. Nothing to do/);
   });
 
+  it("says how long a running job has run and, once progress moves, about how long is left", () => {
+    const started = progressCard(view, { state: "working", progress: null, terminal: false }, 12_000);
+    expect(started.lines).toEqual(["Running for 12 s."]);
+    const moving = progressCard(view, { state: "working", progress: 25, terminal: false }, 80_000);
+    expect(moving.lines).toEqual(["Running for 1 min 20 s, about 4 min left."]);
+    const long = progressCard(view, { state: "working", progress: 50, terminal: false }, 3_900_000);
+    expect(long.lines).toEqual(["Running for 1 h 5 min, about 1 h 5 min left."]);
+  });
+
   it("shows both variants with Keep 1 / Keep 2 / Keep both carrying the job id", () => {
     const c = variantsCard(view, ["https://x/1.png", "https://x/2.png"]);
     expect(c.media.map((m) => m.url)).toEqual(["https://x/1.png", "https://x/2.png"]);

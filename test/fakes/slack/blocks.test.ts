@@ -22,6 +22,34 @@ describe("Block Kit limits of the fake Slack", () => {
     ).toEqual([]);
   });
 
+  it("shows an uploaded file by slack_file only when it names one file the workspace has", () => {
+    const image = (slack_file: unknown, more = {}) => ({
+      type: "image",
+      slack_file,
+      alt_text: "fox",
+      ...more,
+    });
+    const known = (id: string) => id === "F1";
+    expect(messageBlockErrors([image({ id: "F1" })], known)).toEqual([]);
+    expect(messageBlockErrors([image({ url: "https://files.slack.com/F1/fox.png" })], known)).toEqual([]);
+    expect(
+      messageBlockErrors(
+        [
+          image({ id: "F2" }),
+          image({ id: "F1", url: "https://files.slack.com/F1" }),
+          image("F1"),
+          image({ id: "F1" }, { image_url: "https://x.test/fox.png" }),
+        ],
+        known,
+      ),
+    ).toEqual([
+      "must provide exactly one of id or url [json-pointer:/blocks/1/slack_file]",
+      "failed to match all allowed schemas [json-pointer:/blocks/2/slack_file]",
+      "must provide either image_url or slack_file, not both [json-pointer:/blocks/3]",
+      "invalid slack file: F2 [json-pointer:/blocks/0/slack_file]",
+    ]);
+  });
+
   it("names each broken limit with Slack's wording and a json-pointer", () => {
     expect(
       messageBlockErrors([

@@ -48,6 +48,8 @@ function isObject(value: unknown): value is Json {
 
 class Check {
   readonly errors: string[] = [];
+  /** Slack files the blocks show (image blocks by `slack_file`), checked against the workspace's files. */
+  readonly slackFiles: { id: string; at: string }[] = [];
 
   fail(pointer: string, message: string): void {
     this.errors.push(`${message} [json-pointer:${pointer}]`);
@@ -94,12 +96,30 @@ class Check {
   }
 
   imageUrl(obj: Json, at: string): void {
-    if (obj.slack_file !== undefined) return;
+    if (obj.slack_file !== undefined) {
+      if (obj.image_url !== undefined) this.fail(at, "must provide either image_url or slack_file, not both");
+      this.slackFile(obj.slack_file, `${at}/slack_file`);
+      return;
+    }
     this.string(obj, "image_url", at, LIMITS.imageUrl, { required: true });
     const url = obj.image_url;
     if (typeof url === "string" && url.length <= LIMITS.imageUrl && !IMAGE_PATH.test(pathOf(url))) {
       this.fail(`${at}/image_url`, "downloading image failed");
     }
+  }
+
+  /** A slack_file object names the file by `id` or by `url`, exactly one of them. */
+  slackFile(value: unknown, at: string): void {
+    if (!isObject(value)) {
+      this.fail(at, "failed to match all allowed schemas");
+      return;
+    }
+    const { id, url } = value;
+    if ((id === undefined) === (url === undefined)) this.fail(at, "must provide exactly one of id or url");
+    else if (id !== undefined) {
+      if (typeof id !== "string" || id === "") this.fail(`${at}/id`, "must be a string");
+      else this.slackFiles.push({ id, at });
+    } else if (typeof url !== "string") this.fail(`${at}/url`, "must be a string");
   }
 
   options(obj: Json, key: string, at: string, max: number, plainOnly: boolean): void {
@@ -250,10 +270,16 @@ function checkBlocks(c: Check, blocks: unknown[], at: string, max: number): void
   });
 }
 
-/** Errors for a message's `blocks` (chat.postMessage, chat.update, chat.postEphemeral, response_url). */
-export function messageBlockErrors(blocks: unknown[]): string[] {
+/**
+ * Errors for a message's `blocks` (chat.postMessage, chat.update, chat.postEphemeral, response_url).
+ * With `fileExists`, an image of a Slack file the workspace does not have is refused, as Slack does.
+ */
+export function messageBlockErrors(blocks: unknown[], fileExists?: (id: string) => boolean): string[] {
   const c = new Check();
   checkBlocks(c, blocks, "/blocks", LIMITS.messageBlocks);
+  for (const { id, at } of c.slackFiles) {
+    if (fileExists && !fileExists(id)) c.fail(at, `invalid slack file: ${id}`);
+  }
   return c.errors;
 }
 

@@ -23,13 +23,13 @@ export interface Content {
 }
 
 /** The text and blocks of a message as Slack validates them; shared with response_url posts. */
-export function readContent(args: Args): Content | Failure {
+export function readContent(args: Args, files?: ReadonlyMap<string, unknown>): Content | Failure {
   const text = str(args, "text");
   if (text !== undefined && text.length > MAX_TEXT) return fail("msg_too_long");
   const blocks = jsonArg(args, "blocks");
   if (blocks === undefined) return { text };
   if (blocks === INVALID_JSON || !Array.isArray(blocks)) return fail("invalid_blocks_format");
-  const errors = messageBlockErrors(blocks);
+  const errors = messageBlockErrors(blocks, files && ((id) => files.has(id)));
   if (errors.length > 0) {
     return fail("invalid_blocks", {
       errors,
@@ -40,8 +40,8 @@ export function readContent(args: Args): Content | Failure {
 }
 
 /** A new message needs something to show: text, blocks or attachments. */
-function newContent(args: Args): Required<Content> | Failure {
-  const content = readContent(args);
+function newContent(args: Args, files: ReadonlyMap<string, unknown>): Required<Content> | Failure {
+  const content = readContent(args, files);
   if (isFailure(content)) return content;
   const empty = !content.text && !content.blocks?.length && args.attachments === undefined;
   return empty ? fail("no_text") : { text: content.text ?? "", blocks: content.blocks ?? [] };
@@ -58,7 +58,7 @@ export const chatMethods: Record<string, Method> = {
     run({ state, args }) {
       const channel = knownChannel(state, args);
       if (isFailure(channel)) return channel;
-      const content = newContent(args);
+      const content = newContent(args, state.files);
       if (isFailure(content)) return content;
       const message = state.postMessage(channel, { ...content, thread_ts: str(args, "thread_ts") });
       return { ok: true, channel, ts: message.ts, message: shown(message) };
@@ -72,7 +72,7 @@ export const chatMethods: Record<string, Method> = {
       const message = state.findMessage(channel, str(args, "ts") ?? "");
       if (!message) return fail("message_not_found");
       if (message.user !== state.botUserId) return fail("cant_update_message");
-      const content = readContent(args);
+      const content = readContent(args, state.files);
       if (isFailure(content)) return content;
       // Slack keeps what the update leaves out: blocks stay unless `blocks` is given (an empty array clears them).
       message.text = content.text ?? message.text;
@@ -88,7 +88,7 @@ export const chatMethods: Record<string, Method> = {
       if (isFailure(channel)) return channel;
       const user = state.users.get(str(args, "user") ?? "");
       if (!user || user.is_bot) return fail("user_not_in_channel");
-      const content = newContent(args);
+      const content = newContent(args, state.files);
       if (isFailure(content)) return content;
       const thread_ts = str(args, "thread_ts");
       const message = state.postEphemeral({

@@ -1,0 +1,49 @@
+import type { JobRecord } from "../../store/jobs.js";
+import type { CardAction } from "../cards.js";
+import { confirm, confirmBoth } from "./choose.js";
+import { type AnyAction, actionButton } from "./define.js";
+import {
+  animateImage,
+  animateMockup,
+  avatarVideo,
+  edit,
+  regenerate,
+  remix,
+  useInMockup,
+} from "./follow-ups.js";
+
+/** Every control a job's message may carry; the adapters route clicks and forms by these names. */
+export const ACTIONS = [
+  confirm,
+  confirmBoth,
+  edit,
+  animateImage,
+  remix,
+  regenerate,
+  avatarVideo,
+  animateMockup,
+  useInMockup,
+] as const satisfies readonly AnyAction[];
+
+export type ActionName = (typeof ACTIONS)[number]["name"];
+
+const BY_NAME = new Map<string, AnyAction>(ACTIONS.map((a) => [a.name, a]));
+
+export function actionByName(name: string): AnyAction | undefined {
+  return BY_NAME.get(name);
+}
+
+/** The buttons under a finished job: every action with a button that applies to it, in catalogue order. */
+export function controlsFor(job: JobRecord): CardAction[] {
+  return ACTIONS.flatMap((def: AnyAction) => {
+    const button = def.button;
+    if (!button || !def.appliesTo(job)) return [];
+    const values = button.values?.(job) ?? [{ label: button.label, value: undefined }];
+    return values.map((v) =>
+      actionButton(def.name as ActionName, job.id, v.label, {
+        style: button.style,
+        ...(v.value !== undefined && { value: v.value }),
+      }),
+    );
+  });
+}

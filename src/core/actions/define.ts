@@ -1,0 +1,85 @@
+import type { z } from "zod";
+import type { JobRecord } from "../../store/jobs.js";
+import type { ButtonStyle, CardAction } from "../cards.js";
+import type { FormDef } from "../commands/define.js";
+import type { Core } from "../flows/core.js";
+import type { ActionEvent, ChatAdapter } from "../ports.js";
+import type { ActionName } from "./catalogue.js";
+
+/**
+ * A control on a job's message, defined once like a command: what its value may be, who may use
+ * it, which results show it and what it does. Adapters route clicks and form submissions by its
+ * name; renderers place it with `actionButton`, so no name is spelled twice.
+ */
+
+export interface ActionContext<V> {
+  core: Core;
+  job: JobRecord;
+  event: ActionEvent;
+  adapter: ChatAdapter;
+  /** The checked value of the button or select. */
+  value: V;
+  /** The form's fields, checked against its options (empty for actions without a form). */
+  fields: Record<string, unknown>;
+}
+
+export interface ActionDef<N extends string = string, V = unknown> {
+  /** Fits the adapters' control ids: lower case, digits and "_", at most 24 characters. */
+  name: N;
+  /** The value a button or select carries (checked on every click: old messages carry old values). */
+  value?: z.ZodType<V>;
+  /**
+   * A form asked before the action runs; its parsed fields are the value. Depends on the job (a
+   * thumbnail's aspect ratios are not an image's) and is pre-filled from it.
+   */
+  form?: {
+    /** The form's title: "Edit image". */
+    title: string;
+    of(job: JobRecord): FormDef;
+    initial?(job: JobRecord): Record<string, string>;
+  };
+  /**
+   * Who may use it: "requester" (the job's requester or an admin: choices about the job itself),
+   * or "anyone" the tenant lets use the bot in the channel (follow-ups, which start jobs of their own).
+   */
+  who: "requester" | "anyone";
+  /** One run at a time per key (a double click), refused with `refusal` meanwhile. */
+  claim?: { key(job: JobRecord, event: ActionEvent): string; ttlMs: number; refusal: string };
+  /**
+   * Its button under every result it applies to, one per `values` entry when it acts on one of
+   * several things (each avatar of a pair). Actions without one are placed by their renderer.
+   */
+  button?: {
+    label: string;
+    style?: ButtonStyle;
+    values?(job: JobRecord): { label: string; value: string }[];
+  };
+  /** The job offers this action (checked again on every click: the message may be old). */
+  appliesTo(job: JobRecord): boolean;
+  run(ctx: ActionContext<V>): Promise<void>;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the catalogue holds actions of every value type
+export type AnyAction = ActionDef<string, any>;
+
+/** Keeps an action's value type tied to its `run`, and its name a literal the builder can check. */
+export function defineAction<const N extends string, V = undefined>(def: ActionDef<N, V>): ActionDef<N, V> {
+  return def;
+}
+
+/** A button for `def` on job `jobId`; the value, when the action takes one, is checked on click. */
+export function actionButton(
+  name: ActionName,
+  jobId: string,
+  label: string,
+  options: { style?: ButtonStyle | undefined; value?: string } = {},
+): CardAction {
+  return {
+    type: "button",
+    action: name,
+    jobId,
+    label,
+    style: options.style ?? "secondary",
+    ...(options.value !== undefined && { value: options.value }),
+  };
+}

@@ -1,0 +1,308 @@
+import { z } from "zod";
+import type { JobRecord } from "../../store/jobs.js";
+import type { MediaApi } from "../api/client.js";
+import { commandByName } from "../commands/catalogue.js";
+import type { JobRequest, StartedJob } from "../commands/define.js";
+import { ActionError, InputError } from "../commands/errors.js";
+import { startImage } from "../commands/image.js";
+import { animationOptions, generateMockup, startMockupVideo } from "../commands/mockup.js";
+import { id, newSeed, text, titleFrom } from "../commands/options.js";
+import { startCinematic, startScriptedVideo, videoCinematic, voiceOrOwn } from "../commands/video.js";
+import { launch, startWithinLimit } from "../flows/start.js";
+import type { Json } from "../ports.js";
+import { tenantKey } from "../tenancy.js";
+import { type ActionContext, defineAction } from "./define.js";
+
+/**
+ * What a result leads to: new jobs started from it, by whoever clicks (their job limit, their
+ * name on the new job). The result's own ids go to the service (the image's media id, the
+ * avatar's id), so nothing is downloaded or uploaded again.
+ */
+
+/** Long enough to swallow a double click, short enough to allow a deliberate second try. */
+const REPEAT_CLAIM_MS = 10_000;
+
+/** Starts `command`'s job as the clicker, within their job limit, and posts its message. */
+async function startAs(
+  { core, event, adapter, job }: ActionContext<unknown>,
+  command: string,
+  start: (media: MediaApi) => Promise<StartedJob>,
+): Promise<void> {
+  await startWithinLimit(core, event.actor, async () => {
+    const started = await start(await core.media(job.tenant));
+    await launch(core, adapter, { command, started, actor: event.actor, conversation: event.conversation });
+  });
+}
+
+const record = (value: Json): Record<string, Json> =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? value : {};
+
+/** The service's media id of an image result (images, thumbnails, mockups and assets keep one). */
+export function resultMediaId(job: Pick<JobRecord, "result">): string | undefined {
+  const mediaId = record(job.result).mediaId;
+  return typeof mediaId === "string" && mediaId !== "" ? mediaId : undefined;
+}
+
+/** The creation request a job kept, for the follow-ups that repeat it. */
+function requestOf(job: Pick<JobRecord, "inputs">): JobRequest | undefined {
+  const request = record(job.inputs).request;
+  return request === undefined ? undefined : record(request);
+}
+
+const isImage = (job: JobRecord) =>
+  (job.kind === "image" || job.kind === "thumbnail") && resultMediaId(job) !== undefined;
+
+function mediaIdOf(job: JobRecord): string {
+  const mediaId = resultMediaId(job);
+  if (!mediaId) throw new ActionError("action.invalid", "This result has no image the service can reuse.");
+  return mediaId;
+}
+
+export const edit = defineAction({
+  name: "edit",
+  who: "anyone",
+  button: { label: "Edit" },
+  form: {
+    title: "Edit image",
+    of: () => ({
+      name: "image.edit",
+      help: "Edit this image following a prompt",
+      options: z.object({ prompt: text(2000, "How the image should change") }),
+      main: "prompt",
+      starts: "image",
+    }),
+  },
+  appliesTo: isImage,
+  run: (ctx) => {
+    const { prompt } = ctx.fields as { prompt: string };
+    const referenceImageMediaId = mediaIdOf(ctx.job);
+    return startAs(ctx, "image.edit", (media) =>
+      startImage(media, "image.edit", { prompt, name: titleFrom(prompt), referenceImageMediaId }),
+    );
+  },
+});
+
+export const animateImage = defineAction({
+  name: "animate_image",
+  who: "anyone",
+  button: { label: "Animate" },
+  form: {
+    title: "Animate image",
+    of: () => ({
+      name: "video.cinematic",
+      help: "A cinematic clip that starts from this image",
+      options: videoCinematic.options.pick({ prompt: true, duration: true, aspect_ratio: true }),
+      main: "prompt",
+      starts: "video",
+    }),
+  },
+  appliesTo: isImage,
+  run: (ctx) => {
+    const value = ctx.fields as { prompt: string; duration?: number; aspect_ratio?: string };
+    const firstFrameImageMediaId = mediaIdOf(ctx.job);
+    return startAs(ctx, "video.cinematic", (media) =>
+      startCinematic(media, {
+        name: titleFrom(value.prompt),
+        prompt: value.prompt,
+        firstFrameImageMediaId,
+        ...(value.aspect_ratio && { aspectRatio: value.aspect_ratio }),
+        ...(value.duration !== undefined && { durationSeconds: value.duration }),
+      }),
+    );
+  },
+});
+
+/** The settings Remix shows, as the command's options name them and as its request keeps them. */
+const REMIXED = {
+  prompt: "prompt",
+  negative_prompt: "negativePrompt",
+  aspect_ratio: "aspectRatio",
+  seed: "seed",
+};
+
+export const remix = defineAction({
+  name: "remix",
+  who: "anyone",
+  button: { label: "Remix" },
+  form: {
+    title: "Remix",
+    of: (job) => {
+      const command = commandByName(job.command)!;
+      return {
+        name: command.name,
+        help: "The same again, with what you change here",
+        options: command.options.pick({
+          prompt: true,
+          negative_prompt: true,
+          aspect_ratio: true,
+          seed: true,
+        }),
+        main: "prompt",
+        starts: command.starts,
+      };
+    },
+    initial: (job) => {
+      const request = requestOf(job) ?? {};
+      return Object.fromEntries(
+        Object.entries(REMIXED).flatMap(([option, key]) => {
+          const value = request[key];
+          return typeof value === "string" || typeof value === "number" ? [[option, String(value)]] : [];
+        }),
+      );
+    },
+  },
+  appliesTo: (job) =>
+    isImage(job) && commandByName(job.command)?.seeded === true && requestOf(job) !== undefined,
+  run: (ctx) => {
+    const command = commandByName(ctx.job.command)!;
+    const changed = ctx.fields as Record<string, Json | undefined>;
+    // Settings left empty are dropped, not kept from the original: the form showed them all.
+    const kept = Object.fromEntries(
+      Object.entries(requestOf(ctx.job) ?? {}).filter(([key]) => !Object.values(REMIXED).includes(key)),
+    );
+    const request: JobRequest = { ...kept, name: titleFrom(String(changed.prompt)) };
+    for (const [option, key] of Object.entries(REMIXED)) {
+      const value = changed[option];
+      if (value !== undefined) request[key] = value;
+    }
+    return startAs(ctx, command.name, (media) => command.again!(media, request));
+  },
+});
+
+export const regenerate = defineAction({
+  name: "regenerate",
+  who: "anyone",
+  button: { label: "Regenerate" },
+  claim: {
+    key: (job, event) => `regenerate:${job.id}:${event.actor.userId}`,
+    ttlMs: REPEAT_CLAIM_MS,
+    refusal: "Already regenerating: the new result appears in a new message.",
+  },
+  appliesTo: (job) =>
+    job.state === "done" && commandByName(job.command)?.again !== undefined && requestOf(job) !== undefined,
+  run: (ctx) => {
+    const command = commandByName(ctx.job.command)!;
+    const previous = requestOf(ctx.job)!;
+    const seed = previous.seed;
+    const request = command.seeded
+      ? { ...previous, seed: newSeed(typeof seed === "number" ? seed : undefined) }
+      : previous;
+    return startAs(ctx, command.name, (media) => command.again!(media, request));
+  },
+});
+
+function avatarIdsOf(job: Pick<JobRecord, "result">): string[] {
+  const ids = record(job.result).avatarIds;
+  return Array.isArray(ids) ? ids.filter((i): i is string => typeof i === "string") : [];
+}
+
+export const avatarVideo = defineAction({
+  name: "avatar_video",
+  who: "anyone",
+  value: z.string().regex(/^[1-9]$/),
+  button: {
+    label: "Make a video",
+    style: "primary",
+    values: (job) => {
+      const ids = avatarIdsOf(job);
+      return ids.map((_, i) => ({
+        label: ids.length === 1 ? "Make a video" : `Make a video with avatar ${i + 1}`,
+        value: String(i + 1),
+      }));
+    },
+  },
+  form: {
+    title: "Make a video",
+    of: () => ({
+      name: "video.avatar",
+      help: "A video of this avatar saying your script",
+      options: z.object({
+        script: text(5000, "What the avatar says"),
+        voice: id("Voice of the script (default: the avatar's own voice)").optional(),
+      }),
+      main: "script",
+      picks: { voice: "voices" },
+      starts: "video",
+    }),
+  },
+  appliesTo: (job) => job.command.startsWith("photo_avatar.") && avatarIdsOf(job).length > 0,
+  run: async (ctx) => {
+    const { core, job, event } = ctx;
+    const { script, voice } = ctx.fields as { script: string; voice?: string };
+    const avatarId = avatarIdsOf(job)[Number(event.value ?? "1") - 1];
+    if (!avatarId) throw new ActionError("action.invalid", "This job has no such avatar.");
+    await startAs(ctx, "video.avatar", async (media) => {
+      const tenant = tenantKey(job.tenant);
+      const chosen = voice === undefined ? undefined : await core.cache.find(tenant, "voices", media, voice);
+      if (voice !== undefined && !chosen) {
+        throw new InputError("input.unknown_pick", `There is no voice "${voice}" in this account.`);
+      }
+      const avatar = await core.cache.find(tenant, "avatars", media, avatarId);
+      const voiceId = voiceOrOwn(chosen?.id, avatar);
+      return startScriptedVideo(media, { avatarId, name: titleFrom(script), voiceId, text: script });
+    });
+  },
+});
+
+function mockupIdOf(job: Pick<JobRecord, "inputs">): string | undefined {
+  const mockupId = record(job.inputs).mockupId;
+  return typeof mockupId === "string" ? mockupId : undefined;
+}
+
+export const animateMockup = defineAction({
+  name: "animate_mockup",
+  who: "anyone",
+  button: { label: "Animate" },
+  form: {
+    title: "Animate mockup",
+    of: () => ({
+      name: "mockup.video",
+      help: "An 8-second video of this mockup",
+      options: animationOptions,
+      main: "prompt",
+      starts: "mockup",
+    }),
+  },
+  appliesTo: (job) => job.command === "mockup.generate" && mockupIdOf(job) !== undefined,
+  run: (ctx) => {
+    const value = ctx.fields as z.output<typeof animationOptions>;
+    const mockupId = mockupIdOf(ctx.job)!;
+    return startAs(ctx, "mockup.video", (media) =>
+      startMockupVideo(media, {
+        mockupId,
+        style: value.style,
+        ...(value.prompt && { prompt: value.prompt }),
+        ...(value.aspect_ratio && { aspectRatio: value.aspect_ratio }),
+      }),
+    );
+  },
+});
+
+export const useInMockup = defineAction({
+  name: "use_in_mockup",
+  who: "anyone",
+  button: { label: "Use in mockup" },
+  form: {
+    title: "Use in a mockup",
+    of: () => ({
+      name: "mockup.generate",
+      help: "A mockup with this image as the product",
+      options: z.object({
+        instruction: text(2000, "How the mockup should look, e.g. on a marble table, soft light"),
+      }),
+      main: "instruction",
+      starts: "mockup",
+    }),
+  },
+  appliesTo: (job) =>
+    (job.command === "mockup.asset" || job.command === "mockup.asset_edit") &&
+    record(job.inputs).assetType === "product" &&
+    resultMediaId(job) !== undefined,
+  run: (ctx) => {
+    const { instruction } = ctx.fields as { instruction: string };
+    const productMediaId = mediaIdOf(ctx.job);
+    return startAs(ctx, "mockup.generate", (media) =>
+      generateMockup(media, { productMediaId, logoMediaIds: [], instruction }),
+    );
+  },
+});

@@ -1,0 +1,63 @@
+import { describe, expect, expectTypeOf, it } from "vitest";
+import { ACTIONS, actionByName } from "../../../src/core/actions/catalogue.js";
+import { actionButton } from "../../../src/core/actions/define.js";
+import { type CardAction, isCard } from "../../../src/core/cards.js";
+import { encodeControlId } from "../../../src/discord/custom-id.js";
+import { encodeActionId } from "../../../src/slack/render/action-id.js";
+import { type Harness, harnessPerFile, png } from "../bot/harness.js";
+
+/**
+ * Every control a card carries names an action of the catalogue, and every action fits the
+ * adapters' control ids: a control spelled by hand, or renamed on one side only, fails here
+ * instead of answering "older version of the bot" to the person who clicks it.
+ */
+
+let h: Harness;
+harnessPerFile((started) => {
+  h = started;
+});
+
+/** Every control of every card the bot posted or edited so far. */
+function controlsShown(): CardAction[] {
+  return [...h.chat.posts, ...h.chat.edits].flatMap((m) => (isCard(m.message) ? m.message.actions : []));
+}
+
+describe("the action catalogue", () => {
+  it("has unique names that fit Discord's custom_id and Slack's action_id", () => {
+    const names = ACTIONS.map((a) => a.name);
+    expect(new Set(names).size).toBe(names.length);
+    for (const name of names) {
+      expect(() => encodeControlId({ action: name, jobId: "AbCdEf123456", value: "1" })).not.toThrow();
+      expect(() => encodeActionId({ action: name, jobId: "AbCdEf123456", value: "1" })).not.toThrow();
+    }
+  });
+
+  it("registers every control the results of every kind show", async () => {
+    const finish = async (...args: Parameters<Harness["startJob"]>) => h.finished(await h.startJob(...args));
+    await finish("image.generate", { prompt: "a fox", seed: 3 });
+    await finish("thumbnail.generate", { prompt: "a title card" });
+    await finish("video.cinematic", { prompt: "a drone shot" });
+    await finish(
+      "mockup.generate",
+      { instruction: "logo on the mug" },
+      { attachments: { product: [png()] } },
+    );
+    await finish("mockup.asset", { prompt: "a white mug", type: "product" });
+    const design = await h.startJob("photo_avatar.design", { name: "Ada", gender: "female" });
+    await h.shows(design, (card) => card.actions.length > 0);
+    await h.click(design, "confirm", "1");
+    await h.finished(design);
+
+    const shown = controlsShown();
+    const names = new Set(shown.map((c) => c.action));
+    for (const name of names) expect(actionByName(name), name).toBeDefined();
+    // Every follow-up with a button is shown under at least one of these results.
+    for (const def of ACTIONS) expect(names.has(def.name), def.name).toBe(true);
+  });
+
+  it("builds buttons only for registered names", () => {
+    expectTypeOf(actionButton).parameter(0).toEqualTypeOf<(typeof ACTIONS)[number]["name"]>();
+    // @ts-expect-error: not an action of the catalogue
+    actionButton("animate", "job", "Animate");
+  });
+});

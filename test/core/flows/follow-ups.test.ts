@@ -1,0 +1,41 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { actor, Harness, text } from "../bot/harness.js";
+
+/**
+ * A follow-up is a job of whoever starts it: their job limit counts it, their name is on it, and
+ * the requester of the result it came from has nothing to do with it.
+ */
+
+let h: Harness;
+beforeAll(async () => {
+  h = await Harness.start({ jobLimit: 1 });
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const other = () => actor({ userId: "user-2" });
+
+describe("follow-ups belong to whoever starts them", () => {
+  it("counts against the clicker's job limit, not the requester's, and is theirs", async () => {
+    const image = await h.startJob("image.generate", { prompt: "a fox" });
+    await h.finished(image);
+
+    // The clicker already runs a job: their limit refuses the follow-up before any paid call.
+    h.emu.planNextJob("image", { durationMs: 2_000 });
+    const running = await h.startJob("image.generate", { prompt: "a long one" }, { actor: other() });
+    await h.submit(image, "edit", { prompt: "make it blue" }, { who: other() });
+    expect(text(h.lastEphemeral())).toMatch(/jobs running/);
+    expect(h.creations("/api/image/edit")).toHaveLength(0);
+    await h.finished(running);
+
+    // Once it ended, the same form starts the edit, as their job: they are told it is ready.
+    const before = h.chat.posts.length;
+    await h.submit(image, "edit", { prompt: "make it blue" }, { who: other() });
+    const edit = h.chat.posts.slice(before).find((p) => !p.options.ephemeral)!.ref;
+    await h.finished(edit);
+    expect(h.creations("/api/image/edit")).toHaveLength(1);
+    const notice = h.chat.posts.filter((p) => p.options.mentionUserId === "user-2").at(-1);
+    expect(notice?.message).toEqual({ text: "Image: make it blue is ready." });
+  });
+});

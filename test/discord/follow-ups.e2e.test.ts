@@ -1,0 +1,253 @@
+import type { APIMessage } from "discord-api-types/v10";
+import { describe, expect, it } from "vitest";
+import { decodeControlId } from "../../src/discord/custom-id.js";
+import type { InjectedInteraction } from "../fakes/discord/index.js";
+import { type DiscordWorld, discordWorldPerFile, shown } from "./harness.js";
+
+/**
+ * Follow-ups on Discord: a result's button opens its form as the click's first response, the form
+ * starts a new job for whoever filled it in, and the service gets the result's own ids (no upload).
+ */
+
+let world: DiscordWorld;
+
+discordWorldPerFile((started) => {
+  world = started;
+});
+
+interface ModalData {
+  custom_id: string;
+  title: string;
+  components: {
+    label: string;
+    component: {
+      custom_id: string;
+      type: number;
+      value?: string;
+      options?: { value: string; default?: boolean }[];
+    };
+  }[];
+}
+
+const uploads = () => world.emu.callsTo("POST", "/api/media/initialize").length;
+
+/** Runs a command and resolves with its finished job message. */
+async function result(input: Parameters<DiscordWorld["command"]>[0]): Promise<APIMessage> {
+  return world.jobMessage(await world.command(input));
+}
+
+/** The job record behind a result message (its buttons carry the job id). */
+async function jobOf(message: APIMessage) {
+  const [, customId] = JSON.stringify(message.components).match(/"custom_id":"([^"]+)"/) ?? [];
+  const job = await world.stores.jobs.get(decodeControlId(customId!)!.jobId);
+  return job!;
+}
+
+/** Clicks `action` as `user` and resolves with the modal Discord was asked to show. */
+async function open(message: APIMessage, action: string, user = world.fake.users.other, value?: string) {
+  const click = await world.fake.clickButton(message, world.controlId(message, action, value), user);
+  const response = await world.firstResponse(click);
+  expect(response.type).toBe(9);
+  return response.data as ModalData;
+}
+
+/** Submits the modal and resolves with the new job's finished message. */
+async function submit(
+  modal: ModalData,
+  fields: Record<string, string | string[]>,
+): Promise<{ submitted: InjectedInteraction; message: APIMessage }> {
+  const submitted = await world.fake.submitModal(modal.custom_id, fields);
+  return { submitted, message: await world.jobMessage(submitted) };
+}
+
+const inputs = (modal: ModalData) => modal.components.map((c) => c.component.custom_id);
+
+describe("follow-ups on an image", () => {
+  it("Edit: another member edits the result; image.edit gets its media id, nothing is uploaded", async () => {
+    const image = await result({
+      name: "image",
+      subcommand: "generate",
+      options: { prompt: "a red fox", seed: 7 },
+    });
+    const { mediaId } = (await jobOf(image)).result as { mediaId: string };
+    const before = uploads();
+
+    const modal = await open(image, "edit");
+    expect(modal.title).toBe("Edit image");
+    expect(inputs(modal)).toEqual(["prompt"]);
+    const { message } = await submit(modal, { prompt: "make it a watercolor" });
+
+    expect(world.creations("/api/image/edit").map((c) => c.json)).toEqual([
+      { prompt: "make it a watercolor", name: "make it a watercolor", referenceImageMediaId: mediaId },
+    ]);
+    expect(uploads()).toBe(before);
+    expect(shown(message)).toContain("Image: make it a watercolor");
+    // The new job is theirs: they are the one told it is ready.
+    const notice = await world.until(() => world.notices(world.fake.users.other.id).at(-1));
+    expect(shown(notice)).toContain("make it a watercolor");
+  });
+
+  it("Animate: a cinematic clip starts from the result, with the prompt, duration and shape of the form", async () => {
+    const image = await result({
+      name: "image",
+      subcommand: "generate",
+      options: { prompt: "a lighthouse" },
+    });
+    const { mediaId } = (await jobOf(image)).result as { mediaId: string };
+    const before = uploads();
+
+    const modal = await open(image, "animate_image");
+    expect(inputs(modal)).toEqual(["prompt", "duration", "aspect_ratio"]);
+    const { message } = await submit(modal, { prompt: "waves crash", duration: "5", aspect_ratio: ["9:16"] });
+
+    expect(world.creations("/api/video/cinematic/create").map((c) => c.json)).toEqual([
+      {
+        name: "waves crash",
+        prompt: "waves crash",
+        firstFrameImageMediaId: mediaId,
+        aspectRatio: "9:16",
+        durationSeconds: 5,
+      },
+    ]);
+    expect(uploads()).toBe(before);
+    expect(shown(message)).toContain("Cinematic video: waves crash");
+  });
+
+  it("Remix: the form shows the result's settings; the same command runs with what was changed", async () => {
+    const image = await result({
+      name: "image",
+      subcommand: "generate",
+      options: { prompt: "a castle", negative_prompt: "people", aspect_ratio: "16:9", seed: 42 },
+    });
+    // The result says how it was made.
+    expect(image.embeds[0]?.fields).toEqual(
+      expect.arrayContaining([
+        { name: "Prompt", value: "a castle", inline: true },
+        { name: "Negative prompt", value: "people", inline: true },
+        { name: "Aspect ratio", value: "16:9", inline: true },
+        { name: "Seed", value: "42", inline: true },
+      ]),
+    );
+    const modal = await open(image, "remix", world.fake.users.requester);
+    const shownValues = Object.fromEntries(
+      modal.components.map((c) => [
+        c.component.custom_id,
+        c.component.value ?? c.component.options?.find((o) => o.default)?.value,
+      ]),
+    );
+    expect(shownValues).toEqual({
+      prompt: "a castle",
+      negative_prompt: "people",
+      aspect_ratio: "16:9",
+      seed: "42",
+    });
+
+    const before = world.creations("/api/image/generate").length;
+    await submit(modal, {
+      prompt: "a castle at night",
+      negative_prompt: "",
+      aspect_ratio: ["16:9"],
+      seed: "42",
+    });
+    expect(
+      world
+        .creations("/api/image/generate")
+        .slice(before)
+        .map((c) => c.json),
+    ).toEqual([{ prompt: "a castle at night", name: "a castle at night", aspectRatio: "16:9", seed: 42 }]);
+  });
+});
+
+describe("follow-ups on videos, avatars and mockups", () => {
+  it("Regenerate under a cinematic video sends the same request again", async () => {
+    const video = await result({
+      name: "video",
+      subcommand: "cinematic",
+      options: { prompt: "a drone shot of hills", duration: 4 },
+    });
+    const before = world.creations("/api/video/cinematic/create");
+    await world.fake.clickButton(video, world.controlId(video, "regenerate"), world.fake.users.other);
+    await world.until(() => world.creations("/api/video/cinematic/create").length > before.length);
+    const [first, again] = world.creations("/api/video/cinematic/create").slice(-2);
+    expect(again?.json).toEqual(first?.json);
+    expect(again?.json).toMatchObject({ prompt: "a drone shot of hills", durationSeconds: 4 });
+  });
+});
+
+describe("follow-ups on photo avatars and mockups", () => {
+  it("Make a video: the avatar kept speaks the script in its own voice", async () => {
+    const command = await world.command({
+      name: "photo_avatar",
+      subcommand: "design",
+      options: { name: "Vera" },
+    });
+    const form = (await world.firstResponse(command)).data as { custom_id: string };
+    const designed = await world.fake.submitModal(form.custom_id, {
+      gender: "female",
+      age: "30s",
+      ethnicity: "",
+      outfit: "",
+      background: "",
+    });
+    const variants = await world.jobMessage(designed, (m) =>
+      JSON.stringify(m.components ?? []).includes("confirm"),
+    );
+    await world.fake.clickButton(variants, world.controlId(variants, "confirm", "1"));
+    const kept = await world.jobMessage(designed, (m) =>
+      JSON.stringify(m.components ?? []).includes("avatar_video"),
+    );
+    const [avatarId] = ((await jobOf(kept)).result as { avatarIds: string[] }).avatarIds;
+    const avatar = (await world.media.as("test-key").avatars.list()).find((a) => a.id === avatarId);
+
+    const modal = await open(kept, "avatar_video", world.fake.users.other, "1");
+    expect(modal.title).toBe("Make a video");
+    expect(inputs(modal)).toEqual(["script", "voice"]);
+    const { message } = await submit(modal, { script: "Hello from Vera", voice: "" });
+
+    expect(world.creations("/api/video/create").map((c) => c.json)).toEqual([
+      { avatarId, voiceId: avatar?.voiceId, name: "Hello from Vera", text: "Hello from Vera" },
+    ]);
+    expect(shown(message)).toContain("Avatar video: Hello from Vera");
+  });
+
+  it("Animate under a mockup: the custom style takes the prompt of the form, in the shape chosen", async () => {
+    const mockup = await result({
+      name: "mockup",
+      subcommand: "generate",
+      options: { instruction: "logo on the mug" },
+      attachments: [{ ...world.png("mug.png"), option: "product" }],
+    });
+    const { mockupId } = (await jobOf(mockup)).inputs as { mockupId: string };
+    const modal = await open(mockup, "animate_mockup");
+    expect(inputs(modal)).toEqual(["style", "prompt", "aspect_ratio"]);
+    const before = world.creations("/api/mockup/video").length;
+    await submit(modal, { style: ["custom"], prompt: "the mug turns slowly", aspect_ratio: ["16:9"] });
+    expect(
+      world
+        .creations("/api/mockup/video")
+        .slice(before)
+        .map((c) => c.json),
+    ).toEqual([
+      { mockupId, animationStyle: "custom", userPrompt: "the mug turns slowly", aspectRatio: "16:9" },
+    ]);
+  });
+
+  it("Use in mockup: a product asset becomes the product of a new mockup, without an upload", async () => {
+    const asset = await result({
+      name: "mockup",
+      subcommand: "asset",
+      options: { prompt: "a plain white mug", type: "product" },
+    });
+    const { mediaId } = (await jobOf(asset)).result as { mediaId: string };
+    const before = uploads();
+    const modal = await open(asset, "use_in_mockup");
+    const { message } = await submit(modal, { instruction: "on a marble table" });
+    expect(world.creations("/api/mockup/generate").at(-1)?.json).toEqual({
+      productMediaId: mediaId,
+      logoMediaIds: [],
+      instruction: "on a marble table",
+    });
+    expect(uploads()).toBe(before);
+    expect(shown(message)).toContain("Mockup: on a marble table");
+  });
+});

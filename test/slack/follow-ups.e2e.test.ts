@@ -1,0 +1,210 @@
+import { pino } from "pino";
+import { describe, expect, it } from "vitest";
+import { createMediaClient } from "../../src/core/api/client.js";
+import type { Message, SlackView } from "../fakes/slack/index.js";
+import { actionIds, headerOf, jobIdOf, type SlackWorld, slackWorldPerFile } from "./harness.js";
+
+/**
+ * Follow-ups in Slack: a result's button opens its form with the click's trigger_id, the form
+ * starts a new job for whoever submitted it, and the service gets the result's own ids (no upload).
+ */
+
+let world: SlackWorld;
+slackWorldPerFile((started) => {
+  world = started;
+});
+
+const uploads = () => world.emu.callsTo("POST", "/api/media/initialize").length;
+
+async function jobOf(message: Message) {
+  return (await world.stores.jobs.get(jobIdOf(message)!))!;
+}
+
+/** Clicks the follow-up `action` of a result as `user` and resolves with the form Slack shows. */
+async function open(message: Message, action: string, user = world.fake.users.other.id, value?: string) {
+  const actionId = actionIds(message).find(
+    (id) => id.startsWith(`media:${action}:`) && (value === undefined || id.endsWith(`:${value}`)),
+  );
+  expect(actionId).toBeDefined();
+  const before = world.fake.views.length;
+  await world.fake.blockAction(world.eventsUrl, { actionId: actionId!, message: message.ts, user });
+  return world.until(() => world.fake.views[before]);
+}
+
+/** Submits a follow-up's form and resolves with the new job's message once finished. */
+async function submit(view: SlackView, values: Record<string, string>) {
+  const before = world.jobCount();
+  await world.submit(view, values);
+  return world.finished((await world.jobMessage(before)).ts);
+}
+
+const inputIds = (view: SlackView) =>
+  view.blocks.flatMap((b) => (b.type === "input" && b.block_id ? [b.block_id] : []));
+
+describe("follow-ups on an image in Slack", () => {
+  it("Edit: another member edits the result; image.edit gets its media id, nothing is uploaded", async () => {
+    const image = await world.job("image generate a red fox --seed 7");
+    const { mediaId } = (await jobOf(image)).result as { mediaId: string };
+    const before = uploads();
+
+    const view = await open(image, "edit");
+    expect((view.title as { text: string }).text).toBe("Edit image");
+    expect(inputIds(view)).toEqual(["prompt"]);
+    const edited = await submit(view, { prompt: "make it a watercolor" });
+
+    expect(world.creations("/api/image/edit").map((c) => c.json)).toEqual([
+      { prompt: "make it a watercolor", name: "make it a watercolor", referenceImageMediaId: mediaId },
+    ]);
+    expect(uploads()).toBe(before);
+    expect(headerOf(edited)).toMatch(/^✅ Image: make it a watercolor/);
+    // The new job is theirs: the ready notice mentions them.
+    const notice = await world.until(() =>
+      world.channelMessages().find((m) => m.text.includes(`<@${world.fake.users.other.id}>`)),
+    );
+    expect(notice.text).toContain("make it a watercolor");
+  });
+
+  it("Animate: a cinematic clip starts from the result with the form's prompt, duration and shape", async () => {
+    const image = await world.job("image generate a lighthouse");
+    const { mediaId } = (await jobOf(image)).result as { mediaId: string };
+    const before = uploads();
+    const view = await open(image, "animate_image");
+    const video = await submit(view, { prompt: "waves crash", duration: "5", aspect_ratio: "9:16" });
+    expect(world.creations("/api/video/cinematic/create").map((c) => c.json)).toEqual([
+      {
+        name: "waves crash",
+        prompt: "waves crash",
+        firstFrameImageMediaId: mediaId,
+        aspectRatio: "9:16",
+        durationSeconds: 5,
+      },
+    ]);
+    expect(uploads()).toBe(before);
+    expect(headerOf(video)).toMatch(/^✅ Cinematic video: waves crash/);
+  });
+
+  it("Remix: the form shows the result's settings; the same command runs with what was changed", async () => {
+    const image = await world.job(
+      "image generate a castle --negative-prompt people --aspect-ratio 16:9 --seed 42",
+    );
+    // The result says how it was made, in a context block.
+    const context = image.blocks.find((b) => b.type === "context" && JSON.stringify(b).includes("Prompt"));
+    expect((context as { elements: { text: string }[] }).elements.map((e) => e.text)).toEqual([
+      "*Prompt:* a castle",
+      "*Negative prompt:* people",
+      "*Aspect ratio:* 16:9",
+      "*Seed:* 42",
+    ]);
+    const view = await open(image, "remix", world.fake.users.requester.id);
+    const initial = Object.fromEntries(
+      view.blocks.flatMap((b) => {
+        if (b.type !== "input") return [];
+        const element = (b as { element: { initial_value?: string; initial_option?: { value: string } } })
+          .element;
+        return [[b.block_id, element.initial_value ?? element.initial_option?.value]];
+      }),
+    );
+    expect(initial).toEqual({
+      prompt: "a castle",
+      negative_prompt: "people",
+      aspect_ratio: "16:9",
+      seed: "42",
+    });
+
+    const before = world.creations("/api/image/generate").length;
+    await submit(view, { prompt: "a castle at night", aspect_ratio: "16:9", seed: "42" });
+    expect(
+      world
+        .creations("/api/image/generate")
+        .slice(before)
+        .map((c) => c.json),
+    ).toEqual([{ prompt: "a castle at night", name: "a castle at night", aspectRatio: "16:9", seed: 42 }]);
+  });
+});
+
+describe("follow-ups on videos and mockups in Slack", () => {
+  it("Regenerate under a cinematic video sends the same request again", async () => {
+    const video = await world.job("video cinematic a drone shot of hills --duration 4");
+    const before = world.creations("/api/video/cinematic/create").length;
+    const jobs = world.jobCount();
+    const actionId = actionIds(video).find((id) => id.startsWith("media:regenerate:"));
+    await world.fake.blockAction(world.eventsUrl, {
+      actionId: actionId!,
+      message: video.ts,
+      user: world.fake.users.other.id,
+    });
+    await world.finished((await world.jobMessage(jobs)).ts);
+    expect(world.creations("/api/video/cinematic/create")).toHaveLength(before + 1);
+    const [first, again] = world.creations("/api/video/cinematic/create").slice(-2);
+    expect(again?.json).toEqual(first?.json);
+    expect(again?.json).toMatchObject({ prompt: "a drone shot of hills", durationSeconds: 4 });
+  });
+
+  it("Use in mockup: a product asset becomes the product of a new mockup, without an upload", async () => {
+    const asset = await world.job("mockup asset a plain white mug --type product");
+    const { mediaId } = (await jobOf(asset)).result as { mediaId: string };
+    const before = uploads();
+    const view = await open(asset, "use_in_mockup");
+    await submit(view, { instruction: "on a marble table" });
+    expect(world.creations("/api/mockup/generate").at(-1)?.json).toEqual({
+      productMediaId: mediaId,
+      logoMediaIds: [],
+      instruction: "on a marble table",
+    });
+    expect(uploads()).toBe(before);
+  });
+});
+
+describe("follow-ups on photo avatars and mockups in Slack", () => {
+  it("Make a video: the avatar kept speaks the script in its own voice", async () => {
+    const jobs = world.jobCount();
+    await world.command("photo_avatar design Vera --gender female");
+    const job = await world.jobMessage(jobs);
+    const variants = await world.shows(job.ts, (m) =>
+      actionIds(m).some((id) => id.startsWith("media:confirm:")),
+    );
+    const keep = actionIds(variants).find((id) => id.startsWith("media:confirm:") && id.endsWith(":1"));
+    await world.fake.blockAction(world.eventsUrl, { actionId: keep!, message: job.ts });
+    const kept = await world.shows(job.ts, (m) =>
+      actionIds(m).some((id) => id.startsWith("media:avatar_video:")),
+    );
+    const [avatarId] = ((await jobOf(kept)).result as { avatarIds: string[] }).avatarIds;
+    const service = createMediaClient({
+      baseUrl: world.emu.url,
+      timeoutMs: 5_000,
+      logger: pino({ level: "silent" }),
+    });
+    const avatar = (await service.as("test-key").avatars.list()).find((a) => a.id === avatarId);
+    await service.close();
+
+    const view = await open(kept, "avatar_video", world.fake.users.other.id, "1");
+    expect((view.title as { text: string }).text).toBe("Make a video");
+    expect(inputIds(view)).toEqual(["script", "voice"]);
+    const video = await submit(view, { script: "Hello from Vera" });
+    expect(world.creations("/api/video/create").map((c) => c.json)).toEqual([
+      { avatarId, voiceId: avatar?.voiceId, name: "Hello from Vera", text: "Hello from Vera" },
+    ]);
+    expect(headerOf(video)).toMatch(/^✅ Avatar video: Hello from Vera/);
+  });
+
+  it("Animate under a mockup: the custom style takes the prompt of the form, in the shape chosen", async () => {
+    const form = await world.openForm("mockup generate logo on the mug");
+    const jobs = world.jobCount();
+    await world.submit(form, { product: [world.png("mug.png")], instruction: "logo on the mug" });
+    const mockup = await world.finished((await world.jobMessage(jobs)).ts);
+    const { mockupId } = (await jobOf(mockup)).inputs as { mockupId: string };
+
+    const view = await open(mockup, "animate_mockup");
+    expect(inputIds(view)).toEqual(["style", "prompt", "aspect_ratio"]);
+    const before = world.creations("/api/mockup/video").length;
+    await submit(view, { style: "custom", prompt: "the mug turns slowly", aspect_ratio: "16:9" });
+    expect(
+      world
+        .creations("/api/mockup/video")
+        .slice(before)
+        .map((c) => c.json),
+    ).toEqual([
+      { mockupId, animationStyle: "custom", userPrompt: "the mug turns slowly", aspectRatio: "16:9" },
+    ]);
+  });
+});
