@@ -142,7 +142,9 @@ describe("the playground page", () => {
     await card.getByRole("button", { name: "Keep both" }).click();
     await text(card).toContain("Avatar 1 id");
     expect(await card.innerText()).toContain("Avatar 2 id");
-    expect(await card.getByRole("button").count()).toBe(0);
+    // The choice is gone; what is left leads on: a video with each new avatar.
+    expect(await card.getByRole("button", { name: /^Keep/ }).count()).toBe(0);
+    expect(await card.getByRole("button", { name: /^Make a video with avatar [12]$/ }).count()).toBe(2);
     expect(world.emulator.callsTo("POST", /\/api\/avatar\/design\/confirm-both$/)).toHaveLength(1);
 
     // The bot suggests the new avatars where a command takes one, over a real autocomplete interaction.
