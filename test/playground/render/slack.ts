@@ -4,7 +4,7 @@
  * user sees, and the open modal with its inputs (file inputs included). Pure: fake state in, HTML
  * out; `data-*` attributes tell the page what a click does.
  */
-import type { EphemeralMessage, Message, SlackView } from "../../fakes/slack/index.js";
+import type { EphemeralMessage, Message, SlackFile, SlackView } from "../../fakes/slack/index.js";
 import { attrs, escapeHtml, fileUrl, inline, media } from "./html.js";
 
 type Json = Record<string, unknown>;
@@ -39,6 +39,15 @@ interface Where {
   /** The message's ts, for block_actions. */
   ts: string;
   names: Names;
+  /** The channel's files by id: an image block may show one by its `slack_file` id. */
+  files: ReadonlyMap<string, SlackFile>;
+}
+
+/** An image element's or block's picture: its URL, or the Slack file it names. */
+function imageSource(e: Json, where: Where): string {
+  const file = e.slack_file as { id?: string; url?: string } | undefined;
+  const url = file ? (file.url ?? where.files.get(String(file.id))?.url_private) : e.image_url;
+  return escapeHtml(fileUrl(String(url ?? "")));
 }
 
 function element(e: Json, where: Where, blockId: unknown): string {
@@ -61,7 +70,7 @@ function element(e: Json, where: Where, blockId: unknown): string {
     return `<select${attrs({ "data-act": "slack-select", ...act })}><option value="" selected disabled>${placeholder}</option>${options}</select>`;
   }
   if (e.type === "image")
-    return `<img class="thumb" src="${escapeHtml(fileUrl(String(e.image_url)))}" alt="${escapeHtml(String(e.alt_text ?? ""))}">`;
+    return `<img class="thumb" src="${imageSource(e, where)}" alt="${escapeHtml(String(e.alt_text ?? ""))}">`;
   if (e.type === "mrkdwn" || e.type === "plain_text") return `<span>${text(e, where.names)}</span>`;
   return "";
 }
@@ -85,7 +94,7 @@ function block(b: Json, where: Where): string {
     case "actions":
       return `<div class="row">${(b.elements as Json[]).map((e) => element(e, where, b.block_id)).join("")}</div>`;
     case "image":
-      return `<figure>${b.title ? `<figcaption>${text(b.title, where.names)}</figcaption>` : ""}<img class="media" src="${escapeHtml(fileUrl(String(b.image_url)))}" alt="${escapeHtml(String(b.alt_text ?? ""))}"></figure>`;
+      return `<figure>${b.title ? `<figcaption>${text(b.title, where.names)}</figcaption>` : ""}<img class="media" src="${imageSource(b, where)}" alt="${escapeHtml(String(b.alt_text ?? ""))}"></figure>`;
     case "divider":
       return "<hr>";
     default:
@@ -103,24 +112,26 @@ function body(m: Pick<Message, "text" | "blocks" | "files">, where: Where): stri
   return blocks + files;
 }
 
-function message(m: Message, names: Names, replies: readonly Message[]): string {
+function message(m: Message, where: Omit<Where, "ts">, replies: readonly Message[]): string {
+  const { names } = where;
   const thread = replies.length
-    ? `<div class="thread">${replies.map((r) => message(r, names, [])).join("")}</div>`
+    ? `<div class="thread">${replies.map((r) => message(r, where, [])).join("")}</div>`
     : "";
   return (
     `<div${attrs({ class: "message", "data-ts": m.ts })}>` +
     `<div class="author">${escapeHtml(names[m.user] ?? m.user)}${m.bot_id ? ' <span class="tag">APP</span>' : ""}</div>` +
-    body(m, { ts: m.ts, names }) +
+    body(m, { ...where, ts: m.ts }) +
     thread +
     "</div>"
   );
 }
 
-function ephemeral(m: EphemeralMessage, names: Names, app: string): string {
+function ephemeral(m: EphemeralMessage, where: Omit<Where, "ts">, app: string): string {
+  const { names } = where;
   return (
     `<div${attrs({ class: "message", "data-ts": m.message_ts })}>` +
     `<div class="author">${escapeHtml(app)} <span class="tag">APP</span></div>` +
-    body(m, { ts: m.message_ts, names }) +
+    body(m, { ...where, ts: m.message_ts }) +
     `<div class="ephemeral">👁 Only visible to you</div></div>`
   );
 }
@@ -137,6 +148,7 @@ export function slackChannel(
   app: string,
 ): string {
   const isReply = (m: Message) => m.thread_ts !== undefined && m.thread_ts !== m.ts;
+  const where = { names, files: new Map(messages.flatMap((m) => m.files ?? []).map((f) => [f.id, f])) };
   const items = [
     ...messages
       .filter((m) => !isReply(m))
@@ -144,11 +156,11 @@ export function slackChannel(
         ts: m.ts,
         html: message(
           m,
-          names,
+          where,
           messages.filter((r) => isReply(r) && r.thread_ts === m.ts),
         ),
       })),
-    ...ephemerals.map((m) => ({ ts: m.message_ts, html: ephemeral(m, names, app) })),
+    ...ephemerals.map((m) => ({ ts: m.message_ts, html: ephemeral(m, where, app) })),
   ];
   return items
     .sort((a, b) => Number(a.ts) - Number(b.ts))
@@ -203,7 +215,7 @@ function input(b: Json, names: Names): string {
 export function slackModal(view: SlackView, names: Names): string {
   const blocks = view.blocks
     .map((b) => b as unknown as Json)
-    .map((b) => (b.type === "input" ? input(b, names) : block(b, { ts: "", names })))
+    .map((b) => (b.type === "input" ? input(b, names) : block(b, { ts: "", names, files: new Map() })))
     .join("");
   return (
     `<form${attrs({ class: "modal slack", "data-act": "slack-view", "data-view": view.id })}>` +
