@@ -17,7 +17,7 @@ import {
   resumeDelay,
 } from "./policy.js";
 import { Poller } from "./poller.js";
-import { isTerminal, type Outcome, updateJob } from "./records.js";
+import { isTerminal, type Outcome, statusOf, updateJob } from "./records.js";
 import { Recovery } from "./recovery.js";
 import { Scheduler } from "./scheduler.js";
 import { EditThrottle } from "./throttle.js";
@@ -320,6 +320,9 @@ class Engine implements JobEngine {
     if (job.state === "needs_choice") {
       this.jobs.set(job.id, tracking(job, "choice"));
       this.scheduler.schedule(job.id, job.lastProgressAt + this.policy.choiceExpiresAfterMs);
+      // The choice is stored before it is shown: a crash in between would leave nothing to click.
+      // Showing it again is an edit of the same message, harmless when it was shown.
+      if (first === "spread") this.hold(this.showChoice(job));
       return;
     }
     this.jobs.set(job.id, tracking(job, "poll"));
@@ -329,6 +332,14 @@ class Engine implements JobEngine {
         ? jittered(this.policy.firstPollMs, this.policy.jitter)
         : Math.min(this.policy.maxResumeSpreadMs, resumeDelay(this.policy, job.kind, now - job.createdAt));
     this.scheduler.schedule(job.id, now + delay);
+  }
+
+  private async showChoice(job: JobRecord): Promise<void> {
+    try {
+      await this.hooks.showProgress(job, statusOf(job));
+    } catch (error) {
+      this.log.warn({ err: error, jobId: job.id }, "the choice to make could not be shown again");
+    }
   }
 
   /** Another process has this instance's name: it polls these jobs now. */

@@ -55,6 +55,18 @@ describe("jobs over time", () => {
     expect(h.creations("/api/avatar/design/confirm")).toHaveLength(1);
   });
 
+  it("variants stored but not yet shown when the process died are shown by the restart", async () => {
+    h = await Harness.start();
+    const ref = await h.startJob("photo_avatar.design", { name: "Unseen" });
+    const variants = await h.shows(ref, (card) => card.actions.length === 3);
+    // The process died after storing the choice and before its buttons reached the chat.
+    await h.chat.edit(ref, { ...variants, actions: [], lines: ["Working…"] });
+    await h.restart();
+    await h.shows(ref, (card) => card.actions.length === 3);
+    await h.click(ref, "confirm", "1");
+    expect((await h.finished(ref)).fields[0]).toMatchObject({ name: "Avatar id" });
+  });
+
   it("a 500 and inference_retrying while polling do not stop the job", async () => {
     h = await Harness.start();
     // The 500s come early (the client's own retries absorb some, the engine backs off from the rest);
