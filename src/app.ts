@@ -2,14 +2,19 @@ import { createMediaClient } from "./core/api/client.js";
 import { createBot } from "./core/bot.js";
 import type { Config } from "./core/config.js";
 import { createLogger, type Logger } from "./core/log.js";
+import { checkMediaService, checkSharedKey } from "./core/startup.js";
 import { startDiscord } from "./discord/index.js";
+import { startBotServer } from "./http/index.js";
 import { startSlack } from "./slack/index.js";
 import { openStores } from "./store/index.js";
 
 export interface RunningApp {
+  /** The bot's HTTP server (health, metrics, Slack's events), on loopback. */
+  httpUrl: string;
   /** Where Slack sends its requests in HTTP mode. */
   slackEventsUrl?: string;
-  stop(): Promise<void>;
+  /** See Bot.stop: the platforms stay connected until the bot has answered and delivered what it can. */
+  stop(options?: { deadlineMs?: number }): Promise<void>;
 }
 
 /**
@@ -17,30 +22,43 @@ export interface RunningApp {
  * Adapters attach before the bot starts, so jobs resumed from the store find their platform.
  */
 export async function startApp(config: Config, logger: Logger = createLogger({ level: config.logLevel })) {
-  const stores = await openStores(config.storeUrl, config.secretsKey, logger);
+  await checkMediaService(config.media.url, logger);
   const media = createMediaClient({
     baseUrl: config.media.url,
     thumbnailsListPath: config.media.thumbnailsListPath,
     logger,
   });
-  const bot = createBot({ config, media, stores, logger });
+  await checkSharedKey(media, config.media.apiKey, logger);
+  const stores = await openStores(config.storeUrl, config.secretsKey, logger);
+  const server = await startBotServer({ port: config.port, logger, store: stores.keyv("health") });
+  const bot = createBot({
+    config,
+    media,
+    stores,
+    logger,
+    ...(config.instanceId && { engine: { instanceId: config.instanceId } }),
+  });
   const discord = config.discord
     ? await startDiscord({ config: config.discord, bot, logger, store: stores.keyv("discord") })
     : undefined;
   const slack = config.slack
-    ? await startSlack({ config: config.slack, bot, logger, store: stores.keyv("slack") })
+    ? await startSlack({ config: config.slack, bot, logger, store: stores.keyv("slack"), http: server })
     : undefined;
+  if (discord) server.readiness.watch("discord", discord.problem);
+  if (slack) server.readiness.watch("slack", slack.problem);
   await bot.start();
   logger.info({ platforms: [discord && "discord", slack && "slack"].filter(Boolean) }, "media bot started");
 
   const running: RunningApp = {
+    httpUrl: server.url,
     ...(slack?.eventsUrl && { slackEventsUrl: slack.eventsUrl }),
-    async stop() {
+    async stop(options) {
+      await bot.stop(options);
       await discord?.stop();
       await slack?.stop();
-      await bot.stop();
       await media.close();
       await stores.close();
+      await server.close();
     },
   };
   return running;

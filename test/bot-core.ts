@@ -2,7 +2,7 @@
  * The platform-neutral core of a whole bot for the processes that run one apart from the fakes
  * (test/slack/bot-process.ts, bench/discord-ack/bot-process.ts): sqlite stores in a directory, the
  * media client to the emulator and the core with the emulator's key and a policy on the emulator's
- * compressed clock, all with a silent logger. The caller starts its platform's adapter on
+ * compressed clock, all with a silent logger unless given one. The caller starts its platform's adapter on
  * `bot`, then starts the bot.
  */
 import { join } from "node:path";
@@ -19,6 +19,12 @@ export interface BotCoreOptions {
   dir: string;
   /** Multiplies the polling policy's durations (0.01: 100 times shorter), to match the emulator's clock. */
   scale: number;
+  /** The media client's timeout per call. Default 20 s. */
+  timeoutMs?: number;
+  /** Default: silent. */
+  logger?: Logger;
+  /** For tenants' own API keys (setup); none when left out. */
+  secretsKey?: string;
 }
 
 export interface BotCore {
@@ -30,12 +36,20 @@ export interface BotCore {
   close(): Promise<void>;
 }
 
-export async function openBotCore({ mediaUrl, dir, scale }: BotCoreOptions): Promise<BotCore> {
-  const logger = pino({ level: "silent" });
-  const stores = await openStores(`sqlite://${join(dir, "bot.sqlite")}`, undefined, logger);
-  const media = createMediaClient({ baseUrl: mediaUrl, timeoutMs: 20_000, logger });
+export async function openBotCore({
+  mediaUrl,
+  dir,
+  scale,
+  timeoutMs = 20_000,
+  logger = pino({ level: "silent" }),
+  secretsKey,
+}: BotCoreOptions): Promise<BotCore> {
+  const stores = await openStores(`sqlite://${join(dir, "bot.sqlite")}`, secretsKey, logger);
+  const media = createMediaClient({ baseUrl: mediaUrl, timeoutMs, logger });
   const bot = createBot({
-    config: { media: { url: mediaUrl, apiKey: "test-key", thumbnailsListPath: "/api/thumbnails" } },
+    config: {
+      media: { url: mediaUrl, apiKey: "test-key", apiKeyTenants: "*", thumbnailsListPath: "/api/thumbnails" },
+    },
     media,
     stores,
     engine: { policy: scaledPolicy(scale) },

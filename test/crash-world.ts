@@ -84,6 +84,7 @@ export class CrashWorld {
         INSTANCE_ID: id,
         MEDIA_API_URL: seat.media.url,
         MEDIA_API_KEY: "test-key",
+        MEDIA_API_KEY_TENANTS: "*",
         STORE_URL: this.storeUrl,
         SLACK_BOT_TOKEN: this.slack.botToken,
         SLACK_SIGNING_SECRET: this.slack.signingSecret,

@@ -32,12 +32,20 @@ export class BotProcess {
     }
   }
 
-  /** Starts the bot with only PATH from the caller's environment, and `env`. */
+  /**
+   * Starts the bot with only PATH from the caller's environment, and `env`. Its HTTP server takes
+   * any free port unless `env` names one, so that bots started side by side never collide.
+   */
   static start(env: Record<string, string>, entry: Entry = "src"): BotProcess {
     const args = entry === "src" ? ["--import", "tsx", "src/main.ts"] : ["dist/main.js"];
     const child = spawn(process.execPath, args, {
       cwd: root,
-      env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "info", ...env },
+      env: {
+        PATH: process.env.PATH ?? "",
+        LOG_LEVEL: "info",
+        ...(env.PORT === undefined && env.SLACK_PORT === undefined && { PORT: "0" }),
+        ...env,
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     return new BotProcess(child);
@@ -73,7 +81,7 @@ export class BotProcess {
   }
 }
 
-/** A port nobody listens on now (SLACK_PORT takes no 0). */
+/** A port nobody listens on now, for a bot whose Slack URL must be known before it starts. */
 export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

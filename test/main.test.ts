@@ -21,7 +21,8 @@ const started: {
 function run(env: Record<string, string>) {
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "info", ...env },
+    // PORT 0 (any free port) unless a test names one: the one HTTP server opens on every start.
+    env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "info", PORT: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output = { stdout: "", stderr: "" };
@@ -33,6 +34,33 @@ function run(env: Record<string, string>) {
   });
   const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
   return { child, output, exited };
+}
+
+/** The port the bot's HTTP server took, from its start-up log line. */
+function httpPort(stdout: string): number | undefined {
+  const line = stdout.split("\n").find((l) => l.includes("serving /healthz"));
+  return line ? (JSON.parse(line) as { port: number }).port : undefined;
+}
+
+async function get(url: string): Promise<{ status: number; text: string }> {
+  const res = await fetch(url);
+  return { status: res.status, text: await res.text() };
+}
+
+/** The value of one series in Prometheus' text format (0 when absent). */
+function sample(metrics: string, series: string): number {
+  const line = metrics.split("\n").find((l) => l.startsWith(`${series} `));
+  return line ? Number(line.slice(series.length + 1)) : 0;
+}
+
+async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error("timed out");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 afterEach(async () => {
@@ -61,10 +89,13 @@ describe("npm start", () => {
     const { child, output, exited } = run({
       MEDIA_API_URL: `${emu.url}/api`,
       MEDIA_API_KEY: "test-key",
+      MEDIA_API_KEY_TENANTS: fake.teamId,
       STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`,
       SLACK_BOT_TOKEN: fake.botToken,
       SLACK_SIGNING_SECRET: fake.signingSecret,
       SLACK_API_URL: fake.apiUrl,
+      // The name of old: PORT (unset here) would win over it.
+      PORT: "",
       SLACK_PORT: String(port),
     });
     started.push({ child, emu, fake, dir });
@@ -91,6 +122,19 @@ describe("npm start", () => {
     expect(output.stdout + output.stderr).not.toContain("test-key");
     expect(output.stdout + output.stderr).not.toContain(fake.botToken);
 
+    // The same server answers the operator's probes and Slack's events.
+    const base = `http://127.0.0.1:${port}`;
+    expect((await get(`${base}/healthz`)).status).toBe(200);
+    const ready = await get(`${base}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(JSON.parse(ready.text)).toEqual({ status: "ready", checks: { store: "ok", slack: "ok" } });
+    const metrics = (await get(`${base}/metrics`)).text;
+    expect(sample(metrics, 'mediabot_commands_total{command="usage",outcome="ok"}')).toBe(1);
+    expect(sample(metrics, 'mediabot_ack_seconds_count{platform="slack"}')).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(metrics, 'mediabot_service_request_seconds_count{method="GET",route="/api/usage"}'),
+    ).toBeGreaterThanOrEqual(1);
+
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
   }, 40_000);
@@ -102,6 +146,7 @@ describe("npm start", () => {
     const { child, output, exited } = run({
       MEDIA_API_URL: emu.url,
       MEDIA_API_KEY: "test-key",
+      MEDIA_API_KEY_TENANTS: fake.guild.id,
       STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`,
       DISCORD_TOKEN: fake.token,
       DISCORD_REST_URL: fake.restUrl,
@@ -125,6 +170,269 @@ describe("npm start", () => {
     fake.assertNoValidationErrors();
     expect(output.stdout + output.stderr).not.toContain(fake.token);
 
+    // A Discord-only bot opens the HTTP server too, for probes and metrics.
+    const base = `http://127.0.0.1:${httpPort(output.stdout)}`;
+    expect((await get(`${base}/healthz`)).status).toBe(200);
+    const ready = await get(`${base}/readyz`);
+    expect(JSON.parse(ready.text)).toEqual({ status: "ready", checks: { store: "ok", discord: "ok" } });
+    const metrics = (await get(`${base}/metrics`)).text;
+    expect(sample(metrics, 'mediabot_commands_total{command="usage",outcome="ok"}')).toBe(1);
+    expect(sample(metrics, 'mediabot_ack_seconds_count{platform="discord"}')).toBeGreaterThanOrEqual(1);
+    expect(metrics).toContain("process_resident_memory_bytes");
+
+    // Discord gone: the bot is alive but not ready, and says why.
+    await fake.close();
+    started[started.length - 1]!.fake = undefined;
+    const unready = await eventually(async () => {
+      const answer = await get(`${base}/readyz`);
+      return answer.status === 503 ? answer : undefined;
+    }, 15_000);
+    expect(JSON.parse(unready.text).checks.discord).toMatch(/gateway/);
+    expect((await get(`${base}/healthz`)).status).toBe(200);
+
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+  }, 40_000);
+  it("refuses to start when no API key could ever be used, saying what to set", async () => {
+    const { output, exited } = run({ MEDIA_API_URL: "http://127.0.0.1:9", DISCORD_TOKEN: "x" });
+    expect(await exited).toBe(1);
+    const lines = output.stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^Cannot start: .*MEDIA_API_KEY.*SECRETS_KEY/);
+  });
+
+  it("refuses a MEDIA_API_KEY the service rejects, in one line, before connecting anywhere", async () => {
+    const emu = await startEmulator();
+    const fake = await startFakeDiscord();
+    const dir = mkdtempSync(join(tmpdir(), "main-"));
+    const { child, output, exited } = run({
+      MEDIA_API_URL: emu.url,
+      MEDIA_API_KEY: "not-a-key",
+      MEDIA_API_KEY_TENANTS: "*",
+      STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`,
+      DISCORD_TOKEN: fake.token,
+      DISCORD_REST_URL: fake.restUrl,
+    });
+    started.push({ child, emu, fake, dir });
+    expect(await exited).toBe(1);
+    const lines = output.stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^Cannot start: MEDIA_API_KEY was refused by the service/);
+    expect(output.stdout + output.stderr).not.toContain("not-a-key");
+    expect(emu.callsTo("GET", "/api/usage")).toHaveLength(1);
+  }, 30_000);
+
+  it("starts with a warning when the service cannot be reached to check the key", async () => {
+    const fake = await startFakeDiscord();
+    const dir = mkdtempSync(join(tmpdir(), "main-"));
+    const { child, output, exited } = run({
+      // Port 9 (discard): nothing listens there, unlike a free port another test may take meanwhile.
+      MEDIA_API_URL: "http://127.0.0.1:9",
+      MEDIA_API_KEY: "test-key",
+      MEDIA_API_KEY_TENANTS: "*",
+      STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`,
+      DISCORD_TOKEN: fake.token,
+      DISCORD_REST_URL: fake.restUrl,
+      DISCORD_GUILD_ID: fake.guild.id,
+    });
+    started.push({ child, fake, dir });
+    await until(
+      () => output.stdout.includes("media bot started"),
+      20_000,
+      () => output.stdout + output.stderr,
+    );
+    const warning = output.stdout.split("\n").find((l) => l.includes("could not check MEDIA_API_KEY"));
+    expect(JSON.parse(warning!).level).toBe(40);
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+  }, 40_000);
+});
+
+describe("npm start with a bad credential or dependency", () => {
+  /** Runs the bot until it exits (with a usable key path, so the credential under test decides). */
+  async function failedStart(env: Record<string, string>) {
+    const dir = mkdtempSync(join(tmpdir(), "main-"));
+    const { child, output, exited } = run({
+      SECRETS_KEY: "7f".repeat(32),
+      STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`,
+      ...env,
+    });
+    started.push({ child, dir });
+    const code = await exited;
+    return { code, ...output };
+  }
+
+  /** One line on stderr, no stack, no secret. */
+  function expectOneLine(stderr: string, pattern: RegExp, ...secrets: string[]) {
+    const lines = stderr.trim().split("\n");
+    expect(lines, stderr).toHaveLength(1);
+    expect(lines[0]).toMatch(pattern);
+    expect(stderr).not.toMatch(/\n\s+at /);
+    for (const secret of secrets) expect(stderr).not.toContain(secret);
+  }
+
+  describe("each says what to fix in one line", () => {
+    it("a Discord token Discord refuses", async () => {
+      const fake = await startFakeDiscord();
+      started.push({ fake });
+      const wrong = `${fake.token.slice(0, -6)}WRONG0`;
+      const { code, stderr, stdout } = await failedStart({
+        MEDIA_API_URL: "http://127.0.0.1:9",
+        DISCORD_TOKEN: wrong,
+        DISCORD_REST_URL: fake.restUrl,
+      });
+      expect(code).toBe(1);
+      expectOneLine(stderr, /^Cannot start: DISCORD_TOKEN was refused by Discord/, wrong);
+      expect(stdout).not.toContain(wrong);
+    }, 30_000);
+
+    it("a Slack bot token Slack refuses", async () => {
+      const fake = await startFakeSlack();
+      started.push({ fake });
+      const wrong = "xoxb-1000000001-2000000002-notTheRightOne";
+      const { code, stderr } = await failedStart({
+        MEDIA_API_URL: "http://127.0.0.1:9",
+        SLACK_BOT_TOKEN: wrong,
+        SLACK_SIGNING_SECRET: fake.signingSecret,
+        SLACK_API_URL: fake.apiUrl,
+        SLACK_PORT: String(await freePort()),
+      });
+      expect(code).toBe(1);
+      expectOneLine(stderr, /^Cannot start: SLACK_BOT_TOKEN was refused by Slack \(invalid_auth\)/, wrong);
+    }, 30_000);
+
+    it("a Slack app token Slack refuses (Socket Mode)", async () => {
+      const fake = await startFakeSlack();
+      started.push({ fake });
+      const wrong = "xapp-1-A0MEDIAAPP-3000000003-notTheRightOne";
+      const { code, stderr } = await failedStart({
+        MEDIA_API_URL: "http://127.0.0.1:9",
+        SLACK_BOT_TOKEN: fake.botToken,
+        SLACK_APP_TOKEN: wrong,
+        SLACK_API_URL: fake.apiUrl,
+      });
+      expect(code).toBe(1);
+      expectOneLine(stderr, /^Cannot start: SLACK_APP_TOKEN was refused by Slack \(invalid_auth\)/, wrong);
+    }, 30_000);
+
+    it("a signing secret that is not one (a token pasted in its place)", async () => {
+      const pasted = "xoxb-1000000001-2000000002-fakeBotTokenValue";
+      const { code, stderr } = await failedStart({
+        MEDIA_API_URL: "http://127.0.0.1:9",
+        SLACK_BOT_TOKEN: pasted,
+        SLACK_SIGNING_SECRET: pasted,
+      });
+      expect(code).toBe(1);
+      expectOneLine(
+        stderr,
+        /^Cannot start: SLACK_SIGNING_SECRET must be the app's 32-character Signing Secret/,
+        pasted,
+      );
+    });
+
+    it("a redis that does not answer, without its password", async () => {
+      const password = "hunter2-redis-password";
+      const { code, stderr, stdout } = await failedStart({
+        MEDIA_API_URL: "http://127.0.0.1:9",
+        STORE_URL: `redis://:${password}@127.0.0.1:${await freePort()}`,
+        DISCORD_TOKEN: "unused.because.the-store-comes-first",
+      });
+      expect(code).toBe(1);
+      expectOneLine(stderr, /^Cannot start: STORE_URL: cannot reach redis at .*ECONNREFUSED/, password);
+      expect(stdout).not.toContain(password);
+    }, 40_000);
+  });
+
+  it("a media service that does not answer, over plain http to a remote host, only warns", async () => {
+    const fake = await startFakeSlack();
+    const dir = mkdtempSync(join(tmpdir(), "main-"));
+    const { child, output, exited } = run({
+      MEDIA_API_URL: "http://media.invalid",
+      SECRETS_KEY: "7f".repeat(32),
+      STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`,
+      SLACK_BOT_TOKEN: fake.botToken,
+      SLACK_SIGNING_SECRET: fake.signingSecret,
+      SLACK_API_URL: fake.apiUrl,
+      SLACK_PORT: String(await freePort()),
+    });
+    started.push({ child, fake, dir });
+    await until(
+      () => output.stdout.includes("media bot started"),
+      20_000,
+      () => output.stdout + output.stderr,
+    );
+    const warnings = output.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { level: number; msg: string })
+      .filter((line) => line.level === 40)
+      .map((line) => line.msg);
+    expect(warnings).toContainEqual(expect.stringMatching(/^MEDIA_API_URL is plain http to a remote host/));
+    expect(warnings).toContainEqual(expect.stringMatching(/^MEDIA_API_URL does not answer/));
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+  }, 40_000);
+});
+
+describe("npm start at LOG_LEVEL=debug", () => {
+  it("logs no secret in Socket Mode, not even an API key typed into the setup form", async () => {
+    const typedKey = "sk-typed-into-the-form-5e1f0c";
+    const operatorKey = "test-key-of-the-operator";
+    const emu = await startEmulator({ accounts: [{ apiKey: operatorKey }, { apiKey: typedKey }] });
+    const fake = await startFakeSlack();
+    const dir = mkdtempSync(join(tmpdir(), "main-"));
+    const secretsKey = "0f1e2d3c4b5a69780f1e2d3c4b5a69780f1e2d3c4b5a69780f1e2d3c4b5a6978";
+    const { child, output, exited } = run({
+      LOG_LEVEL: "debug",
+      MEDIA_API_URL: emu.url,
+      MEDIA_API_KEY: operatorKey,
+      STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`,
+      SECRETS_KEY: secretsKey,
+      SLACK_BOT_TOKEN: fake.botToken,
+      SLACK_APP_TOKEN: fake.appToken,
+      SLACK_API_URL: fake.apiUrl,
+    });
+    started.push({ child, emu, fake, dir });
+    await until(
+      () => output.stdout.includes("media bot started"),
+      20_000,
+      () => output.stdout + output.stderr,
+    );
+    await fake.socketMode.connected();
+
+    const admin = fake.users.admin.id;
+    const command = fake.payloads.slashCommand({ text: "setup", user: admin }).payload;
+    await fake.socketMode.send("slash_commands", command);
+    const view = await until(
+      () => fake.views[0],
+      10_000,
+      () => output.stdout,
+    );
+    await fake.socketMode.send(
+      "interactive",
+      fake.payloads.viewSubmission({ viewId: view.id, values: { api_key: typedKey }, user: admin }).payload,
+    );
+    await until(
+      () => fake.ephemerals().find((m) => JSON.stringify(m).includes("Settings saved")),
+      10_000,
+      () => JSON.stringify(fake.ephemerals()),
+    );
+    // The key was tried against the service, and the payloads went through the debug log.
+    expect(emu.calls.some((c) => c.apiKey === typedKey)).toBe(true);
+    expect(output.stdout).toContain("view_submission");
+
+    const logged = output.stdout + output.stderr;
+    for (const secret of [
+      typedKey,
+      operatorKey,
+      secretsKey,
+      fake.botToken,
+      fake.appToken,
+      command.response_url as string,
+      command.trigger_id as string,
+    ]) {
+      expect(logged).not.toContain(secret);
+    }
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
   }, 40_000);

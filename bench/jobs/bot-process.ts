@@ -81,6 +81,7 @@ const shift = go - args.seededAt;
 const engine = createJobEngine({
   store: stores.jobs,
   claims: stores.claims,
+  indexes: stores.indexes,
   logger,
   policy,
   clock: { now: () => Date.now() - shift },

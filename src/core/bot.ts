@@ -1,16 +1,21 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Stores } from "../store/index.js";
 import type { MediaClient } from "./api/client.js";
 import { CatalogCache } from "./catalog-cache.js";
 import type { Config } from "./config.js";
+import { BotError } from "./errors.js";
 import { handleAction } from "./flows/actions.js";
 import { handleAutocomplete } from "./flows/autocomplete.js";
 import { handleCommand } from "./flows/command.js";
 import type { Core } from "./flows/core.js";
+import { failureCard } from "./flows/failures.js";
 import { createHooks } from "./flows/hooks.js";
 import { createJobEngine, type JobEngineOptions } from "./jobs/engine.js";
 import type { Logger } from "./log.js";
 import type { ActionEvent, AutocompleteEvent, ChatAdapter, Choice, CommandEvent, Platform } from "./ports.js";
-import { Tenancy } from "./tenancy.js";
+import { CommandRates } from "./rates.js";
+import { Tenancy, type TenantKey, type TenantRef } from "./tenancy.js";
+import { scopedTo } from "./tenant-view.js";
 
 /**
  * The core as the adapters see it: events in, cards out through the attached ChatAdapter. One
@@ -18,10 +23,13 @@ import { Tenancy } from "./tenancy.js";
  */
 
 export interface BotOptions {
-  /** MEDIA_API_KEY is the fallback of tenants without their own key. */
-  config: Pick<Config, "media">;
+  /**
+   * MEDIA_API_KEY is the fallback of the tenants MEDIA_API_KEY_TENANTS names. Without `rates`,
+   * gestures are not rate-limited (the app passes the configured ones).
+   */
+  config: Pick<Config, "media"> & Partial<Pick<Config, "rates">>;
   media: MediaClient;
-  stores: Pick<Stores, "jobs" | "tenants" | "claims">;
+  stores: Pick<Stores, "jobs" | "tenants" | "claims" | "indexes" | "owned">;
   /** Polling policy and engine identity (tests shrink the policy). */
   engine?: Pick<JobEngineOptions, "policy" | "instanceId">;
   logger: Logger;
@@ -42,7 +50,18 @@ export interface Bot {
   handleAutocomplete(event: AutocompleteEvent): Promise<Choice[]>;
   /** Resumes every unfinished job and undelivered result of the store. */
   start(): Promise<void>;
-  stop(): Promise<void>;
+  /**
+   * The graceful stop: new commands and clicks are answered "restarting, try again"; those under
+   * way and the engine's deliveries get until the deadline; then the jobs are handed back.
+   */
+  stop(options?: { deadlineMs?: number }): Promise<void>;
+}
+
+export class RestartingError extends BotError {
+  readonly code = "bot.restarting";
+  constructor() {
+    super("The bot is restarting: try again in a moment. Nothing was started or charged.");
+  }
 }
 
 export const DEFAULT_JOB_LIMIT = 3;
@@ -50,19 +69,34 @@ export const DEFAULT_JOB_LIMIT = 3;
 export function createBot(options: BotOptions): Bot {
   const { media: client, stores, logger } = options;
   const adapters = new Map<Platform, ChatAdapter>();
-  const tenancy = new Tenancy(stores.tenants, options.config.media.apiKey);
+  const { media: mediaConfig, rates } = options.config;
+  const tenancy = new Tenancy(stores.tenants, {
+    key: mediaConfig.apiKey,
+    tenants: mediaConfig.apiKeyTenants,
+  });
   const adapter = (platform: Platform): ChatAdapter => {
     const found = adapters.get(platform);
     // Thrown inside the engine's hooks this means "later": the job waits for its adapter.
     if (!found) throw new Error(`no ${platform} adapter is attached`);
     return found;
   };
-  const media: Core["media"] = async (tenant) => client.as(await tenancy.apiKey(tenant));
+  if (mediaConfig.apiKey && mediaConfig.apiKeyTenants !== "*" && mediaConfig.apiKeyTenants.length === 0) {
+    logger.warn(
+      "MEDIA_API_KEY serves no server or workspace until MEDIA_API_KEY_TENANTS names them (or is *)",
+    );
+  }
+  const mediaWith = (tenant: TenantRef, key: TenantKey | undefined) => {
+    const api = client.as(key?.value);
+    return key?.shared ? scopedTo(api, () => stores.owned.list(tenant)) : api;
+  };
+  const media: Core["media"] = async (tenant) => mediaWith(tenant, await tenancy.apiKey(tenant));
+  const remember = (tenant: TenantRef, ids: readonly string[]) => stores.owned.add(tenant, ids);
 
   const engine = createJobEngine({
     store: stores.jobs,
     claims: stores.claims,
-    hooks: createHooks({ adapter, media, logger }),
+    indexes: stores.indexes,
+    hooks: createHooks({ adapter, media, remember, logger }),
     logger,
     ...(options.clock && { clock: options.clock }),
     ...options.engine,
@@ -72,25 +106,58 @@ export function createBot(options: BotOptions): Bot {
     client,
     tenancy,
     engine,
+    jobs: stores.jobs,
     claims: stores.claims,
     cache: new CatalogCache({
       ...(options.pickListTtlMs !== undefined && { ttlMs: options.pickListTtlMs }),
       ...(options.clock && { clock: () => options.clock!.now() }),
     }),
     logger,
+    rates: new CommandRates(rates ?? { userPerMinute: 0, tenantPerMinute: 0 }, () =>
+      (options.clock ?? Date).now(),
+    ),
     jobLimit: options.jobLimit ?? DEFAULT_JOB_LIMIT,
     adapter,
     media,
+    mediaWith,
+    remember,
+  };
+
+  let stopping = false;
+  const underWay = new Set<Promise<void>>();
+  /** Runs an event's handling, or, once stopping, tells its sender to come back in a moment. */
+  const handle = <E extends CommandEvent | ActionEvent>(event: E, run: (e: E) => Promise<void>) => {
+    if (stopping) return refuseWhileStopping(core, event);
+    const work = run(event).finally(() => underWay.delete(work));
+    underWay.add(work);
+    return work;
   };
 
   return {
     attach(chat) {
       adapters.set(chat.platform, chat);
     },
-    handleCommand: (event) => handleCommand(core, event),
-    handleAction: (event) => handleAction(core, event),
+    handleCommand: (event) => handle(event, (e) => handleCommand(core, e)),
+    handleAction: (event) => handle(event, (e) => handleAction(core, e)),
     handleAutocomplete: (event) => handleAutocomplete(core, event),
     start: () => engine.start(),
-    stop: () => engine.stop(),
+    async stop({ deadlineMs = Number.POSITIVE_INFINITY } = {}) {
+      stopping = true;
+      const deadline = Date.now() + deadlineMs;
+      // A command under way may be between its paid creation call and tracking the job: let it end.
+      const handled = Promise.allSettled([...underWay]);
+      await (Number.isFinite(deadlineMs)
+        ? Promise.race([handled, sleep(deadlineMs, undefined, { ref: false })])
+        : handled);
+      await engine.stop({ deadlineMs: Math.max(0, deadline - Date.now()) });
+    },
   };
+}
+
+async function refuseWhileStopping(core: Core, event: CommandEvent | ActionEvent): Promise<void> {
+  const card = await failureCard(new RestartingError(), { logger: core.logger, context: {} });
+  await core
+    .adapter(event.actor.platform)
+    .post(event.conversation, card, { ephemeral: true })
+    .catch((error: unknown) => core.logger.warn({ err: error }, "could not answer during the stop"));
 }

@@ -1,4 +1,7 @@
 import { z } from "zod";
+import { DEFAULT_RATE_LIMITS, type RateLimits } from "./rates.js";
+import { addSecret, redactText } from "./redact.js";
+import type { SharedKeyTenants } from "./tenancy.js";
 
 /**
  * The configuration contract of DESIGN.md, read from the environment. Every problem is reported
@@ -10,6 +13,10 @@ const optionalText = z
   .trim()
   .transform((v) => (v === "" ? undefined : v))
   .optional();
+
+function shaped(pattern: RegExp, message: string) {
+  return optionalText.refine((v) => v === undefined || pattern.test(v), message);
+}
 
 const httpUrl = z
   .string()
@@ -29,9 +36,32 @@ const storeUrl = z
     "must be sqlite://<path> or redis://<host>:<port>",
   );
 
+/** "*", or guild / team ids separated by commas; unset: none (see the README for why). */
+const keyTenants = z
+  .string()
+  .trim()
+  .transform(
+    (v): SharedKeyTenants =>
+      v === "*"
+        ? "*"
+        : v
+            .split(",")
+            .map((id) => id.trim())
+            .filter(Boolean),
+  )
+  .refine(
+    (v) => v === "*" || v.every((id) => /^[A-Za-z0-9]+$/.test(id)),
+    "must be * or guild / team ids separated by commas",
+  );
+
+const perMinute = z.coerce.number().int().min(0, "must be 0 (no limit) or more");
+
 const schema = z.object({
   MEDIA_API_URL: httpUrl.transform(mediaOrigin),
   MEDIA_API_KEY: optionalText,
+  MEDIA_API_KEY_TENANTS: keyTenants.default([]),
+  USER_COMMANDS_PER_MINUTE: perMinute.default(DEFAULT_RATE_LIMITS.userPerMinute),
+  TENANT_COMMANDS_PER_MINUTE: perMinute.default(DEFAULT_RATE_LIMITS.tenantPerMinute),
   MEDIA_THUMBNAILS_LIST_PATH: z
     .string()
     .regex(/^\/api\//, "must be a path starting with /api/")
@@ -43,17 +73,34 @@ const schema = z.object({
     .regex(/^\d{17,20}$/, "must be a guild id (a snowflake of 17-20 digits)")
     .optional(),
   DISCORD_REST_URL: httpUrl.transform((v) => v.replace(/\/+$/, "")).default("https://discord.com/api"),
-  SLACK_BOT_TOKEN: optionalText,
-  SLACK_SIGNING_SECRET: optionalText,
-  SLACK_APP_TOKEN: optionalText,
-  SLACK_PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  // The three Slack credentials look alike on the app's pages; a swapped one is named here, not
+  // met later as a refused request.
+  SLACK_BOT_TOKEN: shaped(/^xoxb-/, "must be the Bot User OAuth Token (xoxb-...)"),
+  SLACK_SIGNING_SECRET: shaped(/^[A-Za-z0-9]{32}$/, "must be the app's 32-character Signing Secret"),
+  SLACK_APP_TOKEN: shaped(/^xapp-/, "must be an app-level token (xapp-...)"),
+  PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** The name PORT had while only Slack used the server; PORT wins when both are set. */
+  SLACK_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SLACK_API_URL: httpUrl.transform((v) => (v.endsWith("/") ? v : `${v}/`)).default("https://slack.com/api/"),
   SECRETS_KEY: optionalText,
+  INSTANCE_ID: optionalText,
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
+/** Where the bot's HTTP server listens unless PORT (or SLACK_PORT) says otherwise. */
+export const DEFAULT_PORT = 3000;
+
 export interface Config {
-  media: { url: string; apiKey?: string; thumbnailsListPath: string };
+  media: {
+    url: string;
+    apiKey?: string;
+    /** Who may use `apiKey`: the tenants without a key of their own that the operator names. */
+    apiKeyTenants: SharedKeyTenants;
+    thumbnailsListPath: string;
+  };
+  rates: RateLimits;
+  /** The bot's one HTTP server: /healthz, /readyz, /metrics, and POST /slack/events (0: any free port). */
+  port: number;
   storeUrl: string;
   discord?: { token: string; guildId?: string; restUrl: string };
   slack?: {
@@ -64,6 +111,8 @@ export interface Config {
     apiUrl: string;
   };
   secretsKey?: string;
+  /** Stable name of this instance; unset: host name plus working directory (see jobs/liveness.ts). */
+  instanceId?: string;
   logLevel: z.infer<typeof schema>["LOG_LEVEL"];
 }
 
@@ -85,6 +134,16 @@ const SECRET_VARIABLES = new Set([
   "SECRETS_KEY",
 ]);
 
+/** A URL's password, even in a value too broken to parse ("redis//:pw@host"). */
+function passwordOf(url: string): string | undefined {
+  return /^[^@]*?:\/*[^:@/]*:([^@]+)@/.exec(url)?.[1];
+}
+
+/** A value shown in an error line keeps no credentials: anything up to an `@` goes. */
+function withoutCredentials(value: string): string {
+  return redactText(value.replace(/^([a-z][\w+.-]*:\/*)?[^\s]*@/i, "$1[redacted]@"));
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // An empty variable (`FOO=` in a .env file) means "not set", as people expect.
   const present = Object.fromEntries(
@@ -98,10 +157,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const name = String(issue.path[0]);
     const reason = issue.code === "invalid_type" ? "is required" : issue.message;
     const shown =
-      SECRET_VARIABLES.has(name) || present[name] === undefined ? "" : ` (got "${present[name]}")`;
+      SECRET_VARIABLES.has(name) || present[name] === undefined
+        ? ""
+        : ` (got "${withoutCredentials(present[name])}")`;
     throw new ConfigError(`${name} ${reason}${shown}.`);
   }
   const v = parsed.data;
+  for (const name of SECRET_VARIABLES) addSecret(v[name as keyof typeof v] as string | undefined);
+  addSecret(passwordOf(v.STORE_URL));
 
   if (!v.DISCORD_TOKEN && !v.SLACK_BOT_TOKEN) {
     throw new ConfigError(
@@ -114,12 +177,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
 
+  const port = v.PORT ?? v.SLACK_PORT ?? DEFAULT_PORT;
   return {
+    port,
     media: {
       url: v.MEDIA_API_URL,
       apiKey: v.MEDIA_API_KEY,
+      apiKeyTenants: v.MEDIA_API_KEY_TENANTS,
       thumbnailsListPath: v.MEDIA_THUMBNAILS_LIST_PATH,
     },
+    rates: { userPerMinute: v.USER_COMMANDS_PER_MINUTE, tenantPerMinute: v.TENANT_COMMANDS_PER_MINUTE },
     storeUrl: v.STORE_URL,
     discord: v.DISCORD_TOKEN
       ? { token: v.DISCORD_TOKEN, guildId: v.DISCORD_GUILD_ID, restUrl: v.DISCORD_REST_URL }
@@ -129,11 +196,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           botToken: v.SLACK_BOT_TOKEN,
           signingSecret: v.SLACK_SIGNING_SECRET,
           appToken: v.SLACK_APP_TOKEN,
-          port: v.SLACK_PORT,
+          port,
           apiUrl: v.SLACK_API_URL,
         }
       : undefined,
     secretsKey: v.SECRETS_KEY,
+    ...(v.INSTANCE_ID && { instanceId: v.INSTANCE_ID }),
     logLevel: v.LOG_LEVEL,
   };
 }

@@ -228,6 +228,70 @@ export class TimeoutError extends ServiceError {
   }
 }
 
+/**
+ * A presigned file address (an upload or a result link) answered 401 or 403: the link was refused
+ * or expired. No tenant key is involved, so the key's advice would be wrong; a fresh link is.
+ */
+export class LinkRefusedError extends ServiceError {
+  readonly code = "service.link_refused";
+  override readonly retryable = true;
+  constructor(status: number, serviceMessage?: string, context?: string) {
+    super(
+      "The media service refused its own file link (it may have expired). Try again in a minute; if it keeps happening, tell the bot's operator.",
+      { status, serviceMessage, context },
+    );
+  }
+}
+
+/**
+ * Where the result of each paid creation call shows up, for a person told that the call's answer
+ * was lost. Images have no list in the bot: the service's own site is where to look.
+ */
+const CREATION_LISTS: Record<string, string> = {
+  "/api/video/create": "the video list command",
+  "/api/video/cinematic/create": "the video list command",
+  "/api/image/generate": "the media service's site",
+  "/api/image/edit": "the media service's site",
+  "/api/image/inpaint": "the media service's site",
+  "/api/avatar/design/create": "the avatars command",
+  "/api/avatar/from-selfie/create": "the avatars command",
+  "/api/avatar/from-selfie/enhance": "the avatars command",
+  "/api/mockup/generate": "the mockup list command",
+  "/api/mockup/video": "the mockup videos command",
+  "/api/mockup/asset/generate": "the mockup assets command",
+  "/api/mockup/asset/edit": "the mockup assets command",
+  "/api/thumbnail/generate": "the thumbnail list command",
+};
+
+/** Where a creation call's result is listed; undefined for calls that create nothing paid. */
+export function creationListOf(path: string): string | undefined {
+  return CREATION_LISTS[path];
+}
+
+/**
+ * A paid creation call left, and its answer was lost (a timeout, a dropped connection): the
+ * service may have created the job and taken the credits. Running it again could pay twice, so
+ * the person is told where to look instead, and the bot never repeats the call itself.
+ */
+export class OutcomeUnknownError extends ServiceError {
+  readonly code = "service.outcome_unknown";
+  /** Where the job will show up if it was created. */
+  readonly listedIn: string;
+
+  constructor(listedIn: string, lost: ServiceError) {
+    super(
+      `The media service did not answer, so the bot cannot tell whether the job was created. It may have been created and charged: look for it with ${listedIn} in a few minutes before running the command again.`,
+      {
+        status: lost.status,
+        context: undefined,
+        detail: `answer lost after the request left: ${lost.message}`,
+        cause: lost,
+      },
+    );
+    this.listedIn = listedIn;
+  }
+}
+
 /** Not JSON where JSON was due, or JSON without what the bot needs (a success without a jobId). */
 export class InvalidResponseError extends ServiceError {
   readonly code = "service.invalid_response";
@@ -255,6 +319,22 @@ export class AttachmentReadError extends BotError {
       message: detail,
       cause,
     });
+  }
+}
+
+/**
+ * An attachment's way to the service (initialize, PUT, finalize) failed, so the command created
+ * nothing. The user message says which file, then what the service's failure asks for.
+ */
+export class UploadFailedError extends BotError {
+  readonly code = "upload.failed";
+  override readonly retryable: boolean;
+  constructor(fileName: string, failure: ServiceError) {
+    super(
+      `The file "${quote(fileName)}" could not be uploaded to the media service, so nothing was created or charged. ${failure.userMessage}`,
+      { message: `upload of ${fileName}: ${failure.message}`, cause: failure },
+    );
+    this.retryable = failure.retryable;
   }
 }
 

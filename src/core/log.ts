@@ -1,4 +1,5 @@
 import { type DestinationStream, type Logger, type LoggerOptions, pino } from "pino";
+import { REDACTED, redactText } from "./redact.js";
 
 export type { Logger } from "pino";
 
@@ -23,6 +24,8 @@ const SECRET_KEYS = [
   "secretsKey",
   "secret",
   "password",
+  "responseUrl",
+  "response_url",
 ];
 
 /**
@@ -35,7 +38,7 @@ export const REDACTED_PATHS: string[] = DEPTHS.flatMap((prefix) =>
   SECRET_KEYS.map((key) => `${prefix}${/^[A-Za-z_$][\w$]*$/.test(key) ? key : `["${key}"]`}`),
 );
 
-export const REDACTED = "[redacted]";
+export { REDACTED };
 
 export interface LogOptions {
   level?: LoggerOptions["level"];
@@ -50,6 +53,8 @@ export function createLogger(options: LogOptions = {}): Logger {
       level: options.level ?? "info",
       name: options.name,
       redact: { paths: REDACTED_PATHS, censor: REDACTED },
+      // The last word on every line, whatever produced it: secrets inside strings (see redact.ts).
+      hooks: { streamWrite: redactText },
       serializers: { err: pino.stdSerializers.err },
     },
     options.destination,

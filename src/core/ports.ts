@@ -22,14 +22,23 @@ export interface Actor {
 }
 
 /**
+ * Credentials of one gesture that die within minutes (a Discord interaction token and its age, a
+ * Slack response_url): the adapter's own, like `data`, but kept apart so that they stay out of
+ * what is stored for long. A job record never holds its conversation's, and drops its message's
+ * when the job is finished (the job store's `withoutLive`).
+ */
+export type LiveCredentials = { [key: string]: Json };
+
+/**
  * Where a command was issued. Plain JSON, because a job answers there after a restart too;
- * `data` is the adapter's own (a Discord interaction token and its age, a Slack response_url).
+ * `data` is the adapter's own, `live` the gesture's short-lived credentials.
  */
 export interface ConversationRef {
   platform: Platform;
   channelId: string;
   threadId?: string;
   data?: { [key: string]: Json };
+  live?: LiveCredentials;
 }
 
 /** A message the bot posted and may edit later, persisted in the job record. */
@@ -38,7 +47,21 @@ export interface MessageRef {
   channelId: string;
   messageId: string;
   data?: { [key: string]: Json };
+  live?: LiveCredentials;
 }
+
+/**
+ * How a gesture reached the bot. Every kind passes the same access check (allow-lists, admin-only
+ * commands) and all but autocomplete count against the command rates.
+ */
+export type EntryKind =
+  | "command"
+  | "form"
+  | "button"
+  | "select"
+  | "autocomplete"
+  | "message_shortcut"
+  | "context_menu";
 
 /** A file a user attached; the adapter does the authenticated download when it is opened. */
 export interface Attachment {
@@ -77,6 +100,8 @@ export interface ChatAdapter {
   edit(ref: MessageRef, message: Message): Promise<void>;
   /** Largest file, in bytes, that can be uploaded to this conversation. */
   uploadLimit(target: ConversationRef): number;
+  /** A link that opens the message in the platform's app, for people of the tenant that owns it. */
+  messageUrl(ref: MessageRef, tenantId: string): string;
 }
 
 export interface CommandEvent {
@@ -88,6 +113,8 @@ export interface CommandEvent {
   attachments: Record<string, Attachment[]>;
   actor: Actor;
   conversation: ConversationRef;
+  /** Default "command"; "form" for a submitted modal. */
+  entry?: Extract<EntryKind, "command" | "form" | "message_shortcut" | "context_menu">;
 }
 
 /** A button click or a select choice on a message the bot posted. */
@@ -101,6 +128,8 @@ export interface ActionEvent {
   actor: Actor;
   message: MessageRef;
   conversation: ConversationRef;
+  /** Default "button". */
+  entry?: Extract<EntryKind, "button" | "select">;
 }
 
 export interface AutocompleteEvent {
@@ -108,6 +137,8 @@ export interface AutocompleteEvent {
   option: string;
   query: string;
   actor: Actor;
+  /** Where the command (or the form) is being filled in. */
+  conversation: ConversationRef;
 }
 
 export interface Choice {

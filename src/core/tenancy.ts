@@ -6,8 +6,27 @@ import type { Actor, ConversationRef, Platform } from "./ports.js";
 
 /**
  * A tenant is a Discord guild or a Slack workspace: it owns an API key (its own, stored
- * encrypted, or the bot's MEDIA_API_KEY) and settings that say who may use the bot where.
+ * encrypted, or the bot's MEDIA_API_KEY when the operator lets it use that) and settings that say
+ * who may use the bot where.
  */
+
+/** MEDIA_API_KEY_TENANTS: the guild and team ids the bot's own key serves, or "*" for every tenant. */
+export type SharedKeyTenants = "*" | readonly string[];
+
+export interface SharedKey {
+  /** MEDIA_API_KEY. */
+  key: string | undefined;
+  tenants: SharedKeyTenants;
+}
+
+export interface TenantKey {
+  value: string;
+  /**
+   * The bot's key, which other tenants spend too: the account's lists hold their records as
+   * well, so the tenant is shown only what it made through the bot.
+   */
+  shared: boolean;
+}
 
 export interface TenantRef {
   platform: Platform;
@@ -24,11 +43,13 @@ export const tenantKey = (tenant: TenantRef): string => `${tenant.platform}:${te
 export class Tenancy {
   constructor(
     private readonly tenants: TenantStore,
-    private readonly fallbackKey: string | undefined,
+    private readonly shared: SharedKey,
   ) {}
 
-  get hasFallbackKey(): boolean {
-    return Boolean(this.fallbackKey);
+  /** The operator lets this tenant use MEDIA_API_KEY (when it has no key of its own). */
+  servesSharedKey(tenant: TenantRef): boolean {
+    const { key, tenants } = this.shared;
+    return Boolean(key) && (tenants === "*" || tenants.includes(tenant.tenantId));
   }
 
   settings(tenant: TenantRef): Promise<TenantSettings> {
@@ -40,10 +61,18 @@ export class Tenancy {
     return this.tenants.update(tenant, patch);
   }
 
-  /** The key calls run with: the tenant's own, else the bot's default; undefined when neither exists. */
-  async apiKey(tenant: TenantRef): Promise<string | undefined> {
+  /**
+   * The key calls run with: the tenant's own, else the bot's default when it serves the tenant;
+   * undefined when neither applies.
+   */
+  async apiKey(tenant: TenantRef): Promise<TenantKey | undefined> {
     try {
-      return (await this.tenants.getApiKey(tenant)) ?? this.fallbackKey;
+      const own = await this.tenants.getApiKey(tenant);
+      if (own) return { value: own, shared: false };
+      if (!this.servesSharedKey(tenant) || !this.shared.key) return undefined;
+      // One listed tenant has the operator's account to itself: nothing to hide from it.
+      const shared = this.shared.tenants === "*" || this.shared.tenants.length > 1;
+      return { value: this.shared.key, shared };
     } catch (error) {
       if (!(error instanceof SecretsError)) throw error;
       throw new SetupError(
@@ -56,16 +85,16 @@ export class Tenancy {
 
   /**
    * Admin-only commands, then the tenant's allow-lists. Admins pass the allow-lists, so a
-   * misconfigured list can always be repaired with setup.
+   * misconfigured list can always be repaired with setup. Flows call it through `admit`.
    */
   checkAccess(
-    command: AnyCommand,
     actor: Actor,
-    conversation: ConversationRef,
+    conversation: Pick<ConversationRef, "channelId">,
     settings: TenantSettings,
+    command?: AnyCommand,
   ): void {
     const admin = isAdmin(actor, settings);
-    if (command.adminOnly && !admin) {
+    if (command?.adminOnly && !admin) {
       throw new AccessError("access.admin_only", `Only admins can use ${command.name.replace(".", " ")}.`);
     }
     if (admin) return;

@@ -13,6 +13,8 @@ import { renderMessage } from "./render/message.js";
  * followups, edits use the interaction webhook. After that, and for the keyed posts that announce
  * a finished job, the bot token edits and posts channel messages. Every reference carries what it
  * needs (token and its age) as plain JSON, so a job resumed after a restart edits the same way.
+ * The token and its age are the reference's `live` part: the core keeps them only while a job
+ * may still edit its message.
  */
 
 /** How the interaction was acknowledged: a deferred reply (public or private), or a deferred update of a clicked message. */
@@ -47,9 +49,9 @@ const EXPIRED_TOKEN = new Set([50027, 10015]);
 /** Someone deleted the message (a placeholder too): retrying cannot bring it back. */
 const UNKNOWN_MESSAGE = 10008;
 
-function tokenOf(data: ConversationRef["data"]): TokenData | undefined {
-  return typeof data?.token === "string" && typeof data.at === "number"
-    ? { token: data.token, at: data.at }
+function tokenOf(live: ConversationRef["live"]): TokenData | undefined {
+  return typeof live?.token === "string" && typeof live.at === "number"
+    ? { token: live.token, at: live.at }
     : undefined;
 }
 
@@ -77,11 +79,10 @@ export class DiscordAdapter implements ChatAdapter {
       channelId: interaction.channelId ?? "",
       data: {
         interactionId: interaction.id,
-        token: interaction.token,
-        at: interaction.createdTimestamp,
         deferral,
         sizeLimit: interaction.attachmentSizeLimit ?? DISCORD_LIMITS.defaultUploadBytes,
       },
+      live: { token: interaction.token, at: interaction.createdTimestamp },
     };
   }
 
@@ -89,6 +90,11 @@ export class DiscordAdapter implements ChatAdapter {
   uploadLimit(target: ConversationRef | MessageRef): number {
     const limit = target.data?.sizeLimit;
     return typeof limit === "number" && limit > 0 ? limit : DISCORD_LIMITS.defaultUploadBytes;
+  }
+
+  /** The tenant of a Discord job is its guild. */
+  messageUrl(ref: MessageRef, guildId: string): string {
+    return `https://discord.com/channels/${guildId}/${ref.channelId}/${ref.messageId}`;
   }
 
   post(target: ConversationRef, message: Message, options: PostOptions = {}): Promise<MessageRef> {
@@ -109,7 +115,7 @@ export class DiscordAdapter implements ChatAdapter {
       options.mentionUserId ? { mentionUserId: options.mentionUserId } : {},
     );
     const files = await filesOf(rendered, this.uploadLimit(target));
-    const token = this.live(target.data);
+    const token = this.live(target);
     const ephemeral = options.ephemeral === true;
     const { rest } = this.options;
     // A keyed post must survive a crash and a retry: only channel messages know nonces.
@@ -155,7 +161,7 @@ export class DiscordAdapter implements ChatAdapter {
     const files = await filesOf(rendered, this.uploadLimit(ref));
     const { rest, applicationId, logger } = this.options;
     const ephemeral = ref.data?.ephemeral === true;
-    const token = this.live(ref.data);
+    const token = this.live(ref);
     if (token) {
       try {
         await rest.patch(Routes.webhookMessage(applicationId(), token.token, ref.messageId), {
@@ -178,8 +184,8 @@ export class DiscordAdapter implements ChatAdapter {
   }
 
   /** The token, while it has a safe margin left. */
-  private live(data: ConversationRef["data"]): TokenData | undefined {
-    const token = tokenOf(data);
+  private live(ref: ConversationRef | MessageRef): TokenData | undefined {
+    const token = tokenOf(ref.live);
     return token && this.clock.now() - token.at < DISCORD_LIMITS.tokenSafeAgeMs ? token : undefined;
   }
 
@@ -199,7 +205,6 @@ export class DiscordAdapter implements ChatAdapter {
     ephemeral: boolean,
   ): MessageRef {
     const data: { [key: string]: Json } = {
-      ...(token && { token: token.token, at: token.at }),
       ...(ephemeral && { ephemeral: true }),
       ...(typeof target.data?.sizeLimit === "number" && { sizeLimit: target.data.sizeLimit }),
     };
@@ -208,6 +213,7 @@ export class DiscordAdapter implements ChatAdapter {
       channelId: message.channel_id,
       messageId: message.id,
       ...(Object.keys(data).length > 0 && { data }),
+      ...(token && { live: { token: token.token, at: token.at } }),
     };
   }
 }

@@ -1,7 +1,9 @@
 import type { Readable } from "node:stream";
 import type { RawFile } from "discord.js";
-import { request } from "undici";
+import { type Dispatcher, request } from "undici";
+import { BotError } from "../core/errors.js";
 import type { Attachment } from "../core/ports.js";
+import { abandon } from "../core/streams.js";
 import type { RenderedMessage } from "./render/message.js";
 
 /** What discord.js resolves an attachment option (or a modal's file) to. */
@@ -10,6 +12,34 @@ export interface DiscordFile {
   contentType: string | null;
   size: number;
   url: string;
+}
+
+/** An attachment Discord would not hand over: the user can attach it again. */
+export class DiscordFileError extends BotError {
+  readonly code = "upload.discord_file";
+}
+
+/** Longest silence of Discord's CDN before the attachment counts as lost. */
+const CDN_TIMEOUT_MS = 30_000;
+
+async function download(file: DiscordFile): Promise<Readable> {
+  let answer: Dispatcher.ResponseData;
+  try {
+    answer = await request(file.url, { headersTimeout: CDN_TIMEOUT_MS, bodyTimeout: CDN_TIMEOUT_MS });
+  } catch (error) {
+    throw new DiscordFileError(
+      `Discord did not hand over the attachment "${file.name}" (its file server did not answer). Try again in a minute.`,
+      { message: `Discord's CDN: ${(error as Error).message}`, cause: error },
+    );
+  }
+  if (answer.statusCode !== 200) {
+    // Read (a short error page) rather than destroyed: a body closed unread reports an abort.
+    await answer.body.dump().catch(() => undefined);
+    throw new DiscordFileError(
+      `Discord did not hand over the attachment "${file.name}" (HTTP ${answer.statusCode}): its link may have expired. Attach it again and retry.`,
+    );
+  }
+  return answer.body;
 }
 
 /**
@@ -21,14 +51,7 @@ export function userAttachment(file: DiscordFile): Attachment {
     name: file.name,
     contentType: file.contentType ?? "",
     size: file.size,
-    async open(): Promise<Readable> {
-      const answer = await request(file.url);
-      if (answer.statusCode !== 200) {
-        answer.body.destroy();
-        throw new Error(`Discord's CDN answered HTTP ${answer.statusCode} for the attachment "${file.name}"`);
-      }
-      return answer.body;
-    },
+    open: () => download(file),
   };
 }
 
@@ -45,7 +68,7 @@ export async function filesOf(rendered: RenderedMessage, limit: number): Promise
     for await (const chunk of stream) {
       size += (chunk as Buffer).length;
       if (size > limit) {
-        stream.destroy();
+        abandon(stream);
         throw new Error(`"${name}" is larger than the ${limit} bytes Discord accepts here`);
       }
       chunks.push(chunk as Buffer);

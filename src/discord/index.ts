@@ -1,13 +1,15 @@
 import { once } from "node:events";
-import { type Client, Events } from "discord.js";
+import { type Client, Events, Status } from "discord.js";
 import type Keyv from "keyv";
 import type { Bot } from "../core/bot.js";
 import type { Logger } from "../core/log.js";
+import { ackSeconds, timed } from "../core/metrics.js";
 import { DiscordAdapter } from "./adapter.js";
 import { createDiscordClient, type DiscordConfig } from "./client.js";
 import { createInteractionHandler } from "./interactions.js";
 import { PendingForms } from "./pending-forms.js";
 import { registerIfChanged } from "./registration.js";
+import { loginFailure } from "./startup.js";
 
 export type { DiscordConfig } from "./client.js";
 
@@ -24,6 +26,8 @@ export interface DiscordOptions {
 export interface RunningDiscord {
   adapter: DiscordAdapter;
   client: Client<true>;
+  /** Why Discord cannot be used right now (the gateway connection is down), or undefined when it can. */
+  problem(): string | undefined;
   stop(): Promise<void>;
 }
 
@@ -48,7 +52,13 @@ export async function startDiscord(options: DiscordOptions): Promise<RunningDisc
     logger,
   });
   bot.attach(adapter);
-  client.on(Events.InteractionCreate, (interaction) => void handler.handle(interaction));
+  client.on(Events.InteractionCreate, (interaction) => {
+    // handle() resolves once Discord has its first response (a defer, a modal, the choices).
+    void timed(
+      (s) => ackSeconds.observe({ platform: "discord" }, s),
+      () => handler.handle(interaction),
+    );
+  });
   client.on(Events.Error, (error) => logger.error({ err: error }, "Discord client error"));
   client.on(Events.Warn, (message) => logger.warn(message));
 
@@ -58,7 +68,7 @@ export async function startDiscord(options: DiscordOptions): Promise<RunningDisc
     await ready;
   } catch (error) {
     await client.destroy();
-    throw error;
+    throw loginFailure(error, config.restUrl);
   }
   const running = client as Client<true>;
   try {
@@ -78,6 +88,11 @@ export async function startDiscord(options: DiscordOptions): Promise<RunningDisc
   return {
     adapter,
     client: running,
+    // The client stays "ready" while a shard reconnects; the shards' own status tells.
+    problem: () =>
+      client.isReady() && client.ws.shards.every((shard) => shard.status === Status.Ready)
+        ? undefined
+        : "Discord: the gateway connection is down",
     async stop() {
       // Commands already acknowledged get their answer before the connection closes.
       await handler.idle();

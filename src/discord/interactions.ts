@@ -7,9 +7,9 @@ import {
   type ModalSubmitInteraction,
   type StringSelectMenuInteraction,
 } from "discord.js";
-import PQueue from "p-queue";
 import type { Bot } from "../core/bot.js";
 import { commandByName } from "../core/commands/catalogue.js";
+import { FairQueue, laneOf } from "../core/fair-queue.js";
 import type { Logger } from "../core/log.js";
 import { actorOf } from "./actor.js";
 import type { DiscordAdapter } from "./adapter.js";
@@ -43,14 +43,16 @@ export interface InteractionHandler {
   idle(): Promise<void>;
 }
 
-/** Commands and clicks the core works on at once (as many as Slack's side). */
+/** Commands and clicks the core works on at once (as many as Slack's side), one per person at most. */
 const CONCURRENT_WORK = 16;
 
 export function createInteractionHandler(options: InteractionHandlerOptions): InteractionHandler {
   const { bot, adapter, forms, logger } = options;
-  const work = new PQueue({ concurrency: CONCURRENT_WORK });
-  const later = (what: string, task: () => Promise<unknown>) => {
-    work.add(task).catch((error: unknown) => logger.error({ err: error }, `${what} failed`));
+  const work = new FairQueue(CONCURRENT_WORK);
+  const later = (i: Interaction, what: string, task: () => Promise<unknown>) => {
+    work
+      .add(laneOf("discord", i.guildId ?? "", i.user.id), task)
+      .catch((error: unknown) => logger.error({ err: error }, `${what} failed`));
   };
 
   /** The first response of a command or a form: "thinking…", in public or privately. */
@@ -64,7 +66,7 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
     const def = commandByName(name);
     if (!i.inGuild()) {
       const conversation = await defer(i, true);
-      later("DM notice", () => adapter.post(conversation, dmNotice, { ephemeral: true }));
+      later(i, "DM notice", () => adapter.post(conversation, dmNotice, { ephemeral: true }));
       return;
     }
     const input = readOptions(def, i.options.data);
@@ -81,7 +83,7 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
     }
     // A command the catalogue lacks (a stale registration) gets the core's private error.
     const conversation = await defer(i, def ? def.ephemeral === true : true);
-    later(name, () =>
+    later(i, name, () =>
       bot.handleCommand({
         command: name,
         options: def ? commandLineOptions(def, input.options) : input.options,
@@ -97,7 +99,9 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
     const pending = key === undefined ? undefined : forms.take(key, i.user.id);
     const conversation = await defer(i, pending ? pending.command.ephemeral === true : true);
     if (!pending) {
-      later("expired form notice", () => adapter.post(conversation, expiredFormNotice, { ephemeral: true }));
+      later(i, "expired form notice", () =>
+        adapter.post(conversation, expiredFormNotice, { ephemeral: true }),
+      );
       return;
     }
     const typed = Object.fromEntries(
@@ -105,13 +109,14 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
         "value" in f && typeof f.value === "string" ? [[f.customId, f.value]] : [],
       ),
     );
-    later(pending.command.name, () =>
+    later(i, pending.command.name, () =>
       bot.handleCommand({
         command: pending.command.name,
         options: { ...pending.options, ...typed },
         attachments: pending.attachments,
         actor: actorOf(i),
         conversation,
+        entry: "form",
       }),
     );
   }
@@ -121,13 +126,13 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
     const conversation = adapter.conversation(i, "update");
     const decoded = decodeControlId(i.customId);
     if (!decoded) {
-      later("stale control notice", () =>
+      later(i, "stale control notice", () =>
         adapter.post(conversation, staleControlNotice, { ephemeral: true }),
       );
       return;
     }
     const value = i.isStringSelectMenu() ? i.values[0] : decoded.value;
-    later(decoded.action, () =>
+    later(i, decoded.action, () =>
       bot.handleAction({
         action: decoded.action,
         jobId: decoded.jobId,
@@ -135,6 +140,7 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
         actor: actorOf(i),
         message: { platform: "discord", channelId: i.message.channelId, messageId: i.message.id },
         conversation,
+        entry: i.isStringSelectMenu() ? "select" : "button",
       }),
     );
   }
@@ -148,6 +154,7 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
           option: focused.name,
           query: String(focused.value),
           actor: actorOf(i),
+          conversation: { platform: "discord", channelId: i.channelId ?? "" },
         })
       : [];
     await i.respond(

@@ -32,7 +32,13 @@ export function readOptions(
       const name = command ? fileOptionBase(command, option.name) : option.name;
       input.attachments[name] = [...(input.attachments[name] ?? []), userAttachment(option.attachment)];
     } else if (option.value !== undefined) {
-      input.options[option.name] = option.value;
+      // defineProperty: an option named `__proto__` stays an option (and the core refuses it).
+      Object.defineProperty(input.options, option.name, {
+        value: option.value,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
   }
   return input;

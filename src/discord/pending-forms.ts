@@ -12,7 +12,13 @@ export interface PendingForm {
 }
 
 /** Long enough to fill in a form without hurry; the attachments' CDN links outlive it. */
-const FORM_TTL_MS = 60 * 60_000;
+export const FORM_TTL_MS = 15 * 60_000;
+/**
+ * Bounds on what waits in memory: a person rarely has more than one form open, and the whole bot
+ * a few hundred; past these the oldest form is forgotten (its submission asks to run the command again).
+ */
+export const MAX_FORMS_PER_USER = 5;
+export const MAX_FORMS = 1_000;
 
 /**
  * Commands between their modal and its submission. Kept in memory: a modal's custom_id holds
@@ -27,6 +33,13 @@ export class PendingForms {
   put(form: PendingForm): string {
     const now = this.clock.now();
     for (const [key, entry] of this.forms) if (now - entry.at > FORM_TTL_MS) this.forms.delete(key);
+    // A Map iterates in insertion order: the first entries found are the oldest.
+    const mine = [...this.forms].filter(([, entry]) => entry.userId === form.userId);
+    for (const [key] of mine.slice(0, Math.max(0, mine.length - MAX_FORMS_PER_USER + 1)))
+      this.forms.delete(key);
+    for (const key of [...this.forms.keys()].slice(0, Math.max(0, this.forms.size - MAX_FORMS + 1))) {
+      this.forms.delete(key);
+    }
     const key = randomBytes(9).toString("base64url");
     this.forms.set(key, { ...form, at: now });
     return key;

@@ -22,7 +22,8 @@ import { uploadFile } from "./upload.js";
  * do not), and the files of a card uploaded into the thread of the message that shows it.
  *
  * Ephemeral messages go to the person in `ConversationRef.data.user`, which the adapter sets on
- * every conversation it hands to the core, together with the gesture's `responseUrl` when it has one.
+ * every conversation it hands to the core, together with the gesture's `responseUrl` (in `live`,
+ * since it is a credential of 30 minutes) when it has one.
  */
 
 const NOT_A_MEMBER =
@@ -80,6 +81,11 @@ export class SlackAdapter implements ChatAdapter {
 
   uploadLimit(_target: ConversationRef): number {
     return SLACK_LIMITS.uploadBytes;
+  }
+
+  /** Slack's archive link (the message ts without its dot), which opens in the signed-in workspace. */
+  messageUrl(ref: MessageRef, _teamId: string): string {
+    return `https://slack.com/archives/${ref.channelId}/p${ref.messageId.replace(".", "")}`;
   }
 
   post(target: ConversationRef, message: Message, options: PostOptions = {}): Promise<MessageRef> {
@@ -183,7 +189,8 @@ export class SlackAdapter implements ChatAdapter {
     message: Message,
     options: PostOptions,
   ): Promise<MessageRef> {
-    const { user, responseUrl } = target.data ?? {};
+    const user = target.data?.user;
+    const responseUrl = target.live?.responseUrl;
     if (typeof user !== "string") throw new Error("an ephemeral Slack message needs the conversation's user");
     const rendered = renderMessage(message, {
       ...(options.mentionUserId && { mentionUserId: options.mentionUserId }),

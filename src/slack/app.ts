@@ -1,11 +1,11 @@
-import { App, type BlockAction, type ViewSubmitAction } from "@slack/bolt";
+import { App, type BlockAction, HTTPReceiver, SocketModeReceiver, type ViewSubmitAction } from "@slack/bolt";
 import type { WebClientOptions } from "@slack/web-api";
 import type Keyv from "keyv";
-import PQueue from "p-queue";
 import type { Bot } from "../core/bot.js";
 import { type Card, card } from "../core/cards.js";
 import { commandByName } from "../core/commands/catalogue.js";
 import type { Config } from "../core/config.js";
+import { FairQueue, laneOf } from "../core/fair-queue.js";
 import type { Logger } from "../core/log.js";
 import type { Attachment, ConversationRef } from "../core/ports.js";
 import { errorCard } from "../core/render/errors.js";
@@ -31,9 +31,10 @@ import { cut } from "./render/mrkdwn.js";
 export const SLASH_COMMAND = "/media";
 
 /**
- * How many commands and clicks the core works on at once. Acks never wait for this queue; the
- * work behind them does, so a burst (a whole team at once) cannot flood the store and the event
- * loop with hundreds of concurrent flows and delay the acks of the requests still arriving.
+ * How many commands and clicks the core works on at once, one per person at most (FairQueue).
+ * Acks never wait for this queue; the work behind them does, so a burst (a whole team at once)
+ * cannot flood the store and the event loop with hundreds of concurrent flows and delay the acks
+ * of the requests still arriving.
  */
 const CONCURRENT_WORK = 16;
 
@@ -49,19 +50,45 @@ export interface SlackAppOptions {
   clientOptions?: WebClientOptions;
 }
 
-function createApp({ config, logger, clientOptions }: SlackAppOptions): App {
+/** The events path of the manifest's four URLs. */
+export const EVENTS_PATH = "/slack/events";
+
+/**
+ * The receiver is made here and handed to App so that Bolt never listens itself: in HTTP mode
+ * its request listener is mounted on the bot's one server (src/http); in Socket Mode its client
+ * tells whether the websocket is up.
+ */
+function createApp({ config, logger, clientOptions }: SlackAppOptions) {
+  const boltLog = boltLogger(logger);
+  const options = { slackApiUrl: config.apiUrl, ...clientOptions };
   const common = {
     token: config.botToken,
-    logger: boltLogger(logger),
-    clientOptions: { slackApiUrl: config.apiUrl, ...clientOptions },
+    logger: boltLog,
+    clientOptions: options,
+    // startSlack checks the token (auth.test) itself, so a wrong one stops the start cleanly
+    // instead of rejecting later inside Bolt, unowned.
+    deferInitialization: true,
   };
   // SLACK_APP_TOKEN wins: Socket Mode needs no public URL.
-  if (config.appToken) return new App({ ...common, appToken: config.appToken, socketMode: true });
-  return new App({ ...common, signingSecret: config.signingSecret, port: config.port });
+  if (config.appToken) {
+    const receiver = new SocketModeReceiver({
+      appToken: config.appToken,
+      logger: boltLog,
+      installerOptions: { clientOptions: options },
+    });
+    return { app: new App({ ...common, receiver }), receiver };
+  }
+  const receiver = new HTTPReceiver({
+    signingSecret: config.signingSecret ?? "",
+    endpoints: EVENTS_PATH,
+    logger: boltLog,
+  });
+  return { app: new App({ ...common, receiver }), receiver };
 }
 
 export interface SlackApp {
   app: App;
+  receiver: HTTPReceiver | SocketModeReceiver;
   adapter: SlackAdapter;
   /** Resolves once every acknowledged command and click has been handed to the core and answered. */
   settled(): Promise<void>;
@@ -69,12 +96,13 @@ export interface SlackApp {
 
 export function createSlackApp(options: SlackAppOptions): SlackApp {
   const { bot, logger } = options;
-  const app = createApp(options);
+  const { app, receiver } = createApp(options);
   const adapter = new SlackAdapter(app.client, new Ledger(options.store));
   const actors = new Actors(app.client, logger);
   const recent = new Recent();
-  const work = new PQueue({ concurrency: CONCURRENT_WORK });
-  const later = (task: () => Promise<void>) => work.add(task);
+  const work = new FairQueue(CONCURRENT_WORK);
+  const later = (teamId: string, userId: string, task: () => Promise<void>) =>
+    work.add(laneOf("slack", teamId, userId), task);
 
   const conversation = (
     channelId: string,
@@ -84,7 +112,8 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     platform: "slack",
     channelId,
     ...(more.threadId && { threadId: more.threadId }),
-    data: { user: userId, ...(more.responseUrl && { responseUrl: more.responseUrl }) },
+    data: { user: userId },
+    ...(more.responseUrl && { live: { responseUrl: more.responseUrl } }),
   });
 
   /** Problems of the Slack side itself (a form that did not open, a file Slack would not give). */
@@ -116,7 +145,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       return;
     }
     const teamId = context.teamId ?? command.team_id;
-    await later(async () =>
+    await later(teamId, command.user_id, async () =>
       bot.handleCommand({
         command: request.name,
         options: request.options,
@@ -144,7 +173,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     if (!recent.first(`trigger:${body.trigger_id}`)) return;
     const where = conversation(form.channelId, body.user.id);
     const teamId = context.teamId ?? body.team?.id ?? body.user.team_id ?? "";
-    await later(async () => {
+    await later(teamId, body.user.id, async () => {
       let attachments: Record<string, Attachment[]>;
       try {
         const entries = Object.entries(values.files).map(
@@ -162,6 +191,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
         attachments,
         actor: await actors.of(teamId, body.user.id),
         conversation: where,
+        entry: "form",
       });
     });
   });
@@ -175,6 +205,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
           option: body.action_id,
           query: body.value,
           actor: actors.quick(teamId, body.user.id),
+          conversation: conversation(form.channelId, body.user.id),
         })
       : [];
     await ack({
@@ -197,7 +228,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     if (!key || typeof channelId !== "string" || typeof messageId !== "string") return;
     const value = action.type === "static_select" ? action.selected_option.value : key.value;
     const teamId = context.teamId ?? body.team?.id ?? body.user.team_id ?? "";
-    await later(async () =>
+    await later(teamId, body.user.id, async () =>
       bot.handleAction({
         action: key.action,
         jobId: key.jobId,
@@ -205,6 +236,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
         actor: await actors.of(teamId, body.user.id),
         message: { platform: "slack", channelId, messageId },
         conversation: conversation(channelId, body.user.id, { responseUrl: body.response_url }),
+        entry: action.type === "static_select" ? "select" : "button",
       }),
     );
   });
@@ -213,7 +245,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   app.event("app_mention", async ({ event, body, context }) => {
     const user = event.user;
     if (!user || !recent.first(`event:${body.event_id}`)) return;
-    await later(() =>
+    await later(context.teamId ?? "", user, () =>
       bot.handleCommand({
         command: "help",
         options: {},
@@ -228,5 +260,5 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     logger.error({ err: error }, "Slack listener failed");
   });
 
-  return { app, adapter, settled: () => work.onIdle() };
+  return { app, receiver, adapter, settled: () => work.onIdle() };
 }

@@ -3,6 +3,7 @@ import type { WebClient } from "@slack/web-api";
 import { Agent, interceptors, request } from "undici";
 import { BotError } from "../core/errors.js";
 import type { Attachment } from "../core/ports.js";
+import { mayCarryToken } from "./file-hosts.js";
 
 /**
  * Files people attach in a form. Slack serves `url_private_download` only with the bot token;
@@ -40,6 +41,9 @@ export async function userFile(client: WebClient, fileId: string): Promise<Attac
   const url = file?.url_private_download ?? file?.url_private;
   if (!file || !url || !client.token) {
     throw new SlackFileError("Slack did not say where the attached file is. Attach it again.");
+  }
+  if (!mayCarryToken(url, client.slackApiUrl)) {
+    throw new SlackFileError("Slack named a file address the bot does not trust. Attach the file again.");
   }
   const name = file.name ?? file.title ?? fileId;
   const token = client.token;

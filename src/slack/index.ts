@@ -1,41 +1,97 @@
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { HTTPReceiver, SocketModeReceiver } from "@slack/bolt";
 import type { Bot } from "../core/bot.js";
+import { ackSeconds } from "../core/metrics.js";
+import { type HttpServer, startHttpServer } from "../http/index.js";
 import type { SlackAdapter } from "./adapter.js";
-import { createSlackApp, type SlackAppOptions } from "./app.js";
+import { createSlackApp, EVENTS_PATH, type SlackAppOptions } from "./app.js";
+import { slackFailure } from "./startup.js";
 
 export { SLASH_COMMAND, type SlackAppOptions, type SlackConfig } from "./app.js";
 
 export interface SlackOptions extends SlackAppOptions {
   bot: SlackAppOptions["bot"] & Pick<Bot, "attach">;
+  /** HTTP mode: the bot's server, where POST /slack/events is mounted. Without one, Slack gets a server of its own on `config.port`. */
+  http?: HttpServer;
 }
 
 export interface RunningSlack {
   adapter: SlackAdapter;
   /** HTTP mode: where Slack sends commands and clicks (the manifest's URLs end in /slack/events). */
   eventsUrl?: string;
+  /** Why Slack cannot be used right now (token refused, websocket down), or undefined when it can. */
+  problem(): string | undefined;
   /** Stops taking requests, then finishes the ones already acknowledged; call it before the bot's stop(). */
   stop(): Promise<void>;
 }
 
 /**
- * Starts the Slack side: Socket Mode when SLACK_APP_TOKEN is set, else HTTP on SLACK_PORT with
- * POST /slack/events verified by the signing secret. Attaches the adapter to the bot; the caller
+ * Starts the Slack side: Socket Mode when SLACK_APP_TOKEN is set, else POST /slack/events on the
+ * bot's HTTP server, verified by the signing secret. Attaches the adapter to the bot; the caller
  * starts the bot (which resumes unfinished jobs) once every adapter is attached.
  */
 export async function startSlack(options: SlackOptions): Promise<RunningSlack> {
-  const { app, adapter, settled } = createSlackApp(options);
+  const { app, receiver, adapter, settled } = createSlackApp(options);
+  const { apiUrl, appToken } = options.config;
+  await app.init().catch((error: unknown) => {
+    throw slackFailure(error, "SLACK_BOT_TOKEN", apiUrl);
+  });
   options.bot.attach(adapter);
-  const started = await app.start();
-  const stop = async () => {
-    await app.stop();
-    await settled();
+  if (appToken) return startSocketMode(options, receiver as SocketModeReceiver, adapter, settled);
+
+  const http = options.http ?? (await startHttpServer({ port: options.config.port, logger: options.logger }));
+  const listener = (receiver as HTTPReceiver).requestListener;
+  const unmount = http.mount({
+    method: "POST",
+    path: EVENTS_PATH,
+    handle(req, res) {
+      // Slack's clock: from the request's arrival to the end of Bolt's answer (its ack).
+      const started = performance.now();
+      res.once("finish", () =>
+        ackSeconds.observe({ platform: "slack" }, (performance.now() - started) / 1000),
+      );
+      listener(req, res);
+    },
+  });
+  options.logger.info({ port: http.port }, "Slack: listening for POST /slack/events");
+  return {
+    adapter,
+    eventsUrl: `${http.url}${EVENTS_PATH}`,
+    // init() checked the token (auth.test) before anything was served.
+    problem: () => undefined,
+    async stop() {
+      unmount();
+      if (!options.http) await http.close();
+      await settled();
+    },
   };
-  if (options.config.appToken) {
-    options.logger.info("Slack: connected in Socket Mode");
-    return { adapter, stop };
+}
+
+async function startSocketMode(
+  options: SlackOptions,
+  receiver: SocketModeReceiver,
+  adapter: SlackAdapter,
+  settled: () => Promise<void>,
+): Promise<RunningSlack> {
+  let connected = false;
+  receiver.client.on("connected", () => {
+    connected = true;
+  });
+  for (const state of ["reconnecting", "disconnected"]) {
+    receiver.client.on(state, () => {
+      connected = false;
+    });
   }
-  const { port } = (started as Server).address() as AddressInfo;
-  options.logger.info({ port }, "Slack: listening for POST /slack/events");
-  return { adapter, eventsUrl: `http://127.0.0.1:${port}/slack/events`, stop };
+  await receiver.start().catch((error: unknown) => {
+    throw slackFailure(error, "SLACK_APP_TOKEN", options.config.apiUrl);
+  });
+  connected = true;
+  options.logger.info("Slack: connected in Socket Mode");
+  return {
+    adapter,
+    problem: () => (connected ? undefined : "Slack: the Socket Mode connection is down"),
+    async stop() {
+      await receiver.stop();
+      await settled();
+    },
+  };
 }

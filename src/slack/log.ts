@@ -1,5 +1,6 @@
 import { type Logger as BoltLogger, LogLevel } from "@slack/bolt";
 import type { Logger } from "../core/log.js";
+import { REDACTED } from "../core/redact.js";
 
 const LEVELS: Record<string, LogLevel> = {
   trace: LogLevel.DEBUG,
@@ -8,13 +9,44 @@ const LEVELS: Record<string, LogLevel> = {
   warn: LogLevel.WARN,
 };
 
-/** Bolt and its WebClient write through the bot's pino logger (with its redaction of secrets). */
+/**
+ * Keys of Slack payloads that hold what people typed into a form (the setup form's API key is in
+ * `view.state`) or a short-lived credential. The values cannot be known in advance, so they go by key.
+ */
+const PAYLOAD_SECRETS = new Set(["state", "token", "response_url", "response_urls", "trigger_id"]);
+
+/**
+ * Bolt and Socket Mode log whole payloads at debug ("Received a message on the WebSocket: {...}"):
+ * the JSON part is written without its secret keys, and one that does not parse is withheld.
+ */
+export function scrubPayload(text: string): string {
+  const start = text.indexOf("{");
+  if (start < 0) return text;
+  try {
+    const payload: unknown = JSON.parse(text.slice(start));
+    const scrubbed = JSON.stringify(payload, (key, value: unknown) =>
+      PAYLOAD_SECRETS.has(key) ? REDACTED : value,
+    );
+    return `${text.slice(0, start)}${scrubbed}`;
+  } catch {
+    return `${text.slice(0, start)}[payload withheld]`;
+  }
+}
+
+/** Bolt, its WebClient and Socket Mode write through the bot's pino logger (with its redaction of secrets). */
 export function boltLogger(logger: Logger): BoltLogger {
   const write =
     (level: "debug" | "info" | "warn" | "error") =>
     (...parts: unknown[]) => {
       const [first, ...rest] = parts;
-      logger[level](rest.length > 0 ? { slack: rest } : {}, String(first));
+      const text = first instanceof Error ? first.message : scrubPayload(String(first));
+      logger[level](
+        {
+          ...(first instanceof Error && { err: first }),
+          ...(rest.length > 0 && { slack: rest.map((p) => (typeof p === "string" ? scrubPayload(p) : p)) }),
+        },
+        text,
+      );
     };
   return {
     debug: write("debug"),

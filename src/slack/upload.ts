@@ -6,7 +6,9 @@ import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { WebClient } from "@slack/web-api";
 import { Agent, request } from "undici";
+import { bounded } from "../core/bounded.js";
 import type { OutgoingFile } from "../core/ports.js";
+import { SLACK_LIMITS } from "./limits.js";
 
 /**
  * Slack's external upload, streamed end to end: files.getUploadURLExternal (which wants the
@@ -29,14 +31,18 @@ interface Measured {
   discard(): Promise<void>;
 }
 
-/** Slack needs the length up front: a file of unknown size is spooled to disk, never to memory. */
-async function measured(file: OutgoingFile): Promise<Measured> {
+/**
+ * Slack needs the length up front: a file of unknown size is spooled to disk, never to memory,
+ * and no more of it than Slack would take (SLACK_LIMITS.uploadBytes).
+ */
+async function measured(file: OutgoingFile, limit: number): Promise<Measured> {
   if (file.size !== undefined) return { size: file.size, open: () => file.open(), discard: async () => {} };
   const dir = await mkdtemp(join(tmpdir(), "slack-upload-"));
   const discard = () => rm(dir, { recursive: true, force: true });
   try {
     const path = join(dir, "file");
-    await pipeline(await file.open(), createWriteStream(path));
+    const tooBig = () => new Error(`${file.name} is over Slack's upload limit of ${limit} bytes`);
+    await pipeline(bounded(await file.open(), limit, tooBig), createWriteStream(path));
     const { size } = await stat(path);
     return { size, open: async () => createReadStream(path), discard };
   } catch (error) {
@@ -50,8 +56,9 @@ export async function uploadFile(
   client: WebClient,
   file: OutgoingFile,
   target: UploadTarget,
+  limit: number = SLACK_LIMITS.uploadBytes,
 ): Promise<string> {
-  const source = await measured(file);
+  const source = await measured(file, limit);
   try {
     const ticket = await client.files.getUploadURLExternal({ filename: file.name, length: source.size });
     if (!ticket.upload_url || !ticket.file_id)

@@ -16,11 +16,22 @@ import type { SqliteQuery, StoreConnection } from "./keyv.js";
  *   caller's own) answers false, so "acquire again" is not a way to extend, `renew` is.
  * - renew: true when `owner` still holds an unexpired claim, which then lasts `ttlMs` from now.
  * - release: frees the key only for its unexpired holder; anyone else's release changes nothing.
+ * - holder: who holds the key now, and until when; undefined when it is free or expired.
+ * - transfer: gives the key to `to` when it is free, expired, or held by `from`: how a live
+ *   process takes over what a dead one held, without a window in which a third could slip in.
  */
 export interface Claims {
   acquire(key: string, owner: string, ttlMs: number): Promise<boolean>;
   renew(key: string, owner: string, ttlMs: number): Promise<boolean>;
   release(key: string, owner: string): Promise<boolean>;
+  holder(key: string): Promise<ClaimHolder | undefined>;
+  transfer(key: string, from: string, to: string, ttlMs: number): Promise<boolean>;
+}
+
+export interface ClaimHolder {
+  owner: string;
+  /** Epoch milliseconds (the store's clock on redis, converted with this process's). */
+  expiresAt: number;
 }
 
 export async function openClaims(connection: StoreConnection): Promise<Claims> {
@@ -73,12 +84,34 @@ async function sqliteClaims(query: SqliteQuery): Promise<Claims> {
         Date.now(),
       );
     },
+    async holder(key) {
+      const [row] = await query(
+        "SELECT owner, expires_at FROM claims WHERE key = ? AND expires_at > ?",
+        key,
+        Date.now(),
+      );
+      return row ? { owner: String(row.owner), expiresAt: Number(row.expires_at) } : undefined;
+    },
+    async transfer(key, from, to, ttlMs) {
+      const now = Date.now();
+      return changed(
+        `INSERT INTO claims (key, owner, expires_at) VALUES (?, ?, ?)
+         ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+         WHERE claims.expires_at <= ? OR claims.owner = ?`,
+        key,
+        to,
+        now + validTtl(ttlMs),
+        now,
+        from,
+      );
+    },
   };
 }
 
 /** Compare-and-act in one script, so nobody can take the key between the check and the change. */
 const IF_OWNER_PEXPIRE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
 const IF_OWNER_DEL = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
+const IF_FREE_OR_OWNER_SET = `local v = redis.call('GET', KEYS[1]) if v == false or v == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 else return 0 end`;
 
 /** Redis expires the keys itself (server clock), so an expired claim is simply an absent key. */
 function redisClaims(client: RedisClientType): Claims {
@@ -100,6 +133,18 @@ function redisClaims(client: RedisClientType): Claims {
     },
     async release(key, owner) {
       const reply = await client.eval(IF_OWNER_DEL, { keys: [redisKey(key)], arguments: [owner] });
+      return reply === 1;
+    },
+    async holder(key) {
+      const [owner, ttl] = await client.multi().get(redisKey(key)).pTTL(redisKey(key)).exec();
+      if (typeof owner !== "string" || typeof ttl !== "number" || ttl < 0) return undefined;
+      return { owner, expiresAt: Date.now() + ttl };
+    },
+    async transfer(key, from, to, ttlMs) {
+      const reply = await client.eval(IF_FREE_OR_OWNER_SET, {
+        keys: [redisKey(key)],
+        arguments: [from, to, String(validTtl(ttlMs))],
+      });
       return reply === 1;
     },
   };

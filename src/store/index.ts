@@ -1,15 +1,17 @@
 import type Keyv from "keyv";
 import { type Logger, pino } from "pino";
 import { type Claims, openClaims } from "./claims.js";
-import { openIndexes } from "./indexes.js";
+import { type Indexes, openIndexes } from "./indexes.js";
 import { JobStore, type JobStoreOptions } from "./jobs.js";
 import { DEFAULT_STORE_URL, openKeyvBackend } from "./keyv.js";
+import { OwnedRecords } from "./owned.js";
 import { createSecretBox } from "./secrets.js";
 import { TenantStore } from "./tenants.js";
 
-export type { Claims, Lease } from "./claims.js";
+export type { ClaimHolder, Claims, Lease } from "./claims.js";
 export { withClaim } from "./claims.js";
 export { StoreError, type StoreErrorCode } from "./errors.js";
+export type { IndexEntry, Indexes } from "./indexes.js";
 export type {
   Delivery,
   JobPatch,
@@ -22,6 +24,7 @@ export type {
   UpdateResult,
 } from "./jobs.js";
 export { isFinished } from "./jobs.js";
+export type { OwnedRecords } from "./owned.js";
 export type { Json } from "./records.js";
 export { SecretsError, type SecretsErrorCode } from "./secrets.js";
 export type { TenantPatch, TenantSettings, TenantStore } from "./tenants.js";
@@ -29,8 +32,12 @@ export type { TenantPatch, TenantSettings, TenantStore } from "./tenants.js";
 export interface Stores {
   jobs: JobStore;
   tenants: TenantStore;
+  /** What each tenant made through the bot, for tenants that share the operator's key. */
+  owned: OwnedRecords;
   /** For the engine's own claims (polling, delivery). Keys starting with `lock:` are the stores'. */
   claims: Claims;
+  /** Named sets of ids (the engine's record of which instance owns which jobs). */
+  indexes: Indexes;
   /**
    * Another namespace on the same connection, for caches; `jobs` and `tenants` belong to the
    * stores. Close through `close()` below: a Keyv's own disconnect() would close the shared
@@ -63,7 +70,9 @@ export async function openStores(
     return {
       jobs,
       tenants: new TenantStore(backend.keyv("tenants"), claims, box),
+      owned: new OwnedRecords(indexes),
       claims,
+      indexes,
       keyv: (namespace) => backend.keyv(namespace),
       close: () => backend.close(),
     };

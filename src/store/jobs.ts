@@ -6,7 +6,7 @@ import type { JobKind, JobState } from "../core/api/job-status.js";
 import { type Claims, withClaim } from "./claims.js";
 import { StoreError } from "./errors.js";
 import type { IndexEntry, Indexes } from "./indexes.js";
-import { type Json, json, readRecord, toJson } from "./records.js";
+import { type Json, json, readRecord, toJson, withoutLive } from "./records.js";
 
 export type Platform = "discord" | "slack";
 
@@ -152,6 +152,8 @@ const UNFINISHED = "jobs:unfinished";
 const LEGACY_UNFINISHED = "index:unfinished";
 /** Enough for the `jobs` command and the concurrency count; older entries fall off. */
 const PER_REQUESTER = 100;
+/** What `jobs --all` shows an admin of a server or workspace; older entries fall off. */
+const PER_TENANT = 200;
 /**
  * An index entry is written before its record (see `create`), so a missing record is only
  * dropped from an index once it is older than this: by then its create has either finished or
@@ -198,7 +200,9 @@ export class JobStore {
       serviceJobId: input.serviceJobId,
       requester: input.requester,
       tenant: input.tenant ?? { platform: input.requester.platform, tenantId: input.requester.tenantId },
-      conversation: toJson(input.conversation),
+      // A job posts to its conversation only with the bot token (keyed posts), so the gesture's
+      // credentials are not kept with it; its message keeps them while the job may edit it.
+      conversation: withoutLive(toJson(input.conversation)),
       message: toJson(input.message),
       state: "queued",
       delivery: "pending",
@@ -219,6 +223,7 @@ export class JobStore {
       this.indexes.add(UNFINISHED, entry),
       this.indexes.add(requesterKey(job.requester), entry, PER_REQUESTER),
       this.indexes.add(runningKey(job.requester), entry),
+      this.indexes.add(tenantKey(job.tenant), entry, PER_TENANT),
     ]);
     await this.keyv.set(job.id, job);
     return job;
@@ -273,6 +278,7 @@ export class JobStore {
         updatedAt: now,
         lastProgressAt: moved ? now : current.lastProgressAt,
       });
+      if (isFinished(next)) next.message = withoutLive(next.message);
       if (isFinished(current) && !isFinished(next)) {
         throw new Error(`job ${id} is finished (${current.state}, delivered) and cannot be reopened`);
       }
@@ -304,9 +310,20 @@ export class JobStore {
     }
   }
 
+  /** The ids of the jobs `listUnfinished` would read (some may have finished since), oldest first. */
+  async unfinishedIds(): Promise<string[]> {
+    return (await this.indexes.list(UNFINISHED)).map((entry) => entry.id);
+  }
+
   /** The requester's most recent jobs, newest first. */
   async listByRequester(requester: Requester, limit: number): Promise<JobRecord[]> {
     const jobs = await this.loadIndex(requesterKey(requester), () => false);
+    return jobs.sort((a, b) => b.createdAt - a.createdAt).slice(0, limit);
+  }
+
+  /** The tenant's most recent jobs (of everyone), newest first. */
+  async listByTenant(tenant: TenantRef, limit: number): Promise<JobRecord[]> {
+    const jobs = await this.loadIndex(tenantKey(tenant), () => false);
     return jobs.sort((a, b) => b.createdAt - a.createdAt).slice(0, limit);
   }
 
@@ -356,6 +373,10 @@ export class JobStore {
 
 function requesterKey(requester: Requester): string {
   return `jobs:requester:${requester.platform}:${requester.tenantId}:${requester.userId}`;
+}
+
+function tenantKey(tenant: TenantRef): string {
+  return `jobs:tenant:${tenant.platform}:${tenant.tenantId}`;
 }
 
 function runningKey(requester: Requester): string {

@@ -4,6 +4,7 @@ import KeyvRedis, { createClient, type RedisClientType } from "@keyv/redis";
 import KeyvSqlite from "@keyv/sqlite";
 import Keyv from "keyv";
 import type { Logger } from "pino";
+import { storeSeconds, timed } from "../core/metrics.js";
 import { StoreError } from "./errors.js";
 
 /**
@@ -87,27 +88,43 @@ async function openSqlite(path: string, logger?: Pick<Logger, "warn">): Promise<
 async function openRedis(url: string, logger?: Pick<Logger, "warn">): Promise<KeyvBackend> {
   const startedAt = Date.now();
   let ready = false;
+  // node-redis gives up with "The client is closed"; the operator needs the reason it never connected.
+  let lastCause: unknown;
   const client: RedisClientType = createClient({
     url,
     socket: {
-      reconnectStrategy: (retries, cause) =>
-        !ready && Date.now() - startedAt > REDIS_FIRST_CONNECT_MS
+      reconnectStrategy: (retries, cause) => {
+        lastCause = cause;
+        return !ready && Date.now() - startedAt > REDIS_FIRST_CONNECT_MS
           ? cause
-          : Math.min(100 * 2 ** retries, 2_000),
+          : Math.min(100 * 2 ** retries, 2_000);
+      },
     },
   });
+  // One warning per outage: node-redis emits an error per failed reconnect (without a listener one
+  // would kill the process), and a line every two seconds would bury the one that explains.
+  let warned = false;
   client.on("ready", () => {
     ready = true;
+    warned = false;
   });
-  // node-redis emits an error per failed reconnect; without a listener one would kill the process.
-  client.on("error", (error: unknown) => logger?.warn({ err: error }, "redis connection error"));
+  client.on("error", (error: unknown) => {
+    if (!warned) logger?.warn({ err: error }, "redis connection error; reconnecting");
+    warned = true;
+  });
   try {
     await client.connect();
   } catch (error) {
-    client.destroy();
-    throw new StoreError("store.unreachable", `cannot reach redis at ${redacted(url)}: ${message(error)}`, {
-      cause: error,
-    });
+    // Given up on already, the client is closed and would throw on destroy().
+    if (client.isOpen) client.destroy();
+    const reason = message(lastCause ?? error);
+    throw new StoreError(
+      "store.unreachable",
+      `STORE_URL: cannot reach redis at ${redacted(url)}: ${reason}`,
+      {
+        cause: error,
+      },
+    );
   }
 
   return backend(
@@ -134,7 +151,7 @@ function backend(
     keyv(namespace) {
       let keyv = namespaces.get(namespace);
       if (!keyv) {
-        keyv = create(namespace);
+        keyv = timedKeyv(create(namespace));
         namespaces.set(namespace, keyv);
       }
       return keyv;
@@ -144,6 +161,21 @@ function backend(
       return closing;
     },
   };
+}
+
+/** The operations every store uses feed the store latency histogram of GET /metrics. */
+function timedKeyv(keyv: Keyv<unknown>): Keyv<unknown> {
+  for (const op of ["get", "set", "delete"] as const) {
+    const original = keyv[op].bind(keyv) as (...args: unknown[]) => Promise<unknown>;
+    Object.defineProperty(keyv, op, {
+      value: (...args: unknown[]) =>
+        timed(
+          (s) => storeSeconds.observe({ op }, s),
+          () => original(...args),
+        ),
+    });
+  }
+  return keyv;
 }
 
 /** A redis URL may carry a password. */

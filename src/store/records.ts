@@ -17,6 +17,17 @@ export function toJson(value: unknown): Json {
 }
 
 /**
+ * A stored chat reference (a job's conversation or message) without its `live` part: the
+ * gesture's short-lived credentials (a Discord interaction token, a Slack response_url), which
+ * must not stay in a record kept for weeks.
+ */
+export function withoutLive(value: Json): Json {
+  if (typeof value !== "object" || value === null || Array.isArray(value) || !("live" in value)) return value;
+  const { live: _live, ...rest } = value;
+  return rest;
+}
+
+/**
  * Reads one record and checks it against its schema. A value that does not parse or does not
  * match is a `store.corrupt` error naming the namespace and key, never a crash somewhere later.
  */

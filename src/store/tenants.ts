@@ -22,7 +22,7 @@ export interface TenantSettings {
 }
 
 export interface TenantPatch {
-  /** A new API key, or null to remove it (the bot falls back to MEDIA_API_KEY). */
+  /** A new API key, or null to remove it (the bot falls back to MEDIA_API_KEY, where it may). */
   apiKey?: string | null;
   allowedRoleIds?: string[];
   allowedChannelIds?: string[];

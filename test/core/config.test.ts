@@ -23,6 +23,27 @@ describe("loadConfig", () => {
     expect(config.logLevel).toBe("info");
   });
 
+  it("lets MEDIA_API_KEY serve no tenant until the operator names them, or all with *", () => {
+    expect(loadConfig(base).media.apiKeyTenants).toEqual([]);
+    expect(
+      loadConfig({ ...base, MEDIA_API_KEY_TENANTS: " 1234567890123456789, T0ABC " }).media.apiKeyTenants,
+    ).toEqual(["1234567890123456789", "T0ABC"]);
+    expect(loadConfig({ ...base, MEDIA_API_KEY_TENANTS: "*" }).media.apiKeyTenants).toBe("*");
+    expect(failure({ ...base, MEDIA_API_KEY_TENANTS: "guild one" })).toBe(
+      'MEDIA_API_KEY_TENANTS must be * or guild / team ids separated by commas (got "guild one").',
+    );
+  });
+
+  it("limits commands per person and per tenant, 0 meaning no limit", () => {
+    expect(loadConfig(base).rates).toEqual({ userPerMinute: 20, tenantPerMinute: 300 });
+    expect(
+      loadConfig({ ...base, USER_COMMANDS_PER_MINUTE: "0", TENANT_COMMANDS_PER_MINUTE: "50" }).rates,
+    ).toEqual({ userPerMinute: 0, tenantPerMinute: 50 });
+    expect(failure({ ...base, USER_COMMANDS_PER_MINUTE: "-1" })).toBe(
+      'USER_COMMANDS_PER_MINUTE must be 0 (no limit) or more (got "-1").',
+    );
+  });
+
   it("accepts a service URL that already ends in /api", () => {
     expect(loadConfig({ ...base, MEDIA_API_URL: "https://media.example.com/api/" }).media.url).toBe(
       "https://media.example.com",
@@ -62,6 +83,21 @@ describe("loadConfig", () => {
       port: 3000,
       apiUrl: "https://slack.com/api/",
     });
+  });
+
+  it("serves HTTP on PORT, else on SLACK_PORT, else on 3000", () => {
+    expect(loadConfig(base).port).toBe(3000);
+    expect(loadConfig({ ...base, SLACK_PORT: "3100" }).port).toBe(3100);
+    const both = loadConfig({
+      ...base,
+      PORT: "8080",
+      SLACK_PORT: "3100",
+      SLACK_BOT_TOKEN: "xoxb-1",
+      SLACK_APP_TOKEN: "xapp-1",
+    });
+    expect(both.port).toBe(8080);
+    expect(both.slack?.port).toBe(8080);
+    expect(failure({ ...base, PORT: "http" })).toMatch(/^PORT .*\(got "http"\)\.$/);
   });
 
   it("treats empty variables as unset", () => {

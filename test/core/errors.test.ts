@@ -7,14 +7,17 @@ import {
   ForbiddenError,
   InvalidResponseError,
   isQuotaMessage,
+  LinkRefusedError,
   NetworkError,
   NotFoundError,
+  OutcomeUnknownError,
   QuotaExceededError,
   RateLimitedError,
   ServiceFailureError,
   ServiceUnavailableError,
   TimeoutError,
   UnauthorizedError,
+  UploadFailedError,
   userMessageOf,
 } from "../../src/core/errors.js";
 
@@ -32,6 +35,12 @@ const all: BotError[] = [
   new InvalidResponseError("jobId: expected string", 200),
   new AbortedError(),
   new AttachmentReadError("photo.png: ended after 10 of 20 declared bytes"),
+  new OutcomeUnknownError("the video list command", new TimeoutError(30_000, "POST /api/video/create")),
+  new LinkRefusedError(403, "Request has expired", "PUT /storage/uploads/m1"),
+  new UploadFailedError(
+    "photo.png",
+    new ServiceUnavailableError(503, undefined, "POST /api/media/initialize"),
+  ),
 ];
 
 describe("errors", () => {
@@ -50,6 +59,9 @@ describe("errors", () => {
       "service.invalid_response",
       "service.aborted",
       "upload.source_failed",
+      "service.outcome_unknown",
+      "service.link_refused",
+      "upload.failed",
     ]);
     for (const error of all) {
       expect(error).toBeInstanceOf(BotError);
@@ -83,6 +95,8 @@ describe("errors", () => {
       "service.unavailable",
       "service.network",
       "service.timeout",
+      "service.link_refused",
+      "upload.failed",
     ]);
   });
 

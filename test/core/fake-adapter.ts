@@ -62,6 +62,10 @@ export class FakeAdapter implements ChatAdapter {
     return this.limit;
   }
 
+  messageUrl(ref: MessageRef, tenantId: string): string {
+    return `https://chat.invalid/${tenantId}/${ref.channelId}/${ref.messageId}`;
+  }
+
   /** The next `times` calls of `method` fail, as a platform outage would. */
   failNext(method: "post" | "edit", times = 1): void {
     this.failures[method] += times;

@@ -102,7 +102,8 @@ describe("posting", () => {
     expect(calls[1]!.options.query?.get("wait")).toBe("true");
     expect(first).toMatchObject({
       channelId: CHANNEL,
-      data: { token: "token1", at: 1_000_000, sizeLimit: 10 * MiB },
+      data: { sizeLimit: 10 * MiB },
+      live: { token: "token1", at: 1_000_000 },
     });
   });
 
@@ -233,11 +234,12 @@ describe("posting", () => {
 });
 
 describe("editing", () => {
-  const ref = (data: MessageRef["data"]): MessageRef => ({
+  const ref = (live: MessageRef["live"], data?: MessageRef["data"]): MessageRef => ({
     platform: "discord",
     channelId: CHANNEL,
     messageId: "500000000000000005",
     ...(data && { data }),
+    ...(live && { live }),
   });
 
   it("edits through the interaction webhook while the token is young, then with the bot token", async () => {
@@ -264,13 +266,13 @@ describe("editing", () => {
       `PATCH /channels/${CHANNEL}/messages/500000000000000005`,
     ]);
     await expect(
-      adapter.edit(ref({ token: "t", at: clock.t, ephemeral: true }), card("x", "info")),
+      adapter.edit(ref({ token: "t", at: clock.t }, { ephemeral: true }), card("x", "info")),
     ).rejects.toThrow(DiscordAPIError);
   });
 
   it("cannot edit a private message once its token is gone", async () => {
     const { adapter, clock } = setup();
-    const old = ref({ token: "t", at: clock.t - 15 * MINUTE, ephemeral: true });
+    const old = ref({ token: "t", at: clock.t - 15 * MINUTE }, { ephemeral: true });
     await expect(adapter.edit(old, card("x", "info"))).rejects.toThrow(/private message/);
   });
 });

@@ -7,6 +7,8 @@ import { afterAll, afterEach, beforeAll } from "vitest";
 import { createMediaClient, type MediaClient } from "../../src/core/api/client.js";
 import { type Bot, createBot } from "../../src/core/bot.js";
 import { scaledPolicy } from "../../src/core/jobs/policy.js";
+import type { RateLimits } from "../../src/core/rates.js";
+import type { SharedKeyTenants } from "../../src/core/tenancy.js";
 import { decodeControlId } from "../../src/discord/custom-id.js";
 import { type RunningDiscord, startDiscord } from "../../src/discord/index.js";
 import { openStores, type Stores } from "../../src/store/index.js";
@@ -36,6 +38,10 @@ const LOADING = 1 << 7;
 export interface WorldOptions {
   fake?: FakeDiscordOptions;
   emulator?: EmulatorOptions;
+  /** MEDIA_API_KEY_TENANTS. Default the seeded guild alone, which then has the account to itself. */
+  apiKeyTenants?: SharedKeyTenants;
+  /** Command rates; default none. */
+  rates?: RateLimits;
   /** The bot's MEDIA_API_KEY; undefined: tenants must run setup. */
   apiKey?: string | null;
 }
@@ -90,7 +96,15 @@ export class DiscordWorld {
     });
     const apiKey = options.apiKey === undefined ? "test-key" : (options.apiKey ?? undefined);
     const bot = createBot({
-      config: { media: { url: emu.url, apiKey, thumbnailsListPath: "/api/thumbnails" } },
+      config: {
+        media: {
+          url: emu.url,
+          apiKey,
+          apiKeyTenants: options.apiKeyTenants ?? [fake.guild.id],
+          thumbnailsListPath: "/api/thumbnails",
+        },
+        ...(options.rates && { rates: options.rates }),
+      },
       media,
       stores,
       engine: { policy: scaledPolicy(0.005) },

@@ -59,6 +59,31 @@ describe("files people attach", () => {
       userMessage: expect.stringContaining('Slack sent a sign-in page instead of "fox.png"'),
     });
   });
+
+  it("a file gone before the bot read it (404) or served as the sign-in page is a clear error", async () => {
+    const gone = fake.addUserFile(Buffer.from("png"), {
+      name: "gone.png",
+      mimetype: "image/png",
+      download: 404,
+    });
+    const page = fake.addUserFile(Buffer.from("png"), {
+      name: "page.png",
+      mimetype: "image/png",
+      download: "sign-in-page",
+    });
+
+    const goneError = await (await userFile(client(), gone.id)).open().catch((e: unknown) => e);
+    const pageError = await (await userFile(client(), page.id)).open().catch((e: unknown) => e);
+
+    expect(goneError).toMatchObject({
+      code: "upload.slack_file",
+      userMessage: 'Slack did not hand over "gone.png" (HTTP 404). Attach it again.',
+    });
+    expect(pageError).toMatchObject({
+      code: "upload.slack_file",
+      userMessage: expect.stringContaining('Slack sent a sign-in page instead of "page.png"'),
+    });
+  });
 });
 
 describe("uploadFile", () => {

@@ -6,6 +6,8 @@ import { afterAll, afterEach, beforeAll } from "vitest";
 import { createMediaClient, type MediaClient } from "../../src/core/api/client.js";
 import { type Bot, createBot } from "../../src/core/bot.js";
 import { scaledPolicy } from "../../src/core/jobs/policy.js";
+import type { RateLimits } from "../../src/core/rates.js";
+import type { SharedKeyTenants } from "../../src/core/tenancy.js";
 import { type RunningSlack, type SlackConfig, startSlack } from "../../src/slack/index.js";
 import { openStores, type Stores } from "../../src/store/index.js";
 import { type Emulator, type EmulatorOptions, startEmulator } from "../fakes/media-api/index.js";
@@ -31,6 +33,10 @@ const SECRETS_KEY = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789a
 export interface WorldOptions {
   socketMode?: boolean;
   emulator?: EmulatorOptions;
+  /** MEDIA_API_KEY_TENANTS. Default the fake's workspace alone, which then has the account to itself. */
+  apiKeyTenants?: SharedKeyTenants;
+  /** Command rates; default none. */
+  rates?: RateLimits;
 }
 
 export class SlackWorld {
@@ -62,7 +68,15 @@ export class SlackWorld {
       logger: silent,
     });
     const bot = createBot({
-      config: { media: { url: emu.url, apiKey: "test-key", thumbnailsListPath: "/api/thumbnails" } },
+      config: {
+        media: {
+          url: emu.url,
+          apiKey: "test-key",
+          apiKeyTenants: options.apiKeyTenants ?? [fake.teamId],
+          thumbnailsListPath: "/api/thumbnails",
+        },
+        ...(options.rates && { rates: options.rates }),
+      },
       media: client,
       stores,
       engine: { policy: scaledPolicy(0.005) },
@@ -208,10 +222,10 @@ export class SlackWorld {
  * One fake Slack and one bot for all the tests of a file (starting them costs about a second),
  * handed to `use` once started and closed after the file.
  */
-export function slackWorldPerFile(use: (world: SlackWorld) => void): void {
+export function slackWorldPerFile(use: (world: SlackWorld) => void, options: WorldOptions = {}): void {
   let world: SlackWorld | undefined;
   beforeAll(async () => {
-    world = await SlackWorld.start(await startFakeSlack());
+    world = await SlackWorld.start(await startFakeSlack(), options);
     use(world);
   });
   afterAll(async () => {

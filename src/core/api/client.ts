@@ -1,5 +1,6 @@
 import type { Dispatcher } from "undici";
 import { createLogger, type Logger } from "../log.js";
+import { addSecret } from "../redact.js";
 import { createTransport } from "./http.js";
 import { bindKey } from "./resources/caller.js";
 import { images } from "./resources/images.js";
@@ -60,6 +61,9 @@ export function createMediaClient(options: MediaClientOptions): MediaClient {
   return {
     baseUrl: transport.baseUrl,
     as(apiKey) {
+      // Every key the bot calls with (the operator's, a tenant's decrypted one, one being set up)
+      // is from now on redacted from every log line.
+      addSecret(apiKey);
       const c = bindKey(transport, apiKey);
       return {
         usage: usage(c),

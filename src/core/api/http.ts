@@ -1,16 +1,20 @@
 import { Readable } from "node:stream";
 import { Agent, type Dispatcher, request } from "undici";
 import type { z } from "zod";
+import { boundedText } from "../bounded.js";
 import { mediaOrigin } from "../config.js";
 import {
   AbortedError,
   BadRequestError,
   BotError,
+  creationListOf,
   ForbiddenError,
   InvalidResponseError,
   isQuotaMessage,
+  LinkRefusedError,
   NetworkError,
   NotFoundError,
+  OutcomeUnknownError,
   QuotaExceededError,
   RateLimitedError,
   type ServiceError,
@@ -20,6 +24,9 @@ import {
   UnauthorizedError,
 } from "../errors.js";
 import type { Logger } from "../log.js";
+import { serviceErrorsTotal, serviceRoute, serviceSeconds } from "../metrics.js";
+import { abandon } from "../streams.js";
+import { checkFetchTarget, guardedLookup, RefusedFetchError } from "./fetch-policy.js";
 import type { StreamBody } from "./multipart.js";
 import { type RetryPolicy, retryAfterMs, retryingDispatcher } from "./retry.js";
 
@@ -67,8 +74,36 @@ export interface Transport {
   close(): Promise<void>;
 }
 
+/**
+ * The most of one JSON answer (or error body) the bot reads: a list page is a few hundred kB at
+ * most, and a service that sends more is not sending what the spec says.
+ */
+export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+
 /** undici's own timeouts (connect, headers, an idle body) are timeouts to the user as well. */
 const TIMEOUT_CODES = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
+
+/** Failures before any byte of a request left: the service cannot have acted on it. */
+const NEVER_SENT_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ENETUNREACH",
+  "EHOSTUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+/**
+ * A paid creation call whose answer was lost after it left may have been carried out: that is
+ * what the person must hear, not "try again". A refusal the service did answer stays as it is.
+ */
+function lostAnswer(call: Call, error: BotError): BotError {
+  const listedIn = creationListOf(call.path);
+  if (call.method !== "POST" || listedIn === undefined) return error;
+  if (!(error instanceof TimeoutError || error instanceof NetworkError)) return error;
+  const code = (error.cause as { code?: string } | undefined)?.code;
+  return code !== undefined && NEVER_SENT_CODES.has(code) ? error : new OutcomeUnknownError(listedIn, error);
+}
 
 /**
  * One call's clock and off switch: the caller's signal and the timeout both abort the request.
@@ -156,6 +191,7 @@ function failureOf(
   headers: Record<string, string | string[] | undefined>,
   text: string,
   context: string,
+  presigned: boolean,
 ): ServiceError | undefined {
   const payload = parseJson(text);
   const said = serviceWords(payload, text);
@@ -167,6 +203,7 @@ function failureOf(
       ? new QuotaExceededError(status, message, details, context)
       : new ServiceFailureError(message, details, context);
   }
+  if (presigned && (status === 401 || status === 403)) return new LinkRefusedError(status, said, context);
   if (status === 401) return new UnauthorizedError(said, context);
   if (status === 403) return new ForbiddenError(said, context);
   if (status === 404) return new NotFoundError(said, context);
@@ -177,6 +214,12 @@ function failureOf(
   if (status >= 400 && status < 500) return new BadRequestError(status, said, context);
   if (status >= 500) return new ServiceUnavailableError(status, said, context);
   return new InvalidResponseError(`unexpected HTTP ${status}`, status, context);
+}
+
+/** Every failed call is counted once, where it is thrown. */
+function counted(error: BotError): BotError {
+  serviceErrorsTotal.inc({ code: error.code });
+  return error;
 }
 
 /** Header-safe: visible ASCII only. */
@@ -196,11 +239,25 @@ function checkedKey(apiKey: string | undefined, context: string): string {
 export function createTransport(options: TransportOptions): Transport {
   // Through URL so that "HTTP://Host:80" and the href of a request URL are spelled alike.
   const baseUrl = new URL(mediaOrigin(options.baseUrl)).href.replace(/\/+$/, "");
-  const base = options.dispatcher ?? new Agent();
+  const trustedHost = new URL(baseUrl).hostname;
+  const base = options.dispatcher ?? new Agent({ connect: { lookup: guardedLookup(trustedHost) } });
   const retrying = retryingDispatcher(base, options.retries, options.logger);
   const log = options.logger;
 
-  const url = (path: string) => (/^https?:\/\//i.test(path) ? path : `${baseUrl}${path}`);
+  // A service path starts with "/"; anything else that is not http(s) (file:, ftp:, data:) is refused.
+  const url = (path: string) => {
+    if (/^https?:\/\//i.test(path)) return path;
+    if (path.startsWith("/")) return `${baseUrl}${path}`;
+    throw new RefusedFetchError("The media service pointed at a file the bot is not allowed to fetch.", {
+      message: `refused to fetch a non-http(s) URL (${path.split(":")[0]}:)`,
+    });
+  };
+  const text = (body: AsyncIterable<Uint8Array>, context: string, status: number) =>
+    boundedText(
+      body,
+      MAX_RESPONSE_BYTES,
+      () => new InvalidResponseError(`the answer is over ${MAX_RESPONSE_BYTES} bytes`, status, context),
+    );
   // The key goes to the service's API only: not to a presigned upload or download address, even
   // one on the same host.
   const isApi = (target: string) => target.startsWith(`${baseUrl}/api/`);
@@ -217,6 +274,7 @@ export function createTransport(options: TransportOptions): Transport {
 
     const started = performance.now();
     try {
+      await checkFetchTarget(target, trustedHost);
       const headers: Record<string, string> = { accept };
       if (isApi(target.href)) headers["x-api-key"] = checkedKey(call.apiKey, context);
       let body: string | Readable | undefined;
@@ -245,20 +303,20 @@ export function createTransport(options: TransportOptions): Transport {
         bodyTimeout: timeoutMs,
         dispatcher: call.method === "GET" ? retrying : base,
       });
+      const ms = performance.now() - started;
+      serviceSeconds.observe(
+        { method: call.method, route: serviceRoute(target.pathname, isApi(target.href)) },
+        ms / 1000,
+      );
       log.debug(
-        {
-          method: call.method,
-          path: target.pathname,
-          status: res.statusCode,
-          ms: Math.round(performance.now() - started),
-        },
+        { method: call.method, path: target.pathname, status: res.statusCode, ms: Math.round(ms) },
         "media api",
       );
-      return { res, deadline, context };
+      return { res, deadline, context, presigned: !isApi(target.href) };
     } catch (error) {
       deadline.dispose();
       call.body?.discard();
-      const mapped = deadline.errorFor(error, context);
+      const mapped = lostAnswer(call, deadline.errorFor(error, context));
       log.debug(
         {
           method: call.method,
@@ -268,20 +326,25 @@ export function createTransport(options: TransportOptions): Transport {
         },
         "media api",
       );
-      throw mapped;
+      throw counted(mapped);
     }
   }
 
   /** The whole answer as text, or its typed failure. */
   async function read(call: Call, opts: CallOptions) {
-    const { res, deadline, context } = await send(call, opts, "application/json");
+    const { res, deadline, context, presigned } = await send(call, opts, "application/json");
     try {
-      const text = await res.body.text();
-      const failure = failureOf(res.statusCode, res.headers, text, context);
+      const body = await text(res.body, context, res.statusCode);
+      const failure = failureOf(res.statusCode, res.headers, body, context, presigned);
       if (failure) throw failure;
-      return { status: res.statusCode, text, context };
+      return { status: res.statusCode, text: body, context };
     } catch (error) {
-      throw deadline.errorFor(error, context);
+      // A success whose body was cut off: the job exists, its id is lost.
+      throw counted(
+        res.statusCode < 300
+          ? lostAnswer(call, deadline.errorFor(error, context))
+          : deadline.errorFor(error, context),
+      );
     } finally {
       deadline.dispose();
       // An early answer (a 400 before the upload was read to its end) leaves the files' sources open.
@@ -295,13 +358,14 @@ export function createTransport(options: TransportOptions): Transport {
     async json(call, schema, opts = {}) {
       const { status, text, context } = await read(call, opts);
       const payload = parseJson(text);
-      if (payload === undefined) throw new InvalidResponseError("the body is not JSON", status, context);
+      if (payload === undefined)
+        throw counted(new InvalidResponseError("the body is not JSON", status, context));
       const parsed = schema.safeParse(payload);
       if (!parsed.success) {
         const issues = parsed.error.issues
           .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
           .join("; ");
-        throw new InvalidResponseError(issues, status, context, parsed.error);
+        throw counted(new InvalidResponseError(issues, status, context, parsed.error));
       }
       return parsed.data;
     },
@@ -311,19 +375,19 @@ export function createTransport(options: TransportOptions): Transport {
     },
 
     async download(call, opts = {}) {
-      const { res, deadline, context } = await send(call, opts, "*/*");
+      const { res, deadline, context, presigned } = await send(call, opts, "*/*");
       const contentType = String(res.headers["content-type"] ?? "application/octet-stream");
       try {
         if (res.statusCode < 200 || res.statusCode >= 300 || /\bjson\b/i.test(contentType)) {
-          const text = await res.body.text();
+          const body = await text(res.body, context, res.statusCode);
           throw (
-            failureOf(res.statusCode, res.headers, text, context) ??
+            failureOf(res.statusCode, res.headers, body, context, presigned) ??
             new InvalidResponseError(`JSON (${contentType}) where a file was due`, res.statusCode, context)
           );
         }
       } catch (error) {
         deadline.dispose();
-        throw deadline.errorFor(error, context);
+        throw counted(deadline.errorFor(error, context));
       }
       // From here the body runs on undici's idle timeout (bodyTimeout), however long the video is;
       // the caller's signal still cancels it.
@@ -342,11 +406,7 @@ export function createTransport(options: TransportOptions): Transport {
       // Also when the caller drops the stream unread: the connection goes back, the listener goes.
       body.once("close", () => {
         deadline.dispose();
-        if (!res.body.destroyed) {
-          // undici reports a body destroyed unread as an abort; nobody reads it any more.
-          res.body.on("error", () => {});
-          res.body.destroy();
-        }
+        abandon(res.body);
       });
       return { body, size: Number.isFinite(length) ? length : undefined, contentType };
     },

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Readable } from "node:stream";
 import { AttachmentReadError } from "../errors.js";
+import { abandon } from "../streams.js";
 
 /** A file to send, read once from its stream (a chat attachment being downloaded, a file on disk). */
 export interface FilePart {
@@ -28,8 +29,7 @@ export function isFilePart(value: unknown): value is FilePart {
 
 /** Closes a file's stream that will not be read (or not to its end), so its source does not hang open. */
 export function discardSource(part: FilePart): void {
-  const stream = part.stream as Partial<Readable>;
-  if (typeof stream.destroy === "function" && !stream.readableEnded) stream.destroy();
+  abandon(part.stream);
 }
 
 /** The file's bytes, failing loudly when the stream yields more or fewer than declared. */

@@ -28,8 +28,12 @@ export interface BotServices {
   /** Forgets the tenant's cached pick lists, after its API key changed. */
   forgetTenant(actor: Actor): void;
   listJobs(actor: Actor, limit: number): Promise<JobRecord[]>;
+  /** Everyone's recent jobs in the actor's server or workspace, newest first. */
+  listTenantJobs(actor: Actor, limit: number): Promise<JobRecord[]>;
+  /** A link to the job's message, when it has one. */
+  messageUrl(job: JobRecord): string | undefined;
   commands(): readonly AnyCommand[];
-  /** The default API key (MEDIA_API_KEY) is set. */
+  /** The default API key (MEDIA_API_KEY) is set and serves this tenant (MEDIA_API_KEY_TENANTS). */
   hasFallbackKey: boolean;
 }
 

@@ -1,5 +1,5 @@
 import { type Line, plainText } from "../cards.js";
-import { BotError } from "../errors.js";
+import { BotError, type BotErrorOptions } from "../errors.js";
 
 /**
  * The core's own refusals. Codes are grouped by family (the error card picks its title by
@@ -50,8 +50,9 @@ export class ActionError extends BotError {
   constructor(
     readonly code: `action.${string}`,
     userMessage: string,
+    options: BotErrorOptions = {},
   ) {
-    super(userMessage);
+    super(userMessage, options);
   }
 }
 

@@ -1,10 +1,14 @@
 import { z } from "zod";
+import type { JobRecord } from "../../store/jobs.js";
 import type { JobState } from "../api/job-status.js";
+import { card, type Line } from "../cards.js";
 import { UndeliverableError } from "../errors.js";
 import { viewOf } from "../flows/results.js";
 import { listCard, pageOf } from "../render/lists.js";
+import { isAdmin } from "../tenancy.js";
 import { defineCommand } from "./define.js";
-import { page } from "./options.js";
+import { AccessError } from "./errors.js";
+import { flag, page } from "./options.js";
 
 const STATE_WORDS: Record<JobState, string> = {
   queued: "Queued",
@@ -17,25 +21,71 @@ const STATE_WORDS: Record<JobState, string> = {
 
 /** The jobs the store keeps per person, newest first. */
 const KEPT = 100;
+/** The jobs `--all` reads, of everyone in the server or workspace. */
+const KEPT_ALL = 200;
+const RUNNING: ReadonlySet<JobState> = new Set(["queued", "working", "retrying", "needs_choice"]);
+
+function stateOf(job: JobRecord): string {
+  const progress = job.state === "working" && job.progress !== null ? ` ${Math.round(job.progress)}%` : "";
+  const unposted = job.error?.code === UndeliverableError.code ? ` · not posted: ${job.error.message}` : "";
+  return `${STATE_WORDS[job.state]}${progress}${unposted}`;
+}
+
+/** "5 min", "3 h", "2 d": how long ago the job started. */
+export function ageOf(createdAt: number, now: number): string {
+  const minutes = Math.max(0, Math.floor((now - createdAt) / 60_000));
+  if (minutes < 60) return `${minutes} min`;
+  if (minutes < 48 * 60) return `${Math.floor(minutes / 60)} h`;
+  return `${Math.floor(minutes / (24 * 60))} d`;
+}
 
 export const jobs = defineCommand({
   name: "jobs",
-  help: "Show your recent jobs and where each one stands",
-  options: z.object({ page }),
+  help: "Show your recent jobs and where each one stands (admins: everyone's with all)",
+  options: z.object({
+    page,
+    all: flag("Admins: every running and recent job of this server or workspace").optional(),
+  }),
   ephemeral: true,
   usesService: false,
-  async run({ options, actor, services }) {
+  async run({ options, actor, settings, services }) {
+    if (options.all) {
+      if (!isAdmin(actor, settings)) {
+        throw new AccessError("access.admin_only", "Only admins can see everyone's jobs.");
+      }
+      // Running ones first, as an operator looks for what is stuck; then the most recent.
+      const all = await services.listTenantJobs(actor, KEPT_ALL);
+      const ordered = [
+        ...all.filter((j) => RUNNING.has(j.state)),
+        ...all.filter((j) => !RUNNING.has(j.state)),
+      ];
+      const { items, paging } = pageOf(ordered, options.page);
+      const now = Date.now();
+      const lines: Line[] = items.map((job) => {
+        const url = services.messageUrl(job);
+        return [
+          `${viewOf(job).title} · ${stateOf(job)} · `,
+          { userId: job.requester.userId },
+          ` · ${ageOf(job.createdAt, now)} ago · job ${job.id}${url ? ` · ${url}` : ""}`,
+        ];
+      });
+      if (lines.length === 0) return { reply: card("Everyone's jobs", "info", { lines: ["No jobs yet."] }) };
+      const more = paging.page < paging.totalPages ? ` Use page ${paging.page + 1} for more.` : "";
+      const running = all.filter((j) => RUNNING.has(j.state)).length;
+      return {
+        reply: card("Everyone's jobs", "info", {
+          lines,
+          footer: `${running} running. Page ${paging.page} of ${paging.totalPages}, ${paging.totalCount} in all.${more}`,
+        }),
+      };
+    }
     const mine = await services.listJobs(actor, KEPT);
     const { items, paging } = pageOf(mine, options.page);
     const entries = items.map((job) => {
-      const progress =
-        job.state === "working" && job.progress !== null ? ` ${Math.round(job.progress)}%` : "";
       const when = new Date(job.createdAt).toISOString().slice(0, 16).replace("T", " ");
-      const unposted =
-        job.error?.code === UndeliverableError.code ? ` · not posted: ${job.error.message}` : "";
       return {
         title: viewOf(job).title,
-        detail: `${STATE_WORDS[job.state]}${progress}${unposted} · started ${when} UTC · job ${job.id}`,
+        detail: `${stateOf(job)} · started ${when} UTC · job ${job.id}`,
       };
     });
     return { reply: listCard("Your jobs", entries, paging, { empty: "You have no jobs yet." }) };

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { sliceWhole } from "../render/text.js";
 
 /**
  * Option types shared by the catalogue. Values arrive raw: Slack sends every value as a string,
@@ -32,8 +33,20 @@ export function text(max: number, description: string) {
   return z.string().trim().min(1).max(max).describe(description);
 }
 
+/**
+ * Decimal notation only, as people write a count or a seed: not "0x10", "1e3", "0b1" or " ",
+ * which Number() takes. "1.5" passes here so that it is refused as "not a whole number".
+ */
+const DECIMAL = /^[+-]?\d+(?:\.\d+)?$/;
+
 export function wholeNumber(min: number, max: number, description: string) {
-  return z.coerce.number().int().min(min).max(max).describe(description);
+  return z
+    .preprocess(
+      (value) =>
+        typeof value === "string" ? (DECIMAL.test(value.trim()) ? Number(value) : Number.NaN) : value,
+      z.number().int().min(min).max(max),
+    )
+    .describe(description);
 }
 
 /** A yes/no option: `true` from Discord, "true"/"yes"/"1" from Slack (a bare `--flag` is "true"). */
@@ -59,7 +72,7 @@ export const page = wholeNumber(1, 1000, "Page of the list to show").default(1);
 export function titleFrom(prompt: string, max = 60): string {
   const oneLine = prompt.replace(/\s+/g, " ").trim();
   if (oneLine.length <= max) return oneLine;
-  const cut = oneLine.slice(0, max - 1);
+  const cut = sliceWhole(oneLine, max - 1);
   const atWord = cut.lastIndexOf(" ");
   return `${(atWord > max / 2 ? cut.slice(0, atWord) : cut).trimEnd()}…`;
 }

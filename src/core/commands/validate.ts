@@ -78,7 +78,8 @@ export function parseOptions<C extends AnyCommand>(
   const unknown: string[] = [];
   for (const [name, value] of Object.entries(raw)) {
     const key = optionKey(name);
-    if (key in shape) {
+    // Own keys only: `constructor` or `__proto__` is no option, whatever Object.prototype holds.
+    if (Object.hasOwn(shape, key)) {
       if (!isBlank(value)) given[key] = value;
     } else if (!fileOptions.has(key)) {
       unknown.push(name);
@@ -116,7 +117,7 @@ export function checkFiles(
 ): Record<string, Attachment[]> {
   const specs = def.files ?? {};
   const stray = Object.keys(attachments).filter(
-    (name) => !(optionKey(name) in specs) && (attachments[name]?.length ?? 0) > 0,
+    (name) => !Object.hasOwn(specs, optionKey(name)) && (attachments[name]?.length ?? 0) > 0,
   );
   if (stray.length > 0) {
     const accepted = Object.keys(specs);

@@ -1,15 +1,16 @@
 import { randomUUID } from "node:crypto";
 import type { JobRecord } from "../../store/jobs.js";
-import type { MediaApi } from "../api/client.js";
-import { fetchStatus } from "../api/normalize.js";
 import { commandByName } from "../commands/catalogue.js";
 import type { StartedJob } from "../commands/define.js";
 import { AccessError, ActionError } from "../commands/errors.js";
 import { startMockupVideo } from "../commands/mockup.js";
 import { ANIMATION_STYLES, type AnimationStyle } from "../commands/options.js";
-import type { ActionEvent, ChatAdapter, MessageRef } from "../ports.js";
-import { confirmingCard, variantsCard } from "../render/job.js";
+import { ServiceError, ServiceFailureError } from "../errors.js";
+import { choiceKey } from "../jobs/engine.js";
+import type { ActionEvent, ChatAdapter } from "../ports.js";
+import { confirmingCard } from "../render/job.js";
 import { isAdmin } from "../tenancy.js";
+import { admit } from "./admit.js";
 import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
 import { viewOf } from "./results.js";
@@ -20,7 +21,7 @@ import { launch, messageOf, startWithinLimit } from "./start.js";
  * the clicker is told (only them) why nothing happened.
  */
 
-/** A choice holds its claim until the job is finished, which ends the choosing for good. */
+/** Bounds a choice whose process lives but hangs; a crashed process's claim is free at once. */
 const CHOICE_CLAIM_MS = 10 * 60_000;
 /** Long enough to swallow a double click, short enough to allow a deliberate second try. */
 const REPEAT_CLAIM_MS = 10_000;
@@ -33,74 +34,76 @@ async function claimOrRefuse(core: Core, key: string, ttlMs: number, refusal: Ac
   return owner;
 }
 
-/** Keep 1, Keep 2 and Keep both: one claim per job, so only the first click of any of them reaches the service. */
+/**
+ * Keep 1, Keep 2 and Keep both: one claim per job, so only the first click of any of them reaches
+ * the service. The confirm is paid and never repeated: from the moment it may be sent, the job
+ * polls its status again if its answer is lost (or the process dies), and the status says what
+ * the service did: the avatars, delivered once, or the variants, whose buttons then come back.
+ */
 const choose: Handler = async (core, job, event, adapter) => {
   const both = event.action === "confirm_both";
   const variant = both ? undefined : event.value === "1" ? 1 : event.value === "2" ? 2 : undefined;
   if (!both && variant === undefined)
     throw new ActionError("action.invalid", "That is not a variant of this job.");
-  if (job.state !== "needs_choice") {
+  const finished = new ActionError(
+    "action.finished",
+    job.state === "done"
+      ? "A variant was already kept for this job: the avatar ids are in its message."
+      : "This job is not waiting for a choice any more.",
+  );
+  if (job.state !== "needs_choice") throw finished;
+  const key = choiceKey(job.id);
+  if (!(await core.engine.liveness.claim(key, CHOICE_CLAIM_MS))) {
     throw new ActionError(
-      "action.finished",
-      job.state === "done"
-        ? "A variant was already kept for this job: the avatar ids are in its message."
-        : "This job is not waiting for a choice any more.",
-    );
-  }
-  const key = `choice:${job.id}`;
-  const owner = await claimOrRefuse(
-    core,
-    key,
-    CHOICE_CLAIM_MS,
-    new ActionError(
       "action.choosing",
       "A choice for these variants is already being made: the message updates in a moment.",
-    ),
-  );
-  // A job launched without a message showed its variants in a post of their own, which keeps its
-  // buttons: a second click there is refused by the claim, and the outcome gets a post too.
-  const message = messageOf(job);
-  let media: MediaApi | undefined;
+    );
+  }
   try {
+    const choosing = await core.engine.beginChoice(job.id);
+    if (!choosing) throw finished;
+    // A job launched without a message showed its variants in a post of their own, which keeps its
+    // buttons: a second click there is refused by the job's state, and the outcome gets a post too.
+    const message = messageOf(job);
     // Cosmetic: the buttons go while the choice is made; the choice does not depend on it.
     if (message) {
       await adapter
         .edit(message, confirmingCard(viewOf(job), both ? "both variants" : `variant ${variant}`))
         .catch((error: unknown) => core.logger.warn({ err: error, jobId: job.id }, "choice not shown"));
     }
-    media = await core.media(job.tenant);
-    const avatarIds = both
-      ? (await media.photoAvatars.confirmBoth({ jobId: job.serviceJobId })).avatarIds
-      : [(await media.photoAvatars.confirm({ jobId: job.serviceJobId, variant: variant! })).avatarId];
+    let avatarIds: string[];
+    try {
+      const media = await core.media(job.tenant);
+      avatarIds = both
+        ? (await media.photoAvatars.confirmBoth({ jobId: job.serviceJobId })).avatarIds
+        : [(await media.photoAvatars.confirm({ jobId: job.serviceJobId, variant: variant! })).avatarId];
+    } catch (error) {
+      await core.engine.resume(job.id);
+      if (answered(error)) throw error;
+      throw new ActionError(
+        "action.choice_unconfirmed",
+        "The media service did not say whether it kept your choice. The bot is reading the job's status: the avatar, or the variants to choose again, appear in the job's message in a moment. Do not pay for a new design meanwhile.",
+        { cause: error },
+      );
+    }
     await core.engine.finish(job.id, {
       state: "done",
       progress: 100,
       terminal: true,
       result: { kind: "photo_avatar", avatarIds },
     });
-  } catch (error) {
-    // The choice did not happen (confirm calls are never retried): free it and put the buttons
-    // back, so a new click can try again.
-    await core.claims.release(key, owner).catch(() => false);
-    if (media && message) {
-      await restoreVariants(media, job, message, adapter).catch((cause: unknown) =>
-        core.logger.warn({ err: cause, jobId: job.id }, "variants not shown again"),
-      );
-    }
-    throw error;
+  } finally {
+    await core.engine.liveness.release(key);
   }
 };
 
-async function restoreVariants(
-  media: MediaApi,
-  job: JobRecord,
-  message: MessageRef,
-  adapter: ChatAdapter,
-): Promise<void> {
-  const status = await fetchStatus(media, job.kind, job.serviceJobId);
-  if (status.state === "needs_choice" && status.result?.kind === "photo_avatar_variants") {
-    await adapter.edit(message, variantsCard(viewOf(job), status.result.previewUrls));
-  }
+/**
+ * The service answered with an error status or its failure envelope: the error says what went
+ * wrong. Without an answer (a timeout, a dropped connection, an unreadable body) nobody knows.
+ */
+function answered(error: unknown): boolean {
+  if (error instanceof ServiceFailureError) return true;
+  return error instanceof ServiceError && error.status !== undefined && error.status >= 400;
 }
 
 const regenerate: Handler = async (core, job, event, adapter) => {
@@ -159,6 +162,11 @@ const HANDLERS: Record<string, Handler> = { confirm: choose, confirm_both: choos
 export async function handleAction(core: Core, event: ActionEvent): Promise<void> {
   const adapter = core.adapter(event.actor.platform);
   try {
+    const settings = await admit(core, {
+      kind: event.entry ?? "button",
+      actor: event.actor,
+      conversation: event.conversation,
+    });
     const job = await core.engine.get(event.jobId);
     if (
       !job ||
@@ -170,7 +178,6 @@ export async function handleAction(core: Core, event: ActionEvent): Promise<void
         "The bot no longer knows this job (finished jobs are kept for 30 days). Run the command again.",
       );
     }
-    const settings = await core.tenancy.settings(job.tenant);
     if (job.requester.userId !== event.actor.userId && !isAdmin(event.actor, settings)) {
       throw new AccessError("access.not_requester", [
         "Only ",

@@ -3,11 +3,14 @@ import { COMMANDS, commandByName } from "../commands/catalogue.js";
 import type { AnyCommand, BotServices, CommandContext } from "../commands/define.js";
 import { InputError, noApiKey } from "../commands/errors.js";
 import { checkFiles, parseOptions } from "../commands/validate.js";
+import { BotError } from "../errors.js";
+import { commandsTotal } from "../metrics.js";
 import type { CommandEvent } from "../ports.js";
 import { type TenantRef, tenantKey, tenantOf } from "../tenancy.js";
+import { admit } from "./admit.js";
 import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
-import { launch, startWithinLimit } from "./start.js";
+import { launch, messageOf, startWithinLimit } from "./start.js";
 import { openAll, uploadAll } from "./uploads.js";
 
 /**
@@ -40,14 +43,19 @@ async function checkPicks(
   }
 }
 
-function services(core: Core): BotServices {
+function services(core: Core, tenant: TenantRef): BotServices {
   return {
     client: core.client,
     tenants: core.tenancy,
     forgetTenant: (actor) => core.cache.forget(tenantKey(tenantOf(actor))),
     listJobs: (actor, limit) => core.engine.listFor(actor, limit),
+    listTenantJobs: (actor, limit) => core.jobs.listByTenant(tenantOf(actor), limit),
+    messageUrl: (job) => {
+      const message = messageOf(job);
+      return message && core.adapter(job.tenant.platform).messageUrl(message, job.tenant.tenantId);
+    },
     commands: () => COMMANDS,
-    hasFallbackKey: core.tenancy.hasFallbackKey,
+    hasFallbackKey: core.tenancy.servesSharedKey(tenant),
   };
 }
 
@@ -64,13 +72,12 @@ export async function handleCommand(core: Core, event: CommandEvent): Promise<vo
         `There is no command "${event.command}". Run help to see them all.`,
       );
     }
-    const settings = await core.tenancy.settings(tenant);
-    core.tenancy.checkAccess(command, actor, conversation, settings);
+    const settings = await admit(core, { kind: event.entry ?? "command", actor, conversation, command });
     const options = parseOptions(command, event.options, settings.defaults);
     const attachments = checkFiles(command, event.attachments);
     const apiKey = await core.tenancy.apiKey(tenant);
     if (command.usesService !== false && !apiKey) throw noApiKey();
-    const api = core.client.as(apiKey);
+    const api = core.mediaWith(tenant, apiKey);
     media = api;
     await checkPicks(core, command, options, tenant, api);
 
@@ -85,7 +92,7 @@ export async function handleCommand(core: Core, event: CommandEvent): Promise<vo
       open: (option) => openAll(attachments[option] ?? []),
       lookup: (source, id) => core.cache.find(tenantKey(tenant), source, api, id),
       uploadLimit: adapter.uploadLimit(conversation),
-      services: services(core),
+      services: services(core, tenant),
     };
     const answer = async () => {
       const outcome = await command.run(ctx);
@@ -96,7 +103,13 @@ export async function handleCommand(core: Core, event: CommandEvent): Promise<vo
       }
     };
     await (command.starts ? startWithinLimit(core, actor, answer) : answer());
+    commandsTotal.inc({ command: command.name, outcome: "ok" });
   } catch (error) {
+    // A name outside the catalogue is counted as "unknown": labels stay a closed set.
+    commandsTotal.inc({
+      command: commandByName(event.command) ? event.command : "unknown",
+      outcome: error instanceof BotError ? error.code : "internal",
+    });
     // Option values stay out of the log: setup's carry an API key.
     const card = await failureCard(error, {
       media,

@@ -1,22 +1,34 @@
 import type { Claims } from "../../store/claims.js";
+import type { JobStore } from "../../store/jobs.js";
 import type { MediaApi, MediaClient } from "../api/client.js";
 import type { CatalogCache } from "../catalog-cache.js";
 import type { JobEngine } from "../jobs/engine.js";
 import type { Logger } from "../log.js";
 import type { ChatAdapter, Platform } from "../ports.js";
-import type { Tenancy, TenantRef } from "../tenancy.js";
+import type { CommandRates } from "../rates.js";
+import type { Tenancy, TenantKey, TenantRef } from "../tenancy.js";
 
 /** Everything the flows share; built once by createBot. */
 export interface Core {
   client: MediaClient;
   tenancy: Tenancy;
   engine: JobEngine;
+  /** The store's lists that the engine does not keep (a tenant's jobs, for its admins). */
+  jobs: Pick<JobStore, "listByTenant">;
   claims: Claims;
   cache: CatalogCache;
   logger: Logger;
+  rates: CommandRates;
   /** Jobs one person may have running at once. */
   jobLimit: number;
   adapter(platform: Platform): ChatAdapter;
-  /** The service with the tenant's key; a tenant without one gets a client that refuses every call. */
+  /**
+   * The service with the tenant's key; a tenant without one gets a client that refuses every
+   * call, and one on the shared key sees only what it made (tenant-view.ts).
+   */
   media(tenant: TenantRef): Promise<MediaApi>;
+  /** The same, for a key already read. */
+  mediaWith(tenant: TenantRef, key: TenantKey | undefined): MediaApi;
+  /** Keeps ids of what the tenant made, for the shared key's lists. */
+  remember(tenant: TenantRef, ids: readonly string[]): Promise<void>;
 }

@@ -1,6 +1,8 @@
+import { checkResultType, RESULT_FILES, resultStream } from "../api/fetch-policy.js";
 import type { Download } from "../api/http.js";
 import type { CardMedia } from "../cards.js";
 import type { ResultMediaView } from "../render/job.js";
+import { abandon } from "../streams.js";
 
 const EXTENSIONS: Record<string, string> = {
   "image/png": "png",
@@ -36,10 +38,12 @@ export async function fileOrLink(
   name: string,
   fetch: () => Promise<Download>,
   url: string | undefined,
-  limit: number,
+  platformLimit: number,
 ): Promise<ResultMediaView> {
   const probe = await fetch();
-  probe.body.destroy();
+  abandon(probe.body);
+  checkResultType(kind, probe.contentType);
+  const limit = Math.min(platformLimit, RESULT_FILES[kind].maxBytes);
   const link = publicUrl(url);
   const base = { kind, name, alt: name, ...(link && { url: link }) };
   if (probe.size !== undefined && probe.size > limit) {
@@ -52,7 +56,7 @@ export async function fileOrLink(
       name: fileName(name, probe.contentType),
       contentType: probe.contentType.split(";")[0]!.trim(),
       ...(probe.size !== undefined && { size: probe.size }),
-      open: async () => (await fetch()).body,
+      open: async () => resultStream((await fetch()).body, probe.size ?? limit),
     },
   };
 }

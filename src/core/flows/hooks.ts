@@ -6,9 +6,11 @@ import { commandByName } from "../commands/catalogue.js";
 import { BotError, MessageGoneError, ServiceFailureError, UndeliverableError } from "../errors.js";
 import type { JobHooks } from "../jobs/contract.js";
 import type { Logger } from "../log.js";
+import { deliveriesTotal, jobTransitionsTotal, pollsTotal } from "../metrics.js";
 import type { ChatAdapter, ConversationRef, Json, Message, MessageRef, Platform } from "../ports.js";
 import { failedJobCard, progressCard, readyNotice, undeliverableCard, variantsCard } from "../render/job.js";
 import type { TenantRef } from "../tenancy.js";
+import { idsOf } from "../tenant-view.js";
 import { resolveResult, viewOf } from "./results.js";
 import { messageOf } from "./start.js";
 
@@ -21,10 +23,52 @@ import { messageOf } from "./start.js";
 export interface HookDeps {
   adapter(platform: Platform): ChatAdapter;
   media(tenant: TenantRef): Promise<MediaApi>;
+  /** Keeps the ids a result names for its tenant (before the result is read through the shared key). */
+  remember(tenant: TenantRef, ids: readonly string[]): Promise<void>;
   logger: Logger;
 }
 
+/** How a delivered card carried its result: the file itself, a link to it, or words only. */
+function deliveredAs(card: Message): "uploaded" | "link" | "message" {
+  const media = "media" in card ? card.media : [];
+  if (media.some((m) => m.file)) return "uploaded";
+  return media.length > 0 ? "link" : "message";
+}
+
+/** The engine calls these hooks for every read and delivery, so they are where both are counted. */
 export function createHooks(deps: HookDeps): JobHooks<JobRecord> {
+  const hooks = createChatHooks(deps);
+  return {
+    async fetchStatus(job, signal) {
+      try {
+        const status = await hooks.fetchStatus(job, signal);
+        pollsTotal.inc({ kind: job.kind, outcome: status.state });
+        return status;
+      } catch (error) {
+        pollsTotal.inc({ kind: job.kind, outcome: error instanceof BotError ? error.code : "error" });
+        throw error;
+      }
+    },
+    async showProgress(job, status) {
+      await hooks.showProgress(job, status);
+      if (status.state === "needs_choice" && job.state !== "needs_choice") {
+        jobTransitionsTotal.inc({ kind: job.kind, state: "needs_choice" });
+      }
+    },
+    async deliver(job, status) {
+      try {
+        const delivered = await hooks.deliver(job, status);
+        jobTransitionsTotal.inc({ kind: job.kind, state: status.state });
+        return delivered;
+      } catch (error) {
+        deliveriesTotal.inc({ kind: job.kind, outcome: "failed" });
+        throw error;
+      }
+    },
+  };
+}
+
+function createChatHooks(deps: HookDeps): JobHooks<JobRecord> {
   const where = (job: JobRecord) => ({
     adapter: deps.adapter(job.tenant.platform),
     message: messageOf(job),
@@ -72,14 +116,18 @@ export function createHooks(deps: HookDeps): JobHooks<JobRecord> {
 
     async deliver(job, status) {
       const { adapter, message, conversation } = where(job);
+      if (status.result) await deps.remember(job.tenant, idsOf(status.result));
       const view = viewOf(job);
       const { card, stored } = await outcomeOf(job, status, adapter, conversation, deps);
       const notify = { mentionUserId: job.requester.userId, idempotencyKey: `${job.id}:ready` };
       // A job without its message (never posted, or deleted since) posts the outcome itself.
+      const counted = () => deliveriesTotal.inc({ kind: job.kind, outcome: deliveredAs(card) });
       if (!(message && (await editUnlessGone(adapter, message, card)))) {
         await adapter.post(conversation, card, notify);
+        counted();
         return stored;
       }
+      counted();
       // The edit notifies nobody: the keyed post does, once however often delivery runs. The
       // result shows already, so a channel that refuses new posts only costs the mention.
       await adapter

@@ -3,6 +3,7 @@ import type { JobRecord } from "../../store/jobs.js";
 import type { StartedJob } from "../commands/define.js";
 import { JobLimitError } from "../commands/errors.js";
 import { BotError } from "../errors.js";
+import { jobTransitionsTotal } from "../metrics.js";
 import type { Actor, ChatAdapter, ConversationRef, MessageRef } from "../ports.js";
 import { queuedCard, unpostedCard, untrackedCard } from "../render/job.js";
 import type { Core } from "./core.js";
@@ -40,6 +41,12 @@ export async function launch(
 ): Promise<JobRecord> {
   const { command, started, actor, conversation } = request;
   const view = { id: "", title: started.title };
+  // Before the job is tracked: its result is read through the shared key's lists by this id.
+  await core
+    .remember({ platform: actor.platform, tenantId: actor.tenantId }, [started.serviceJobId])
+    .catch((error: unknown) =>
+      core.logger.warn({ err: error, serviceJobId: started.serviceJobId }, "job id not kept for its tenant"),
+    );
   let message: MessageRef | undefined;
   let why: string | undefined;
   try {
@@ -64,6 +71,7 @@ export async function launch(
     if (message) await adapter.edit(message, untrackedCard(view)).catch(() => undefined);
     throw error;
   }
+  jobTransitionsTotal.inc({ kind: job.kind, state: "queued" });
   if (!message) {
     // Best effort: the job is recorded whether or not the actor hears of it.
     await adapter

@@ -1,6 +1,9 @@
+import type { Readable } from "node:stream";
 import type { MediaApi } from "../api/client.js";
 import type { FilePart } from "../api/multipart.js";
+import { ServiceError, UploadFailedError } from "../errors.js";
 import type { Attachment } from "../ports.js";
+import { abandon } from "../streams.js";
 
 /**
  * Attachments go from the adapter's download straight into the service's upload flow: one file
@@ -9,25 +12,37 @@ import type { Attachment } from "../ports.js";
 export async function uploadAll(media: MediaApi, files: readonly Attachment[]): Promise<string[]> {
   const ids: string[] = [];
   for (const file of files) {
-    ids.push(
-      await media.media.upload(await file.open(), {
-        fileName: file.name,
-        contentType: file.contentType,
-        size: file.size,
-      }),
-    );
+    const stream = await file.open();
+    try {
+      ids.push(
+        await media.media.upload(stream, {
+          fileName: file.name,
+          contentType: file.contentType,
+          size: file.size,
+        }),
+      );
+    } catch (error) {
+      throw error instanceof ServiceError ? new UploadFailedError(file.name, error) : error;
+    }
   }
   return ids;
 }
 
-/** The files as parts of a multipart creation call, opened now and read while the call sends them. */
+/**
+ * The files as parts of a multipart creation call, opened now and read while the call sends them.
+ * When one cannot be opened, the others are closed again: the call will not be made.
+ */
 export async function openAll(files: readonly Attachment[]): Promise<FilePart[]> {
-  return Promise.all(
-    files.map(async (file) => ({
-      stream: await file.open(),
-      fileName: file.name,
-      contentType: file.contentType,
-      size: file.size,
-    })),
-  );
+  const opened = await Promise.allSettled(files.map((file) => file.open()));
+  const failed = opened.find((result) => result.status === "rejected");
+  if (failed) {
+    for (const result of opened) if (result.status === "fulfilled") abandon(result.value);
+    throw failed.reason;
+  }
+  return files.map((file, index) => ({
+    stream: (opened[index] as PromiseFulfilledResult<Readable>).value,
+    fileName: file.name,
+    contentType: file.contentType,
+    size: file.size,
+  }));
 }

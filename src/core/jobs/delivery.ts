@@ -1,7 +1,8 @@
-import type { Claims, JobRecord, JobStore } from "../../store/index.js";
+import type { JobRecord, JobStore } from "../../store/index.js";
 import { UndeliverableError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { JobHooks } from "./contract.js";
+import type { Liveness } from "./liveness.js";
 import { isTerminal, type Outcome, outcomePatch, statusOf, updateJob } from "./records.js";
 
 export type DeliveryResult =
@@ -18,10 +19,10 @@ export type DeliveryResult =
 
 export interface DeliveryDeps {
   store: JobStore;
-  claims: Claims;
+  /** The claim is held in this process's name: its death frees it at once, a restart too. */
+  liveness: Liveness;
   hooks: JobHooks<JobRecord>;
   logger: Logger;
-  owner: string;
   claimMs: number;
   /** Tries after which an UndeliverableError closes the job. */
   undeliverableTries: number;
@@ -34,7 +35,8 @@ export interface DeliveryDeps {
  *
  * The claim keeps two engines from posting at once; the record, read again under the claim,
  * keeps an engine from posting what another already posted. A crash while `delivering` leaves the
- * record there and the claim to expire, so the next engine delivers again: the hook's contract
+ * record there and the claim to its dead holder, which frees it, so the next engine (or the
+ * restart) delivers again: the hook's contract
  * (idempotent edits and keyed posts) makes that second call harmless. A hook that throws puts the
  * job back to `pending` for a retry: a chat platform outage delays results, it never loses them.
  */
@@ -43,26 +45,24 @@ export class Delivery {
 
   /** Delivers `job`, first recording `outcome` when the job has none yet. */
   async run(job: JobRecord, outcome?: Outcome): Promise<DeliveryResult> {
-    const { claims, owner, claimMs, logger } = this.deps;
+    const { liveness, claimMs } = this.deps;
     const key = `deliver:${job.id}`;
-    if (!(await claims.acquire(key, owner, claimMs))) {
-      // Keep the outcome even so: if the holder is a crashed engine, whoever delivers later needs it.
+    let held: boolean;
+    try {
+      held = await liveness.claim(key, claimMs);
+    } catch (error) {
+      return { kind: "retry", attempts: job.attempts + 1, error };
+    }
+    if (!held) {
+      // Keep the outcome even so: if the holder dies, whoever delivers later needs it.
       if (outcome) await this.record(job, outcome);
       return { kind: "busy" };
     }
-    // The hook may upload a large video: the claim must outlive it, whatever its length.
-    const renewal = setInterval(() => {
-      claims.renew(key, owner, claimMs).then(
-        (held) => held || logger.error({ jobId: job.id }, "delivery claim expired during delivery"),
-        (error: unknown) => logger.warn({ err: error, jobId: job.id }, "delivery claim renewal failed"),
-      );
-    }, claimMs / 3);
     try {
       return await this.deliver(job, outcome);
     } finally {
-      clearInterval(renewal);
-      // A failed release only delays a later delivery attempt until the claim expires.
-      await claims.release(key, owner).catch(() => false);
+      // Not released (store down): the claim dies with this process, or at its ttl.
+      await liveness.release(key);
     }
   }
 

@@ -1,37 +1,42 @@
-import { randomUUID } from "node:crypto";
-import { hostname } from "node:os";
-import PQueue from "p-queue";
-import type { Claims, JobRecord, JobStore } from "../../store/index.js";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Claims, Indexes, JobRecord, JobStore } from "../../store/index.js";
 import type { JobState, NormalizedStatus } from "../api/job-status.js";
-import { RateLimitedError, ServiceError, ServiceFailureError, userMessageOf } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { Actor } from "../ports.js";
 import type { JobHooks, TrackRequest } from "./contract.js";
 import { Delivery } from "./delivery.js";
-import { Pace } from "./pace.js";
+import { defaultInstanceId, Liveness } from "./liveness.js";
+import { expiredChoiceOutcome, outcomeOf } from "./outcomes.js";
+import { Ownership } from "./ownership.js";
 import {
   backoff,
   jittered,
   type PolicyOverrides,
   type PollPolicy,
-  pollDelay,
   resolvePolicy,
   resumeDelay,
 } from "./policy.js";
-import { isTerminal, type Outcome, type Patch, updateJob } from "./records.js";
+import { Poller } from "./poller.js";
+import { isTerminal, type Outcome, updateJob } from "./records.js";
+import { Recovery } from "./recovery.js";
 import { Scheduler } from "./scheduler.js";
 import { EditThrottle } from "./throttle.js";
+import { type Tracked, tracking } from "./tracked.js";
 
 export interface JobEngineOptions {
   store: JobStore;
   claims: Claims;
+  indexes: Indexes;
   hooks: JobHooks<JobRecord>;
   logger: Logger;
   /** Time for ages, stuck limits and edit intervals; timers still wait in real time. */
   clock?: { now(): number };
   /** Defaults of policy.ts, changed field by field (durations scaled with `scaledPolicy` in tests). */
   policy?: PolicyOverrides;
-  /** Owner name on this engine's claims; unique per process (two engines must never share one). */
+  /**
+   * The instance's stable name (INSTANCE_ID): a restart under the same name takes its jobs back
+   * at once. Default: host name plus working directory, suffixed when a live process has it.
+   */
   instanceId?: string;
 }
 
@@ -44,15 +49,31 @@ export interface JobEngine {
    * must be done or failed. A delivery that fails is retried by the engine; this does not throw.
    */
   finish(jobId: string, status: NormalizedStatus): Promise<void>;
-  /** Polls a job again, typically one that waited in needs_choice. */
+  /**
+   * Polls a job again, here: one that waited in needs_choice, or whose choice was sent without a
+   * definite answer (the service's status then says what it did).
+   */
   resume(jobId: string): Promise<void>;
+  /**
+   * A choice is about to be sent to the service: the job leaves needs_choice for polling's state
+   * (working) and becomes this instance's, so that if the answer is lost, or this process dies
+   * before recording it, the job's status is read again instead of the choice being forgotten.
+   * Undefined when the job no longer waits for a choice.
+   */
+  beginChoice(jobId: string): Promise<JobRecord | undefined>;
   get(jobId: string): Promise<JobRecord | undefined>;
   listFor(actor: Actor, limit: number): Promise<JobRecord[]>;
   countActive(actor: Actor): Promise<number>;
-  /** Takes up every unfinished job and every undelivered result of the store. */
+  /** Starts the heartbeat; takes up this instance's jobs, those of lapsed instances and orphans. */
   start(): Promise<void>;
-  /** Stops timers, waits for the reads, edits and deliveries in flight, and releases the claims. */
-  stop(): Promise<void>;
+  /**
+   * Stops timers, waits (up to `deadlineMs`) for the reads, edits and deliveries in flight, then
+   * hands the jobs back: the heartbeat is released, so another instance, or this one's restart,
+   * takes them at once.
+   */
+  stop(options?: { deadlineMs?: number }): Promise<void>;
+  /** Who this instance is, and claims that a crash of the holder frees at once. */
+  readonly liveness: Liveness;
 }
 
 function isRunning(state: JobState): boolean {
@@ -63,94 +84,85 @@ export function createJobEngine(opts: JobEngineOptions): JobEngine {
   return new Engine(opts);
 }
 
-interface Shown {
-  state: JobState;
-  progress: number | null;
-}
-
-/** One job this engine looks after: it holds the job's poll lease, or delivers it. */
-interface Tracked {
-  /** The stored record, as last read or written: what the hooks see. */
-  job: JobRecord;
-  mode: "poll" | "deliver";
-  /** The last status read, stored or not: what "no change" and "stuck" compare with. */
-  seen: Shown;
-  /** What was last sent to the store (written, or queued behind other writes). */
-  stored: Shown;
-  lastMoveAt: number;
-  pace: Pace;
-  /** Consecutive failed status reads. */
-  errors: { count: number; since: number } | undefined;
-  /** Changes not yet written: later ones merge into it while it waits for the store. */
-  pending: Patch | undefined;
-  /** The write of `pending` under way or queued, if any. */
-  flushing: Promise<void> | undefined;
-  /** The outcome to deliver, until it is stored. */
-  outcome?: Outcome;
-}
-
 /**
- * Double work between engines sharing a store is prevented by claims, never by partitioning
- * (which would need to know who else is alive):
- * - polling: an engine polls a job only while it holds the job's `poll:<id>` lease; it renews all
- *   its leases together every third of their life and releases them on stop, and a crashed
- *   engine's leases expire so that another engine's sweep (or its own restart) takes the jobs.
+ * Double work between engines sharing a store is prevented by ownership and claims:
+ * - polling: each unfinished job is owned by one instance (ownership.ts), which alone polls it;
+ *   an instance's jobs stay its own while its heartbeat lives (liveness.ts), and are taken over
+ *   by a live instance, or by its own restart, once it lapses (recovery.ts). Nothing per job is
+ *   renewed, so staying alive costs the same whatever the number of jobs.
  * - delivering: the `deliver:<id>` claim plus the record's delivery state (see delivery.ts).
  */
 class Engine implements JobEngine {
+  readonly liveness: Liveness;
   private readonly policy: PollPolicy;
   private readonly now: () => number;
-  private readonly owner: string;
   private readonly store: JobStore;
-  private readonly claims: Claims;
+  private readonly ownership: Ownership;
+  private readonly recovery: Recovery;
   private readonly hooks: JobHooks<JobRecord>;
   private readonly log: Logger;
-  /** The caps toward the service: every status read goes through it. */
-  private readonly reads: PQueue;
-  /**
-   * Store writes off the critical path (progress, leases), a few at a time: the store runs its
-   * statements in order, and a burst of these must not stand between a finished job and its post.
-   */
-  private readonly background = new PQueue({ concurrency: 2 });
+  private readonly poller: Poller;
   private readonly scheduler: Scheduler;
   private readonly throttle: EditThrottle;
   private readonly delivery: Delivery;
   private readonly jobs = new Map<string, Tracked>();
   /** Deliveries under way in this engine, so a second finish() joins the first. */
   private readonly delivering = new Map<string, Promise<void>>();
-  /** Aborted on stop: the status reads in flight. */
-  private readonly readControllers = new Set<AbortController>();
   /** Everything stop() must wait for. */
   private readonly inFlight = new Set<Promise<unknown>>();
   private running = false;
   private timers: NodeJS.Timeout[] = [];
-  private sweeping: Promise<void> | undefined;
-  private renewing: Promise<void> | undefined;
+  /** At most one of each recurring scan at a time. */
+  private readonly scanning = new Map<string, Promise<void>>();
 
   constructor(opts: JobEngineOptions) {
     this.policy = resolvePolicy(opts.policy);
     const clock = opts.clock;
     this.now = clock ? () => clock.now() : Date.now;
-    this.owner = opts.instanceId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.store = opts.store;
-    this.claims = opts.claims;
     this.hooks = opts.hooks;
     this.log = opts.logger.child({ component: "jobs" });
-    const { maxConcurrentRequests, maxRequestsPerSecond } = this.policy;
-    this.reads = new PQueue({
-      concurrency: maxConcurrentRequests,
-      ...(Number.isFinite(maxRequestsPerSecond)
-        ? { intervalCap: maxRequestsPerSecond, interval: 1_000, strict: true }
-        : {}),
+    this.liveness = new Liveness({
+      claims: opts.claims,
+      indexes: opts.indexes,
+      instanceId: opts.instanceId ?? defaultInstanceId(),
+      explicit: opts.instanceId !== undefined,
+      heartbeatMs: this.policy.heartbeatMs,
+      lapseMs: this.policy.lapseMs,
+      logger: opts.logger,
+    });
+    this.ownership = new Ownership(opts.claims, opts.indexes);
+    this.recovery = new Recovery({
+      liveness: this.liveness,
+      ownership: this.ownership,
+      store: this.store,
+      logger: this.log,
+      adopt: (job) => this.takeUp(job, "spread"),
+      gateMs: this.policy.lapseMs * 4,
+      orphanScanMs: this.policy.orphanScanMs,
     });
     this.scheduler = new Scheduler(this.now, (id) => this.due(id));
     this.throttle = new EditThrottle(this.policy.minEditIntervalMs, this.now);
+    this.poller = new Poller({
+      policy: this.policy,
+      now: this.now,
+      store: this.store,
+      hooks: this.hooks,
+      log: this.log,
+      scheduler: this.scheduler,
+      throttle: this.throttle,
+      jobs: this.jobs,
+      running: () => this.running,
+      hold: (work) => this.hold(work),
+      settle: (tracked, outcome) => this.settle(tracked, outcome),
+      takeOver: (tracked) => this.takeOver(tracked),
+      forget: (id) => this.forget(id),
+    });
     this.delivery = new Delivery({
       store: this.store,
-      claims: this.claims,
+      liveness: this.liveness,
       hooks: this.hooks,
       logger: this.log,
-      owner: this.owner,
       claimMs: this.policy.deliveryClaimMs,
       undeliverableTries: this.policy.undeliverableTries,
     });
@@ -171,8 +183,8 @@ class Engine implements JobEngine {
       message: req.message,
       inputs: req.inputs,
     });
-    // Before start() (or after stop()) the record is all: start() takes it up.
-    if (this.running) await this.takeUp(job, "soon");
+    // Before start() (or after stop()) the record is all: start() takes it up, as an orphan.
+    if (this.running && (await this.ownership.take(job.id, this.liveness.id))) await this.takeUp(job, "soon");
     return job;
   }
 
@@ -189,19 +201,26 @@ class Engine implements JobEngine {
 
   async resume(jobId: string): Promise<void> {
     const tracked = this.jobs.get(jobId);
-    if (tracked) {
-      if (tracked.mode === "poll") this.scheduler.schedule(jobId, this.now() + this.policy.firstPollMs);
+    if (tracked?.mode === "poll") {
+      this.scheduler.schedule(jobId, this.now() + this.policy.firstPollMs);
       return;
     }
-    let job = await this.store.get(jobId);
-    if (!job) throw new Error(`resume(): no job ${jobId}`);
-    if (job.state === "needs_choice") {
-      // The choice is made: the job is running again, for a restart as much as for this engine.
-      job = await updateJob(this.store, job, (now) =>
-        now.state === "needs_choice" ? { state: "working" } : undefined,
-      );
-    }
+    if (tracked?.mode === "deliver") return;
+    const job = await this.beginChoice(jobId);
     if (job && this.running) await this.takeUp(job, "soon");
+  }
+
+  async beginChoice(jobId: string): Promise<JobRecord | undefined> {
+    const job = await this.store.get(jobId);
+    if (!job) throw new Error(`no job ${jobId}`);
+    // Ours before it leaves needs_choice: whoever owns a running job polls it, so a crash from
+    // here on is recovered by this instance's restart or by whoever takes over its jobs.
+    await this.ownership.seize(jobId, this.liveness.id);
+    if (this.jobs.get(jobId)?.mode === "choice") this.forget(jobId);
+    const running = await updateJob(this.store, job, (now) =>
+      now.state === "needs_choice" ? { state: "working" } : undefined,
+    );
+    return running && isRunning(running.state) ? running : undefined;
   }
 
   get(jobId: string): Promise<JobRecord | undefined> {
@@ -218,49 +237,67 @@ class Engine implements JobEngine {
 
   async start(): Promise<void> {
     if (this.running) return;
+    await this.liveness.start();
     this.running = true;
+    this.liveness.onTaken(() => this.dropPolling());
+    this.liveness.onRegained(() => this.hold(this.scan("own", () => this.reclaim())));
     this.timers = [
-      setInterval(() => this.hold(this.sweep()), this.policy.sweepIntervalMs),
-      setInterval(() => this.hold(this.renewLeases()), this.policy.pollLeaseMs / 3),
+      setInterval(
+        () => this.hold(this.scan("dead", () => this.recovery.deadInstances())),
+        this.policy.instanceCheckMs,
+      ),
+      setInterval(
+        () => this.hold(this.scan("orphans", () => this.recovery.orphans({ gated: true }))),
+        this.policy.orphanScanMs,
+      ),
     ];
-    await this.sweep();
+    await this.recovery.ownJobs();
+    await this.recovery.deadInstances();
+    await this.recovery.orphans({ gated: false });
   }
 
-  async stop(): Promise<void> {
+  async stop({ deadlineMs = Number.POSITIVE_INFINITY }: { deadlineMs?: number } = {}): Promise<void> {
+    const wasRunning = this.running;
     this.running = false;
     for (const timer of this.timers) clearInterval(timer);
     this.timers = [];
     this.scheduler.stop();
-    this.reads.clear();
-    for (const controller of this.readControllers) controller.abort(new Error("job engine stopping"));
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    this.poller.stop();
+    const deadline = Date.now() + deadlineMs;
+    while (this.inFlight.size > 0 && Date.now() < deadline) {
+      const settled = Promise.allSettled([...this.inFlight]);
+      await (Number.isFinite(deadlineMs)
+        ? Promise.race([settled, sleep(Math.max(0, deadline - Date.now()), undefined, { ref: false })])
+        : settled);
+    }
+    if (this.inFlight.size > 0)
+      this.log.warn({ tasks: this.inFlight.size }, "stopped with work still in flight");
     await this.throttle.idle();
-    const polled = [...this.jobs.values()].filter((t) => t.mode === "poll");
     this.jobs.clear();
-    await Promise.all(polled.map((t) => this.releaseLease(t.job.id)));
+    if (wasRunning) await this.liveness.stop({ handBack: true });
   }
 
   // ---------------------------------------------------------------------------------------------
   // Taking jobs up
   // ---------------------------------------------------------------------------------------------
 
-  /** Every unfinished job of the store that nobody looks after becomes this engine's. */
-  private sweep(): Promise<void> {
-    this.sweeping ??= (async () => {
-      try {
-        for await (const page of this.store.listUnfinished()) {
-          await Promise.all(page.map((job) => this.takeUp(job, "spread")));
-        }
-      } catch (error) {
-        this.log.error({ err: error }, "could not scan the store for unfinished jobs");
-      } finally {
-        this.sweeping = undefined;
-      }
-    })();
-    return this.sweeping;
+  /** One run of a recurring scan at a time; a failed one is logged and tried at the next tick. */
+  private scan(name: string, work: () => Promise<void>): Promise<void> {
+    let running = this.scanning.get(name);
+    if (!running) {
+      running = work()
+        .catch((error: unknown) => this.log.error({ err: error, scan: name }, "job recovery scan failed"))
+        .finally(() => this.scanning.delete(name));
+      this.scanning.set(name, running);
+    }
+    return running;
   }
 
-  /** `soon` for a job someone waits on (just tracked, just resumed); `spread` for jobs found in the store. */
+  /**
+   * A job this instance owns (just tracked, resumed, or found by recovery, which read it after
+   * taking it): polled, delivered, or left waiting for its choice. `soon` for a job someone waits
+   * on; `spread` for jobs found in the store.
+   */
   private async takeUp(job: JobRecord, first: "soon" | "spread"): Promise<void> {
     const known = this.jobs.get(job.id);
     if (known) {
@@ -270,45 +307,55 @@ class Engine implements JobEngine {
       }
       return;
     }
-    if (job.delivery === "delivered" || job.state === "needs_choice") return;
+    if (!this.running) return;
+    if (job.delivery === "delivered") {
+      this.hold(this.disown(job.id));
+      return;
+    }
     if (isTerminal(job.state)) {
       this.enterDelivery(job, undefined, 0);
       return;
     }
-    if (!(await this.claims.acquire(leaseKey(job.id), this.owner, this.policy.pollLeaseMs))) return;
-    // Read again under the lease: a sweep's list may predate the last holder's final write (a
-    // choice to wait for, an outcome), and polling from that snapshot would redo what it did.
-    const fresh = await this.store.get(job.id).catch((error: unknown) => {
-      this.log.warn({ err: error, jobId: job.id }, "could not read the job to take it up");
-      return undefined;
-    });
-    if (!fresh || !this.running || this.jobs.has(job.id) || !isRunning(fresh.state)) {
-      await this.releaseLease(job.id);
-      if (fresh && this.running && isTerminal(fresh.state) && fresh.delivery !== "delivered") {
-        this.enterDelivery(fresh, undefined, 0);
-      }
+    const now = this.now();
+    if (job.state === "needs_choice") {
+      this.jobs.set(job.id, tracking(job, "choice"));
+      this.scheduler.schedule(job.id, job.lastProgressAt + this.policy.choiceExpiresAfterMs);
       return;
     }
-    const now = this.now();
-    this.jobs.set(job.id, tracking(fresh, "poll"));
-    this.throttle.seed(job.id, fresh.state, fresh.progress, now);
+    this.jobs.set(job.id, tracking(job, "poll"));
+    this.throttle.seed(job.id, job.state, job.progress, now);
     const delay =
       first === "soon"
         ? jittered(this.policy.firstPollMs, this.policy.jitter)
-        : resumeDelay(this.policy, fresh.kind, now - fresh.createdAt);
+        : Math.min(this.policy.maxResumeSpreadMs, resumeDelay(this.policy, job.kind, now - job.createdAt));
     this.scheduler.schedule(job.id, now + delay);
+  }
+
+  /** Another process has this instance's name: it polls these jobs now. */
+  private dropPolling(): void {
+    for (const [id, tracked] of this.jobs) if (tracked.mode !== "deliver") this.forget(id);
+  }
+
+  /**
+   * The heartbeat lapsed and is back: drop the jobs another instance took over meanwhile, and
+   * take up what is still this instance's but not tracked here.
+   */
+  private async reclaim(): Promise<void> {
+    const me = this.liveness.id;
+    for (const [id, tracked] of this.jobs) {
+      if (tracked.mode !== "deliver" && (await this.ownership.ownerOf(id)) !== me) this.forget(id);
+    }
+    await this.recovery.ownJobs();
   }
 
   /** Ends polling of a job here (its outcome is known); resolves with its latest stored record. */
   private async leavePolling(tracked: Tracked): Promise<JobRecord> {
     const id = tracked.job.id;
-    const wasPolling = tracked.mode === "poll";
     tracked.mode = "deliver";
     // The outcome supersedes progress not yet written; the delivery writes it under its claim.
     tracked.pending = undefined;
     this.scheduler.cancel(id);
     await this.throttle.settle(id);
-    if (wasPolling) this.hold(this.background.add(() => this.releaseLease(id)));
     return tracked.job;
   }
 
@@ -323,199 +370,34 @@ class Engine implements JobEngine {
       this.hold(this.deliver(id, tracked.job, tracked.outcome));
       return;
     }
-    void this.reads.add(() => this.read(tracked));
-  }
-
-  /** One status read, run by the queue of caps; resolves when the read is over, not its handling. */
-  private async read(tracked: Tracked): Promise<void> {
-    if (!this.isPolling(tracked)) return;
-    const controller = new AbortController();
-    const timeout = setTimeout(
-      () => controller.abort(new Error("status read timed out")),
-      this.policy.requestTimeoutMs,
-    );
-    this.readControllers.add(controller);
-    const read = this.fetchStatus(tracked.job, controller.signal).finally(() => {
-      clearTimeout(timeout);
-      this.readControllers.delete(controller);
-    });
-    this.hold(
-      read.then(
-        (status) => this.onStatus(tracked, status),
-        (error: unknown) => this.onReadError(tracked, error),
-      ),
-    );
-    await read.catch(() => undefined);
-  }
-
-  /** The hook, with a synchronous throw turned into a rejection like any other failed read. */
-  private async fetchStatus(job: JobRecord, signal: AbortSignal): Promise<NormalizedStatus> {
-    return this.hooks.fetchStatus(job, signal);
-  }
-
-  private isPolling(tracked: Tracked): boolean {
-    return this.running && tracked.mode === "poll" && this.jobs.get(tracked.job.id) === tracked;
-  }
-
-  private async onStatus(tracked: Tracked, status: NormalizedStatus): Promise<void> {
-    if (!this.isPolling(tracked)) return;
-    const now = this.now();
-    const { job } = tracked;
-    tracked.errors = undefined;
-    if (status.state !== tracked.seen.state || status.progress !== tracked.seen.progress) {
-      tracked.seen = { state: status.state, progress: status.progress };
-      tracked.lastMoveAt = now;
-    }
-    tracked.pace.observe(status.state, status.progress, now);
-
-    if (status.state === "needs_choice") return this.awaitChoice(tracked, status);
-    if (status.terminal || isTerminal(status.state)) return this.settle(tracked, outcomeOf(status));
-    const stuckAfterMs = this.policy.kinds[job.kind].stuckAfterMs;
-    if (now - tracked.lastMoveAt >= stuckAfterMs) {
-      const at = status.progress === null ? "" : ` at ${Math.round(status.progress)}%`;
-      return this.settle(tracked, {
-        status: { ...status, state: "failed", terminal: true },
-        error: {
-          code: "job.stuck",
-          message: `The job made no progress for ${duration(stuckAfterMs)} (stuck${at}), so the bot stopped waiting for it. Try again; if it happens again, the media service may be having trouble.`,
-        },
-      });
-    }
-
-    if (this.worthStoring(tracked.stored, status))
-      this.write(tracked, { state: status.state, progress: status.progress });
-    this.throttle.offer(job.id, status, () => this.show(tracked, status));
-    const delay = pollDelay(this.policy, {
-      kind: job.kind,
-      ageMs: now - job.createdAt,
-      remainingMs: tracked.pace.remainingMs(now),
-    });
-    this.scheduler.schedule(job.id, now + delay);
-  }
-
-  /** A state change, or progress moved by a step: a restart then resumes close to where it was. */
-  private worthStoring(stored: Shown, status: NormalizedStatus): boolean {
-    if (status.state !== stored.state) return true;
-    if (status.progress === null || stored.progress === null) return status.progress !== stored.progress;
-    return Math.abs(status.progress - stored.progress) >= this.policy.progressStep;
-  }
-
-  /**
-   * A failed read is no verdict on the job (5xx, timeouts and malformed answers outlast the
-   * client's own retries now and then): back off and read again, and give up only after
-   * `giveUpAfterMs` (30 minutes by default) of nothing but failures, or `giveUpPermanentAfterMs`
-   * (3 minutes) for answers that waiting does not mend (see `lasting`).
-   */
-  private onReadError(tracked: Tracked, error: unknown): void {
-    if (!this.isPolling(tracked)) return;
-    const now = this.now();
-    const { job } = tracked;
-    const errors = tracked.errors ?? { count: 0, since: now };
-    errors.count += 1;
-    tracked.errors = errors;
-    const limit = lasting(error) ? this.policy.giveUpPermanentAfterMs : this.policy.giveUpAfterMs;
-    if (now - errors.since >= limit) {
-      this.log.error(
-        { err: error, jobId: job.id, failures: errors.count },
-        "job status unreadable: giving up",
-      );
-      this.hold(
-        this.settle(tracked, {
-          status: { state: "failed", progress: tracked.seen.progress, terminal: true },
-          error: {
-            code: "job.unreachable",
-            message: `The bot could not read this job's status for ${duration(limit)}, so it stopped waiting: ${userMessageOf(error)}`,
-          },
-        }),
-      );
+    if (tracked.mode === "choice") {
+      this.hold(this.expireChoice(tracked));
       return;
     }
-    const level = errors.count === 1 ? "warn" : "debug";
-    this.log[level](
-      { err: error, jobId: job.id, failures: errors.count },
-      "job status read failed; will retry",
-    );
-    const { errorBaseMs, errorMaxMs } = this.policy;
-    const wait = Math.max(
-      backoff(errors.count, errorBaseMs, errorMaxMs),
-      error instanceof RateLimitedError ? (error.retryAfterMs ?? 0) : 0,
-      pollDelay(this.policy, { kind: job.kind, ageMs: now - job.createdAt, remainingMs: undefined }),
-    );
-    this.scheduler.schedule(job.id, now + wait);
-  }
-
-  /** The user chooses (photo-avatar variants): show the choice once, then wait for resume() or finish(). */
-  private async awaitChoice(tracked: Tracked, status: NormalizedStatus): Promise<void> {
-    const id = tracked.job.id;
-    this.jobs.delete(id);
-    tracked.pending = undefined;
-    // Written before the buttons show, so a click (resume, finish) finds the job waiting.
-    const waiting = await updateJob(this.store, tracked.job, (now) =>
-      isTerminal(now.state) || now.delivery !== "pending"
-        ? undefined
-        : { state: "needs_choice", progress: status.progress, result: status.result ?? null },
-    ).catch((error: unknown) =>
-      this.log.warn({ err: error, jobId: id }, "could not store the choice to make"),
-    );
-    if (waiting) tracked.job = waiting;
-    await this.throttle.force(id, status, () => this.show(tracked, status));
-    await this.throttle.settle(id);
-    await this.releaseLease(id);
-  }
-
-  private async show(tracked: Tracked, status: NormalizedStatus): Promise<void> {
-    try {
-      await this.hooks.showProgress(tracked.job, status);
-    } catch (error) {
-      // A lost progress edit is cosmetic: the next change, or the result, replaces it.
-      this.log.warn({ err: error, jobId: tracked.job.id }, "progress edit failed");
-    }
+    this.poller.poll(tracked);
   }
 
   /**
-   * Records a change in the background lane. A change made while the previous one still waits
-   * for the store merges into it, so a slow store gets fewer, newer writes instead of a backlog.
-   * A failed write is retried by the next change.
+   * Nobody chose in time: the job ends, its buttons give way to a line saying why. Under the
+   * choice claim, so that a click arriving now either wins (and this does nothing) or is refused.
    */
-  private write(tracked: Tracked, patch: Patch): void {
-    tracked.pending = { ...tracked.pending, ...patch };
-    tracked.stored = {
-      state: patch.state ?? tracked.stored.state,
-      progress: patch.progress === undefined ? tracked.stored.progress : patch.progress,
-    };
-    this.flush(tracked);
-  }
-
-  private flush(tracked: Tracked): void {
-    if (tracked.flushing || !tracked.pending) return;
-    tracked.flushing = this.background
-      .add(() => this.writePending(tracked))
-      .finally(() => {
-        tracked.flushing = undefined;
-        this.flush(tracked);
-      });
-    this.hold(tracked.flushing);
-  }
-
-  private async writePending(tracked: Tracked): Promise<void> {
-    const patch = tracked.pending;
-    tracked.pending = undefined;
-    if (!patch) return;
+  private async expireChoice(tracked: Tracked): Promise<void> {
     const id = tracked.job.id;
+    const key = choiceKey(id);
+    if (!(await this.liveness.claim(key, this.policy.lapseMs * 4))) {
+      this.scheduler.schedule(id, this.now() + this.policy.lapseMs);
+      return;
+    }
     try {
-      // Checked at every try: a job that left polling meanwhile (an outcome, a choice) keeps that.
-      const stored = await updateJob(this.store, tracked.job, (now) =>
-        !this.isPolling(tracked) || isTerminal(now.state) || now.delivery !== "pending" ? undefined : patch,
-      );
-      if (!stored) {
-        this.forget(id);
+      const fresh = await this.store.get(id);
+      if (fresh?.state !== "needs_choice" || this.jobs.get(id) !== tracked) {
+        if (this.jobs.get(id) === tracked) this.forget(id);
         return;
       }
-      tracked.job = stored;
-      // Someone else recorded an outcome (another engine's finish()): it gets delivered from there.
-      if (isTerminal(stored.state) && tracked.mode === "poll") this.hold(this.takeOver(tracked));
-    } catch (error) {
-      this.log.warn({ err: error, jobId: id }, "could not store the job's progress");
+      tracked.job = fresh;
+      await this.settle(tracked, expiredChoiceOutcome(fresh.progress, this.policy.choiceExpiresAfterMs));
+    } finally {
+      await this.liveness.release(key);
     }
   }
 
@@ -544,10 +426,11 @@ class Engine implements JobEngine {
         case "settled":
         case "abandoned":
           this.forget(id);
+          await this.disown(id);
           return;
         case "busy":
-          // Whoever holds the claim delivers; if it crashed, its claim expires within this wait.
-          this.enterDelivery(job, outcome, this.policy.deliveryClaimMs);
+          // Whoever holds the claim delivers; if its process dies, the claim is free within this wait.
+          this.enterDelivery(job, outcome, this.policy.lapseMs);
           return;
         case "retry": {
           const { deliveryBaseMs, deliveryMaxMs } = this.policy;
@@ -579,45 +462,13 @@ class Engine implements JobEngine {
     this.scheduler.cancel(id);
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Leases and bookkeeping
-  // ---------------------------------------------------------------------------------------------
-
-  /**
-   * Every lease, well before it lapses, through the background lane (ten thousand renewals at once
-   * would queue ahead of everything else in the store). One that is lost means another engine has
-   * the job.
-   */
-  private renewLeases(): Promise<void> {
-    this.renewing ??= this.renewAll().finally(() => {
-      this.renewing = undefined;
-    });
-    return this.renewing;
-  }
-
-  private async renewAll(): Promise<void> {
-    const polled = [...this.jobs.values()].filter((t) => t.mode === "poll");
-    await Promise.all(
-      polled.map((tracked) =>
-        this.background.add(async () => {
-          if (!this.isPolling(tracked)) return; // stopped, or the job left meanwhile
-          const id = tracked.job.id;
-          try {
-            if (await this.claims.renew(leaseKey(id), this.owner, this.policy.pollLeaseMs)) return;
-            if (await this.claims.acquire(leaseKey(id), this.owner, this.policy.pollLeaseMs)) return;
-            this.log.warn({ jobId: id }, "poll lease lost to another engine; leaving the job to it");
-            if (this.isPolling(tracked)) this.forget(id);
-          } catch (error) {
-            this.log.warn({ err: error, jobId: id }, "poll lease renewal failed");
-          }
-        }),
-      ),
-    );
-  }
-
-  private async releaseLease(id: string): Promise<void> {
-    // Not released (store down): it expires on its own, and the job waits that long at worst.
-    await this.claims.release(leaseKey(id), this.owner).catch(() => false);
+  /** A finished job belongs to nobody; if this fails, the next recovery scan finds it finished. */
+  private async disown(id: string): Promise<void> {
+    await this.poller
+      .inBackground(() => this.ownership.release(id))
+      .catch((error: unknown) =>
+        this.log.warn({ err: error, jobId: id }, "could not release a finished job"),
+      );
   }
 
   private hold(work: Promise<unknown>): void {
@@ -627,55 +478,11 @@ class Engine implements JobEngine {
   }
 }
 
-function tracking(job: JobRecord, mode: Tracked["mode"]): Tracked {
-  const shown = { state: job.state, progress: job.progress };
-  return {
-    job,
-    mode,
-    seen: shown,
-    stored: shown,
-    lastMoveAt: job.lastProgressAt,
-    pace: new Pace(),
-    errors: undefined,
-    pending: undefined,
-    flushing: undefined,
-  };
-}
-
-/**
- * Answers that waiting does not mend: the key, or the job, is not (or no longer) valid - a 4xx
- * other than 429, or the service's failure envelope ("video job not found"). Everything else
- * (5xx, timeouts, malformed answers, anything unknown) is transient.
- */
-function lasting(error: unknown): boolean {
-  if (error instanceof ServiceFailureError) return true;
-  const status = error instanceof ServiceError ? error.status : undefined;
-  return status !== undefined && status >= 400 && status < 500 && status !== 429;
-}
-
-function leaseKey(id: string): string {
-  return `poll:${id}`;
+/** The claim of a variant choice being made (flows/actions.ts) or expiring (here). */
+export function choiceKey(jobId: string): string {
+  return `choice:${jobId}`;
 }
 
 function requesterOf(actor: Actor) {
   return { platform: actor.platform, tenantId: actor.tenantId, userId: actor.userId };
-}
-
-function outcomeOf(status: NormalizedStatus): Outcome {
-  if (status.state !== "failed") return { status, error: null };
-  return {
-    status,
-    error: {
-      code: "job.failed",
-      message: status.message ?? "The media service reported that the job failed.",
-    },
-  };
-}
-
-/** "30 minutes", "2 minutes", "45 seconds": for messages people read. */
-function duration(ms: number): string {
-  const minutes = Math.round(ms / 60_000);
-  if (minutes >= 2) return `${minutes} minutes`;
-  const seconds = Math.max(1, Math.round(ms / 1_000));
-  return seconds === 60 ? "1 minute" : `${seconds} seconds`;
 }

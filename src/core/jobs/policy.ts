@@ -66,12 +66,23 @@ export interface PollPolicy {
    * would count against the bot.
    */
   undeliverableTries: number;
-  /** Lifetime of the `deliver:<id>` claim; renewed while the hook runs. */
+  /**
+   * The most a `deliver:<id>` claim lasts. Never renewed: the holder's death frees it at once
+   * (liveness.ts); this only bounds a holder that lives yet never finishes.
+   */
   deliveryClaimMs: number;
-  /** Lifetime of the `poll:<id>` lease: how long a crashed engine's jobs wait before another takes them. */
-  pollLeaseMs: number;
-  /** How often the store is scanned for jobs no live engine looks after. */
-  sweepIntervalMs: number;
+  /** Each instance renews its heartbeat this often... */
+  heartbeatMs: number;
+  /** ...and is taken for dead (its jobs taken over) when it has not for this long. */
+  lapseMs: number;
+  /** How often an instance looks for lapsed instances: a takeover starts within lapse + this. */
+  instanceCheckMs: number;
+  /** How often one instance on the store looks for jobs nobody owns. */
+  orphanScanMs: number;
+  /** A job taken over or resumed polls within this, whatever its kind's interval. */
+  maxResumeSpreadMs: number;
+  /** Photo-avatar variants nobody chose for this long expire: the job ends, the buttons go. */
+  choiceExpiresAfterMs: number;
 }
 
 const SECOND = 1_000;
@@ -120,10 +131,16 @@ export const DEFAULT_POLICY: PollPolicy = {
   deliveryBaseMs: 5 * SECOND,
   deliveryMaxMs: 5 * MINUTE,
   undeliverableTries: 3,
-  deliveryClaimMs: 2 * MINUTE,
-  pollLeaseMs: 3 * MINUTE,
-  // Each sweep reads every unfinished record: rarely, since only crashed engines leave orphans.
-  sweepIntervalMs: 5 * MINUTE,
+  deliveryClaimMs: 30 * MINUTE,
+  // A crashed instance's jobs are taken over within lapse + check (14 s), polled within 1 s more.
+  heartbeatMs: 4 * SECOND,
+  lapseMs: 12 * SECOND,
+  instanceCheckMs: 2 * SECOND,
+  // Reads the ids of every unfinished job: rarely, since orphans are rare (see recovery.ts).
+  orphanScanMs: MINUTE,
+  maxResumeSpreadMs: 1 * SECOND,
+  // The service keeps variants waiting; a day covers someone who saw them the next morning.
+  choiceExpiresAfterMs: 24 * 60 * MINUTE,
 };
 
 /** Fields to change; `kinds` merges per kind, so one kind can be changed alone. */
@@ -142,8 +159,18 @@ export function resolvePolicy(
  * and rates (requests per second, progress step, jitter) stay as they are.
  */
 export function scaledPolicy(scale: number, overrides: PolicyOverrides = {}): PollPolicy {
-  return resolvePolicy(overrides, scaleDurations(DEFAULT_POLICY, scale));
+  const scaled = scaleDurations(DEFAULT_POLICY, scale);
+  // A heartbeat must outlast the event-loop stalls of a loaded machine, whatever the scale:
+  // 120 ms would make busy test processes take each other's jobs.
+  const liveness = {
+    heartbeatMs: Math.max(scaled.heartbeatMs, LIVENESS_FLOOR.heartbeatMs),
+    lapseMs: Math.max(scaled.lapseMs, LIVENESS_FLOOR.lapseMs),
+    instanceCheckMs: Math.max(scaled.instanceCheckMs, LIVENESS_FLOOR.instanceCheckMs),
+  };
+  return resolvePolicy(overrides, { ...scaled, ...liveness });
 }
+
+const LIVENESS_FLOOR = { heartbeatMs: 200, lapseMs: 1_000, instanceCheckMs: 100 };
 
 /**
  * Naive polling, the benchmark's baseline: one interval for every kind and age, no jitter, and

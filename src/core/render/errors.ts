@@ -12,9 +12,12 @@ import { usageFields } from "./usage.js";
 const TITLES: [prefix: string, title: string][] = [
   ["input.", "Check the command"],
   ["access.", "Not allowed"],
+  ["limit.rate", "Slow down"],
   ["limit.", "Too many jobs running"],
   ["setup.", "Setup needed"],
+  ["action.choice_unconfirmed", "Checking what the media service did"],
   ["action.", "Nothing to do"],
+  ["bot.restarting", "The bot is restarting"],
   ["service.quota_exceeded", "Out of credits or over the plan limit"],
   ["service.unauthorized", "API key not accepted"],
   ["service.forbidden", "Not permitted by the media service"],
@@ -25,8 +28,11 @@ const TITLES: [prefix: string, title: string][] = [
   ["service.unavailable", "The media service is having trouble"],
   ["service.network", "Cannot reach the media service"],
   ["service.timeout", "The media service is slow"],
+  ["service.outcome_unknown", "The job may have been created"],
+  ["service.link_refused", "The media service refused a file link"],
   ["service.invalid_response", "Unexpected answer from the media service"],
   ["service.", "Media service error"],
+  ["upload.failed", "The attachment could not be uploaded"],
   ["upload.", "The attachment could not be sent"],
 ];
 

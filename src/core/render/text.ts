@@ -1,8 +1,17 @@
 /** Small text helpers the renderers share; plain text only (adapters escape and format). */
 
+/**
+ * The first `end` UTF-16 units of text, one fewer when the cut would split a surrogate pair: half
+ * an emoji is not valid Unicode, and the service (and chat platforms) refuse or mangle it.
+ */
+export function sliceWhole(text: string, end: number): string {
+  const code = text.charCodeAt(end - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? end - 1 : end);
+}
+
 export function clip(text: string, max: number): string {
   const oneLine = text.replace(/\s+/g, " ").trim();
-  return oneLine.length <= max ? oneLine : `${oneLine.slice(0, max - 1)}…`;
+  return oneLine.length <= max ? oneLine : `${sliceWhole(oneLine, max - 1)}…`;
 }
 
 export function plural(count: number, one: string, many = `${one}s`): string {

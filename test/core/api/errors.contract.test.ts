@@ -7,6 +7,7 @@ import {
   InvalidResponseError,
   NetworkError,
   NotFoundError,
+  OutcomeUnknownError,
   QuotaExceededError,
   RateLimitedError,
   ServiceFailureError,
@@ -243,12 +244,49 @@ describe("no answer", () => {
   });
 
   it("a slow answer is a TimeoutError", async () => {
-    ctx.emu.inject({ method: "POST", path: "/api/image/generate", delayMs: 1_000 });
+    ctx.emu.inject({ method: "POST", path: "/api/media/initialize", delayMs: 1_000 });
     const started = Date.now();
-    const error = await rejectionOf(ctx.api.images.generate({ prompt: "p", name: "n" }, { timeoutMs: 100 }));
+    const error = await rejectionOf(
+      ctx.api.media.initialize(
+        { fileName: "a.png", contentType: "image/png", fileSize: 10 },
+        { timeoutMs: 100 },
+      ),
+    );
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error).toMatchObject({ code: "service.timeout", timeoutMs: 100 });
     expect(Date.now() - started).toBeLessThan(900);
+  });
+
+  it("a paid creation answered too late may have gone through: OutcomeUnknownError, naming where to look", async () => {
+    ctx.emu.inject({ method: "POST", path: "/api/video/create", delayMs: 300 });
+    const error = await rejectionOf(
+      ctx.api.videos.create({ avatarId: "a1", name: "x", voiceId: "1", text: "hi" }, { timeoutMs: 100 }),
+    );
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
+    expect(error).toMatchObject({ code: "service.outcome_unknown", retryable: false });
+    expect((error as OutcomeUnknownError).userMessage).toMatch(/may have been created and charged/);
+    expect((error as OutcomeUnknownError).userMessage).toContain("the video list command");
+  });
+
+  it("a paid creation whose success was cut off mid-answer is an OutcomeUnknownError", async () => {
+    ctx.emu.inject({ method: "POST", path: "/api/image/generate", hangUp: "mid-body" });
+    const error = await rejectionOf(ctx.api.images.generate({ prompt: "p", name: "n" }));
+    expect(error).toMatchObject({ code: "service.outcome_unknown" });
+    expect(ctx.emu.account(KEY).creditsUsed).toBe(1);
+  });
+
+  it("a creation that never left (connection refused) is a plain NetworkError: trying again is safe", async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as { port: number };
+    await new Promise((resolve) => server.close(resolve));
+    const client = createMediaClient({ baseUrl: `http://127.0.0.1:${port}`, retries: { maxRetries: 0 } });
+    try {
+      const error = await rejectionOf(client.as(KEY).images.generate({ prompt: "p", name: "n" }));
+      expect(error).toBeInstanceOf(NetworkError);
+    } finally {
+      await client.close();
+    }
   });
 
   it("a job that fails on the service is a normalized failure, not an error", async () => {

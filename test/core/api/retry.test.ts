@@ -5,6 +5,8 @@ import { createMediaClient } from "../../../src/core/api/index.js";
 import { backoffMs, DEFAULT_RETRY_POLICY, retryAfterMs } from "../../../src/core/api/retry.js";
 import {
   AbortedError,
+  NetworkError,
+  OutcomeUnknownError,
   RateLimitedError,
   ServiceUnavailableError,
   TimeoutError,
@@ -128,12 +130,22 @@ describe("creation and confirm POSTs are never retried", () => {
     expect(ctx.emu.callsTo("POST", "/api/avatar/design/confirm-both")).toHaveLength(1);
   });
 
-  it("a create that times out: exactly one call", async () => {
+  it("a create that times out: exactly one call, and an answer that says it may have gone through", async () => {
     ctx.emu.inject({ method: "POST", path: "/api/thumbnail/generate", delayMs: 500 });
     const error = await rejectionOf(
       ctx.api.thumbnails.generate({ prompt: "p", name: "n" }, { timeoutMs: 50 }),
     );
-    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
+    expect((error as OutcomeUnknownError).cause).toBeInstanceOf(TimeoutError);
+    expect(ctx.emu.callsTo("POST", "/api/thumbnail/generate")).toHaveLength(1);
+  });
+
+  it("a create whose connection drops after the service acted: exactly one call", async () => {
+    ctx.emu.inject({ method: "POST", path: "/api/thumbnail/generate", hangUp: "applied" });
+    const error = await rejectionOf(ctx.api.thumbnails.generate({ prompt: "p", name: "n" }));
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
+    expect((error as OutcomeUnknownError).cause).toBeInstanceOf(NetworkError);
+    await new Promise((resolve) => setTimeout(resolve, 100));
     expect(ctx.emu.callsTo("POST", "/api/thumbnail/generate")).toHaveLength(1);
   });
 });

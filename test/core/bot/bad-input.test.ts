@@ -129,3 +129,32 @@ describe("refusals of the service are explained, never retried, and start no job
     expect(JSON.stringify(card)).not.toMatch(/not json/);
   });
 });
+
+describe("small input defects", () => {
+  it("an option named like an Object property (--constructor) is refused, not ignored", async () => {
+    await h.command("image.generate", { prompt: "a fox", constructor: "x" });
+    expect(refusedPrivately().lines[0]).toMatch(/^image generate has no option constructor\. Its options:/);
+    expect(anyCreation()).toEqual([]);
+  });
+
+  it.each(["0x10", "1e3", "0b1", "+"])("a seed written as %j is refused", async (seed) => {
+    await h.command("image.generate", { prompt: "a fox", seed });
+    expect(refusedPrivately().lines[0]).toMatch(/^seed must be a number/);
+    expect(anyCreation()).toEqual([]);
+  });
+
+  it("a seed in digits is still taken", async () => {
+    await h.command("image.generate", { prompt: "a fox", seed: " 16 " });
+    const [call] = h.creations("/api/image/generate");
+    expect(call?.json).toMatchObject({ seed: 16 });
+  });
+
+  it("a title cut at an emoji is not sent to the service with half of it", async () => {
+    // The 60-character title is cut after 59 UTF-16 units: between the two halves of the emoji.
+    const prompt = `${"a".repeat(58)}\u{1F98A} fox in the snow at dawn`;
+    await h.command("image.generate", { prompt });
+    const [call] = h.creations("/api/image/generate");
+    // The whole title, the emoji left out: no lone surrogate reaches the service.
+    expect(call?.json).toMatchObject({ name: `${"a".repeat(58)}…` });
+  });
+});

@@ -9,6 +9,8 @@ import { type Bot, createBot } from "../../../src/core/bot.js";
 import { type Card, isCard, plainText } from "../../../src/core/cards.js";
 import { scaledPolicy } from "../../../src/core/jobs/policy.js";
 import type { ActionEvent, Actor, Attachment, ConversationRef, MessageRef } from "../../../src/core/ports.js";
+import type { RateLimits } from "../../../src/core/rates.js";
+import type { SharedKeyTenants } from "../../../src/core/tenancy.js";
 import { openStores, type Stores } from "../../../src/store/index.js";
 import { type Emulator, type EmulatorOptions, startEmulator } from "../../fakes/media-api/index.js";
 import { solidPng } from "../../fakes/media-api/png.js";
@@ -58,9 +60,16 @@ export interface HarnessOptions {
   emulator?: EmulatorOptions;
   /** MEDIA_API_KEY; null for none. Default test-key. */
   fallbackKey?: string | null;
+  /** MEDIA_API_KEY_TENANTS. Default guild-1 alone, which then has the account to itself. */
+  apiKeyTenants?: SharedKeyTenants;
+  rates?: RateLimits;
   jobLimit?: number;
   /** Shares another harness's sqlite file (a restart). */
   storeDir?: string;
+  /** Where the client sends its calls (a proxy in front of the emulator); default the emulator. */
+  mediaUrl?: string;
+  /** The client's deadline per call. Default 5 s. */
+  timeoutMs?: number;
 }
 
 export class Harness {
@@ -90,14 +99,22 @@ export class Harness {
     const logger = pino({ level: "silent" });
     const stores = await openStores(`sqlite://${join(dir, "bot.sqlite")}`, SECRETS_KEY, logger);
     const client = createMediaClient({
-      baseUrl: emu.url,
-      timeoutMs: 5_000,
+      baseUrl: options.mediaUrl ?? emu.url,
+      timeoutMs: options.timeoutMs ?? 5_000,
       retries: { maxRetries: 2, minDelayMs: 5, maxDelayMs: 20 },
       logger,
     });
     const fallbackKey = options.fallbackKey === undefined ? "test-key" : (options.fallbackKey ?? undefined);
     const bot = createBot({
-      config: { media: { url: emu.url, apiKey: fallbackKey, thumbnailsListPath: "/api/thumbnails" } },
+      config: {
+        media: {
+          url: emu.url,
+          apiKey: fallbackKey,
+          apiKeyTenants: options.apiKeyTenants ?? ["guild-1"],
+          thumbnailsListPath: "/api/thumbnails",
+        },
+        ...(options.rates && { rates: options.rates }),
+      },
       media: client,
       stores,
       engine: { policy: scaledPolicy(0.005) },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { actor, type Harness, harnessPerFile, text } from "./harness.js";
+import { actor, CHANNEL, type Harness, harnessPerFile, text } from "./harness.js";
 
 let h: Harness;
 harnessPerFile((started) => {
@@ -60,7 +60,7 @@ describe("read-only commands answer privately", () => {
 
 describe("autocomplete", () => {
   const ask = (command: string, option: string, query: string) =>
-    h.bot.handleAutocomplete({ command, option, query, actor: actor() });
+    h.bot.handleAutocomplete({ command, option, query, actor: actor(), conversation: CHANNEL });
 
   it("offers matching avatars and voices from a short-lived cache", async () => {
     expect(await ask("video.avatar", "avatar", "so")).toEqual([

@@ -11,7 +11,7 @@ afterEach(async () => {
 
 describe("setup and tenancy", () => {
   it("an admin stores the tenant's key: encrypted at rest, never echoed, used for later calls", async () => {
-    h = await Harness.start();
+    h = await Harness.start({ apiKeyTenants: ["guild-1", "guild-2"] });
     await h.command("setup", { api_key: "other-key", default_aspect_ratio: "16:9" }, { actor: admin() });
     const saved = h.chat.lastPost();
     expect(saved.options.ephemeral).toBe(true);

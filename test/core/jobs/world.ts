@@ -92,12 +92,14 @@ export interface World {
   dir: string;
   /** This test's sqlite file: a new one after every `nextTest()`. */
   readonly storeUrl: string;
-  /** Opens the sqlite file again: what a second process, or the same after a restart, sees. */
-  openStores(): Promise<Stores>;
+  /** Opens the sqlite file (or `url`) again: what a second process, or the same after a restart, sees. */
+  openStores(url?: string): Promise<Stores>;
   /** An engine over a store of its own connection, stopped (and closed) at the end. */
   engine(
     hooks: RecordingHooks,
-    opts?: { policy?: PolicyOverrides; instanceId?: string } & Partial<Pick<JobEngineOptions, "clock">>,
+    opts?: { policy?: PolicyOverrides; instanceId?: string; storeUrl?: string } & Partial<
+      Pick<JobEngineOptions, "clock">
+    >,
   ): Promise<{ engine: JobEngine; stores: Stores }>;
   /** Stops every engine, clears the emulator and starts a new sqlite file: tests share nothing. */
   nextTest(): Promise<void>;
@@ -130,16 +132,17 @@ export async function startWorld(
     get storeUrl() {
       return storeUrl;
     },
-    openStores: async () => {
-      const stores = await openStores(storeUrl, undefined, silent);
+    openStores: async (url = storeUrl) => {
+      const stores = await openStores(url, undefined, silent);
       cleanups.push(() => stores.close());
       return stores;
     },
     async engine(hooks, opts = {}) {
-      const stores = await world.openStores();
+      const stores = await world.openStores(opts.storeUrl);
       const engine = createJobEngine({
         store: stores.jobs,
         claims: stores.claims,
+        indexes: stores.indexes,
         hooks,
         logger: silent,
         policy: scaledPolicy(SCALE, opts.policy),

@@ -10,7 +10,7 @@ import {
   ChannelType,
   OverwriteType,
 } from "discord-api-types/v10";
-import { CDN_PREFIX, serveAttachment } from "./cdn.js";
+import { CDN_PREFIX, type CdnFault, serveAttachment } from "./cdn.js";
 import { type Clock, createClock } from "./clock.js";
 import { Gateway, type GatewayFrame } from "./gateway.js";
 import { createIds } from "./ids.js";
@@ -136,6 +136,8 @@ export interface FakeDiscord {
    * makes one call fail.
    */
   fail(fault: Fault): void;
+  /** The attachment host refusing on demand: the next `times` (default 1) downloads answer `status`. */
+  failAttachments(fault: CdnFault): void;
   close(): Promise<void>;
 }
 
@@ -149,6 +151,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   const gatewayFrames: GatewayFrame[] = [];
   const validationErrors: ValidationError[] = [];
   const faults: Fault[] = [];
+  const cdnFaults: CdnFault[] = [];
 
   // Listening first gives the port the seeded URLs need; nobody can call before this function returns.
   const server = createServer();
@@ -197,7 +200,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   server.on("request", (req, res) => {
     const path = req.url ?? "/";
     if (path.startsWith(`${API_PREFIX}/`)) void rest(req, res);
-    else if (path.startsWith(CDN_PREFIX)) serveAttachment(world, req, res);
+    else if (path.startsWith(CDN_PREFIX)) serveAttachment(world, cdnFaults, req, res);
     else
       res
         .writeHead(404, { "Content-Type": "application/json" })
@@ -343,6 +346,9 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
         overwrite,
       ];
       if (gateway.hasSession) await gateway.dispatch("CHANNEL_UPDATE", target);
+    },
+    failAttachments(fault) {
+      cdnFaults.push({ ...fault });
     },
     fail(fault) {
       faults.push({ ...fault });

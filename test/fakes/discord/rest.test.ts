@@ -67,6 +67,23 @@ describe("fake Discord REST with the real discord.js client", () => {
     expect(sent.attachments.first()?.url).toBe(stored.attachments[0]!.url);
   });
 
+  it("refuses attachment downloads on demand, then serves them again", async () => {
+    const channel = await start();
+    const bytes = png(512);
+    const sent = await channel.send({ files: [new AttachmentBuilder(bytes, { name: "fox.png" })] });
+    const url = fake.message(sent.id)!.attachments[0]!.url;
+    fake.failAttachments({ status: 403 });
+    fake.failAttachments({ status: 500, times: 2 });
+    const statuses = [];
+    for (let i = 0; i < 4; i++) {
+      const answer = await fetch(url);
+      statuses.push(answer.status);
+      if (i === 3) expect(Buffer.from(await answer.arrayBuffer())).toEqual(bytes);
+      else await answer.text();
+    }
+    expect(statuses).toEqual([403, 500, 500, 200]);
+  });
+
   it("answers an attachment over the size limit with 413 / 40005", async () => {
     const channel = await start();
     const tooBig = Buffer.alloc(fake.attachmentSizeLimit + 1);

@@ -57,6 +57,55 @@ describe("faults", () => {
     expect(performance.now() - quick).toBeLessThan(140);
   });
 
+  it("hangs up before applying a call: no answer, nothing created or charged", async () => {
+    t.em.inject({ method: "POST", path: "/api/image/generate", hangUp: "unapplied" });
+    await expect(
+      t.call("POST", "/api/image/generate", { json: { name: "n", prompt: "p" } }),
+    ).rejects.toThrow();
+    expect(t.em.callsTo("POST", "/api/image/generate")).toMatchObject([{ status: 0 }]);
+    expect(t.em.account("test-key").creditsUsed).toBe(0);
+    // The next call is answered as usual.
+    expect((await t.call("POST", "/api/image/generate", { json: { name: "n", prompt: "p" } })).status).toBe(
+      200,
+    );
+  });
+
+  it("hangs up after applying a call: the job is created and charged, its answer never comes", async () => {
+    t.em.inject({ method: "POST", path: "/api/image/generate", hangUp: "applied" });
+    await expect(
+      t.call("POST", "/api/image/generate", { json: { name: "n", prompt: "p" } }),
+    ).rejects.toThrow();
+    expect(t.em.callsTo("POST", "/api/image/generate")).toMatchObject([{ status: 0 }]);
+    expect(t.em.account("test-key").creditsUsed).toBe(1);
+  });
+
+  it("applies a call at once and holds only its answer back", async () => {
+    t.em.inject({ method: "POST", path: "/api/image/generate", delayMs: 300, applyFirst: true });
+    const answered = t.call("POST", "/api/image/generate", { json: { name: "n", prompt: "p" } });
+    await sleep(100);
+    expect(t.em.account("test-key").creditsUsed).toBe(1);
+    expect(t.em.callsTo("POST", "/api/image/generate")).toMatchObject([{ status: 0 }]);
+    expect((await answered).status).toBe(200);
+  });
+
+  it("cuts a download off after its headers and half its bytes", async () => {
+    const { jobId } = (await t.call("POST", "/api/image/generate", { json: { name: "n", prompt: "p" } }))
+      .body;
+    t.clock.advance(60_000);
+    const { downloadUrl } = (await t.call("GET", `/api/image/${jobId}`)).body;
+    const whole = Buffer.from(await (await fetch(downloadUrl)).arrayBuffer());
+    t.em.inject({ method: "GET", path: /^\/storage\/files\//, hangUp: "mid-body" });
+    const cut = await fetch(downloadUrl);
+    expect(cut.status).toBe(200);
+    expect(Number(cut.headers.get("content-length"))).toBe(whole.length);
+    const received: Buffer[] = [];
+    const reading = (async () => {
+      for await (const chunk of cut.body as AsyncIterable<Uint8Array>) received.push(Buffer.from(chunk));
+    })();
+    await expect(reading).rejects.toThrow();
+    expect(Buffer.concat(received)).toEqual(whole.subarray(0, Math.floor(whole.length / 2)));
+  });
+
   it("reset clears faults and calls", async () => {
     t.em.inject({ path: "/api/usage", status: 500 });
     t.em.reset();

@@ -38,18 +38,64 @@ async function faultReply(ctx: Ctx, fault: Fault): Promise<Reply | undefined> {
   return { status, headers, json: fault.body ?? { error: `injected fault (HTTP ${status})` } };
 }
 
-async function answer(routes: Route[], ctx: Ctx): Promise<Reply> {
+/** The route's own answer to a request. */
+async function served(routes: Route[], ctx: Ctx): Promise<Reply> {
+  const found = resolve(routes, ctx.method, ctx.path);
+  if (found === "method_not_allowed") return { status: 405, json: { error: "method not allowed" } };
+  if (!found) return { status: 404, json: { error: `no route for ${ctx.method} ${ctx.path}` } };
+  return found.route.handle({ ...ctx, params: found.params });
+}
+
+interface Answer {
+  reply?: Reply;
+  hangUp?: Fault["hangUp"];
+}
+
+async function answer(routes: Route[], ctx: Ctx): Promise<Answer> {
   try {
     const fault = ctx.state.faults.take(ctx.method, ctx.path);
+    if (fault?.applyFirst) {
+      const reply = await served(routes, ctx);
+      if (fault.delayMs) await sleep(fault.delayMs);
+      return { reply, hangUp: fault.hangUp };
+    }
     const canned = fault && (await faultReply(ctx, fault));
-    if (canned) return canned;
-    const found = resolve(routes, ctx.method, ctx.path);
-    if (found === "method_not_allowed") return { status: 405, json: { error: "method not allowed" } };
-    if (!found) return { status: 404, json: { error: `no route for ${ctx.method} ${ctx.path}` } };
-    return await found.route.handle({ ...ctx, params: found.params });
+    if (fault?.hangUp === "unapplied") return { hangUp: fault.hangUp };
+    if (canned && !fault.hangUp) return { reply: canned };
+    return { reply: await served(routes, ctx), hangUp: fault?.hangUp };
   } catch (error) {
-    return errorReply(error);
+    // The client went away while its body was read (an aborted upload): nobody to answer. The
+    // socket tells, not the request: a request whose body was read to its end is destroyed too.
+    if (ctx.req.socket.destroyed) return {};
+    return { reply: errorReply(error) };
   }
+}
+
+/** Resolves once `bytes` are handed to the kernel, so they reach the client before the connection goes. */
+function flushed(res: ServerResponse, bytes: Uint8Array | string): Promise<void> {
+  return new Promise((done) => res.write(bytes, () => done()));
+}
+
+/** Headers and the first half of the answer, then the connection closes: a transfer cut short. */
+async function writeHalf(res: ServerResponse, call: RecordedCall, reply: Reply): Promise<void> {
+  const status = reply.status ?? 200;
+  call.status = status;
+  if ("stream" in reply) {
+    res.writeHead(status, { ...reply.headers, "content-length": reply.size });
+    let left = Math.floor(reply.size / 2);
+    for await (const chunk of reply.stream as AsyncIterable<Buffer>) {
+      const part = chunk.subarray(0, left);
+      await flushed(res, part);
+      left -= part.length;
+      if (left <= 0) break;
+    }
+  } else {
+    const text = "json" in reply ? JSON.stringify(reply.json) : reply.text;
+    const type = "json" in reply ? { "content-type": "application/json" } : {};
+    res.writeHead(status, { ...type, ...reply.headers, "content-length": Buffer.byteLength(text) });
+    await flushed(res, text.slice(0, Math.floor(text.length / 2)));
+  }
+  res.destroy();
 }
 
 async function write(res: ServerResponse, call: RecordedCall, reply: Reply, head: boolean): Promise<void> {
@@ -70,6 +116,17 @@ async function write(res: ServerResponse, call: RecordedCall, reply: Reply, head
   const type = "json" in reply ? { "content-type": "application/json" } : {};
   res.writeHead(status, { ...type, ...reply.headers, "content-length": Buffer.byteLength(text) });
   res.end(text);
+}
+
+/** Sends the answer, or hangs up instead as a fault says (a recorded status of 0: nothing was answered). */
+async function deliver(res: ServerResponse, call: RecordedCall, { reply, hangUp }: Answer): Promise<void> {
+  if (res.destroyed) return;
+  if (!reply || hangUp === "unapplied" || hangUp === "applied") {
+    res.destroy();
+    return;
+  }
+  if (hangUp === "mid-body") return writeHalf(res, call, reply);
+  return write(res, call, reply, call.method === "HEAD");
 }
 
 function record(state: State, req: IncomingMessage, url: URL): RecordedCall {
@@ -114,7 +171,7 @@ export async function createEmulator(opts: EmulatorOptions): Promise<Emulator> {
       call,
     };
     void answer(routes, ctx)
-      .then((reply) => write(res, call, reply, call.method === "HEAD"))
+      .then((answered) => deliver(res, call, answered))
       .catch((error: unknown) => {
         console.error("media-api emulator: could not answer", error); // e.g. an invalid injected header
         res.destroy();

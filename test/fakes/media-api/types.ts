@@ -75,6 +75,18 @@ export interface Fault {
   headers?: Record<string, string>;
   /** Slow answer; with no status/body/raw the request is then served normally. */
   delayMs?: number;
+  /**
+   * With `delayMs`: the call is carried out at once and only its answer waits (a job created and
+   * charged whose answer comes after the client gave up), instead of the whole request waiting.
+   */
+  applyFirst?: boolean;
+  /**
+   * The connection closes instead of a full answer (after `delayMs`): "unapplied" before the
+   * request is acted on (nothing changes), "applied" after it was carried out (a job is created and
+   * charged, an upload kept) with no answer at all, "mid-body" after the headers and half the body
+   * of its normal answer (a result download cut short).
+   */
+  hangUp?: "unapplied" | "applied" | "mid-body";
 }
 
 export interface JobPlan {

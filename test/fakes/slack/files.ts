@@ -4,7 +4,7 @@ import { extname } from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import busboy from "busboy";
-import type { FileContent, SlackFile, SlackState, Upload } from "./state.js";
+import type { FileContent, FileRefusal, SlackFile, SlackState, Upload } from "./state.js";
 
 const TYPES: Record<string, { filetype: string; mimetype: string }> = {
   ".png": { filetype: "png", mimetype: "image/png" },
@@ -72,7 +72,7 @@ export function fileObject(state: SlackState, meta: FileMeta): SlackFile {
 export function addUserFile(
   state: SlackState,
   content: FileContent,
-  meta: { name: string; mimetype: string; size?: number; user?: string },
+  meta: { name: string; mimetype: string; size?: number; user?: string; download?: FileRefusal },
 ): SlackFile {
   const size = content instanceof Uint8Array ? content.byteLength : meta.size;
   if (size === undefined) throw new Error("addUserFile: a stream factory needs meta.size");
@@ -84,27 +84,29 @@ export function addUserFile(
   });
   state.files.set(file.id, file);
   state.fileContents.set(file.id, content);
+  if (meta.download) state.fileRefusals.set(file.id, meta.download);
   return file;
 }
 
-async function count(stream: Readable): Promise<{ bytes: number; sha256: string }> {
+async function count(stream: Readable, keep?: Buffer[]): Promise<{ bytes: number; sha256: string }> {
   const hash = createHash("sha256");
   let bytes = 0;
   for await (const chunk of stream) {
     bytes += (chunk as Buffer).length;
     hash.update(chunk as Buffer);
+    keep?.push(chunk as Buffer);
   }
   return { bytes, sha256: hash.digest("hex") };
 }
 
 /** Counts the first file part of a multipart body as it streams past. */
-function countMultipart(req: IncomingMessage): Promise<NonNullable<Upload["received"]>> {
+function countMultipart(req: IncomingMessage, keep?: Buffer[]): Promise<NonNullable<Upload["received"]>> {
   return new Promise((resolve, reject) => {
     const parser = busboy({ headers: req.headers });
     let first: Promise<NonNullable<Upload["received"]>> | undefined;
     parser.on("file", (name, stream) => {
       if (first) stream.resume();
-      else first = count(stream).then((c) => ({ ...c, format: "multipart", partName: name }));
+      else first = count(stream, keep).then((c) => ({ ...c, format: "multipart", partName: name }));
     });
     parser.on("close", () => (first ? first.then(resolve, reject) : reject(new Error("no file part"))));
     parser.on("error", reject);
@@ -114,7 +116,7 @@ function countMultipart(req: IncomingMessage): Promise<NonNullable<Upload["recei
 
 /**
  * The upload_url: Slack takes the bytes raw or as multipart (@slack/web-api 8 sends one part named
- * `body`). Bytes are counted and hashed while they stream; nothing is kept.
+ * `body`). Bytes are counted and hashed while they stream; they are kept only with `keepUploads`.
  */
 export async function handleUpload(
   state: SlackState,
@@ -128,10 +130,12 @@ export async function handleUpload(
     res.writeHead(404, { "content-type": "text/plain" }).end("Not Found");
     return;
   }
+  const kept = state.keepUploads ? [] : undefined;
   try {
     upload.received = req.headers["content-type"]?.startsWith("multipart/form-data")
-      ? await countMultipart(req)
-      : { ...(await count(req)), format: "raw" };
+      ? await countMultipart(req, kept)
+      : { ...(await count(req, kept)), format: "raw" };
+    if (kept) state.fileContents.set(upload.fileId, Buffer.concat(kept));
   } catch (error) {
     res.writeHead(400, { "content-type": "text/plain" }).end(String(error));
     return;
@@ -152,15 +156,16 @@ export async function handleDownload(
   res: ServerResponse,
   pathname: string,
 ): Promise<void> {
-  if (req.headers.authorization !== `Bearer ${state.botToken}`) {
+  const [, id = "", download] = FILE_PATH.exec(pathname) ?? [];
+  const refusal = state.fileRefusals.get(id);
+  if (req.headers.authorization !== `Bearer ${state.botToken}` || refusal === "sign-in-page") {
     res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(LOGIN_PAGE);
     return;
   }
-  const [, id = "", download] = FILE_PATH.exec(pathname) ?? [];
   const file = state.files.get(id);
   const content = state.fileContents.get(id);
-  // Files uploaded through the external flow were only counted, so there is nothing to serve for them.
-  if (!file || !content) {
+  // Files uploaded through the external flow were only counted (unless kept), so there may be nothing to serve.
+  if (!file || !content || refusal === 404) {
     res.writeHead(404, { "content-type": "text/plain" }).end("file_not_found");
     return;
   }

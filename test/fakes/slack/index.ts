@@ -27,6 +27,7 @@ import { type Envelope, type EnvelopeType, SocketModeServer } from "./socket-mod
 import {
   type EphemeralMessage,
   type FileContent,
+  type FileRefusal,
   type Message,
   type ResponseUrlPost,
   type SlackFile,
@@ -52,6 +53,7 @@ export type { Envelope, EnvelopeType } from "./socket-mode.js";
 export type {
   EphemeralMessage,
   FileContent,
+  FileRefusal,
   Message,
   ResponseUrlPost,
   SlackFile,
@@ -66,6 +68,8 @@ export interface FakeSlackOptions {
   rateLimitEvery?: number;
   /** How long a trigger_id stays usable; Slack's 3 s by default. */
   triggerTtlMs?: number;
+  /** Keep the bytes the app uploads, so url_private serves them (the playground shows them); default off. */
+  keepUploads?: boolean;
 }
 
 /** The app's answer to a delivered request, with what Slack attached to it. */
@@ -94,10 +98,13 @@ export interface FakeSlack {
   responseUrlPosts: ResponseUrlPost[];
   /** Another member of the workspace. */
   addUser(name: string): SlackUser;
-  /** A file a user attached; `meta.size` is required with a stream factory. */
+  /**
+   * A file a user attached; `meta.size` is required with a stream factory. `meta.download` makes
+   * its download fail: 404 (deleted meanwhile) or the sign-in page (the bot may not read files).
+   */
   addUserFile(
     content: FileContent,
-    meta: { name: string; mimetype: string; size?: number; user?: string },
+    meta: { name: string; mimetype: string; size?: number; user?: string; download?: FileRefusal },
   ): SlackFile;
   /** Payloads as Slack would send them, for Socket Mode or custom delivery. */
   payloads: {
@@ -155,7 +162,11 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const state = new SlackState({ baseUrl, triggerTtlMs: opts.triggerTtlMs ?? TRIGGER_TTL_MS });
+  const state = new SlackState({
+    baseUrl,
+    triggerTtlMs: opts.triggerTtlMs ?? TRIGGER_TTL_MS,
+    keepUploads: opts.keepUploads ?? false,
+  });
   const api = new WebApi(state, opts.rateLimitEvery ?? 0);
   const socket = new SocketModeServer(state);
 

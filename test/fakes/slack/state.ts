@@ -116,6 +116,9 @@ export interface Upload {
 
 export type FileContent = Uint8Array | (() => Readable);
 
+/** How a file's download fails: deleted meanwhile (404), or Slack's sign-in page (a token without files:read). */
+export type FileRefusal = 404 | "sign-in-page";
+
 export interface ResponseUrlPost {
   url: string;
   status: number;
@@ -143,6 +146,7 @@ export interface Trigger {
 export interface StateOptions {
   baseUrl: string;
   triggerTtlMs: number;
+  keepUploads: boolean;
 }
 
 /** A conversation of the workspace; the bot reads and posts per Slack's rules for members and non-members. */
@@ -158,6 +162,7 @@ export interface Channel {
 export class SlackState {
   readonly baseUrl: string;
   readonly triggerTtlMs: number;
+  readonly keepUploads: boolean;
   readonly teamId = "T0MEDIA001";
   readonly teamDomain = "media-bot-fake";
   readonly appId = "A0MEDIAAPP";
@@ -178,6 +183,8 @@ export class SlackState {
   readonly views = new Map<string, SlackView>();
   readonly files = new Map<string, SlackFile>();
   readonly fileContents = new Map<string, FileContent>();
+  /** Files whose download fails as asked (see addUserFile's `download`), by file id. */
+  readonly fileRefusals = new Map<string, FileRefusal>();
   readonly uploads = new Map<string, Upload>();
   readonly triggers = new Map<string, Trigger>();
   readonly responseUrls = new Map<string, ResponseUrl>();
@@ -189,6 +196,7 @@ export class SlackState {
   constructor(opts: StateOptions) {
     this.baseUrl = opts.baseUrl;
     this.triggerTtlMs = opts.triggerTtlMs;
+    this.keepUploads = opts.keepUploads;
     for (const [id, name, role] of [
       [this.userIds.requester, "requester", "member"],
       [this.userIds.other, "other", "member"],

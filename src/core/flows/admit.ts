@@ -1,0 +1,32 @@
+import type { TenantSettings } from "../../store/tenants.js";
+import type { AnyCommand } from "../commands/define.js";
+import type { Actor, ConversationRef, EntryKind } from "../ports.js";
+import { tenantOf } from "../tenancy.js";
+import type { Core } from "./core.js";
+
+/**
+ * The one door of every gesture, whatever its kind: the tenant's allow-lists (channels, roles),
+ * admin-only commands, then the person's and the tenant's command rates. A button on an old
+ * message, a form submitted late or an autocomplete keystroke gets no further than a slash
+ * command would.
+ *
+ * Autocomplete is checked like the rest but does not count against the rates (Discord sends one
+ * per keystroke), and a refusal there means no choices: Discord and Slack show only the list, so
+ * the person learns why when they submit, which is refused with its reason.
+ */
+
+export interface Entry {
+  kind: EntryKind;
+  actor: Actor;
+  conversation: Pick<ConversationRef, "channelId">;
+  /** The command the gesture runs or fills in, when it names one (buttons act on a job instead). */
+  command?: AnyCommand;
+}
+
+/** The tenant's settings once `entry` may go on; throws AccessError or RateLimitError otherwise. */
+export async function admit(core: Core, entry: Entry): Promise<TenantSettings> {
+  const settings = await core.tenancy.settings(tenantOf(entry.actor));
+  core.tenancy.checkAccess(entry.actor, entry.conversation, settings, entry.command);
+  if (entry.kind !== "autocomplete") core.rates.take(entry.actor);
+  return settings;
+}

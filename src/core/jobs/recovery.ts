@@ -1,0 +1,131 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { JobRecord, JobStore } from "../../store/index.js";
+import type { Logger } from "../log.js";
+import type { Liveness } from "./liveness.js";
+import type { Ownership } from "./ownership.js";
+
+export interface RecoveryDeps {
+  liveness: Liveness;
+  ownership: Ownership;
+  store: JobStore;
+  logger: Logger;
+  /** Takes up a job this instance owns now. */
+  adopt(job: JobRecord): Promise<void>;
+  /** The longest a takeover may hold its gate. */
+  gateMs: number;
+  /** At most one orphan scan per this interval among all instances on the store. */
+  orphanScanMs: number;
+}
+
+const SLICE = 100;
+
+/**
+ * Finds the jobs this instance must look after: its own after a restart, those of instances
+ * whose heartbeat lapsed, and those nobody owns (tracked before any engine ran, created by a
+ * process that died before owning them, or written by an older version of the bot).
+ *
+ * Two instances never take the same dead instance's jobs at once, and a dead instance that
+ * restarts never takes its jobs back while another is moving them: both go through the gate
+ * `takeover:<dead id>`, and the mover checks under it that the heartbeat is still lapsed.
+ */
+export class Recovery {
+  constructor(private readonly deps: RecoveryDeps) {}
+
+  /** This instance's own jobs, as its previous process left them. */
+  async ownJobs(): Promise<void> {
+    const { liveness, ownership } = this.deps;
+    const me = liveness.id;
+    await this.underGate(me, { wait: true }, async () => {
+      const ids = await ownership.listed(me);
+      const gone = await this.adoptEach(ids, async (id) => (await ownership.ownerOf(id)) === me);
+      await ownership.unlist(me, gone);
+    });
+  }
+
+  /** Takes over every registered instance whose heartbeat lapsed. */
+  async deadInstances(): Promise<void> {
+    const { liveness } = this.deps;
+    for (const id of await liveness.instances()) {
+      if (id === liveness.id || (await liveness.instanceAlive(id))) continue;
+      await this.takeOver(id);
+    }
+  }
+
+  /** Jobs on the unfinished list that no live instance owns. */
+  async orphans({ gated }: { gated: boolean }): Promise<void> {
+    const { liveness, ownership, store } = this.deps;
+    if (gated && !(await liveness.claim("sweep:orphans", this.deps.orphanScanMs))) return;
+    const listed = new Set<string>();
+    for (const instance of await liveness.instances()) {
+      for (const id of await ownership.listed(instance)) listed.add(id);
+    }
+    const candidates = (await store.unfinishedIds()).filter((id) => !listed.has(id));
+    const alive = new Map<string, Promise<boolean>>();
+    await this.adoptEach(candidates, async (id) => {
+      const holder = await ownership.ownerOf(id);
+      if (holder !== undefined) {
+        if (!alive.has(holder)) alive.set(holder, liveness.instanceAlive(holder));
+        if (await alive.get(holder)) return false;
+      }
+      return ownership.take(id, liveness.id, holder ?? liveness.id);
+    });
+  }
+
+  private async takeOver(dead: string): Promise<void> {
+    const { liveness, ownership, logger } = this.deps;
+    await this.underGate(dead, { wait: false }, async () => {
+      if (await liveness.instanceAlive(dead)) return;
+      const ids = await ownership.listed(dead);
+      if (ids.length > 0)
+        logger.warn({ instanceId: dead, jobs: ids.length }, "taking over the jobs of a lapsed instance");
+      await this.adoptEach(ids, (id) => ownership.take(id, liveness.id, dead));
+      await ownership.unlist(dead, ids);
+      if ((await ownership.listed(dead)).length === 0) await liveness.unregister(dead);
+    });
+  }
+
+  /**
+   * Adopts each job for which `mine` (which may take it) says yes, a slice at a time; resolves
+   * with the ids that were not this instance's to adopt.
+   */
+  private async adoptEach(ids: string[], mine: (id: string) => Promise<boolean>): Promise<string[]> {
+    const { store, adopt, logger } = this.deps;
+    const refused: string[] = [];
+    for (let start = 0; start < ids.length; start += SLICE) {
+      await Promise.all(
+        ids.slice(start, start + SLICE).map(async (id) => {
+          try {
+            if (!(await mine(id))) {
+              refused.push(id);
+              return;
+            }
+            const job = await store.get(id);
+            if (job) await adopt(job);
+          } catch (error) {
+            logger.warn({ err: error, jobId: id }, "could not take up a job");
+          }
+        }),
+      );
+    }
+    return refused;
+  }
+
+  private async underGate(
+    instance: string,
+    { wait }: { wait: boolean },
+    work: () => Promise<void>,
+  ): Promise<void> {
+    const { liveness, gateMs } = this.deps;
+    const key = `takeover:${instance}`;
+    const deadline = Date.now() + gateMs;
+    while (!(await liveness.claim(key, gateMs))) {
+      if (!wait || Date.now() >= deadline) return;
+      await sleep(50);
+    }
+    try {
+      await work();
+    } finally {
+      await liveness.release(key);
+    }
+  }
+}

@@ -1,0 +1,45 @@
+import type { JobRecord } from "../../store/index.js";
+import type { JobState } from "../api/job-status.js";
+import { Pace } from "./pace.js";
+import type { Outcome, Patch } from "./records.js";
+
+export interface Shown {
+  state: JobState;
+  progress: number | null;
+}
+
+/** One job this engine looks after: it polls it, delivers it, or waits for its choice to expire. */
+export interface Tracked {
+  /** The stored record, as last read or written: what the hooks see. */
+  job: JobRecord;
+  mode: "poll" | "deliver" | "choice";
+  /** The last status read, stored or not: what "no change" and "stuck" compare with. */
+  seen: Shown;
+  /** What was last sent to the store (written, or queued behind other writes). */
+  stored: Shown;
+  lastMoveAt: number;
+  pace: Pace;
+  /** Consecutive failed status reads. */
+  errors: { count: number; since: number } | undefined;
+  /** Changes not yet written: later ones merge into it while it waits for the store. */
+  pending: Patch | undefined;
+  /** The write of `pending` under way or queued, if any. */
+  flushing: Promise<void> | undefined;
+  /** The outcome to deliver, until it is stored. */
+  outcome?: Outcome;
+}
+
+export function tracking(job: JobRecord, mode: Tracked["mode"]): Tracked {
+  const shown = { state: job.state, progress: job.progress };
+  return {
+    job,
+    mode,
+    seen: shown,
+    stored: shown,
+    lastMoveAt: job.lastProgressAt,
+    pace: new Pace(),
+    errors: undefined,
+    pending: undefined,
+    flushing: undefined,
+  };
+}

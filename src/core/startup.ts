@@ -1,0 +1,132 @@
+import { isIP } from "node:net";
+import { request } from "undici";
+import type { MediaClient } from "./api/client.js";
+import { isInternalAddress } from "./api/fetch-policy.js";
+import { ConfigError } from "./config.js";
+import { BotError, UnauthorizedError } from "./errors.js";
+import type { Logger } from "./log.js";
+import { redactText } from "./redact.js";
+import type { SharedKeyTenants } from "./tenancy.js";
+
+/**
+ * Start-up checks: a bad credential or an unreachable dependency ends the start with one line
+ * that names the variable and what to do, never a stack trace or the secret itself.
+ */
+
+/** A start that cannot go on; the message is the operator's line after "Cannot start: ". */
+export class StartupError extends Error {
+  readonly code = "startup.failed";
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "StartupError";
+  }
+}
+
+/** Failures that carry their own operator's sentence (config, store, start-up checks). */
+const EXPLAINED = new Set([
+  "ConfigError",
+  "StartupError",
+  "StoreError",
+  "SecretsError",
+  "InstanceInUseError",
+]);
+
+export function isExplained(error: unknown): boolean {
+  return error instanceof Error && EXPLAINED.has(error.name);
+}
+
+/** The one line printed when the start fails. */
+export function startupLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const line = message.replace(/\s+/g, " ").trim();
+  return redactText(`Cannot start: ${isExplained(error) ? line : `unexpected error: ${line}`}`);
+}
+
+/** Loopback names and addresses, internal addresses, and one-label names (a compose or k8s service). */
+function isLocalHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[(.*)\]$/, "$1").toLowerCase();
+  if (host === "localhost" || host.endsWith(".localhost")) return true;
+  if (isIP(host)) return isInternalAddress(host);
+  return !host.includes(".");
+}
+
+const PROBE_TIMEOUT_MS = 3_000;
+
+/**
+ * Warnings about MEDIA_API_URL, which never stop the start (the service may come up later):
+ * plain http to a host off this machine's network sends every API key in clear; no answer at all
+ * means every command will fail until it answers.
+ */
+export async function checkMediaService(baseUrl: string, logger: Logger): Promise<void> {
+  const url = new URL(baseUrl);
+  if (url.protocol === "http:" && !isLocalHost(url.hostname)) {
+    logger.warn(
+      { host: url.host },
+      "MEDIA_API_URL is plain http to a remote host: API keys and results travel unencrypted. Use https.",
+    );
+  }
+  try {
+    const answer = await request(url, { method: "HEAD", signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+    await answer.body.dump();
+  } catch (error) {
+    logger.warn(
+      { host: url.host, reason: error instanceof Error ? error.message : String(error) },
+      "MEDIA_API_URL does not answer: commands will fail until the media service is reachable",
+    );
+  }
+}
+
+/**
+ * What the operator must fix before anyone uses the bot, said at start rather than to the first
+ * user who tries a command.
+ */
+
+/**
+ * The bot needs a way to an API key: the shared MEDIA_API_KEY serving some tenants
+ * (MEDIA_API_KEY_TENANTS), or SECRETS_KEY so that admins can save their own with setup. With
+ * neither, every command that calls the service would tell users to ask an admin, and the admin
+ * would learn that the operator must set something: so the bot refuses to start, and says what.
+ */
+export function requireKeyPath(config: {
+  media: { apiKey?: string; apiKeyTenants: SharedKeyTenants };
+  secretsKey?: string;
+}): void {
+  const { apiKey, apiKeyTenants } = config.media;
+  if (config.secretsKey || (apiKey && (apiKeyTenants === "*" || apiKeyTenants.length > 0))) return;
+  throw new ConfigError(
+    apiKey
+      ? "No API key can ever be used: MEDIA_API_KEY serves no server or workspace. Name them in MEDIA_API_KEY_TENANTS (or *), or set SECRETS_KEY so admins can save their own key with setup."
+      : "No API key can ever be used: set MEDIA_API_KEY (one service key, for the servers and workspaces MEDIA_API_KEY_TENANTS names) or SECRETS_KEY (so admins can save their own key with setup), or both.",
+  );
+}
+
+/** Long enough for a service that answers, short enough not to hold a restart for half a minute. */
+const CHECK_TIMEOUT_MS = 5_000;
+
+/**
+ * MEDIA_API_KEY is tried with GET /api/usage, which costs nothing. A key the service refuses stops
+ * the start (ConfigError); a service that cannot be reached is only a warning, since it may come
+ * back and the bot has nothing to fix.
+ */
+export async function checkSharedKey(
+  media: MediaClient,
+  apiKey: string | undefined,
+  logger: Logger,
+): Promise<void> {
+  if (!apiKey) return;
+  try {
+    await media.as(apiKey).usage.get({ timeoutMs: CHECK_TIMEOUT_MS });
+    logger.info("MEDIA_API_KEY accepted by the service");
+  } catch (error) {
+    if (error instanceof UnauthorizedError) {
+      throw new ConfigError(
+        `MEDIA_API_KEY was refused by the service at ${media.baseUrl} (401${error.serviceMessage ? `: ${error.serviceMessage}` : ""}). Check the key, or unset it to use only keys saved with setup.`,
+      );
+    }
+    const code = error instanceof BotError ? error.code : "unknown";
+    logger.warn(
+      { err: error, code },
+      `could not check MEDIA_API_KEY: the service at ${media.baseUrl} did not answer GET /api/usage; starting anyway`,
+    );
+  }
+}

@@ -1,0 +1,34 @@
+import type Keyv from "keyv";
+import type { Logger } from "../core/log.js";
+import { healthRoutes, Readiness } from "./health.js";
+import { metricsRoute } from "./metrics.js";
+import { type HttpServer, startHttpServer } from "./server.js";
+
+export { type Probe, Readiness } from "./health.js";
+export type { HttpServer, Route } from "./server.js";
+export { startHttpServer } from "./server.js";
+
+export interface BotServer extends HttpServer {
+  /** Platforms add their probe once started (`watch("discord", …)`); the store's is there from the start. */
+  readonly readiness: Readiness;
+}
+
+export interface BotServerOptions {
+  port: number;
+  logger: Logger;
+  /** A namespace of the bot's store: one read of it tells whether the store answers. */
+  store: Keyv<unknown>;
+}
+
+/** The server on PORT with the operator's endpoints; platforms mount their own routes on it. */
+export async function startBotServer(options: BotServerOptions): Promise<BotServer> {
+  const server = await startHttpServer({ port: options.port, logger: options.logger });
+  const readiness = new Readiness();
+  readiness.watch("store", async () => {
+    await options.store.get("probe");
+    return undefined;
+  });
+  for (const route of [...healthRoutes(readiness), metricsRoute]) server.mount(route);
+  options.logger.info({ port: server.port }, "HTTP: serving /healthz, /readyz and /metrics");
+  return { ...server, readiness };
+}

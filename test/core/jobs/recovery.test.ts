@@ -1,0 +1,158 @@
+import { type ChildProcess, fork } from "node:child_process";
+import { once } from "node:events";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { scaledPolicy } from "../../../src/core/jobs/policy.js";
+import type { JobRecord } from "../../../src/store/index.js";
+import { describeRedis } from "../../store/redis-server.js";
+import { RecordingHooks, SCALE, startWorld, until, type World } from "./world.js";
+
+let world: World;
+beforeAll(async () => {
+  world = await startWorld();
+});
+afterEach(() => world.nextTest());
+afterAll(() => world.close());
+
+const { lapseMs } = scaledPolicy(SCALE);
+
+/** An engine process that takes up the store's jobs; resolves once it polls `jobId`. */
+async function doomedEngine(
+  jobId: string,
+  instanceId: string,
+  storeUrl = world.storeUrl,
+): Promise<ChildProcess> {
+  const child = fork(
+    new URL("./crash-child.ts", import.meta.url).pathname,
+    [JSON.stringify({ storeUrl, mediaUrl: world.emulator.url, mode: "poll", instanceId })],
+    { execArgv: ["--import", "tsx"], stdio: "ignore" },
+  );
+  const [message] = (await once(child, "message")) as [{ polling: string }];
+  expect(message.polling).toBe(jobId);
+  return child;
+}
+
+async function kill(child: ChildProcess): Promise<number> {
+  child.kill("SIGKILL");
+  await once(child, "exit");
+  return Date.now();
+}
+
+/** A job recorded but taken up by nobody yet (track() before start() only persists). */
+async function recorded(kind: "video" | "image", durationMs: number, storeUrl?: string): Promise<JobRecord> {
+  const seed = (await world.engine(new RecordingHooks(world.api), storeUrl ? { storeUrl } : {})).engine;
+  return seed.track(await world.serviceJob(kind, { durationMs }));
+}
+
+describe("crash recovery", () => {
+  it("a SIGKILLed instance restarted under its id polls its jobs at once, not after the lapse", async () => {
+    const job = await recorded("video", 2_500);
+    const child = await doomedEngine(job.id, "pod-0");
+    const killedAt = await kill(child);
+
+    const hooks = new RecordingHooks(world.api);
+    const { engine } = await world.engine(hooks, { instanceId: "pod-0" });
+    await engine.start();
+    await until("polled again", () => hooks.for(hooks.reads, job.id).length > 0);
+    expect(hooks.reads[0]!.at - killedAt).toBeLessThan(lapseMs / 2);
+    await until("delivered", async () => (await engine.get(job.id))?.delivery === "delivered", 10_000);
+    expect(hooks.for(hooks.delivered, job.id)).toHaveLength(1);
+  });
+
+  it("another live instance takes over a SIGKILLed instance's jobs once its heartbeat lapses", async () => {
+    const job = await recorded("video", 3_000);
+    const child = await doomedEngine(job.id, "pod-0");
+    const hooks = new RecordingHooks(world.api);
+    const { engine } = await world.engine(hooks, { instanceId: "pod-1" });
+    await engine.start();
+    await sleep(lapseMs / 2);
+    expect(hooks.for(hooks.reads, job.id)).toHaveLength(0); // its owner lives: not ours to poll
+    const killedAt = await kill(child);
+
+    await until("taken over", () => hooks.for(hooks.reads, job.id).length > 0, 5_000);
+    const after = hooks.reads[0]!.at - killedAt;
+    expect(after).toBeLessThan(lapseMs * 2);
+    await until("delivered", async () => (await engine.get(job.id))?.delivery === "delivered", 10_000);
+    expect(hooks.for(hooks.delivered, job.id)).toHaveLength(1);
+  });
+});
+
+describeRedis("crash recovery on redis", (server) => {
+  it("a SIGKILLed instance restarted under its id takes all its jobs back at once and delivers each once", async () => {
+    await server().admin.flushAll();
+    const storeUrl = server().url;
+    const first = await recorded("video", 3_000, storeUrl);
+    const second = await recorded("video", 3_000, storeUrl);
+    const child = await doomedEngine(first.id, "pod-0", storeUrl);
+    const killedAt = await kill(child);
+
+    const restarted = new RecordingHooks(world.api);
+    const own = (await world.engine(restarted, { instanceId: "pod-0", storeUrl })).engine;
+    await own.start();
+    await until("polled again", () => restarted.for(restarted.reads, first.id).length > 0);
+    expect(restarted.reads[0]!.at - killedAt).toBeLessThan(lapseMs / 2);
+    await until(
+      "both delivered",
+      async () =>
+        (await own.get(first.id))?.delivery === "delivered" &&
+        (await own.get(second.id))?.delivery === "delivered",
+      10_000,
+    );
+    expect(restarted.delivered.map((d) => d.jobId).sort()).toEqual([first.id, second.id].sort());
+  });
+});
+
+describe("choices", () => {
+  async function waitingForChoice(hooks: RecordingHooks, instanceId: string) {
+    const { engine } = await world.engine(hooks, { instanceId });
+    await engine.start();
+    const job = await engine.track(await world.serviceJob("design", { durationMs: 200 }));
+    await until("variants shown", async () => (await engine.get(job.id))?.state === "needs_choice");
+    return { engine, job };
+  }
+
+  it("a choice sent by a process that died before recording it is delivered from the status, once", async () => {
+    const { engine, job } = await waitingForChoice(new RecordingHooks(world.api), "pod-0");
+    expect(await engine.beginChoice(job.id)).toMatchObject({ state: "working" });
+    // The confirm reaches the service; its answer never gets recorded.
+    const { avatarIds } = await world.api.photoAvatars.confirmBoth({ jobId: job.serviceJobId });
+    await engine.stop();
+
+    const hooks = new RecordingHooks(world.api);
+    const next = (await world.engine(hooks, { instanceId: "pod-1" })).engine;
+    await next.start();
+    await until("delivered", async () => (await next.get(job.id))?.delivery === "delivered");
+    expect(hooks.delivered).toHaveLength(1);
+    expect(hooks.delivered[0]?.status?.result).toEqual({ kind: "photo_avatar", avatarIds });
+    expect(world.emulator.callsTo("POST", "/api/avatar/design/confirm-both")).toHaveLength(1);
+  });
+
+  it("a choice that never reached the service brings the variants back", async () => {
+    const { engine, job } = await waitingForChoice(new RecordingHooks(world.api), "pod-0");
+    await engine.beginChoice(job.id);
+    await engine.stop();
+
+    const hooks = new RecordingHooks(world.api);
+    const next = (await world.engine(hooks, { instanceId: "pod-1" })).engine;
+    await next.start();
+    await until("waiting again", async () => (await next.get(job.id))?.state === "needs_choice");
+    await until("variants shown again", () => hooks.shown.some((s) => s.status?.state === "needs_choice"));
+    expect(hooks.delivered).toHaveLength(0);
+  });
+
+  it("variants nobody chooses expire: the job ends and says why", async () => {
+    const hooks = new RecordingHooks(world.api);
+    const { engine } = await world.engine(hooks, {
+      instanceId: "pod-0",
+      policy: { choiceExpiresAfterMs: 400 },
+    });
+    await engine.start();
+    const job = await engine.track(await world.serviceJob("design", { durationMs: 100 }));
+    await until("expired", async () => (await engine.get(job.id))?.delivery === "delivered", 5_000);
+    const ended = await engine.get(job.id);
+    expect(ended).toMatchObject({ state: "failed", error: { code: "job.choice_expired" } });
+    expect(ended?.error?.message).toMatch(/Nobody chose a variant within .*buttons were removed/);
+    expect(hooks.delivered).toHaveLength(1);
+    expect(hooks.delivered[0]?.status?.state).toBe("failed");
+  });
+});

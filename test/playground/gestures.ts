@@ -1,0 +1,151 @@
+/**
+ * A person's gestures on the page, turned into what the fakes do when a real user acts: an
+ * INTERACTION_CREATE over the fake Discord's gateway (commands, autocomplete, buttons, selects,
+ * modals), a signed request from the fake Slack to the Bolt app (slash commands, block actions,
+ * view submissions). What the fakes refuse is what the real clients would not let a user send.
+ */
+import type { APIModalInteractionResponseCallbackData } from "discord-api-types/v10";
+import type { FakeFile } from "../fakes/discord/index.js";
+import type { InputValue } from "../fakes/slack/index.js";
+import { parseLine } from "./discord-line.js";
+import type { PlaygroundWorld } from "./world.js";
+
+/** Discord's client gives up on suggestions after about three seconds. */
+const AUTOCOMPLETE_WAIT_MS = 3_000;
+
+export type Body = Record<string, unknown>;
+
+/** A file the page sends: what the user picked in a file input, base64-encoded. */
+interface PageFile {
+  name: string;
+  type: string;
+  data: string;
+}
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const isFiles = (value: unknown): value is PageFile[] =>
+  Array.isArray(value) && value.some((v) => typeof v === "object");
+
+const fakeFile = (f: PageFile): FakeFile => ({
+  name: f.name,
+  ...(f.type && { contentType: f.type }),
+  data: Buffer.from(f.data, "base64"),
+});
+
+export function createGestures(world: PlaygroundWorld) {
+  const { discord, slack } = world;
+  /** Interactions the page started, newest last: the bot may have answered one with a modal. */
+  const started: string[] = [];
+  const track = async (interaction: Promise<{ id: string }>) => {
+    started.push((await interaction).id);
+  };
+  const registered = () => discord.commands(discord.guild.id);
+  const discordUsers = Object.values(discord.users).map((u) => u.id);
+  const slackUsers = Object.values(slack.users).map((u) => u.id);
+  /** Who acts: one of the seeded members, the requester unless the page says otherwise. */
+  const actor = (body: Body, known: string[]) => {
+    const id = typeof body.user === "string" ? body.user : known[0]!;
+    if (!known.includes(id)) throw new HttpError(400, `no user ${id} here`);
+    return id;
+  };
+
+  const actions: Record<string, (body: Body) => Promise<unknown>> = {
+    async "discord/command"(body) {
+      const files = ((body.files as PageFile[] | undefined) ?? []).map(fakeFile);
+      const user = actor(body, discordUsers);
+      await track(discord.sendCommand({ ...parseLine(String(body.line), registered(), files), user }));
+    },
+    /** What the bot suggests for the option being typed, as Discord's client asks it. */
+    async "discord/autocomplete"(body) {
+      const { attachments: _none, ...input } = parseLine(String(body.line), registered(), [], {
+        partial: true,
+      });
+      const sent = await discord.sendAutocomplete({
+        ...input,
+        user: actor(body, discordUsers),
+        focused: String(body.option),
+        value: String(body.value),
+      });
+      const answer = await discord.waitFor(
+        () => discord.callbacks(sent.id).find((c) => c.type === 8),
+        AUTOCOMPLETE_WAIT_MS,
+      );
+      return { choices: (answer.data as { choices?: unknown[] }).choices ?? [] };
+    },
+    async "discord/button"(body) {
+      await track(discord.clickButton(String(body.message), String(body.custom), actor(body, discordUsers)));
+    },
+    async "discord/select"(body) {
+      const values = body.values as string[];
+      const user = actor(body, discordUsers);
+      await track(discord.selectMenu(String(body.message), String(body.custom), values, user));
+    },
+    async "discord/modal"(body) {
+      const fields: Record<string, string | string[] | FakeFile[]> = {};
+      for (const [id, value] of Object.entries(body.fields as Record<string, unknown>)) {
+        fields[id] = isFiles(value) ? value.map(fakeFile) : (value as string | string[]);
+      }
+      await track(discord.submitModal(String(body.custom), fields));
+    },
+    async "slack/command"(body) {
+      const match = /^\s*(\/\S+)\s*([\s\S]*)$/.exec(String(body.line));
+      if (match?.[1] !== "/media") throw new HttpError(400, `${match?.[1] ?? "That"} is not a valid command`);
+      const user = actor(body, slackUsers);
+      await slack.slashCommand(world.slackEventsUrl, { text: match[2]!.trim(), user });
+    },
+    async "slack/action"(body) {
+      await slack.blockAction(world.slackEventsUrl, {
+        user: actor(body, slackUsers),
+        actionId: String(body.action),
+        message: String(body.message),
+        ...(typeof body.value === "string" && { value: body.value }),
+        ...(typeof body.block === "string" && { blockId: body.block }),
+      });
+    },
+    async "slack/view"(body) {
+      const user = actor(body, slackUsers);
+      const values: Record<string, InputValue> = {};
+      for (const [id, value] of Object.entries(body.values as Record<string, unknown>)) {
+        // Files picked in a file input are files the user shared in Slack first.
+        values[id] = isFiles(value)
+          ? value.map((f) =>
+              slack.addUserFile(Buffer.from(f.data, "base64"), {
+                name: f.name,
+                mimetype: f.type || "application/octet-stream",
+                user,
+              }),
+            )
+          : (value as string | string[]);
+      }
+      const answer = await slack.viewSubmission(world.slackEventsUrl, {
+        viewId: String(body.view),
+        values,
+        user,
+      });
+      const errors = (answer.body as { errors?: Record<string, string> } | undefined)?.errors;
+      return errors ? { errors } : {};
+    },
+  };
+
+  /** The modal the bot showed `userId` in answer to the latest of their interactions, if still open. */
+  function openDiscordModal(
+    userId: string,
+  ): { interactionId: string; modal: APIModalInteractionResponseCallbackData } | undefined {
+    for (const id of [...started].reverse()) {
+      const record = discord.interaction(id);
+      if (record?.userId === userId && record.modal && !record.modalSubmitted)
+        return { interactionId: id, modal: record.modal };
+    }
+    return undefined;
+  }
+
+  return { actions, openDiscordModal };
+}

@@ -1,0 +1,197 @@
+/**
+ * The playground in a real headless browser (Debian's Chromium through playwright-core, never a
+ * downloaded one): a person's gestures on the page go through the real discord.js client and Bolt
+ * app over the fakes, and what they answer shows up as pictures. PLAYGROUND_SCREENSHOT=1 also
+ * writes docs/playground.png.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type BrowserContext, chromium, type Locator, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { solidPng } from "../fakes/media-api/png.js";
+import { type PlaygroundServer, startServer } from "./server.js";
+import { type PlaygroundWorld, startWorld } from "./world.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const fox = solidPng([200, 40, 40]);
+const SCREENSHOT = fileURLToPath(new URL("../../docs/playground.png", import.meta.url));
+
+let world: PlaygroundWorld;
+let server: PlaygroundServer;
+let browser: BrowserContext;
+let page: Page;
+let profile: string;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: apt-get install chromium (.ci/run does)`);
+  world = await startWorld({ scale: 0.01 });
+  server = await startServer(world);
+  profile = mkdtempSync(join(tmpdir(), "playground-chromium-"));
+  browser = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1400, height: 860 },
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+  page = await browser.newPage();
+  await page.goto(server.url);
+}, 30_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await world?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+const discord = () => page.locator("#discord");
+const slack = () => page.locator("#slack");
+
+/** The picture has arrived from the fake that holds it and the browser decoded it. */
+async function loaded(image: Locator): Promise<number> {
+  await image.waitFor();
+  return image.evaluate(async (element) => {
+    const img = element as unknown as { decode(): Promise<void>; naturalWidth: number };
+    await img.decode();
+    return img.naturalWidth;
+  });
+}
+
+/** What a part of the page shows, once it shows it (the page follows the fakes every 300 ms). */
+function text(locator: Locator) {
+  return expect.poll(
+    () =>
+      locator
+        .first()
+        .innerText()
+        .catch(() => ""),
+    { timeout: 10_000 },
+  );
+}
+
+const hidden = (locator: Locator) => locator.waitFor({ state: "hidden", timeout: 10_000 });
+
+describe("the playground page", () => {
+  it("shows both channels and completes Discord commands and options from the registered commands", async () => {
+    await text(page.locator("#discord .bar")).toContain("general");
+    const line = page.locator("#discord-line");
+    await line.pressSequentially("/ima");
+    await text(discord().locator(".suggestions")).toContain("/image generate");
+    await line.press("Tab");
+    await line.pressSequentially("prompt:a red fox asp");
+    await line.press("Tab");
+    await line.pressSequentially("16");
+    await expect.poll(() => discord().locator(".suggestions li .l").allInnerTexts()).toEqual(["16:9"]);
+    await line.press("Tab");
+    expect(await line.inputValue()).toBe("/image generate prompt:a red fox aspect_ratio:16:9 ");
+  });
+
+  it("takes a Discord image from the command to the finished picture", async () => {
+    await page.locator("#discord-line").press("Enter");
+    const card = discord().locator(".message", { hasText: "Image: a red fox" }).first();
+    await text(card.locator(".used")).toContain("used /image generate");
+    expect(await loaded(card.locator(".embed img.media"))).toBe(64);
+    // Green: the job ended well.
+    expect(await card.locator(".embed").getAttribute("style")).toContain("#57f287");
+    await text(discord().locator(".message", { hasText: "is ready." })).toContain(
+      "Image: a red fox is ready.",
+    );
+    const [generate] = world.emulator.callsTo("POST", "/api/image/generate");
+    expect(generate?.json).toMatchObject({ prompt: "a red fox", aspectRatio: "16:9" });
+    world.discord.assertNoValidationErrors();
+  });
+
+  it("acts as the person picked in a pane, who alone sees their private answers", async () => {
+    await discord().locator('[data-role="user"]').selectOption({ label: "as Other" });
+    await page.locator("#discord-line").fill("/usage");
+    await page.locator("#discord-line").press("Enter");
+    const usage = discord().locator(".message", { hasText: "Media service usage" });
+    await text(usage.locator(".ephemeral")).toContain("Only you can see this");
+    expect(await usage.locator(".used").innerText()).toContain("@Other used /usage");
+
+    await discord().locator('[data-role="user"]').selectOption({ label: "as Requester" });
+    await hidden(usage);
+  });
+
+  it("designs a photo avatar in Discord's modal and keeps both variants", async () => {
+    await page.locator("#discord-line").fill("/photo_avatar design name:Ava portrait:true");
+    await page.locator("#discord-line").press("Enter");
+    const modal = discord().locator("form.modal");
+    await text(modal.locator("h2")).toBe("Photo avatar design");
+    await modal.locator("#dm-gender").fill("female");
+    await modal.locator("#dm-age").fill("30s");
+    await modal.locator("#dm-outfit").fill("navy suit");
+    await modal.locator("#dm-background").fill("office");
+    await modal.getByRole("button", { name: "Submit" }).click();
+    await hidden(discord().locator(".overlay"));
+
+    const card = discord().locator(".message", { hasText: "Photo avatar: Ava" }).first();
+    await card.getByRole("button", { name: "Keep both" }).click();
+    await text(card).toContain("Avatar 1 id");
+    expect(await card.innerText()).toContain("Avatar 2 id");
+    expect(await card.getByRole("button").count()).toBe(0);
+    expect(world.emulator.callsTo("POST", /\/api\/avatar\/design\/confirm-both$/)).toHaveLength(1);
+
+    // The bot suggests the new avatars where a command takes one, over a real autocomplete interaction.
+    const line = page.locator("#discord-line");
+    await line.fill("/video avatar script:Hello there avatar:");
+    await line.pressSequentially("Ava");
+    await text(discord().locator(".suggestions")).toContain("Ava - 2");
+    world.discord.assertNoValidationErrors();
+    await line.fill("");
+  });
+
+  it("edits an image on Slack, completing the command and picking a file in the form", async () => {
+    const line = page.locator("#slack-line");
+    await line.pressSequentially("/media image ed");
+    await text(slack().locator(".suggestions")).toContain("/media image edit");
+    await line.press("Tab");
+    await line.pressSequentially("put a party hat on the fox --asp");
+    await line.press("Tab");
+    await line.pressSequentially("1");
+    await text(slack().locator(".suggestions")).toContain("1:1");
+    await line.press("Tab");
+    expect(await line.inputValue()).toBe("/media image edit put a party hat on the fox --aspect_ratio 1:1 ");
+    await line.press("Enter");
+    const modal = slack().locator("form.modal");
+    await modal.waitFor();
+    expect(await modal.locator("#sv-prompt").inputValue()).toBe("put a party hat on the fox");
+    await modal.locator("#sv-image").setInputFiles({
+      name: "fox.png",
+      mimeType: "image/png",
+      buffer: fox,
+    });
+    await modal.getByRole("button", { name: "Start" }).click();
+    await hidden(slack().locator(".overlay"));
+
+    const card = slack().locator(".message", { hasText: "✅" }).first();
+    await text(card.locator(".header")).toContain("✅ Image");
+    expect(await loaded(card.locator(".thread img.media"))).toBe(64);
+    const [edit] = world.emulator.callsTo("POST", "/api/image/edit");
+    const { prompt, aspectRatio, referenceImageMediaId } = edit!.json as Record<string, string>;
+    expect([prompt, aspectRatio]).toEqual(["put a party hat on the fox", "1:1"]);
+    // The service received the very bytes picked in the browser.
+    expect(world.emulator.media(referenceImageMediaId ?? "")?.sha256).toBe(
+      createHash("sha256").update(fox).digest("hex"),
+    );
+
+    if (process.env.PLAYGROUND_SCREENSHOT === "1") {
+      mkdirSync(join(SCREENSHOT, ".."), { recursive: true });
+      await discord().locator(".message", { hasText: "Image: a red fox" }).first().scrollIntoViewIfNeeded();
+      await page.screenshot({ path: SCREENSHOT });
+    }
+  });
+});

@@ -1,0 +1,147 @@
+/**
+ * The playground's HTTP server on 127.0.0.1: the static page, the two channels rendered from the
+ * fakes' state, the files the fakes hold, and the user's gestures (gestures.ts).
+ */
+import { readFile } from "node:fs/promises";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { commandMenu } from "./discord-line.js";
+import { type Body, createGestures, HttpError } from "./gestures.js";
+import { discordChannel, discordModal } from "./render/discord.js";
+import { slackChannel, slackModal } from "./render/slack.js";
+import { slackMenu } from "./slack-line.js";
+import type { PlaygroundWorld } from "./world.js";
+
+const STATIC: Record<string, string> = {
+  "/": "index.html",
+  "/page.js": "page.js",
+  "/page.css": "page.css",
+};
+const TYPES: Record<string, string> = { html: "text/html", js: "text/javascript", css: "text/css" };
+/** Form files arrive base64-encoded in JSON; Discord's own per-file limit is 10 MiB. */
+const BODY_LIMIT = 40 * 1024 * 1024;
+
+export interface PlaygroundServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+async function readJson(req: IncomingMessage): Promise<Body> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > BODY_LIMIT) throw new HttpError(413, "too large");
+    chunks.push(chunk as Buffer);
+  }
+  return JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as Body;
+}
+
+export async function startServer(world: PlaygroundWorld, port = 0): Promise<PlaygroundServer> {
+  const { discord, slack } = world;
+  const discordNames: Record<string, string> = { [discord.botUser.id]: "media-bot" };
+  for (const user of Object.values(discord.users)) discordNames[user.id] = user.global_name ?? user.username;
+  const slackNames: Record<string, string> = { [slack.botUserId]: "media-bot" };
+  for (const user of Object.values(slack.users)) slackNames[user.id] = user.real_name || user.name;
+  const people = {
+    discord: Object.values(discord.users).map((u) => ({ id: u.id, name: discordNames[u.id]! })),
+    slack: Object.values(slack.users).map((u) => ({ id: u.id, name: slackNames[u.id]! })),
+  };
+  const fileOrigins = [discord.restUrl, slack.apiUrl, world.emulator.url].map((u) => new URL(u).origin);
+
+  const { actions, openDiscordModal: openModal } = createGestures(world);
+
+  function openDiscordModal(userId: string) {
+    const open = openModal(userId);
+    return open ? { key: open.interactionId, html: discordModal(open.modal) } : null;
+  }
+
+  function openSlackView(userId: string) {
+    const view = slack.views.filter((v) => v.open && v.user === userId).at(-1);
+    return view ? { key: `${view.id}:${view.hash}`, html: slackModal(view, slackNames) } : null;
+  }
+
+  /** The channels as the two people the page acts as see them (ephemeral messages, modals). */
+  function state(as: { discord: string; slack: string }) {
+    const seen = (m: { flags?: number; interaction_metadata?: { user: { id: string } } }) =>
+      !((m.flags ?? 0) & 64) || m.interaction_metadata?.user.id === as.discord;
+    return {
+      discord: {
+        html: discordChannel(discord.messages().filter(seen), discordNames),
+        modal: openDiscordModal(as.discord),
+      },
+      slack: {
+        html: slackChannel(
+          slack.messages(),
+          slack.ephemerals().filter((m) => m.user === as.slack),
+          slackNames,
+          "media-bot",
+        ),
+        modal: openSlackView(as.slack),
+      },
+    };
+  }
+
+  async function file(res: ServerResponse, url: string) {
+    const target = URL.canParse(url) ? new URL(url) : undefined;
+    if (!target || !fileOrigins.includes(target.origin)) throw new HttpError(404, "not a file of the fakes");
+    const bearer =
+      target.origin === new URL(slack.apiUrl).origin
+        ? { authorization: `Bearer ${slack.botToken}` }
+        : undefined;
+    const answer = await fetch(target, { headers: bearer });
+    const bytes = Buffer.from(await answer.arrayBuffer());
+    res
+      .writeHead(answer.status, {
+        "content-type": answer.headers.get("content-type") ?? "application/octet-stream",
+      })
+      .end(bytes);
+  }
+
+  async function route(req: IncomingMessage, res: ServerResponse) {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    const json = (status: number, value: unknown) =>
+      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
+    if (req.method === "GET" && STATIC[url.pathname]) {
+      const name = STATIC[url.pathname]!;
+      const body = await readFile(new URL(`./static/${name}`, import.meta.url));
+      res.writeHead(200, { "content-type": `${TYPES[name.split(".").pop()!]}; charset=utf-8` }).end(body);
+    } else if (req.method === "GET" && url.pathname === "/api/state") {
+      const as = (platform: "discord" | "slack") => url.searchParams.get(platform) ?? people[platform][0]!.id;
+      json(200, state({ discord: as("discord"), slack: as("slack") }));
+    } else if (req.method === "GET" && url.pathname === "/api/page")
+      json(200, {
+        menus: { discord: commandMenu(discord.commands(discord.guild.id)), slack: slackMenu() },
+        people,
+      });
+    else if (req.method === "GET" && url.pathname === "/file")
+      await file(res, url.searchParams.get("url") ?? "");
+    else if (req.method === "POST" && url.pathname.startsWith("/api/") && actions[url.pathname.slice(5)])
+      json(200, (await actions[url.pathname.slice(5)]!(await readJson(req))) ?? {});
+    else json(404, { error: "not found" });
+  }
+
+  const server = createServer((req, res) => {
+    route(req, res).catch((error: unknown) => {
+      // What the fakes refuse (a command that is not registered, a missing option) is what the
+      // user's client would have refused: the page shows it next to the command box.
+      const status = error instanceof HttpError ? error.status : 400;
+      const message = (error as Error).message.replace(/^fake (Discord|Slack): /, "");
+      if (res.headersSent) res.destroy();
+      else
+        res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ error: message }));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", resolve);
+  });
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}

@@ -1,0 +1,350 @@
+// The playground page: renders what the server reads from the fakes, and posts the user's gestures,
+// which the server turns into what Discord and Slack send the bot when a real user acts.
+
+const panes = {
+  discord: document.getElementById("discord"),
+  slack: document.getElementById("slack"),
+};
+const part = (pane, role) => panes[pane].querySelector(`[data-role="${role}"]`);
+const shown = { discord: { html: "", modal: null }, slack: { html: "", modal: null } };
+/** Modals the user cancelled: a client closes them without telling the bot. */
+const dismissed = new Set();
+
+/** Who acts in a pane: the person picked in its bar. */
+const actingAs = (pane) => part(pane, "user").value;
+
+async function post(path, body) {
+  const pane = path.split("/")[0];
+  const answer = await fetch(`/api/${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ ...body, user: actingAs(pane) }),
+  });
+  const value = await answer.json();
+  if (!answer.ok) throw new Error(value.error ?? `HTTP ${answer.status}`);
+  return value;
+}
+
+function showError(pane, error) {
+  part(pane, "error").textContent = error ? String(error.message ?? error) : "";
+}
+
+async function act(pane, path, body) {
+  showError(pane, "");
+  try {
+    return await post(path, body);
+  } catch (error) {
+    showError(pane, error);
+    return undefined;
+  }
+}
+
+function render(pane, state) {
+  const messages = part(pane, "messages");
+  if (state.html !== shown[pane].html) {
+    const atBottom = messages.scrollHeight - messages.scrollTop - messages.clientHeight < 80;
+    messages.innerHTML = state.html;
+    shown[pane].html = state.html;
+    if (atBottom) messages.scrollTop = messages.scrollHeight;
+    for (const media of messages.querySelectorAll("img, video")) {
+      media.addEventListener("load", () => {
+        if (atBottom) messages.scrollTop = messages.scrollHeight;
+      });
+    }
+  }
+  const overlay = part(pane, "overlay");
+  const modal = state.modal && !dismissed.has(state.modal.key) ? state.modal : null;
+  if (modal?.key !== shown[pane].modal) {
+    shown[pane].modal = modal?.key ?? null;
+    overlay.innerHTML = modal?.html ?? "";
+    overlay.hidden = !modal;
+    overlay.querySelector("input, textarea, select")?.focus();
+  }
+}
+
+async function poll() {
+  try {
+    const as = new URLSearchParams({ discord: actingAs("discord"), slack: actingAs("slack") });
+    const state = await (await fetch(`/api/state?${as}`)).json();
+    render("discord", state.discord);
+    render("slack", state.slack);
+  } finally {
+    setTimeout(poll, 300);
+  }
+}
+
+function readFiles(input) {
+  return Promise.all(
+    [...input.files].map(
+      (file) =>
+        new Promise((resolve, reject) => {
+          const reader = new FileReader();
+          reader.onload = () =>
+            resolve({ name: file.name, type: file.type, data: String(reader.result).split(",")[1] ?? "" });
+          reader.onerror = () => reject(reader.error);
+          reader.readAsDataURL(file);
+        }),
+    ),
+  );
+}
+
+/** A form's values by input name: text, the chosen options, or the files picked. */
+async function formValues(form) {
+  const values = {};
+  for (const field of form.querySelectorAll("[name]")) {
+    if (field.type === "file") {
+      if (field.files.length) values[field.name] = await readFiles(field);
+    } else if (field.type === "checkbox") {
+      values[field.name] = [...(values[field.name] ?? []), ...(field.checked ? [field.value] : [])];
+    } else if (field.multiple) {
+      values[field.name] = [...field.selectedOptions].map((o) => o.value);
+    } else if (field.value !== "") {
+      values[field.name] = field.value;
+    }
+  }
+  return values;
+}
+
+const paneOf = (element) => element.closest(".pane").id;
+
+document.addEventListener("click", (event) => {
+  const target = event.target.closest("[data-act]");
+  if (!target || target.disabled) return;
+  const pane = paneOf(target);
+  const act_ = target.dataset.act;
+  if (act_ === "discord-button") {
+    void act(pane, "discord/button", { message: target.dataset.message, custom: target.dataset.custom });
+  } else if (act_ === "slack-button") {
+    void act(pane, "slack/action", {
+      message: target.dataset.message,
+      action: target.dataset.action,
+      block: target.dataset.block,
+    });
+  } else if (act_ === "dismiss") {
+    dismissed.add(shown[pane].modal);
+    shown[pane].modal = null;
+    part(pane, "overlay").hidden = true;
+  }
+});
+
+document.addEventListener("change", (event) => {
+  const target = event.target;
+  if (target.dataset.act === "discord-select") {
+    void act(paneOf(target), "discord/select", {
+      message: target.dataset.message,
+      custom: target.dataset.custom,
+      values: [target.value],
+    });
+  } else if (target.dataset.act === "slack-select") {
+    void act(paneOf(target), "slack/action", {
+      message: target.dataset.message,
+      action: target.dataset.action,
+      block: target.dataset.block,
+      value: target.value,
+    });
+  }
+});
+
+document.addEventListener("submit", async (event) => {
+  const form = event.target;
+  event.preventDefault();
+  const submit = form.querySelector('[type="submit"]');
+  submit.disabled = true;
+  for (const error of form.querySelectorAll(".error")) error.textContent = "";
+  try {
+    const values = await formValues(form);
+    const answer =
+      form.dataset.act === "discord-modal"
+        ? await post("discord/modal", { custom: form.dataset.custom, fields: values })
+        : await post("slack/view", { view: form.dataset.view, values });
+    for (const [block, message] of Object.entries(answer.errors ?? {})) {
+      const slot = form.querySelector(`[data-block="${CSS.escape(block)}"] .error`);
+      if (slot) slot.textContent = message;
+    }
+  } catch (error) {
+    showError(paneOf(form), error);
+  } finally {
+    submit.disabled = false;
+  }
+});
+
+// ---- The command boxes: completion of commands, options and choices ---------------------------
+
+const { menus, people } = await (await fetch("/api/page")).json();
+for (const pane of ["discord", "slack"]) {
+  const picker = part(pane, "user");
+  for (const person of people[pane]) picker.add(new Option(`as ${person.name}`, person.id));
+}
+
+/** The longest command path the typed words begin with. */
+function commandIn(menu, typed) {
+  return menu
+    .filter((c) => typed === c.path || typed.startsWith(`${c.path} `))
+    .sort((a, b) => b.path.length - a.path.length)[0];
+}
+
+function commandChoices(menu, typed, prefix) {
+  const words = typed.toLowerCase();
+  return menu
+    .filter((c) => c.path.startsWith(words) || (words && c.path.includes(words)))
+    .map((c) => ({ label: `${prefix}${c.path}`, detail: c.description, line: `${prefix}${c.path} ` }));
+}
+
+const optionDetail = (o) => `${o.required ? "required · " : ""}${o.description}`;
+
+/** Discord: `/image generate prompt:a red fox aspect_ratio:16:9`. */
+function completeDiscord(line) {
+  if (!line.startsWith("/")) return [];
+  const typed = line.slice(1);
+  const command = commandIn(menus.discord, typed);
+  if (!command || typed === command.path) return commandChoices(menus.discord, typed, "/");
+  const head = line.slice(0, line.lastIndexOf(" ") + 1);
+  const word = line.slice(head.length);
+  const option = /^([\w-]+):(.*)$/.exec(word);
+  const used = new Set([...line.matchAll(/\s([\w-]+):/g)].map((m) => m[1]));
+  if (option) {
+    const spec = command.options.find((o) => o.name === option[1]);
+    // The bot itself suggests these values: Discord's client sends it an autocomplete interaction.
+    if (spec?.autocomplete) return { ask: { line: head, option: spec.name, value: option[2] } };
+    return (spec?.choices ?? [])
+      .filter((c) => c.toLowerCase().startsWith(option[2].toLowerCase()))
+      .map((c) => ({ label: c, detail: spec.name, line: `${head}${spec.name}:${c} ` }));
+  }
+  // An option's value may hold spaces: a new option starts only after a space, with its name.
+  const inValue =
+    /\s[\w-]+:\S*/.test(line) && word !== "" && !command.options.some((o) => o.name.startsWith(word));
+  if (inValue) return [];
+  return command.options
+    .filter((o) => o.type !== "file" && !used.has(o.name) && o.name.startsWith(word))
+    .map((o) => ({ label: `${o.name}:`, detail: optionDetail(o), line: `${head}${o.name}:` }));
+}
+
+/** Slack: `/media image generate a red fox --aspect_ratio 16:9`. */
+function completeSlack(line) {
+  if (!line.startsWith("/")) return [];
+  const typed = /^\/media\s+([\s\S]*)$/.exec(line)?.[1];
+  if (typed === undefined)
+    return "/media".startsWith(line)
+      ? commandChoices([{ path: "media", description: "media-bot" }], "", "/")
+      : [];
+  const command = commandIn(menus.slack, typed);
+  if (!command || typed === command.path) return commandChoices(menus.slack, typed, "/media ");
+  const head = line.slice(0, line.lastIndexOf(" ") + 1);
+  const word = line.slice(head.length);
+  const flag = /--([\w-]+)\s+$/.exec(head);
+  const spec = flag && command.options.find((o) => o.name === flag[1]);
+  if (spec?.choices)
+    return spec.choices
+      .filter((c) => c.toLowerCase().startsWith(word.toLowerCase()))
+      .map((c) => ({ label: c, detail: spec.name, line: `${head}${c} ` }));
+  if (!word.startsWith("-")) return [];
+  const used = new Set([...line.matchAll(/--([\w-]+)/g)].map((m) => m[1]));
+  return command.options
+    .filter((o) => !used.has(o.name) && o.name.startsWith(word.replace(/^--?/, "")))
+    .map((o) => ({ label: `--${o.name}`, detail: optionDetail(o), line: `${head}--${o.name} ` }));
+}
+
+/** Suggestions under a command box: Tab or a click takes one, arrows move, Enter sends. */
+function commandBox(pane, input, complete, send) {
+  const list = part(pane, "suggestions");
+  let choices = [];
+  let chosen = -1;
+  let asked = 0;
+
+  async function suggest(line) {
+    const found = complete(line);
+    if (!found.ask) return found;
+    const ticket = asked;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    if (ticket !== asked) return [];
+    const answer = await post("discord/autocomplete", found.ask).catch(() => ({ choices: [] }));
+    const { line: head, option } = found.ask;
+    return answer.choices.map((c) => ({
+      label: c.name,
+      detail: option,
+      line: `${head}${option}:${c.value} `,
+    }));
+  }
+
+  async function show() {
+    const ticket = ++asked;
+    const found = await suggest(input.value);
+    // A newer keystroke has its own suggestions.
+    if (ticket !== asked) return;
+    choices = found;
+    chosen = -1;
+    list.hidden = choices.length === 0;
+    list.innerHTML = "";
+    choices.forEach((choice, i) => {
+      const item = document.createElement("li");
+      item.dataset.index = String(i);
+      item.innerHTML = '<span class="l"></span><span class="d"></span>';
+      item.firstChild.textContent = choice.label;
+      item.lastChild.textContent = choice.detail;
+      list.append(item);
+    });
+  }
+
+  function accept(index) {
+    const choice = choices[index];
+    if (!choice) return;
+    input.value = choice.line;
+    input.focus();
+    void show();
+  }
+
+  function highlight(index) {
+    chosen = (index + choices.length) % choices.length;
+    for (const item of list.children) item.classList.toggle("on", item.dataset.index === String(chosen));
+  }
+
+  list.addEventListener("mousedown", (event) => {
+    event.preventDefault();
+    const item = event.target.closest("li");
+    if (item) accept(Number(item.dataset.index));
+  });
+  input.addEventListener("input", () => void show());
+  input.addEventListener("focus", () => void show());
+  input.addEventListener("blur", () => {
+    list.hidden = true;
+  });
+  input.addEventListener("keydown", async (event) => {
+    if (event.key === "Tab" && choices.length) {
+      event.preventDefault();
+      accept(chosen < 0 ? 0 : chosen);
+    } else if ((event.key === "ArrowDown" || event.key === "ArrowUp") && choices.length) {
+      event.preventDefault();
+      highlight(chosen + (event.key === "ArrowDown" ? 1 : -1));
+    } else if (event.key === "Enter" && chosen >= 0) {
+      event.preventDefault();
+      accept(chosen);
+    } else if (event.key === "Enter") {
+      event.preventDefault();
+      if (await send(input.value)) {
+        input.value = "";
+        void show();
+      }
+    } else if (event.key === "Escape") {
+      list.hidden = true;
+    }
+  });
+}
+
+const discordFiles = document.getElementById("discord-files");
+discordFiles.addEventListener("change", () => {
+  part("discord", "files").textContent = [...discordFiles.files].map((f) => `📎 ${f.name}`).join("  ");
+});
+
+commandBox("discord", document.getElementById("discord-line"), completeDiscord, async (line) => {
+  const sent = await act("discord", "discord/command", { line, files: await readFiles(discordFiles) });
+  if (sent) {
+    discordFiles.value = "";
+    part("discord", "files").textContent = "";
+  }
+  return sent;
+});
+commandBox("slack", document.getElementById("slack-line"), completeSlack, (line) =>
+  act("slack", "slack/command", { line }),
+);
+
+void poll();
