@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FakeDiscord, startFakeDiscord } from "./fakes/discord/index.js";
 import { type Emulator, startEmulator } from "./fakes/media-api/index.js";
 import { type FakeSlack, startFakeSlack } from "./fakes/slack/index.js";
+import { freePort, until } from "./main-process.js";
 
 /** `npm start` as a newcomer runs it: the real entry point in its own process, configured by env. */
 
@@ -34,24 +34,6 @@ function run(env: Record<string, string>) {
   });
   const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
   return { child, output, exited };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function until<T>(check: () => T | undefined, timeoutMs: number, what: () => string): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting: ${what()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /** The port the bot's HTTP server took, from its start-up log line. */

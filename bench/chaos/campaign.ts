@@ -138,6 +138,11 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
   const commands: Command[] = [];
   let inFlight = 0;
   let stopLoad = false;
+  let next = 0;
+  /** The moment armed now: while it is a rare one, the next commands are those that offer it. */
+  let armed: Moment | undefined;
+  const offers = (scenario: Scenario) =>
+    armed === "upload" ? scenario.upload : armed === "confirm" ? scenario.confirm : true;
   const load = (async () => {
     while (!stopLoad) {
       if (inFlight >= options.concurrency) {
@@ -145,7 +150,8 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
         continue;
       }
       const index = commands.length;
-      const scenario = options.scenarios[index % options.scenarios.length]!;
+      while (!offers(options.scenarios[next % options.scenarios.length]!)) next += 1;
+      const scenario = options.scenarios[next++ % options.scenarios.length]!;
       const command: Command = {
         tag: `chaos-${index + 1}`,
         scenario: scenario.name,
@@ -179,7 +185,9 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
     // Moments take turns; one that did not come in time passes its turn to the next.
     const moment = options.moments[turn++ % options.moments.length]!;
     const victim = up.get(victimId!)!;
+    armed = moment;
     const fired = await armKill(world, victim, moment, options.armMs, (pid) => killedByUs.add(pid));
+    armed = undefined;
     if (!fired) {
       missedMoments[moment] = (missedMoments[moment] ?? 0) + 1;
       missed += 1;

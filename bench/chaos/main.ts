@@ -10,7 +10,7 @@
  *                          [--time-scale 0.1] [--concurrency 10] [--drain 60] [--seed 1]
  *                          [--entry dist|src] [--out bench/results]
  *
- * --kills: kills of the single-instance run; --pair-kills: of the two-instance run (0 skips it);
+ * --kills: kills of the single-instance run, --pair-kills: of the two-instance run (0 skips either);
  * --time-scale: the emulator's job durations (0.1: a 3-minute video takes 18 s, an image 2 s); --drain: seconds
  * results may take after the last kill; --entry src runs src/main.ts through tsx, without a build.
  */
@@ -136,13 +136,15 @@ if (entry === "dist") {
 }
 const command = `npm run bench -- chaos ${process.argv.slice(2).join(" ")}`.trim();
 const runs: RunReport[] = [];
-runs.push(
-  await campaign("one instance, both platforms", Number(values.kills), {
-    instances: ["chaos-a"],
-    discord: true,
-    moments: MOMENTS,
-  }),
-);
+const kills = Number(values.kills);
+if (kills > 0)
+  runs.push(
+    await campaign("one instance, both platforms", kills, {
+      instances: ["chaos-a"],
+      discord: true,
+      moments: MOMENTS,
+    }),
+  );
 const pairKills = Number(values["pair-kills"]);
 if (pairKills > 0) {
   const redis = pairStore === "redis" ? await startRedis() : undefined;

@@ -310,7 +310,7 @@ export const UPLOAD_PATH = /^\/api\/media\/(initialize|finalize)$/;
 /** The tag a text starts a title with, e.g. "Image: chaos-17 a red fox is ready." */
 export const TAG = /\bchaos-\d+\b/;
 
-/** What each command's result looks like in the chats: tag -> how many notices ("is ready" or "failed"). */
+/** Results posted in the chats: tag -> how many notices to the requester ("is ready" or "failed"). */
 export function postedResults(world: CrashWorld): Map<string, number> {
   const counts = new Map<string, number>();
   const texts = [
@@ -318,7 +318,8 @@ export function postedResults(world: CrashWorld): Map<string, number> {
     ...world.slack.messages().map((m) => m.text),
   ];
   for (const text of texts) {
-    if (!/ is ready\.|: the job failed/.test(text)) continue;
+    // The notice mentions the requester; the job's own card may say "is ready" too, and is not one.
+    if (!/^<@[^>]+> .*( is ready\.|: the job failed)/.test(text)) continue;
     const tag = TAG.exec(text)?.[0];
     if (tag) counts.set(tag, (counts.get(tag) ?? 0) + 1);
   }
