@@ -127,7 +127,6 @@ function message(m: Message, where: Omit<Where, "ts">, replies: readonly Message
 }
 
 function ephemeral(m: EphemeralMessage, where: Omit<Where, "ts">, app: string): string {
-  const { names } = where;
   return (
     `<div${attrs({ class: "message", "data-ts": m.message_ts })}>` +
     `<div class="author">${escapeHtml(app)} <span class="tag">APP</span></div>` +
