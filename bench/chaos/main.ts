@@ -20,6 +20,7 @@ import { availableParallelism, cpus, totalmem } from "node:os";
 import { parseArgs } from "node:util";
 import { CrashWorld } from "../../test/crash-world.js";
 import { freePort } from "../../test/main-process.js";
+import { seededRandom } from "../random.js";
 import { percentile } from "../stats.js";
 import { MOMENTS, type Moment, runCampaign, type Summary, summarize } from "./campaign.js";
 import { SCENARIOS, weighted } from "./mix.js";
@@ -43,18 +44,7 @@ const entry = values.entry === "src" ? "src" : "dist";
 const timeScale = Number(values["time-scale"]);
 const pairStore = values["pair-store"] === "redis" ? "redis" : "sqlite";
 
-/** mulberry32: the same seed draws the same pauses and instance choices. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const random = seeded(Number(values.seed));
+const random = seededRandom(Number(values.seed));
 const log = (line: string) => console.log(line);
 const root = new URL("../..", import.meta.url).pathname;
 

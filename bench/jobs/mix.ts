@@ -1,5 +1,6 @@
 import type { JobKind } from "../../src/core/api/job-status.js";
 import type { PlannedKind } from "../../test/fakes/media-api/index.js";
+import { seededRandom } from "../random.js";
 
 /**
  * What a busy bot tracks at once, in service time: mostly images (tens of seconds), a fifth of
@@ -55,7 +56,7 @@ export interface PlannedJob {
 
 /** `count` jobs in the mix's shares, in a shuffled order. */
 export function drawJobs(count: number, seed = 20_250_115): PlannedJob[] {
-  const random = mulberry32(seed);
+  const random = seededRandom(seed);
   const jobs = MIX.flatMap((entry) =>
     Array.from({ length: Math.round(count * entry.share) }, () => ({
       entry,
@@ -67,16 +68,4 @@ export function drawJobs(count: number, seed = 20_250_115): PlannedJob[] {
     [jobs[i], jobs[j]] = [jobs[j]!, jobs[i]!];
   }
   return jobs;
-}
-
-/** A small seeded generator: the mix must not change between runs. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
