@@ -22,7 +22,8 @@ export interface RunningApp {
  * Adapters attach before the bot starts, so jobs resumed from the store find their platform.
  */
 export async function startApp(config: Config, logger: Logger = createLogger({ level: config.logLevel })) {
-  await checkMediaService(config.media.url, logger);
+  // The key's check (GET /api/usage) tells whether the service answers, when there is a key.
+  await checkMediaService(config.media.url, logger, { probe: !config.media.apiKey });
   const media = createMediaClient({
     baseUrl: config.media.url,
     thumbnailsListPath: config.media.thumbnailsListPath,

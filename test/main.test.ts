@@ -243,6 +243,8 @@ describe("npm start", () => {
     );
     const warning = output.stdout.split("\n").find((l) => l.includes("could not check MEDIA_API_KEY"));
     expect(JSON.parse(warning!).level).toBe(40);
+    // The key's check is the one question asked of the service at start: one warning, not two.
+    expect(output.stdout).not.toContain("MEDIA_API_URL does not answer");
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
   }, 40_000);

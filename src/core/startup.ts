@@ -55,9 +55,14 @@ const PROBE_TIMEOUT_MS = 3_000;
 /**
  * Warnings about MEDIA_API_URL, which never stop the start (the service may come up later):
  * plain http to a host off this machine's network sends every API key in clear; no answer at all
- * means every command will fail until it answers.
+ * means every command will fail until it answers. With `probe: false` the caller asks the service
+ * something anyway (checkSharedKey), so it is not asked twice.
  */
-export async function checkMediaService(baseUrl: string, logger: Logger): Promise<void> {
+export async function checkMediaService(
+  baseUrl: string,
+  logger: Logger,
+  { probe = true }: { probe?: boolean } = {},
+): Promise<void> {
   const url = new URL(baseUrl);
   if (url.protocol === "http:" && !isLocalHost(url.hostname)) {
     logger.warn(
@@ -65,6 +70,7 @@ export async function checkMediaService(baseUrl: string, logger: Logger): Promis
       "MEDIA_API_URL is plain http to a remote host: API keys and results travel unencrypted. Use https.",
     );
   }
+  if (!probe) return;
   try {
     const answer = await request(url, { method: "HEAD", signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
     await answer.body.dump();
