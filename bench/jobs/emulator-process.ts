@@ -6,8 +6,9 @@
  *
  * Messages in: { type: "plan", plans: [{ kind, durationMs }] }, { type: "go", speed },
  * { type: "count" }. Out: { type: "ready", url, apiKey, imageMediaId }, { type: "planned" },
- * { type: "going", at }, { type: "count", statusReads }.
+ * { type: "going", at }, { type: "count", statusReads, cpuMs, loopDelayP99Ms }.
  */
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { type PlannedKind, startEmulator } from "../../test/fakes/media-api/index.js";
 
 export type EmulatorMessage =
@@ -19,7 +20,14 @@ export type EmulatorReply =
   | { type: "ready"; url: string; apiKey: string; imageMediaId: string }
   | { type: "planned" }
   | { type: "going"; at: number }
-  | { type: "count"; statusReads: number };
+  | {
+      type: "count";
+      statusReads: number;
+      /** CPU of this process so far (ms). */
+      cpuMs: number;
+      /** Event-loop delay since the last "go" (ms): a lagging emulator answers late. */
+      loopDelayP99Ms: number;
+    };
 
 const apiKey = "bench-key";
 const frozenAt = Date.now();
@@ -38,6 +46,8 @@ const emulator = await startEmulator({
     },
   ],
 });
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+loopDelay.enable();
 const send = (reply: EmulatorReply) => process.send?.(reply);
 const STATUS_PATH =
   /^\/api\/(video\/[^/]+\/status|avatar\/jobs\/[^/]+\/status|image\/[^/]+|mockup\/[^/]+\/status|thumbnail\/[^/]+)$/;
@@ -50,10 +60,18 @@ process.on("message", (message: EmulatorMessage) => {
       return;
     case "go":
       clock = { startedAt: Date.now(), speed: message.speed };
+      loopDelay.reset();
       send({ type: "going", at: clock.startedAt });
       return;
-    case "count":
-      send({ type: "count", statusReads: emulator.callsTo("GET", STATUS_PATH).length });
+    case "count": {
+      const cpu = process.cpuUsage();
+      send({
+        type: "count",
+        statusReads: emulator.callsTo("GET", STATUS_PATH).length,
+        cpuMs: (cpu.user + cpu.system) / 1000,
+        loopDelayP99Ms: Math.round(loopDelay.percentile(99) / 1e4) / 100,
+      });
+    }
   }
 });
 process.on("disconnect", () => void emulator.close().finally(() => process.exit(0)));

@@ -1,25 +1,39 @@
 /**
  * Ten thousand jobs tracked at once: the adaptive policy against naive fixed 2-second polling.
  *
- *   npm run bench -- jobs [--jobs 10000] [--speed 1] [--runs 1] [--out bench/results]
+ *   npm run bench -- jobs [--jobs 10000] [--speed 1] [--runs 3] [--strategies adaptive,naive]
+ *                         [--profile DIR] [--name jobs] [--out bench/results]
  *
  * --jobs (10000), --speed (how much faster than real time the emulator's clock runs; 1),
- * --runs (1; medians are reported), --out (bench/results).
+ * --runs (3; medians are reported), --strategies (both, one after the other), --profile (the bot
+ * processes run with `node --cpu-prof` and leave their .cpuprofile there), --name (of the
+ * results files: <name>.md and <name>.json), --out (bench/results).
  *
  * Why real time by default: naive polling of 10,000 jobs every 2 s is 5,000 requests/s, and
  * the emulator answers about 8,000/s on one core; any faster clock and naive would be starved
  * by the emulator rather than measured.
  */
 import { type ChildProcess, fork } from "node:child_process";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { createMediaClient } from "../../src/core/api/index.js";
 import type { BotArgs, BotResult, Strategy } from "./bot-process.js";
 import type { EmulatorMessage, EmulatorReply } from "./emulator-process.js";
 import { drawJobs } from "./mix.js";
-import { figures, medianOf, type RunFigures, type Settings, table, targets, write } from "./report.js";
+import {
+  figures,
+  type Load,
+  medianOf,
+  type RunFigures,
+  type Settings,
+  saturation,
+  table,
+  targets,
+  write,
+} from "./report.js";
 import { seedJobs } from "./seed.js";
 
 async function run(argv: string[]): Promise<void> {
@@ -28,14 +42,22 @@ async function run(argv: string[]): Promise<void> {
     options: {
       jobs: { type: "string", default: "10000" },
       speed: { type: "string", default: "1" },
-      runs: { type: "string", default: "1" },
+      runs: { type: "string", default: "3" },
+      strategies: { type: "string", default: "adaptive,naive" },
+      profile: { type: "string" },
+      name: { type: "string", default: "jobs" },
       out: { type: "string", default: new URL("../results", import.meta.url).pathname },
     },
   });
+  const strategies = values.strategies.split(",").map((name) => name.trim()) as Strategy[];
+  for (const strategy of strategies)
+    if (strategy !== "adaptive" && strategy !== "naive") throw new Error(`unknown strategy ${strategy}`);
   const settings: Settings = {
     jobs: Number(values.jobs),
     speed: Number(values.speed),
     runs: Number(values.runs),
+    strategies,
+    ...(values.profile ? { profileDir: values.profile } : {}),
     // Above what naive polling needs, so the caps shape neither strategy.
     caps: { maxRequestsPerSecond: 20_000, maxConcurrentRequests: 128 },
   };
@@ -46,14 +68,13 @@ async function run(argv: string[]): Promise<void> {
     );
     const figuresOfRun = await once(settings);
     runs.push(figuresOfRun);
-    console.log(table(figuresOfRun.adaptive, figuresOfRun.naive));
+    console.log(table(figuresOfRun, strategies));
   }
-  const adaptive = medianOf(runs, "adaptive");
-  const naive = medianOf(runs, "naive");
-  console.log(`\nmedians of ${runs.length} run(s):\n${table(adaptive, naive)}\n`);
-  for (const t of targets(adaptive, naive))
+  const median = Object.fromEntries(strategies.map((s) => [s, medianOf(runs, s)]));
+  console.log(`\nmedians of ${runs.length} run(s):\n${table(median, strategies)}\n`);
+  for (const t of targets(median))
     console.log(`${t.ok ? "met   " : "MISSED"} ${t.name}: ${t.value} (limit ${t.limit})`);
-  const files = write(values.out, settings, runs);
+  const files = write(values.out, values.name, settings, runs);
   console.log(`\nwritten: ${files.json}, ${files.md}`);
 }
 
@@ -93,44 +114,64 @@ async function once(settings: Settings): Promise<RunFigures> {
         jobs: jobs.length,
         caps: settings.caps,
       };
+      const profile = settings.profileDir
+        ? [
+            "--cpu-prof",
+            `--cpu-prof-dir=${settings.profileDir}`,
+            `--cpu-prof-name=${strategy}-${process.pid}-${Date.now()}.cpuprofile`,
+          ]
+        : [];
+      if (settings.profileDir) mkdirSync(settings.profileDir, { recursive: true });
       const bot = child(
         new URL("./bot-process.ts", import.meta.url).pathname,
         [JSON.stringify(args)],
-        startFlags(),
+        [...startFlags(), ...profile],
       );
       await message(bot, (m: { type: string }) => m.type === "ready");
-      const readsBefore = await statusReads(emulator);
+      const before = await count(emulator);
+      const loadBefore = loadavg();
       const go: EmulatorMessage = { type: "go", speed: settings.speed };
       emulator.send(go);
       const { at } = await reply(emulator, "going");
+      driverDelay.reset();
       bot.send({ type: "go", at });
       const result = await message<BotResult>(bot, (m) => m.type === "done");
       const seconds = Math.round((Date.now() - at) / 1000);
-      return {
-        figures: figures(result, jobs, at, settings.speed),
-        emulatorReads: (await statusReads(emulator)) - readsBefore,
-        seconds,
+      const after = await count(emulator);
+      const load: Load = {
+        emulatorCpuMs: Math.round(after.cpuMs - before.cpuMs),
+        emulatorLoopDelayP99Ms: after.loopDelayP99Ms,
+        driverLoopDelayP99Ms: Math.round(driverDelay.percentile(99) / 1e4) / 100,
+        loadAverage: [round2(loadBefore[0]!), round2(loadavg()[0]!)],
       };
+      const measured = figures(result, jobs, at, settings.speed, load);
+      console.log(`${strategy}: ${saturation(measured).join("; ") || "not saturated"}`);
+      return { figures: measured, emulatorReads: after.statusReads - before.statusReads, seconds };
     };
-    const adaptive = await measure("adaptive");
-    const naive = await measure("naive");
-    return {
-      adaptive: adaptive.figures,
-      naive: naive.figures,
-      emulatorStatusReads: adaptive.emulatorReads + naive.emulatorReads,
-      seedSeconds,
-      runSeconds: adaptive.seconds + naive.seconds,
-    };
+    const measured: Partial<RunFigures> = { emulatorStatusReads: 0, seedSeconds, runSeconds: 0 };
+    for (const strategy of settings.strategies) {
+      const one = await measure(strategy);
+      measured[strategy] = one.figures;
+      measured.emulatorStatusReads! += one.emulatorReads;
+      measured.runSeconds! += one.seconds;
+    }
+    return measured as RunFigures;
   } finally {
     emulator.disconnect();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-async function statusReads(emulator: ChildProcess): Promise<number> {
-  const count: EmulatorMessage = { type: "count" };
-  emulator.send(count);
-  return (await reply(emulator, "count")).statusReads;
+/** This (the driver's) event loop: a lagging driver would hand out "go" late. */
+const driverDelay = monitorEventLoopDelay({ resolution: 10 });
+driverDelay.enable();
+
+const round2 = (value: number) => Math.round(value * 100) / 100;
+
+async function count(emulator: ChildProcess): Promise<Extract<EmulatorReply, { type: "count" }>> {
+  const ask: EmulatorMessage = { type: "count" };
+  emulator.send(ask);
+  return reply(emulator, "count");
 }
 
 /**
@@ -176,3 +217,4 @@ function message<T>(process: ChildProcess, match: (m: T) => boolean): Promise<T>
 }
 
 await run(process.argv.slice(2));
+driverDelay.disable();
