@@ -114,14 +114,11 @@ async function once(settings: Settings): Promise<RunFigures> {
         jobs: jobs.length,
         caps: settings.caps,
       };
-      const profile = settings.profileDir
-        ? [
-            "--cpu-prof",
-            `--cpu-prof-dir=${settings.profileDir}`,
-            `--cpu-prof-name=${strategy}-${process.pid}-${Date.now()}.cpuprofile`,
-          ]
-        : [];
-      if (settings.profileDir) mkdirSync(settings.profileDir, { recursive: true });
+      // A directory per strategy, without a file name: tsx's loader thread writes a profile too,
+      // and a fixed name would let it overwrite the main thread's (the biggest file is the bot's).
+      const profileDir = settings.profileDir && join(settings.profileDir, strategy);
+      if (profileDir) mkdirSync(profileDir, { recursive: true });
+      const profile = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
       const bot = child(
         new URL("./bot-process.ts", import.meta.url).pathname,
         [JSON.stringify(args)],

@@ -157,6 +157,9 @@ function validTtl(ttlMs: number): number {
   return Math.ceil(ttlMs);
 }
 
+/** Read once: os.hostname() is a system call, and every record update names its lock's owner. */
+const HOST = hostname();
+
 export interface Lease {
   /**
    * Renews the claim right before a write that must stay exclusive; throws `store.claim_lost` when
@@ -176,7 +179,7 @@ export async function withClaim<T>(
   work: (lease: Lease) => Promise<T>,
   { ttlMs = 10_000, waitMs = 15_000 }: { ttlMs?: number; waitMs?: number } = {},
 ): Promise<T> {
-  const owner = `${hostname()}:${process.pid}:${randomUUID()}`;
+  const owner = `${HOST}:${process.pid}:${randomUUID()}`;
   const deadline = Date.now() + waitMs;
   while (!(await claims.acquire(key, owner, ttlMs))) {
     if (Date.now() >= deadline) throw new StoreError("store.busy", `${key} stayed locked for ${waitMs} ms`);

@@ -125,7 +125,7 @@ const platform = z.enum(["discord", "slack"]);
 const text = z.string().min(1);
 const time = z.number().int().nonnegative();
 
-const jobSchema: z.ZodType<JobRecord> = z.object({
+const jobObject = z.object({
   id: z.string().regex(JOB_ID),
   version: z.number().int().positive(),
   kind: z.enum(Object.keys(JOB_KINDS) as [JobKind, ...JobKind[]]),
@@ -147,6 +147,25 @@ const jobSchema: z.ZodType<JobRecord> = z.object({
   result: json,
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
 });
+const jobSchema: z.ZodType<JobRecord> = jobObject;
+/**
+ * What an update checks: the fields it changes, by the record's own rules. The rest of the record
+ * was checked when it was read, so the whole record need not be parsed again at every progress tick.
+ */
+const patchSchema = jobObject
+  .pick({
+    serviceJobId: true,
+    state: true,
+    delivery: true,
+    progress: true,
+    attempts: true,
+    nextPollAt: true,
+    error: true,
+    message: true,
+    inputs: true,
+    result: true,
+  })
+  .partial();
 
 const UNFINISHED = "jobs:unfinished";
 const LEGACY_UNFINISHED = "index:unfinished";
@@ -262,7 +281,7 @@ export class JobStore {
    * state or progress change. A finished job is final: a patch that would reopen it throws.
    */
   async update(id: string, expectedVersion: number, patch: JobPatch): Promise<UpdateResult> {
-    const changes = toJson(patch) as Partial<JobRecord>;
+    const changes = patchSchema.parse(toJson(patch)) as Partial<JobRecord>;
     const result = await withClaim(this.claims, `lock:jobs:${id}`, async (lease): Promise<UpdateResult> => {
       const current = await this.get(id);
       if (!current) return { ok: false, reason: "missing" };
@@ -271,13 +290,13 @@ export class JobStore {
       const moved =
         (changes.state !== undefined && changes.state !== current.state) ||
         (changes.progress !== undefined && changes.progress !== current.progress);
-      const next = jobSchema.parse({
+      const next: JobRecord = {
         ...current,
         ...changes,
         version: current.version + 1,
         updatedAt: now,
         lastProgressAt: moved ? now : current.lastProgressAt,
-      });
+      };
       if (isFinished(next)) next.message = withoutLive(next.message);
       if (isFinished(current) && !isFinished(next)) {
         throw new Error(`job ${id} is finished (${current.state}, delivered) and cannot be reopened`);

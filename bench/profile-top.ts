@@ -1,0 +1,97 @@
+/**
+ * The top of a CPU profile (`node --cpu-prof`) by self time, as a markdown table: by function
+ * (name, file and line) and by file (or package, for node_modules), so that what costs most can
+ * be named without a profiler's UI.
+ *
+ *   tsx bench/profile-top.ts <file.cpuprofile> [--top 10] [--title "..."]
+ */
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+}
+
+interface Profile {
+  nodes: ProfileNode[];
+  startTime: number;
+  endTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** node_modules/<pkg> (or @scope/pkg), src/... or bench/..., node:internal; else the URL's tail. */
+export function placeOf(url: string): string {
+  if (url === "") return "(native / VM)";
+  if (url.startsWith("node:")) return url;
+  const modules = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (modules) return `npm:${modules[1]}`;
+  const own = /\/((?:src|bench|test)\/.*)$/.exec(url);
+  return own ? own[1]! : url;
+}
+
+export function selfTimes(profile: Profile): {
+  byFunction: Map<string, number>;
+  byPlace: Map<string, number>;
+  totalMs: number;
+} {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const selfUs = new Map<number, number>();
+  // Each sample's time is the delta to the next sample; the last has none, so it counts for nothing.
+  for (let i = 0; i < profile.samples.length; i++) {
+    const delta = profile.timeDeltas[i + 1] ?? 0;
+    const id = profile.samples[i]!;
+    selfUs.set(id, (selfUs.get(id) ?? 0) + delta);
+  }
+  const byFunction = new Map<string, number>();
+  const byPlace = new Map<string, number>();
+  let totalUs = 0;
+  for (const [id, us] of selfUs) {
+    const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
+    const place = placeOf(url);
+    const name = `${functionName || "(anonymous)"} ${url ? `${place}:${lineNumber + 1}` : ""}`.trim();
+    byFunction.set(name, (byFunction.get(name) ?? 0) + us / 1000);
+    byPlace.set(place, (byPlace.get(place) ?? 0) + us / 1000);
+    totalUs += us;
+  }
+  return { byFunction, byPlace, totalMs: totalUs / 1000 };
+}
+
+export function topTable(title: string, rows: Map<string, number>, totalMs: number, top: number): string {
+  const sorted = [...rows].sort((a, b) => b[1] - a[1]).slice(0, top);
+  return [
+    `| ${title} | self (ms) | share |`,
+    "|---|---:|---:|",
+    ...sorted.map(
+      ([name, ms]) =>
+        `| ${name.replaceAll("|", "\\|")} | ${Math.round(ms)} | ${((ms / totalMs) * 100).toFixed(1)}% |`,
+    ),
+  ].join("\n");
+}
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { top: { type: "string", default: "10" }, title: { type: "string" } },
+});
+const file = positionals[0];
+if (!file) {
+  console.error("usage: tsx bench/profile-top.ts <file.cpuprofile> [--top 10] [--title ...]");
+  process.exit(2);
+}
+const profile = JSON.parse(readFileSync(file, "utf8")) as Profile;
+const top = Number(values.top);
+const { byFunction, byPlace, totalMs } = selfTimes(profile);
+const idle = byFunction.get("(idle)") ?? 0;
+console.log(
+  [
+    ...(values.title ? [`## ${values.title}`, ""] : []),
+    `Profile ${Math.round((profile.endTime - profile.startTime) / 1000)} ms long; ${Math.round(totalMs - idle)} ms busy (not idle).`,
+    "",
+    topTable(`top ${top} functions by self time`, byFunction, totalMs, top),
+    "",
+    topTable(`top ${top} files and packages by self time`, byPlace, totalMs, top),
+    "",
+  ].join("\n"),
+);
