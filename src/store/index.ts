@@ -6,6 +6,7 @@ import { JobStore, type JobStoreOptions } from "./jobs.js";
 import { DEFAULT_STORE_URL, openKeyvBackend } from "./keyv.js";
 import { OwnedRecords } from "./owned.js";
 import { createSecretBox } from "./secrets.js";
+import { openSwap } from "./swap.js";
 import { TenantStore } from "./tenants.js";
 
 export type { ClaimHolder, Claims, Lease } from "./claims.js";
@@ -65,7 +66,14 @@ export async function openStores(
   try {
     const claims = await openClaims(backend.connection);
     const indexes = await openIndexes(backend.connection);
-    const jobs = new JobStore(backend.keyv("jobs"), claims, indexes, logger, options.jobs);
+    const jobs = new JobStore(
+      backend.keyv("jobs"),
+      openSwap(backend.connection, "jobs"),
+      claims,
+      indexes,
+      logger,
+      options.jobs,
+    );
     await jobs.adoptLegacyIndex();
     return {
       jobs,

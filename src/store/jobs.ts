@@ -3,10 +3,12 @@ import type Keyv from "keyv";
 import type { Logger } from "pino";
 import { z } from "zod";
 import type { JobKind, JobState } from "../core/api/job-status.js";
-import { type Claims, withClaim } from "./claims.js";
+import { type Claims, type Lease, withClaim } from "./claims.js";
 import { StoreError } from "./errors.js";
 import type { IndexEntry, Indexes } from "./indexes.js";
-import { type Json, json, readRecord, toJson, withoutLive } from "./records.js";
+import { type Json, json, parseRecord, readRecord, toJson, withoutLive } from "./records.js";
+import { serialize } from "./serialize.js";
+import type { RecordSwap } from "./swap.js";
 
 export type Platform = "discord" | "slack";
 
@@ -181,6 +183,7 @@ const PER_TENANT = 200;
 const MISSING_GRACE_MS = 60_000;
 const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 const RUNNING: ReadonlySet<JobState> = new Set(["queued", "working", "retrying"]);
+const LOCK_NEEDED = Symbol("lock needed");
 
 /** Terminal and delivered: nothing left to poll or post. Such a job is final. */
 export function isFinished(job: JobRecord): boolean {
@@ -201,6 +204,8 @@ export class JobStore {
 
   constructor(
     private readonly keyv: Keyv<unknown>,
+    /** The same namespace's records, for the compare-and-swap of `update`. */
+    private readonly records: RecordSwap,
     private readonly claims: Claims,
     private readonly indexes: Indexes,
     private readonly logger: Pick<Logger, "error">,
@@ -279,40 +284,72 @@ export class JobStore {
   /**
    * Applies `patch` if the stored job is still at `expectedVersion`. `lastProgressAt` moves when
    * state or progress change. A finished job is final: a patch that would reopen it throws.
+   *
+   * The write is a compare-and-swap of the record's text (swap.ts), so a progress tick costs a
+   * read and a write. An update that moves the job in or out of the running states also changes
+   * the running index, and takes the job's lock for it, so that two such updates cannot leave the
+   * index in the wrong order; if that index write is lost to a crash, the readers drop the entry
+   * when they see the record.
    */
   async update(id: string, expectedVersion: number, patch: JobPatch): Promise<UpdateResult> {
     const changes = patchSchema.parse(toJson(patch)) as Partial<JobRecord>;
-    const result = await withClaim(this.claims, `lock:jobs:${id}`, async (lease): Promise<UpdateResult> => {
-      const current = await this.get(id);
-      if (!current) return { ok: false, reason: "missing" };
-      if (current.version !== expectedVersion) return { ok: false, reason: "stale", job: current };
-      const now = Date.now();
-      const moved =
-        (changes.state !== undefined && changes.state !== current.state) ||
-        (changes.progress !== undefined && changes.progress !== current.progress);
-      const next: JobRecord = {
-        ...current,
-        ...changes,
-        version: current.version + 1,
-        updatedAt: now,
-        lastProgressAt: moved ? now : current.lastProgressAt,
-      };
-      if (isFinished(next)) next.message = withoutLive(next.message);
-      if (isFinished(current) && !isFinished(next)) {
-        throw new Error(`job ${id} is finished (${current.state}, delivered) and cannot be reopened`);
-      }
-      await lease.confirm();
-      await this.keyv.set(id, next, isFinished(next) ? this.retentionMs : undefined);
-      // Under the claim, so that two updates cannot leave the running index in the wrong order.
-      // If this is lost to a crash, the readers drop the entry when they see the record.
-      const running = runningKey(next.requester);
-      if (RUNNING.has(next.state) && !RUNNING.has(current.state))
-        await this.indexes.add(running, { id, at: next.createdAt });
-      if (!RUNNING.has(next.state) && RUNNING.has(current.state)) await this.indexes.remove(running, [id]);
-      return { ok: true, job: next };
-    });
+    let result = await this.swapIn(id, expectedVersion, changes, undefined);
+    if (result === LOCK_NEEDED) {
+      result = await withClaim(this.claims, `lock:jobs:${id}`, (lease) =>
+        this.swapIn(id, expectedVersion, changes, lease),
+      );
+    }
+    if (result === LOCK_NEEDED) throw new Error("unreachable: an update under the lock needs no lock");
     if (result.ok && isFinished(result.job)) await this.indexes.remove(UNFINISHED, [id]);
     return result;
+  }
+
+  /** One read and one compare-and-swap; without `lease`, LOCK_NEEDED for a change of running state. */
+  private async swapIn(
+    id: string,
+    expectedVersion: number,
+    changes: Partial<JobRecord>,
+    lease: Lease | undefined,
+  ): Promise<UpdateResult | typeof LOCK_NEEDED> {
+    if (!JOB_ID.test(id)) return { ok: false, reason: "missing" };
+    const text = await this.records.read(id);
+    const current = text === undefined ? undefined : this.parse(id, text);
+    if (!current || text === undefined) return { ok: false, reason: "missing" };
+    if (current.version !== expectedVersion) return { ok: false, reason: "stale", job: current };
+    const now = Date.now();
+    const moved =
+      (changes.state !== undefined && changes.state !== current.state) ||
+      (changes.progress !== undefined && changes.progress !== current.progress);
+    const next: JobRecord = {
+      ...current,
+      ...changes,
+      version: current.version + 1,
+      updatedAt: now,
+      lastProgressAt: moved ? now : current.lastProgressAt,
+    };
+    if (isFinished(next)) next.message = withoutLive(next.message);
+    if (isFinished(current) && !isFinished(next)) {
+      throw new Error(`job ${id} is finished (${current.state}, delivered) and cannot be reopened`);
+    }
+    const enters = RUNNING.has(next.state) && !RUNNING.has(current.state);
+    const leaves = !RUNNING.has(next.state) && RUNNING.has(current.state);
+    if ((enters || leaves) && !lease) return LOCK_NEEDED;
+    await lease?.confirm();
+    const ttlMs = isFinished(next) ? this.retentionMs : undefined;
+    const stored = serialize({ value: next, expires: ttlMs === undefined ? undefined : now + ttlMs });
+    if (!(await this.records.swap(id, text, stored, ttlMs))) {
+      // Someone wrote in between: what is stored now decides (stale, or missing if it expired).
+      const fresh = await this.get(id);
+      return fresh ? { ok: false, reason: "stale", job: fresh } : { ok: false, reason: "missing" };
+    }
+    const running = runningKey(next.requester);
+    if (enters) await this.indexes.add(running, { id, at: next.createdAt });
+    if (leaves) await this.indexes.remove(running, [id]);
+    return { ok: true, job: next };
+  }
+
+  private parse(id: string, text: string): JobRecord | undefined {
+    return parseRecord(this.keyv.namespace, id, text, jobSchema);
   }
 
   /**

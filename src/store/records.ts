@@ -1,6 +1,7 @@
 import type Keyv from "keyv";
 import { z } from "zod";
 import { StoreError } from "./errors.js";
+import { deserialize } from "./serialize.js";
 
 /** Any JSON value; what the stores keep for data they carry but do not interpret. */
 export const json = z.json();
@@ -41,17 +42,50 @@ export async function readRecord<T>(
     // Raw: keyv's envelope `{ value, expires }`, so a stored non-object is told from a missing key.
     stored = await keyv.get(key, { raw: true });
   } catch (error) {
-    if (error instanceof SyntaxError) throw corrupt(keyv, key, "not JSON");
+    if (error instanceof SyntaxError) throw corrupt(keyv.namespace, key, "not JSON");
     throw error;
   }
+  return checkRecord(keyv.namespace, key, stored, schema);
+}
+
+/**
+ * `readRecord` for a record's stored text (read past keyv, see swap.ts): an expired record is
+ * absent, as keyv would have it.
+ */
+export function parseRecord<T>(
+  namespace: string | undefined,
+  key: string,
+  text: string,
+  schema: z.ZodType<T>,
+  now = Date.now(),
+): T | undefined {
+  let stored: unknown;
+  try {
+    stored = deserialize(text);
+  } catch (error) {
+    if (error instanceof SyntaxError) throw corrupt(namespace, key, "not JSON");
+    throw error;
+  }
+  if (stored === undefined || stored === null) return undefined;
+  const expires = (stored as { expires?: unknown }).expires;
+  if (typeof expires === "number" && now > expires) return undefined;
+  return checkRecord(namespace, key, stored, schema);
+}
+
+function checkRecord<T>(
+  namespace: string | undefined,
+  key: string,
+  stored: unknown,
+  schema: z.ZodType<T>,
+): T | undefined {
   if (stored === undefined) return undefined;
   if (typeof stored !== "object" || stored === null || !("value" in stored)) {
-    throw corrupt(keyv, key, "not a keyv entry");
+    throw corrupt(namespace, key, "not a keyv entry");
   }
   const parsed = schema.safeParse(stored.value);
   if (!parsed.success) {
     throw corrupt(
-      keyv,
+      namespace,
       key,
       parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; "),
     );
@@ -59,8 +93,7 @@ export async function readRecord<T>(
   return parsed.data;
 }
 
-function corrupt(keyv: Keyv<unknown>, key: string, issues: string): StoreError {
-  const namespace = keyv.namespace ?? "";
+function corrupt(namespace: string | undefined = "", key: string, issues: string): StoreError {
   return new StoreError("store.corrupt", `corrupt record ${namespace}/${key}: ${issues}`, {
     details: { namespace, key, issues },
   });

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { defaultSerialize } from "@keyv/serialize";
 import { expect, it } from "vitest";
 import type { JobRecord, NewJob, Requester, Stores } from "../../src/store/index.js";
 import { capturingLogger, describeEachBackend } from "./backends.js";
@@ -90,6 +91,17 @@ describeEachBackend("jobs", (ctx) => {
       ok: false,
       reason: "missing",
     });
+  });
+
+  it("updates a record as keyv's own serializer wrote it, strings starting with a colon included", async () => {
+    const stores = await ctx.open();
+    const job = await stores.jobs.create(newJob(alice));
+    const older = { ...job, inputs: { prompt: ":fox: in snow", tags: [":a", "b:"] } };
+    await ctx.writeRaw("jobs", job.id, defaultSerialize({ value: older }));
+
+    const updated = await advance(stores, job, [{ state: "working", progress: 30 }, { progress: 60 }]);
+    expect(updated).toMatchObject({ version: 3, progress: 60, inputs: older.inputs });
+    expect(await stores.jobs.get(job.id)).toEqual(updated);
   });
 
   it("moves lastProgressAt only when state or progress change", async () => {
