@@ -10,6 +10,7 @@ import { parseArgs } from "node:util";
 
 interface ProfileNode {
   id: number;
+  children?: number[];
   callFrame: { functionName: string; url: string; lineNumber: number };
   hitCount?: number;
 }
@@ -59,6 +60,29 @@ export function selfTimes(profile: Profile): {
   return { byFunction, byPlace, totalMs: totalUs / 1000 };
 }
 
+/**
+ * Total (inclusive) time of the project's own functions (src/): a sample counts for every one of
+ * them on its stack, once. What a whole path costs (an update, a delivery) rather than its leaves.
+ */
+export function totalTimes(profile: Profile): Map<string, number> {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const totals = new Map<string, number>();
+  for (let i = 0; i < profile.samples.length; i++) {
+    const ms = (profile.timeDeltas[i + 1] ?? 0) / 1000;
+    const seen = new Set<string>();
+    for (let id: number | undefined = profile.samples[i]; id !== undefined; id = parent.get(id)) {
+      const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
+      const place = placeOf(url);
+      if (!place.startsWith("src/")) continue;
+      seen.add(`${functionName || "(anonymous)"} ${place}:${lineNumber + 1}`);
+    }
+    for (const name of seen) totals.set(name, (totals.get(name) ?? 0) + ms);
+  }
+  return totals;
+}
+
 export function topTable(title: string, rows: Map<string, number>, totalMs: number, top: number): string {
   const sorted = [...rows].sort((a, b) => b[1] - a[1]).slice(0, top);
   return [
@@ -92,6 +116,13 @@ console.log(
     topTable(`top ${top} functions by self time`, byFunction, totalMs, top),
     "",
     topTable(`top ${top} files and packages by self time`, byPlace, totalMs, top),
+    "",
+    topTable(
+      `top ${top} of the bot's own functions by total time (self and callees)`,
+      totalTimes(profile),
+      totalMs,
+      top,
+    ),
     "",
   ].join("\n"),
 );

@@ -3,7 +3,7 @@ import type Keyv from "keyv";
 import type { Logger } from "pino";
 import { z } from "zod";
 import type { JobKind, JobState } from "../core/api/job-status.js";
-import { type Claims, type Lease, withClaim } from "./claims.js";
+import { type Claims, withClaim } from "./claims.js";
 import { StoreError } from "./errors.js";
 import type { IndexEntry, Indexes } from "./indexes.js";
 import { type Json, json, parseRecord, readRecord, toJson, withoutLive } from "./records.js";
@@ -183,7 +183,6 @@ const PER_TENANT = 200;
 const MISSING_GRACE_MS = 60_000;
 const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 const RUNNING: ReadonlySet<JobState> = new Set(["queued", "working", "retrying"]);
-const LOCK_NEEDED = Symbol("lock needed");
 
 /** Terminal and delivered: nothing left to poll or post. Such a job is final. */
 export function isFinished(job: JobRecord): boolean {
@@ -286,31 +285,14 @@ export class JobStore {
    * state or progress change. A finished job is final: a patch that would reopen it throws.
    *
    * The write is a compare-and-swap of the record's text (swap.ts), so a progress tick costs a
-   * read and a write. An update that moves the job in or out of the running states also changes
-   * the running index, and takes the job's lock for it, so that two such updates cannot leave the
-   * index in the wrong order; if that index write is lost to a crash, the readers drop the entry
-   * when they see the record.
+   * read and a write, and a writer that got in between makes this one stale. An update that moves
+   * the job in or out of the running states also changes the running index: its swap and index
+   * change happen under the job's lock, so that the index changes of two such updates land in the
+   * order of their swaps. If an index change is lost to a crash, the readers drop the entry when
+   * they see the record.
    */
   async update(id: string, expectedVersion: number, patch: JobPatch): Promise<UpdateResult> {
     const changes = patchSchema.parse(toJson(patch)) as Partial<JobRecord>;
-    let result = await this.swapIn(id, expectedVersion, changes, undefined);
-    if (result === LOCK_NEEDED) {
-      result = await withClaim(this.claims, `lock:jobs:${id}`, (lease) =>
-        this.swapIn(id, expectedVersion, changes, lease),
-      );
-    }
-    if (result === LOCK_NEEDED) throw new Error("unreachable: an update under the lock needs no lock");
-    if (result.ok && isFinished(result.job)) await this.indexes.remove(UNFINISHED, [id]);
-    return result;
-  }
-
-  /** One read and one compare-and-swap; without `lease`, LOCK_NEEDED for a change of running state. */
-  private async swapIn(
-    id: string,
-    expectedVersion: number,
-    changes: Partial<JobRecord>,
-    lease: Lease | undefined,
-  ): Promise<UpdateResult | typeof LOCK_NEEDED> {
     if (!JOB_ID.test(id)) return { ok: false, reason: "missing" };
     const text = await this.records.read(id);
     const current = text === undefined ? undefined : this.parse(id, text);
@@ -331,21 +313,28 @@ export class JobStore {
     if (isFinished(current) && !isFinished(next)) {
       throw new Error(`job ${id} is finished (${current.state}, delivered) and cannot be reopened`);
     }
-    const enters = RUNNING.has(next.state) && !RUNNING.has(current.state);
-    const leaves = !RUNNING.has(next.state) && RUNNING.has(current.state);
-    if ((enters || leaves) && !lease) return LOCK_NEEDED;
-    await lease?.confirm();
     const ttlMs = isFinished(next) ? this.retentionMs : undefined;
     const stored = serialize({ value: next, expires: ttlMs === undefined ? undefined : now + ttlMs });
-    if (!(await this.records.swap(id, text, stored, ttlMs))) {
+    const swap = async (): Promise<UpdateResult> => {
+      if (await this.records.swap(id, text, stored, ttlMs)) return { ok: true, job: next };
       // Someone wrote in between: what is stored now decides (stale, or missing if it expired).
       const fresh = await this.get(id);
       return fresh ? { ok: false, reason: "stale", job: fresh } : { ok: false, reason: "missing" };
-    }
-    const running = runningKey(next.requester);
-    if (enters) await this.indexes.add(running, { id, at: next.createdAt });
-    if (leaves) await this.indexes.remove(running, [id]);
-    return { ok: true, job: next };
+    };
+    const enters = RUNNING.has(next.state) && !RUNNING.has(current.state);
+    const leaves = !RUNNING.has(next.state) && RUNNING.has(current.state);
+    const result =
+      enters || leaves
+        ? await withClaim(this.claims, `lock:jobs:${id}`, async () => {
+            const swapped = await swap();
+            const running = runningKey(next.requester);
+            if (swapped.ok && enters) await this.indexes.add(running, { id, at: next.createdAt });
+            if (swapped.ok && leaves) await this.indexes.remove(running, [id]);
+            return swapped;
+          })
+        : await swap();
+    if (result.ok && isFinished(result.job)) await this.indexes.remove(UNFINISHED, [id]);
+    return result;
   }
 
   private parse(id: string, text: string): JobRecord | undefined {
