@@ -284,20 +284,30 @@ export class JobStore {
    * Applies `patch` if the stored job is still at `expectedVersion`. `lastProgressAt` moves when
    * state or progress change. A finished job is final: a patch that would reopen it throws.
    *
-   * The write is a compare-and-swap of the record's text (swap.ts), so a progress tick costs a
-   * read and a write, and a writer that got in between makes this one stale. An update that moves
+   * The write is a compare-and-swap on the version (swap.ts), so a progress tick costs a read and
+   * a write, or the write alone when the caller hands in the record as stored at that version
+   * (`known`: as read, or as an update returned it); a writer that got in between makes this one
+   * stale either way. An update that moves
    * the job in or out of the running states also changes the running index: its swap and index
    * change happen under the job's lock, so that the index changes of two such updates land in the
    * order of their swaps. If an index change is lost to a crash, the readers drop the entry when
    * they see the record.
    */
-  async update(id: string, expectedVersion: number, patch: JobPatch): Promise<UpdateResult> {
+  async update(
+    id: string,
+    expectedVersion: number,
+    patch: JobPatch,
+    known?: JobRecord,
+  ): Promise<UpdateResult> {
     const changes = patchSchema.parse(toJson(patch)) as Partial<JobRecord>;
     if (!JOB_ID.test(id)) return { ok: false, reason: "missing" };
-    const text = await this.records.read(id);
-    const current = text === undefined ? undefined : this.parse(id, text);
-    if (!current || text === undefined) return { ok: false, reason: "missing" };
-    if (current.version !== expectedVersion) return { ok: false, reason: "stale", job: current };
+    let current = known?.id === id && known.version === expectedVersion ? known : undefined;
+    if (!current) {
+      const text = await this.records.read(id);
+      current = text === undefined ? undefined : this.parse(id, text);
+      if (!current) return { ok: false, reason: "missing" };
+      if (current.version !== expectedVersion) return { ok: false, reason: "stale", job: current };
+    }
     const now = Date.now();
     const moved =
       (changes.state !== undefined && changes.state !== current.state) ||
@@ -316,7 +326,7 @@ export class JobStore {
     const ttlMs = isFinished(next) ? this.retentionMs : undefined;
     const stored = serialize({ value: next, expires: ttlMs === undefined ? undefined : now + ttlMs });
     const swap = async (): Promise<UpdateResult> => {
-      if (await this.records.swap(id, text, stored, ttlMs)) return { ok: true, job: next };
+      if (await this.records.swap(id, expectedVersion, stored, ttlMs)) return { ok: true, job: next };
       // Someone wrote in between: what is stored now decides (stale, or missing if it expired).
       const fresh = await this.get(id);
       return fresh ? { ok: false, reason: "stale", job: fresh } : { ok: false, reason: "missing" };

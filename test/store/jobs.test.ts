@@ -104,6 +104,19 @@ describeEachBackend("jobs", (ctx) => {
     expect(await stores.jobs.get(job.id)).toEqual(updated);
   });
 
+  it("writes from the record a writer holds without reading it, and still keeps the stale writer out", async () => {
+    const [one, two] = [await ctx.open(), await ctx.open()];
+    const job = await one.jobs.create(newJob(alice));
+    const moved = await two.jobs.update(job.id, job.version, { state: "working", progress: 10 });
+    expect(moved.ok).toBe(true);
+
+    const late = await one.jobs.update(job.id, job.version, { progress: 50 }, job);
+    expect(late).toMatchObject({ ok: false, reason: "stale", job: { version: 2, progress: 10 } });
+    const next = await one.jobs.update(job.id, 2, { progress: 60 }, moved.ok ? moved.job : undefined);
+    expect(next).toMatchObject({ ok: true, job: { version: 3, state: "working", progress: 60 } });
+    expect(await two.jobs.get(job.id)).toEqual(next.ok && next.job);
+  });
+
   it("moves lastProgressAt only when state or progress change", async () => {
     const stores = await ctx.open();
     const job = await stores.jobs.create(newJob(alice));

@@ -51,7 +51,8 @@ export async function updateJob(
   for (let stale = 0; ; stale++) {
     const patch = change(current);
     if (!patch) return current;
-    const result = await store.update(current.id, current.version, patch);
+    // `current` is a stored record (the caller's, or the store's answer): the store need not read it.
+    const result = await store.update(current.id, current.version, patch, current);
     if (result.ok) return result.job;
     if (result.reason === "missing") return undefined;
     if (stale >= MAX_STALE) throw new Error(`job ${current.id} kept changing under an update`);
