@@ -6,10 +6,12 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { availableParallelism, cpus, loadavg } from "node:os";
 import { dirname } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import type { AckTimings } from "./ack-timings.js";
 import { median, percentile } from "./stats.js";
 
 export interface Round {
@@ -18,6 +20,28 @@ export interface Round {
   max: number;
   /** Commands not acknowledged in time; each benchmark says how it tells. */
   failed: number;
+  /** Each acknowledged request: its bench id, when it was sent and when its ack arrived (epoch ms). */
+  timed?: Timed[];
+}
+
+export interface Timed {
+  id: string;
+  sent: number;
+  acked: number;
+}
+
+/** Where an ack's time goes, p50 / p99 in ms over every measured request. */
+export interface Breakdown {
+  /** Sent until the bot's process started on it (transfer, and waiting for the bot's event loop). */
+  toBot: { p50: number; p99: number };
+  /** In the bot until its ack left: signature, parsing, the handler up to its ack. */
+  inBot: { p50: number; p99: number };
+  /** The ack's way back until the sender had it. */
+  back: { p50: number; p99: number };
+  /** The bot's event-loop delay over the run (ms). */
+  loopDelay: AckTimings["loopDelay"];
+  /** Requests the bot's marks cover (some may miss one: a mark is set once per id). */
+  requests: number;
 }
 
 export interface AckResult<Name extends string = string> {
@@ -29,20 +53,50 @@ export interface AckResult<Name extends string = string> {
   p99: number;
   targetP99: number;
   pass: boolean;
+  breakdown?: Breakdown;
 }
 
 const ms = (value: number) => Math.round(value * 10) / 10;
 const sleep = (time: number) => new Promise((resolve) => setTimeout(resolve, time));
 
 /** One burst's figures from each command's time to its ack in ms (rounded to 0.1 ms). */
-export function roundFigures(times: readonly number[], failed: number): Round {
-  const sorted = [...times].sort((a, b) => a - b);
+export function roundFigures(timed: readonly Timed[], failed: number): Round {
+  const sorted = timed.map((t) => t.acked - t.sent).sort((a, b) => a - b);
   return {
     p50: ms(percentile(sorted, 50)),
     p99: ms(percentile(sorted, 99)),
     max: ms(sorted.at(-1) ?? 0),
     failed,
+    timed: [...timed],
   };
+}
+
+/** The measured rounds' requests against the bot's own marks (bench/ack-timings.ts). */
+export function breakdown(rounds: readonly Round[], timings: AckTimings): Breakdown {
+  const parts = { toBot: [] as number[], inBot: [] as number[], back: [] as number[] };
+  for (const t of rounds.flatMap((r) => r.timed ?? [])) {
+    const mark = timings.marks[t.id];
+    if (mark?.received === undefined || mark.answered === undefined) continue;
+    parts.toBot.push(mark.received - t.sent);
+    parts.inBot.push(mark.answered - mark.received);
+    parts.back.push(t.acked - mark.answered);
+  }
+  const figures = (values: number[]) => {
+    const sorted = values.sort((a, b) => a - b);
+    return { p50: ms(percentile(sorted, 50)), p99: ms(percentile(sorted, 99)) };
+  };
+  return {
+    toBot: figures(parts.toBot),
+    inBot: figures(parts.inBot),
+    back: figures(parts.back),
+    loopDelay: timings.loopDelay,
+    requests: parts.toBot.length,
+  };
+}
+
+/** The bot's marks, written by bench/ack-timings.ts when its process exited. */
+export function readTimings(file: string): AckTimings {
+  return JSON.parse(readFileSync(file, "utf8")) as AckTimings;
 }
 
 /**
@@ -105,11 +159,30 @@ export function report(result: AckResult, burst: string): void {
   console.log(
     `${result.name}: ${result.burst} ${burst}; median p50 ${result.p50} ms, median p99 ${result.p99} ms (target < ${result.targetP99} ms): ${result.pass ? "PASS" : "FAIL"}`,
   );
+  const b = result.breakdown;
+  if (b) {
+    console.log(
+      `  where it goes (p50 / p99 ms): to the bot ${b.toBot.p50} / ${b.toBot.p99}, in the bot ${b.inBot.p50} / ${b.inBot.p99}, back ${b.back.p50} / ${b.back.p99}; bot loop delay p99 ${b.loopDelay.p99} ms (${b.requests} requests)`,
+    );
+  }
   const file = fileURLToPath(new URL(`./results/${result.name}.json`, import.meta.url));
   mkdirSync(dirname(file), { recursive: true });
+  const rounds = result.rounds.map(({ timed: _timed, ...round }) => round);
   writeFileSync(
     file,
-    `${JSON.stringify({ ...result, node: process.version, at: new Date().toISOString() }, null, 2)}\n`,
+    `${JSON.stringify(
+      {
+        ...result,
+        rounds,
+        what: burst,
+        node: process.version,
+        machine: { cpus: availableParallelism(), cpuModel: cpus()[0]?.model ?? "unknown" },
+        loadAverage: loadavg().map((l) => Math.round(l * 100) / 100),
+        at: new Date().toISOString(),
+      },
+      null,
+      2,
+    )}\n`,
   );
 }
 

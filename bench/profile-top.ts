@@ -33,6 +33,11 @@ export function placeOf(url: string): string {
   return own ? own[1]! : url;
 }
 
+/** tsx runs the project's files as one line each: their line numbers say nothing. */
+function where(place: string, lineNumber: number): string {
+  return /^(src|bench|test)\//.test(place) ? place : `${place}:${lineNumber + 1}`;
+}
+
 export function selfTimes(profile: Profile): {
   byFunction: Map<string, number>;
   byPlace: Map<string, number>;
@@ -52,7 +57,7 @@ export function selfTimes(profile: Profile): {
   for (const [id, us] of selfUs) {
     const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
     const place = placeOf(url);
-    const name = `${functionName || "(anonymous)"} ${url ? `${place}:${lineNumber + 1}` : ""}`.trim();
+    const name = `${functionName || "(anonymous)"} ${url ? where(place, lineNumber) : ""}`.trim();
     byFunction.set(name, (byFunction.get(name) ?? 0) + us / 1000);
     byPlace.set(place, (byPlace.get(place) ?? 0) + us / 1000);
     totalUs += us;
@@ -76,7 +81,7 @@ export function totalTimes(profile: Profile): Map<string, number> {
       const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
       const place = placeOf(url);
       if (!place.startsWith("src/")) continue;
-      seen.add(`${functionName || "(anonymous)"} ${place}:${lineNumber + 1}`);
+      seen.add(`${functionName || "(anonymous)"} ${where(place, lineNumber)}`);
     }
     for (const name of seen) totals.set(name, (totals.get(name) ?? 0) + ms);
   }

@@ -5,8 +5,10 @@
  *
  *   node --import tsx bot-process.ts <restUrl> <token> <guildId> <mediaUrl> <dir>
  */
+import { Events } from "discord.js";
 import { startDiscord } from "../../src/discord/index.js";
 import { openBotCore } from "../../test/bot-core.js";
+import { mark } from "../ack-timings.js";
 
 const [restUrl, token, guildId, mediaUrl, dir] = process.argv.slice(2);
 if (!restUrl || !token || !guildId || !mediaUrl || !dir) throw new Error("usage: see the header");
@@ -18,6 +20,10 @@ const discord = await startDiscord({
   bot,
   logger,
   store: stores.keyv("discord"),
+});
+// The gateway packet as discord.js has it, before the bot's handler: the start of "in the bot".
+discord.client.on(Events.Raw, (packet: { t?: string; d?: { id?: string } }) => {
+  if (packet.t === "INTERACTION_CREATE" && packet.d?.id) mark(packet.d.id, "received");
 });
 await bot.start();
 console.log(JSON.stringify({ ready: true }));

@@ -25,7 +25,9 @@ import {
 } from "../../test/fakes/discord/index.js";
 import {
   type AckResult,
+  breakdown,
   type Round,
+  readTimings,
   report,
   roundFigures,
   runRounds,
@@ -39,7 +41,7 @@ const BOT = fileURLToPath(new URL("./bot-process.ts", import.meta.url));
 const EMULATOR = fileURLToPath(new URL("./emulator-process.ts", import.meta.url));
 
 export type { Round };
-export type DiscordAckResult = AckResult<"discord-ack">;
+export type DiscordAckResult = AckResult<"discord-ack" | "discord-ack-clicks">;
 
 /**
  * Interactions without a defer within Discord's 3 s count as failed (later ones are refused, so
@@ -47,7 +49,8 @@ export type DiscordAckResult = AckResult<"discord-ack">;
  */
 async function burst(fake: FakeDiscord, round: number): Promise<Round> {
   const users = Array.from({ length: BURST }, (_, i) => fake.addUser(`bench${round + 1}x${i}`));
-  const sent: InjectedInteraction[] = await Promise.all(
+  return timedBurst(
+    fake,
     users.map((user, i) =>
       fake.sendCommand({
         name: "image",
@@ -57,21 +60,58 @@ async function burst(fake: FakeDiscord, round: number): Promise<Round> {
       }),
     ),
   );
+}
+
+/**
+ * A burst of clicks: people who were not asked click Regenerate under one finished image at once
+ * (each click starts a job of its own, so the work behind the acks is a command's).
+ */
+async function clickBurst(fake: FakeDiscord, round: number): Promise<Round> {
+  const result = fake
+    .messages()
+    .flatMap((message) => regenerateButton(message).map((customId) => ({ message, customId })))[0];
+  if (!result) throw new Error("no finished image with a Regenerate button to click");
+  const users = Array.from({ length: BURST }, (_, i) => fake.addUser(`clicker${round + 1}x${i}`));
+  return timedBurst(
+    fake,
+    users.map((user) => fake.clickButton(result.message, result.customId, user)),
+  );
+}
+
+function regenerateButton(message: { components?: unknown }): string[] {
+  const found: string[] = [];
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(walk);
+    else if (value && typeof value === "object") {
+      const component = value as { label?: unknown; custom_id?: unknown; components?: unknown };
+      if (component.label === "Regenerate" && typeof component.custom_id === "string")
+        found.push(component.custom_id);
+      walk(component.components);
+    }
+  };
+  walk(message.components);
+  return found;
+}
+
+async function timedBurst(fake: FakeDiscord, injected: Promise<InjectedInteraction>[]): Promise<Round> {
+  const sent = await Promise.all(injected);
   const deferredAt = (i: InjectedInteraction) => fake.callbacks(i.id)[0]?.at;
   await fake
     .waitFor(() => sent.every((i) => deferredAt(i) !== undefined), DISCORD_LIMITS.firstResponseMs + 500)
     .catch(() => undefined);
   const timed = sent.flatMap((i) => {
     const at = deferredAt(i);
-    return at === undefined ? [] : [at - fake.interaction(i.id)!.createdAt];
+    return at === undefined ? [] : [{ id: i.id, sent: fake.interaction(i.id)!.createdAt, acked: at }];
   });
   return roundFigures(timed, BURST - timed.length);
 }
 
-export async function run(rounds = 5): Promise<DiscordAckResult> {
+export async function run(rounds = 5): Promise<DiscordAckResult[]> {
   const fake = await startFakeDiscord();
   const dir = mkdtempSync(join(tmpdir(), "bench-discord-ack-"));
   const emulator = await startProcess<{ url: string }>(EMULATOR, []);
+  const timings = join(dir, "ack-timings.json");
+  process.env.ACK_TIMINGS = timings;
   const bot = await startProcess<{ ready: boolean }>(BOT, [
     fake.restUrl,
     fake.token,
@@ -80,15 +120,29 @@ export async function run(rounds = 5): Promise<DiscordAckResult> {
     dir,
   ]);
   try {
-    return await runRounds({
-      name: "discord-ack",
+    const common = {
       burst: BURST,
       targetP99: TARGET_P99_MS,
       rounds,
-      send: (round) => burst(fake, round),
       // Requests to Discord only: the emulator's calls are in its own process.
       calls: () => fake.calls.length,
+    };
+    const commands = await runRounds({
+      ...common,
+      name: "discord-ack",
+      send: (round) => burst(fake, round),
     });
+    const clicks = await runRounds({
+      ...common,
+      name: "discord-ack-clicks",
+      send: (round) => clickBurst(fake, round),
+    });
+    await stopProcess(bot.child);
+    const marks = readTimings(timings);
+    return [
+      { ...commands, breakdown: breakdown(commands.rounds, marks) },
+      { ...clicks, breakdown: breakdown(clicks.rounds, marks) },
+    ];
   } finally {
     await stopProcess(bot.child);
     await stopProcess(emulator.child);
@@ -98,7 +152,8 @@ export async function run(rounds = 5): Promise<DiscordAckResult> {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const result = await run(Number(process.argv[2] ?? 5));
-  report(result, "slash commands dispatched at once");
-  process.exitCode = result.pass ? 0 : 1;
+  const [commands, clicks] = await run(Number(process.argv[2] ?? 5));
+  report(commands!, "slash commands dispatched at once");
+  report(clicks!, "clicks on Regenerate dispatched at once");
+  process.exitCode = commands!.pass && clicks!.pass ? 0 : 1;
 }

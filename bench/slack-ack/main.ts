@@ -22,7 +22,9 @@ import { startEmulator } from "../../test/fakes/media-api/index.js";
 import { sign, startFakeSlack } from "../../test/fakes/slack/index.js";
 import {
   type AckResult,
+  breakdown,
   type Round,
+  readTimings,
   report,
   roundFigures,
   runRounds,
@@ -34,9 +36,11 @@ const BURST = 200;
 const TARGET_P99_MS = 250;
 /** The bot runs alone in its process: the fakes and this load generator do not share its event loop. */
 const BOT = fileURLToPath(new URL("../../test/slack/bot-process.ts", import.meta.url));
+/** Loaded into the bot's process: when each request reached it and when its ack left. */
+const TIMINGS = fileURLToPath(new URL("../ack-timings.ts", import.meta.url));
 
 export type { Round };
-export type SlackAckResult = AckResult<"slack-ack">;
+export type SlackAckResult = AckResult<"slack-ack" | "slack-ack-clicks">;
 
 /**
  * Sends a burst and times each answer, on a thread of its own: this process also runs the fake
@@ -49,11 +53,12 @@ const http = require("node:http");
 // A new connection per request, as Slack's deliveries come: no idle keep-alive socket that the
 // server closes between rounds just as it is reused.
 const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
-function send(url, { body, headers }) {
+const now = () => performance.timeOrigin + performance.now();
+function send(url, { id, body, headers }) {
   return new Promise((resolve) => {
-    const start = performance.now();
-    const done = (ok) => resolve({ ms: performance.now() - start, ok });
-    const req = http.request(url, { method: "POST", agent, headers: { ...headers, "content-length": Buffer.byteLength(body) } }, (res) => {
+    const sent = now();
+    const done = (ok) => resolve({ id, sent, acked: now(), ok });
+    const req = http.request(url, { method: "POST", agent, headers: { ...headers, "x-bench-id": id, "content-length": Buffer.byteLength(body) } }, (res) => {
       res.resume();
       res.on("end", () => done(res.statusCode === 200));
     });
@@ -66,22 +71,25 @@ parentPort.on("message", ({ url, requests }) => {
 });
 `;
 
-/** Measures, prints the figures and writes them to bench/results/slack-ack.json. */
-export async function run(rounds = 5): Promise<SlackAckResult> {
-  const result = await measure(rounds);
-  report(result, "signed slash commands at once");
-  return result;
+/** Measures, prints the figures and writes them to bench/results/slack-ack.json and slack-ack-clicks.json. */
+export async function run(rounds = 5): Promise<SlackAckResult[]> {
+  const [commands, clicks] = await measure(rounds);
+  report(commands, "signed slash commands at once");
+  report(clicks, "signed clicks on Regenerate at once");
+  return [commands, clicks];
 }
 
-async function measure(rounds: number): Promise<SlackAckResult> {
+async function measure(rounds: number): Promise<[SlackAckResult, SlackAckResult]> {
   const fake = await startFakeSlack();
   const emulator = await startEmulator({ timeScale: 0.01 });
   emulator.account("test-key").creditsLimit = 1_000_000_000;
   const dir = mkdtempSync(join(tmpdir(), "bench-slack-ack-"));
+  const timings = join(dir, "ack-timings.json");
+  process.env.ACK_TIMINGS = timings;
   const bot = await startProcess<{ eventsUrl: string }>(
     BOT,
     [fake.apiUrl, fake.botToken, fake.signingSecret, emulator.url, dir],
-    ["--expose-gc"],
+    ["--expose-gc", "--import", TIMINGS],
   );
   const url = bot.info.eventsUrl;
 
@@ -93,11 +101,24 @@ async function measure(rounds: number): Promise<SlackAckResult> {
    * per-person job limit or drags a long job history along; users.info does not know these ids,
    * which the bot takes as "not an admin".
    */
+  let sequence = 0;
   function signed(text: string, user: string) {
     const payload = { ...fake.payloads.slashCommand({ text }).payload, user_id: user, user_name: user };
-    const body = new URLSearchParams(payload).toString();
+    return signedBody(new URLSearchParams(payload).toString());
+  }
+
+  /** A click on `actionId` in message `ts` by `user`, as Slack posts a block_actions payload. */
+  function signedClick(actionId: string, ts: string, user: string) {
+    const payload = fake.payloads.blockAction({ actionId, message: ts }).payload as { user: object };
+    const clicked = { ...payload, user: { ...payload.user, id: user, username: user, name: user } };
+    return signedBody(new URLSearchParams({ payload: JSON.stringify(clicked) }).toString());
+  }
+
+  function signedBody(body: string) {
     const timestamp = Math.floor(Date.now() / 1000);
+    sequence += 1;
     return {
+      id: `r${sequence}`,
       body,
       headers: {
         "content-type": "application/x-www-form-urlencoded",
@@ -112,27 +133,57 @@ async function measure(rounds: number): Promise<SlackAckResult> {
    * count as failed (a late ack is a 404 from Bolt).
    */
   async function burst(round: number): Promise<Round> {
-    const requests = Array.from({ length: BURST }, (_, i) =>
-      signed(`image generate a red fox number ${round}-${i} --seed ${i}`, `U0BENCH${round + 1}X${i}`),
+    return sendAll(
+      Array.from({ length: BURST }, (_, i) =>
+        signed(`image generate a red fox number ${round}-${i} --seed ${i}`, `U0BENCH${round + 1}X${i}`),
+      ),
     );
+  }
+
+  /**
+   * A burst of clicks: people who were not asked click Regenerate under one finished image at
+   * once (each click starts a job of its own, so the work behind the acks is a command's).
+   */
+  async function clickBurst(round: number): Promise<Round> {
+    const target = fake.messages().flatMap((m) => {
+      const actionId = JSON.stringify(m.blocks ?? []).match(/"action_id":"(media:regenerate:[^"]+)"/)?.[1];
+      return actionId ? [{ ts: m.ts, actionId }] : [];
+    })[0];
+    if (!target) throw new Error("no finished image with a Regenerate button to click");
+    return sendAll(
+      Array.from({ length: BURST }, (_, i) =>
+        signedClick(target.actionId, target.ts, `U0CLICK${round + 1}X${i}`),
+      ),
+    );
+  }
+
+  async function sendAll(requests: ReturnType<typeof signedBody>[]): Promise<Round> {
     sender.postMessage({ url, requests });
-    const [timed] = (await once(sender, "message")) as [{ ms: number; ok: boolean }[]];
+    const [timed] = (await once(sender, "message")) as [
+      { id: string; sent: number; acked: number; ok: boolean }[],
+    ];
     return roundFigures(
-      timed.map((t) => t.ms),
+      timed.filter((t) => t.ok),
       timed.filter((t) => !t.ok).length,
     );
   }
 
   try {
-    return await runRounds({
-      name: "slack-ack",
+    const common = {
       burst: BURST,
       targetP99: TARGET_P99_MS,
       rounds,
-      send: burst,
       // Calls to Slack or the service: both fakes run here.
       calls: () => fake.calls.length + emulator.calls.length,
-    });
+    };
+    const commands = await runRounds({ ...common, name: "slack-ack", send: burst });
+    const clicks = await runRounds({ ...common, name: "slack-ack-clicks", send: clickBurst });
+    await stopProcess(bot.child);
+    const marks = readTimings(timings);
+    return [
+      { ...commands, breakdown: breakdown(commands.rounds, marks) },
+      { ...clicks, breakdown: breakdown(clicks.rounds, marks) },
+    ];
   } finally {
     await sender.terminate();
     await stopProcess(bot.child);
@@ -143,6 +194,6 @@ async function measure(rounds: number): Promise<SlackAckResult> {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const result = await run(Number(process.argv[2] ?? 5));
-  process.exitCode = result.pass ? 0 : 1;
+  const results = await run(Number(process.argv[2] ?? 5));
+  process.exitCode = results.every((r) => r.pass) ? 0 : 1;
 }

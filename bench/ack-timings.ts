@@ -1,0 +1,62 @@
+/**
+ * Loaded into the bot's process by the ack benchmarks (`node --import`), without touching the
+ * bot: it notes when each request of a burst reached the bot and when its ack left, through
+ * Node's diagnostics channels, and the bot's event-loop delay, and writes them to the file named
+ * by ACK_TIMINGS when the process exits. Times are epoch milliseconds with a fraction
+ * (performance.timeOrigin + performance.now()), comparable across the bench's processes.
+ *
+ * - Slack (HTTP): `received` when the bot's server starts on the request (its headers parsed),
+ *   `answered` when the response has been handed to the socket. Requests are named by their
+ *   x-bench-id header.
+ * - Discord (gateway): `received` when the gateway packet reached discord.js (the bench's bot
+ *   process calls `noteGateway`), `answered` when the interaction callback request was created.
+ *   Interactions are named by their id.
+ */
+import { subscribe } from "node:diagnostics_channel";
+import { writeFileSync } from "node:fs";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+
+export interface AckTimings {
+  marks: Record<string, { received?: number; answered?: number }>;
+  /** The bot's event-loop delay over the whole run, ms. */
+  loopDelay: { p50: number; p99: number; max: number };
+}
+
+const marks: AckTimings["marks"] = {};
+const now = () => performance.timeOrigin + performance.now();
+
+export function mark(id: string, what: "received" | "answered", at = now()): void {
+  marks[id] ??= {};
+  marks[id][what] ??= at;
+}
+
+interface ServerMessage {
+  request: { headers: Record<string, string | string[] | undefined> };
+}
+
+subscribe("http.server.request.start", (message) => {
+  const id = (message as ServerMessage).request.headers["x-bench-id"];
+  if (typeof id === "string") mark(id, "received");
+});
+subscribe("http.server.response.finish", (message) => {
+  const id = (message as ServerMessage).request.headers["x-bench-id"];
+  if (typeof id === "string") mark(id, "answered");
+});
+subscribe("undici:request:create", (message) => {
+  const path = (message as { request: { path: string } }).request.path;
+  const id = /\/interactions\/(\d+)\/[^/]+\/callback/.exec(path)?.[1];
+  if (id) mark(id, "answered");
+});
+
+const loop = monitorEventLoopDelay({ resolution: 5 });
+loop.enable();
+const file = process.env.ACK_TIMINGS;
+process.on("exit", () => {
+  if (!file) return;
+  const ms = (ns: number) => Math.round(ns / 1e4) / 100;
+  const timings: AckTimings = {
+    marks,
+    loopDelay: { p50: ms(loop.percentile(50)), p99: ms(loop.percentile(99)), max: ms(loop.max) },
+  };
+  writeFileSync(file, JSON.stringify(timings));
+});
