@@ -27,7 +27,7 @@ export function bounded(source: AsyncIterable<Uint8Array>, max: number, tooBig: 
 /**
  * The whole body as text, failing with `tooBig()` past `max` bytes (the rest is not read). Read
  * straight from the source, without `bounded`'s stream around it: every status read goes through
- * here, and the extra stream was a tenth of the cost of one (bench/results/jobs-profile.md).
+ * here, and the extra stream was a tenth of the cost of one (bench/results/jobs-profile-before.md).
  */
 export async function boundedText(
   source: AsyncIterable<Uint8Array>,

@@ -287,10 +287,9 @@ export class JobStore {
    * The write is a compare-and-swap on the version (swap.ts), so a progress tick costs a read and
    * a write, or the write alone when the caller hands in the record as stored at that version
    * (`known`: as read, or as an update returned it); a writer that got in between makes this one
-   * stale either way. An update that moves
-   * the job in or out of the running states also changes the running index: its swap and index
-   * change happen under the job's lock, so that the index changes of two such updates land in the
-   * order of their swaps. If an index change is lost to a crash, the readers drop the entry when
+   * stale either way. An update that moves the job in or out of the running states also changes
+   * the running index: its swap and index change happen under the job's lock, so that the index
+   * changes of two such updates land in the order of their swaps. If an index change is lost to a crash, the readers drop the entry when
    * they see the record.
    */
   async update(

@@ -66,7 +66,7 @@ async function openSqlite(path: string, logger?: Pick<Logger, "warn">): Promise<
     // In WAL mode NORMAL syncs at checkpoints, not at every commit: a crash of the process loses
     // nothing, a power cut may lose the last commits but never corrupts the file (sqlite.org/wal).
     // FULL made every progress tick an fsync: 0.7 ms of CPU and 6 ms of wall time per job update,
-    // against 0.25 ms and 0.35 ms (bench/results/jobs-profile.md).
+    // against 0.25 ms and 0.35 ms (bench/results/jobs-profile-before.md).
     await adapter.query("PRAGMA synchronous = NORMAL");
     await adapter.query(
       "DELETE FROM keyv WHERE CASE WHEN json_valid(value) THEN json_extract(value, '$.expires') END < ?",
