@@ -187,15 +187,16 @@ export function report(result: AckResult, burst: string): void {
 }
 
 /**
- * Starts a TypeScript helper process (`nodeOptions` go before tsx's) and resolves with the JSON of
- * its first stdout line, which it prints once ready. Its stderr is ours, so its errors show.
+ * Starts a TypeScript helper process (`nodeOptions` go after tsx's, so a preloaded module may be
+ * TypeScript) and resolves with the JSON of its first stdout line, which it prints once ready. Its
+ * stderr is ours, so its errors show.
  */
 export async function startProcess<T>(
   script: string,
   args: string[],
   nodeOptions: string[] = [],
 ): Promise<{ child: ChildProcess; info: T }> {
-  const child = spawn(process.execPath, [...nodeOptions, "--import", "tsx", script, ...args], {
+  const child = spawn(process.execPath, ["--import", "tsx", ...nodeOptions, script, ...args], {
     stdio: ["pipe", "pipe", "inherit"],
   });
   const [line] = (await once(createInterface({ input: child.stdout! }), "line")) as [string];
