@@ -5,7 +5,6 @@ import {
   type Interaction,
   MessageFlags,
   type ModalSubmitInteraction,
-  type StringSelectMenuInteraction,
 } from "discord.js";
 import { actionByName } from "../core/actions/catalogue.js";
 import type { Bot } from "../core/bot.js";
@@ -161,7 +160,7 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
     );
   }
 
-  async function control(i: ButtonInteraction | StringSelectMenuInteraction): Promise<void> {
+  async function control(i: ButtonInteraction): Promise<void> {
     const decoded = decodeControlId(i.customId);
     // A follow-up asks its form first: the modal must be the click's first response.
     if (decoded && i.inGuild() && actionByName(decoded.action)?.form) {
@@ -180,16 +179,14 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
       );
       return;
     }
-    const value = i.isStringSelectMenu() ? i.values[0] : decoded.value;
     later(i, decoded.action, () =>
       bot.handleAction({
         action: decoded.action,
         jobId: decoded.jobId,
-        ...(value !== undefined && { value }),
+        ...(decoded.value !== undefined && { value: decoded.value }),
         actor: actorOf(i),
         message: { platform: "discord", channelId: i.message.channelId, messageId: i.message.id },
         conversation,
-        entry: i.isStringSelectMenu() ? "select" : "button",
       }),
     );
   }
@@ -220,7 +217,7 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
         if (interaction.isChatInputCommand()) await command(interaction);
         else if (interaction.isAutocomplete()) await autocomplete(interaction);
         else if (interaction.isModalSubmit()) await modal(interaction);
-        else if (interaction.isButton() || interaction.isStringSelectMenu()) await control(interaction);
+        else if (interaction.isButton()) await control(interaction);
       } catch (error) {
         // Mostly a first response that came too late (10062): nothing can reach the user any more.
         logger.warn({ err: error, interactionId: interaction.id }, "interaction not answered");

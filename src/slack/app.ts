@@ -255,7 +255,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     const channelId = body.channel?.id ?? body.container.channel_id;
     const messageId = body.message?.ts ?? body.container.message_ts;
     if (!key || typeof channelId !== "string" || typeof messageId !== "string") return;
-    const value = action.type === "static_select" ? action.selected_option.value : key.value;
+    const { value } = key;
     const teamId = context.teamId ?? body.team?.id ?? body.user.team_id ?? "";
     // A follow-up opens its form first, while the click's trigger_id is alive (a store read away).
     if (actionByName(key.action)?.form) {
@@ -280,7 +280,6 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
         actor: await actors.of(teamId, body.user.id),
         message: { platform: "slack", channelId, messageId },
         conversation: conversation(channelId, body.user.id, { responseUrl: body.response_url }),
-        entry: action.type === "static_select" ? "select" : "button",
       }),
     );
   });

@@ -4,7 +4,7 @@ import type { JobState } from "../api/job-status.js";
 import { card, type Line } from "../cards.js";
 import { UndeliverableError } from "../errors.js";
 import { viewOf } from "../flows/results.js";
-import { listCard, pageOf } from "../render/lists.js";
+import { listActions, listCard, pageOf } from "../render/lists.js";
 import { isAdmin } from "../tenancy.js";
 import { defineCommand } from "./define.js";
 import { AccessError } from "./errors.js";
@@ -70,12 +70,12 @@ export const jobs = defineCommand({
         ];
       });
       if (lines.length === 0) return { reply: card("Everyone's jobs", "info", { lines: ["No jobs yet."] }) };
-      const more = paging.page < paging.totalPages ? ` Use page ${paging.page + 1} for more.` : "";
       const running = all.filter((j) => RUNNING.has(j.state)).length;
       return {
         reply: card("Everyone's jobs", "info", {
           lines,
-          footer: `${running} running. Page ${paging.page} of ${paging.totalPages}, ${paging.totalCount} in all.${more}`,
+          actions: listActions([], paging, { list: "jobs_all" }),
+          footer: `${running} running. Page ${paging.page} of ${paging.totalPages}, ${paging.totalCount} in all.`,
         }),
       };
     }
@@ -83,11 +83,15 @@ export const jobs = defineCommand({
     const { items, paging } = pageOf(mine, options.page);
     const entries = items.map((job) => {
       const when = new Date(job.createdAt).toISOString().slice(0, 16).replace("T", " ");
+      const url = services.messageUrl(job);
       return {
         title: viewOf(job).title,
         detail: `${stateOf(job)} · started ${when} UTC · job ${job.id}`,
+        ...(url && { link: { label: "Open its message", url } }),
       };
     });
-    return { reply: listCard("Your jobs", entries, paging, { empty: "You have no jobs yet." }) };
+    return {
+      reply: listCard("Your jobs", entries, paging, { empty: "You have no jobs yet." }, { list: "jobs" }),
+    };
   },
 });

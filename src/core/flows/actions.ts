@@ -1,13 +1,17 @@
 import { randomUUID } from "node:crypto";
 import type { JobRecord } from "../../store/jobs.js";
 import { actionByName } from "../actions/catalogue.js";
-import type { AnyAction } from "../actions/define.js";
+import type { ActionDef, AnyAction, ListActionDef } from "../actions/define.js";
+import { commandByName } from "../commands/catalogue.js";
 import type { FormDef } from "../commands/define.js";
 import { AccessError, ActionError } from "../commands/errors.js";
+import { LISTS } from "../commands/lists.js";
 import { parseOptions } from "../commands/validate.js";
 import type { ActionEvent, Actor } from "../ports.js";
+import { isListName } from "../render/lists.js";
 import { isAdmin } from "../tenancy.js";
 import { admit } from "./admit.js";
+import { commandContext } from "./command.js";
 import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
 
@@ -52,6 +56,8 @@ async function claimOrRefuse(core: Core, key: string, ttlMs: number, refusal: st
   }
 }
 
+const OLD_CONTROL = "This button is from an older version of the bot: run the command again.";
+
 function checkedValue(def: AnyAction, event: ActionEvent): unknown {
   if (!def.value) return undefined;
   const parsed = def.value.safeParse(event.value);
@@ -61,51 +67,74 @@ function checkedValue(def: AnyAction, event: ActionEvent): unknown {
   return parsed.data;
 }
 
+/**
+ * A control of a list (a page, Show): admitted like the list's own command, then run with that
+ * command's context for the clicker. `event.jobId` holds the list's name.
+ */
+async function listAction(core: Core, def: ListActionDef, event: ActionEvent): Promise<void> {
+  const list = event.jobId;
+  const command = isListName(list) ? commandByName(LISTS[list].command) : undefined;
+  if (!isListName(list) || !command) throw new ActionError("action.invalid", OLD_CONTROL);
+  const { actor, conversation } = event;
+  const settings = await admit(core, { kind: event.entry ?? "button", actor, conversation, command });
+  const value = checkedValue(def, event);
+  await def.run({
+    core,
+    event,
+    adapter: core.adapter(actor.platform),
+    settings,
+    list,
+    command,
+    value,
+    context: (options) =>
+      commandContext(core, command, { options, attachments: {}, actor, conversation }, settings),
+  });
+}
+
+async function jobAction(core: Core, def: ActionDef | undefined, event: ActionEvent): Promise<void> {
+  const settings = await admit(core, {
+    kind: event.entry ?? "button",
+    actor: event.actor,
+    conversation: event.conversation,
+  });
+  const job = await jobOf(core, event.jobId, event.actor);
+  if (!job) {
+    throw new ActionError(
+      "action.unknown_job",
+      "The bot no longer knows this job (finished jobs are kept for 30 days). Run the command again.",
+    );
+  }
+  if (!def) throw new ActionError("action.invalid", OLD_CONTROL);
+  if (
+    def.who === "requester" &&
+    job.requester.userId !== event.actor.userId &&
+    !isAdmin(event.actor, settings)
+  ) {
+    throw new AccessError("access.not_requester", [
+      "Only ",
+      { userId: job.requester.userId },
+      ", who started this job, or an admin can use its buttons.",
+    ]);
+  }
+  if (!def.appliesTo(job)) {
+    throw new ActionError(
+      "action.not_ready",
+      job.state === "done"
+        ? "This result does not offer that any more."
+        : "This works once the job is finished.",
+    );
+  }
+  const value = checkedValue(def, event);
+  const fields = def.form ? parseOptions(def.form.of(job), event.fields ?? {}, settings.defaults) : {};
+  if (def.claim) await claimOrRefuse(core, def.claim.key(job, event), def.claim.ttlMs, def.claim.refusal);
+  await def.run({ core, job, event, adapter: core.adapter(event.actor.platform), value, fields });
+}
+
 export async function handleAction(core: Core, event: ActionEvent): Promise<void> {
   const adapter = core.adapter(event.actor.platform);
   try {
-    const settings = await admit(core, {
-      kind: event.entry ?? "button",
-      actor: event.actor,
-      conversation: event.conversation,
-    });
-    const job = await jobOf(core, event.jobId, event.actor);
-    if (!job) {
-      throw new ActionError(
-        "action.unknown_job",
-        "The bot no longer knows this job (finished jobs are kept for 30 days). Run the command again.",
-      );
-    }
     const def = actionByName(event.action);
-    if (!def) {
-      throw new ActionError(
-        "action.invalid",
-        "This button is from an older version of the bot: run the command again.",
-      );
-    }
-    if (
-      def.who === "requester" &&
-      job.requester.userId !== event.actor.userId &&
-      !isAdmin(event.actor, settings)
-    ) {
-      throw new AccessError("access.not_requester", [
-        "Only ",
-        { userId: job.requester.userId },
-        ", who started this job, or an admin can use its buttons.",
-      ]);
-    }
-    if (!def.appliesTo(job)) {
-      throw new ActionError(
-        "action.not_ready",
-        job.state === "done"
-          ? "This result does not offer that any more."
-          : "This works once the job is finished.",
-      );
-    }
-    const value = checkedValue(def, event);
-    const fields = def.form ? parseOptions(def.form.of(job), event.fields ?? {}, settings.defaults) : {};
-    if (def.claim) await claimOrRefuse(core, def.claim.key(job, event), def.claim.ttlMs, def.claim.refusal);
-    await def.run({ core, job, event, adapter, value, fields });
+    await (def?.on === "list" ? listAction(core, def, event) : jobAction(core, def, event));
   } catch (error) {
     const card = await failureCard(error, {
       media: await core

@@ -1,3 +1,4 @@
+import type { TenantSettings } from "../../store/tenants.js";
 import type { MediaApi } from "../api/client.js";
 import { COMMANDS, commandByName, describeOptions } from "../commands/catalogue.js";
 import type { AnyCommand, BotServices, CommandContext } from "../commands/define.js";
@@ -52,11 +53,50 @@ function services(core: Core, tenant: TenantRef): BotServices {
     listTenantJobs: (actor, limit) => core.jobs.listByTenant(tenantOf(actor), limit),
     messageUrl: (job) => {
       const message = messageOf(job);
-      return message && core.adapter(job.tenant.platform).messageUrl(message, job.tenant.tenantId);
+      // A private message has no address anyone could open.
+      if (!message?.messageId || message.data?.ephemeral) return undefined;
+      return core.adapter(job.tenant.platform).messageUrl(message, job.tenant.tenantId);
     },
     commands: () => COMMANDS,
     describe: describeOptions,
     hasFallbackKey: core.tenancy.servesSharedKey(tenant),
+  };
+}
+
+/** What a command is given to run with: its raw options and files, who and where. */
+type CommandInput = Pick<CommandEvent, "options" | "attachments" | "actor" | "conversation">;
+
+/**
+ * The context `command` runs in, once its gesture is admitted: the options checked (with the
+ * tenant's defaults), the files checked, the ids picked from lists found, the tenant's service.
+ * A list's page or Show click builds its list's command this way too.
+ */
+export async function commandContext<O extends Record<string, unknown>>(
+  core: Core,
+  command: AnyCommand,
+  input: CommandInput,
+  settings: TenantSettings,
+): Promise<CommandContext<O>> {
+  const { actor, conversation } = input;
+  const tenant = tenantOf(actor);
+  const options = parseOptions(command, input.options, settings.defaults);
+  const attachments = checkFiles(command, input.attachments);
+  const apiKey = await core.tenancy.apiKey(tenant);
+  if (command.usesService !== false && !apiKey) throw noApiKey();
+  const api = core.mediaWith(tenant, apiKey);
+  await checkPicks(core, command, options, tenant, api);
+  return {
+    options: options as O,
+    actor,
+    conversation,
+    settings,
+    media: api,
+    attachments,
+    upload: (option) => uploadAll(api, attachments[option] ?? []),
+    open: (option) => openAll(attachments[option] ?? []),
+    lookup: (source, id) => core.cache.find(tenantKey(tenant), source, api, id),
+    uploadLimit: core.adapter(actor.platform).uploadLimit(conversation),
+    services: services(core, tenant),
   };
 }
 
@@ -74,27 +114,8 @@ export async function handleCommand(core: Core, event: CommandEvent): Promise<vo
       );
     }
     const settings = await admit(core, { kind: event.entry ?? "command", actor, conversation, command });
-    const options = parseOptions(command, event.options, settings.defaults);
-    const attachments = checkFiles(command, event.attachments);
-    const apiKey = await core.tenancy.apiKey(tenant);
-    if (command.usesService !== false && !apiKey) throw noApiKey();
-    const api = core.mediaWith(tenant, apiKey);
-    media = api;
-    await checkPicks(core, command, options, tenant, api);
-
-    const ctx: CommandContext<typeof options> = {
-      options,
-      actor,
-      conversation,
-      settings,
-      media: api,
-      attachments,
-      upload: (option) => uploadAll(api, attachments[option] ?? []),
-      open: (option) => openAll(attachments[option] ?? []),
-      lookup: (source, id) => core.cache.find(tenantKey(tenant), source, api, id),
-      uploadLimit: adapter.uploadLimit(conversation),
-      services: services(core, tenant),
-    };
+    const ctx = await commandContext(core, command, event, settings);
+    media = ctx.media;
     const answer = async () => {
       const outcome = await command.run(ctx);
       if ("reply" in outcome) {

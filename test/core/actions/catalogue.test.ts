@@ -32,7 +32,7 @@ describe("the action catalogue", () => {
     }
   });
 
-  it("registers every control the results of every kind show", async () => {
+  it("registers every control the results of every kind and the lists show", async () => {
     const finish = async (...args: Parameters<Harness["startJob"]>) => h.finished(await h.startJob(...args));
     await finish("image.generate", { prompt: "a fox", seed: 3 });
     await finish("thumbnail.generate", { prompt: "a title card" });
@@ -47,11 +47,15 @@ describe("the action catalogue", () => {
     await h.shows(design, (card) => card.actions.length > 0);
     await h.click(design, "confirm", "1");
     await h.finished(design);
+    // The lists' controls: Show on a thumbnail, and a second page of jobs.
+    await h.command("thumbnail.list");
+    for (let i = 0; i < 5; i += 1) await finish("image.generate", { prompt: `fox ${i}` });
+    await h.command("jobs");
 
     const shown = controlsShown();
     const names = new Set(shown.map((c) => c.action));
     for (const name of names) expect(actionByName(name), name).toBeDefined();
-    // Every follow-up with a button is shown under at least one of these results.
+    // Every action is shown under at least one of these results or lists.
     for (const def of ACTIONS) expect(names.has(def.name), def.name).toBe(true);
   });
 
