@@ -156,6 +156,8 @@ export interface Channel {
   isPrivate: boolean;
   /** Invited, or joined with conversations.join. */
   botIsMember: boolean;
+  /** A direct message between the bot and this user (conversations.open). */
+  imUser?: string;
 }
 
 /** Everything the fake workspace knows; methods read and change it, tests inspect it. */
@@ -205,6 +207,15 @@ export class SlackState {
     ] as const) {
       this.users.set(id, this.user(id, name, role));
     }
+  }
+
+  /** The bot's DM with `user`, opened once and the same afterwards, as Slack's conversations.open does. */
+  openIm(user: string): { channel: Channel; already: boolean } {
+    const open = [...this.channels.values()].find((c) => c.imUser === user);
+    if (open) return { channel: open, already: true };
+    const channel = { id: this.nextId("D"), name: user, isPrivate: true, botIsMember: true, imUser: user };
+    this.channels.set(channel.id, channel);
+    return { channel, already: false };
   }
 
   /** Another member of the workspace (several users, so that per-user job limits stay out of the way). */
