@@ -25,9 +25,11 @@ const buttons = (message: APIMessage) =>
 
 /** The custom_id of the button labelled `label`. */
 function buttonId(message: APIMessage, label: string): string {
-  const row = (message.components ?? []).flatMap((r) => ("components" in r ? r.components : []));
-  const found = row.find((c) => "label" in c && c.label === label && "custom_id" in c);
-  if (!found || !("custom_id" in found)) throw new Error(`no button ${label} on ${message.id}`);
+  const rows = (message.components ?? []) as unknown as {
+    components: { label?: string; custom_id?: string }[];
+  }[];
+  const found = rows.flatMap((r) => r.components).find((c) => c.label === label);
+  if (!found?.custom_id) throw new Error(`no button ${label} on ${message.id}`);
   return found.custom_id;
 }
 

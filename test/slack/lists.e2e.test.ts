@@ -90,7 +90,11 @@ describe("lists in Slack", () => {
     expect(listCalls().slice(calls)).toEqual(["2", "1"]);
     // The same ephemeral message throughout, replaced through the response_url.
     expect(mine()).toHaveLength(lists);
-    expect(world.fake.responseUrlPosts.slice(-2).map((p) => p.body?.replace_original)).toEqual([true, true]);
+    expect(
+      world.fake.responseUrlPosts
+        .slice(-2)
+        .map((p) => (p.body as { replace_original?: unknown }).replace_original),
+    ).toEqual([true, true]);
   });
 
   it("pages /jobs forward and back, each entry linking to its job's message", async () => {
@@ -123,9 +127,15 @@ describe("lists in Slack", () => {
     });
     const upload = await world.until(() => world.fake.uploads.find((u) => u.channel?.startsWith("D")));
     expect(upload.filename).toMatch(/\.png$/);
-    const dm = world.fake.messages(upload.channel!).find((m) => m.ts === upload.threadTs)!;
+    // The DM's card shows the uploaded file itself, once uploaded.
+    const dm = await world.until(() =>
+      world.fake
+        .messages(upload.channel!)
+        .find(
+          (m) => m.ts === upload.threadTs && JSON.stringify(m.blocks).includes(`"id":"${upload.fileId}"`),
+        ),
+    );
     expect(shown(dm)).toContain("title three");
-    // The DM's card shows the uploaded file itself.
     expect(JSON.stringify(dm.blocks)).toContain(`"slack_file":{"id":"${upload.fileId}"}`);
     const note = await world.until(() => mine()[notes]);
     expect(note.text).toContain("sent to you in a direct message");
