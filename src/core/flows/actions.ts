@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { JobRecord } from "../../store/jobs.js";
 import { actionByName } from "../actions/catalogue.js";
-import type { ActionDef, AnyAction, ListActionDef } from "../actions/define.js";
+import type { AnyAction, ListActionDef } from "../actions/define.js";
 import { commandByName } from "../commands/catalogue.js";
 import type { FormDef } from "../commands/define.js";
 import { AccessError, ActionError } from "../commands/errors.js";
@@ -91,50 +91,47 @@ async function listAction(core: Core, def: ListActionDef, event: ActionEvent): P
   });
 }
 
-async function jobAction(core: Core, def: ActionDef | undefined, event: ActionEvent): Promise<void> {
-  const settings = await admit(core, {
-    kind: event.entry ?? "button",
-    actor: event.actor,
-    conversation: event.conversation,
-  });
-  const job = await jobOf(core, event.jobId, event.actor);
-  if (!job) {
-    throw new ActionError(
-      "action.unknown_job",
-      "The bot no longer knows this job (finished jobs are kept for 30 days). Run the command again.",
-    );
-  }
-  if (!def) throw new ActionError("action.invalid", OLD_CONTROL);
-  if (
-    def.who === "requester" &&
-    job.requester.userId !== event.actor.userId &&
-    !isAdmin(event.actor, settings)
-  ) {
-    throw new AccessError("access.not_requester", [
-      "Only ",
-      { userId: job.requester.userId },
-      ", who started this job, or an admin can use its buttons.",
-    ]);
-  }
-  if (!def.appliesTo(job)) {
-    throw new ActionError(
-      "action.not_ready",
-      job.state === "done"
-        ? "This result does not offer that any more."
-        : "This works once the job is finished.",
-    );
-  }
-  const value = checkedValue(def, event);
-  const fields = def.form ? parseOptions(def.form.of(job), event.fields ?? {}, settings.defaults) : {};
-  if (def.claim) await claimOrRefuse(core, def.claim.key(job, event), def.claim.ttlMs, def.claim.refusal);
-  await def.run({ core, job, event, adapter: core.adapter(event.actor.platform), value, fields });
-}
-
 export async function handleAction(core: Core, event: ActionEvent): Promise<void> {
   const adapter = core.adapter(event.actor.platform);
   try {
     const def = actionByName(event.action);
-    await (def?.on === "list" ? listAction(core, def, event) : jobAction(core, def, event));
+    if (def?.on === "list") return await listAction(core, def, event);
+    const settings = await admit(core, {
+      kind: event.entry ?? "button",
+      actor: event.actor,
+      conversation: event.conversation,
+    });
+    const job = await jobOf(core, event.jobId, event.actor);
+    if (!job) {
+      throw new ActionError(
+        "action.unknown_job",
+        "The bot no longer knows this job (finished jobs are kept for 30 days). Run the command again.",
+      );
+    }
+    if (!def) throw new ActionError("action.invalid", OLD_CONTROL);
+    if (
+      def.who === "requester" &&
+      job.requester.userId !== event.actor.userId &&
+      !isAdmin(event.actor, settings)
+    ) {
+      throw new AccessError("access.not_requester", [
+        "Only ",
+        { userId: job.requester.userId },
+        ", who started this job, or an admin can use its buttons.",
+      ]);
+    }
+    if (!def.appliesTo(job)) {
+      throw new ActionError(
+        "action.not_ready",
+        job.state === "done"
+          ? "This result does not offer that any more."
+          : "This works once the job is finished.",
+      );
+    }
+    const value = checkedValue(def, event);
+    const fields = def.form ? parseOptions(def.form.of(job), event.fields ?? {}, settings.defaults) : {};
+    if (def.claim) await claimOrRefuse(core, def.claim.key(job, event), def.claim.ttlMs, def.claim.refusal);
+    await def.run({ core, job, event, adapter, value, fields });
   } catch (error) {
     const card = await failureCard(error, {
       media: await core

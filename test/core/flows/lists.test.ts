@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { pageValue } from "../../../src/core/render/lists.js";
-import { actor, CHANNEL, type Harness, harnessPerFile, text } from "../bot/harness.js";
+import { actor, CHANNEL, type Harness, harnessPerFile, png, text } from "../bot/harness.js";
+import { isMp4, isPng } from "../fake-adapter.js";
 
 /**
  * A list's controls carry no identity: a page or Show is read again for whoever clicks, with the
@@ -68,5 +69,29 @@ describe("a list's controls", () => {
     expect(text(h.lastEphemeral())).toContain("older version of the bot");
     await click(voices, "page", "playlists", "1");
     expect(text(h.lastEphemeral())).toContain("older version of the bot");
+  });
+
+  it("Show posts a mockup's image (a path the service serves with the key) and a video, privately", async () => {
+    await h.finished(
+      await h.startJob(
+        "mockup.generate",
+        { instruction: "logo on a mug" },
+        { attachments: { product: [png()] } },
+      ),
+    );
+    const mockups = await list("mockup.list");
+    const show = h.chat.card(mockups).actions.find((a) => a.action === "show")!;
+    await h.click(mockups, "show", show.value);
+    const image = h.chat.ephemerals().at(-1)!;
+    expect(text(h.lastEphemeral())).toContain("logo on a mug");
+    expect(isPng(image.files[0]!.bytes)).toBe(true);
+    expect(h.emu.callsTo("GET", /^\/api\/media\/[^/]+\/view$/).at(-1)?.apiKey).toBe("test-key");
+
+    await h.finished(await h.startJob("video.cinematic", { prompt: "a drone shot" }));
+    const videos = await list("video.list");
+    const clip = h.chat.card(videos).actions.find((a) => a.action === "show")!;
+    await h.click(videos, "show", clip.value);
+    const video = h.chat.ephemerals().at(-1)!;
+    expect(isMp4(video.files[0]!.bytes)).toBe(true);
   });
 });
