@@ -25,10 +25,12 @@ const KEPT = 100;
 const KEPT_ALL = 200;
 const RUNNING: ReadonlySet<JobState> = new Set(["queued", "working", "retrying", "needs_choice"]);
 
+const unposted = (job: JobRecord) => job.error?.code === UndeliverableError.code;
+
 function stateOf(job: JobRecord): string {
   const progress = job.state === "working" && job.progress !== null ? ` ${Math.round(job.progress)}%` : "";
-  const unposted = job.error?.code === UndeliverableError.code ? ` · not posted: ${job.error.message}` : "";
-  return `${STATE_WORDS[job.state]}${progress}${unposted}`;
+  const why = unposted(job) ? ` · not posted: ${job.error!.message}` : "";
+  return `${STATE_WORDS[job.state]}${progress}${why}`;
 }
 
 /** "5 min", "3 h", "2 d": how long ago the job started. */
@@ -83,7 +85,8 @@ export const jobs = defineCommand({
     const { items, paging } = pageOf(mine, options.page);
     const entries = items.map((job) => {
       const when = new Date(job.createdAt).toISOString().slice(0, 16).replace("T", " ");
-      const url = services.messageUrl(job);
+      // A result the channel refused has no message worth opening: the entry says why instead.
+      const url = unposted(job) ? undefined : services.messageUrl(job);
       return {
         title: viewOf(job).title,
         detail: `${stateOf(job)} · started ${when} UTC · job ${job.id}`,
