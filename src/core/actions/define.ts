@@ -1,6 +1,5 @@
 import type { z } from "zod";
 import type { JobRecord } from "../../store/jobs.js";
-import type { TenantSettings } from "../../store/tenants.js";
 import type { ButtonStyle, CardAction } from "../cards.js";
 import type { AnyCommand, CommandContext, FormDef } from "../commands/define.js";
 import type { Core } from "../flows/core.js";
@@ -63,11 +62,12 @@ export interface ActionDef<N extends string = string, V = unknown> {
   run(ctx: ActionContext<V>): Promise<void>;
 }
 
+/** What a control this version cannot read (or no longer has) answers. */
+export const OLD_CONTROL = "This button is from an older version of the bot: run the command again.";
+
 export interface ListActionContext<V> {
-  core: Core;
   event: ActionEvent;
   adapter: ChatAdapter;
-  settings: TenantSettings;
   list: ListName;
   /** The list's command, which reads the list again for whoever clicks. */
   command: AnyCommand;

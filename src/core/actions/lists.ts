@@ -4,7 +4,7 @@ import { LISTS } from "../commands/lists.js";
 import { fileOrLink } from "../flows/files.js";
 import { resultCard } from "../render/job.js";
 import { readPageValue, readShowValue } from "../render/lists.js";
-import { defineAction } from "./define.js";
+import { defineAction, OLD_CONTROL } from "./define.js";
 
 /**
  * The controls of a list: its pages, and Show on the entries that have an image or a video. The
@@ -12,17 +12,14 @@ import { defineAction } from "./define.js";
  * than their own command would.
  */
 
-const OLD_CONTROL = "This button is from an older version of the bot: run the command again.";
-
 /** Previous and Next: the clicked list becomes the page asked for, in place (lists are private). */
 export const page = defineAction({
   name: "page",
   on: "list",
-  value: z.string().transform((value, ctx) => {
-    const request = readPageValue(value);
-    if (!request) ctx.addIssue({ code: "custom", message: OLD_CONTROL });
-    return request ?? { page: 1 };
-  }),
+  value: z
+    .string()
+    .refine((value) => readPageValue(value) !== undefined, OLD_CONTROL)
+    .transform((value) => readPageValue(value)!),
   async run({ event, adapter, command, context, value, list }) {
     const options = {
       ...LISTS[list].options,
@@ -39,11 +36,10 @@ export const page = defineAction({
 export const show = defineAction({
   name: "show",
   on: "list",
-  value: z.string().transform((value, ctx) => {
-    const shown = readShowValue(value);
-    if (!shown) ctx.addIssue({ code: "custom", message: OLD_CONTROL });
-    return shown ?? { page: 1, id: "" };
-  }),
+  value: z
+    .string()
+    .refine((value) => readShowValue(value) !== undefined, OLD_CONTROL)
+    .transform((value) => readShowValue(value)!),
   async run({ event, adapter, context, value, list }) {
     const find = LISTS[list].find;
     const { media, uploadLimit } = await context({ ...LISTS[list].options, page: value.page });

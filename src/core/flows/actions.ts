@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { JobRecord } from "../../store/jobs.js";
 import { actionByName } from "../actions/catalogue.js";
-import type { AnyAction, ListActionDef } from "../actions/define.js";
+import { type AnyAction, type ListActionDef, OLD_CONTROL } from "../actions/define.js";
 import { commandByName } from "../commands/catalogue.js";
 import type { FormDef } from "../commands/define.js";
 import { AccessError, ActionError } from "../commands/errors.js";
@@ -56,8 +56,6 @@ async function claimOrRefuse(core: Core, key: string, ttlMs: number, refusal: st
   }
 }
 
-const OLD_CONTROL = "This button is from an older version of the bot: run the command again.";
-
 function checkedValue(def: AnyAction, event: ActionEvent): unknown {
   if (!def.value) return undefined;
   const parsed = def.value.safeParse(event.value);
@@ -79,10 +77,8 @@ async function listAction(core: Core, def: ListActionDef, event: ActionEvent): P
   const settings = await admit(core, { kind: event.entry ?? "button", actor, conversation, command });
   const value = checkedValue(def, event);
   await def.run({
-    core,
     event,
     adapter: core.adapter(actor.platform),
-    settings,
     list,
     command,
     value,
