@@ -3,15 +3,19 @@ import {
   type ButtonInteraction,
   type ChatInputCommandInteraction,
   type Interaction,
+  type MessageContextMenuCommandInteraction,
   MessageFlags,
   type ModalSubmitInteraction,
   type StringSelectMenuInteraction,
 } from "discord.js";
 import { actionByName } from "../core/actions/catalogue.js";
+import { imageInputByLabel, noImageNotice } from "../core/actions/image-inputs.js";
 import type { Bot } from "../core/bot.js";
 import { commandByName } from "../core/commands/catalogue.js";
 import { FairQueue, laneOf } from "../core/fair-queue.js";
 import type { Logger } from "../core/log.js";
+import type { Attachment } from "../core/ports.js";
+import { errorCard } from "../core/render/errors.js";
 import { actorOf } from "./actor.js";
 import type { DiscordAdapter } from "./adapter.js";
 import { catalogueName } from "./commands.js";
@@ -26,9 +30,10 @@ import {
   optionsOf,
 } from "./forms.js";
 import { DISCORD_LIMITS as L } from "./limits.js";
+import { imageAttachment, imageOf } from "./message-images.js";
 import { dmNotice, expiredFormNotice, staleControlNotice } from "./notices.js";
 import { readOptions } from "./options.js";
-import type { PendingForms } from "./pending-forms.js";
+import type { PendingForm, PendingForms } from "./pending-forms.js";
 import { formModal } from "./render/modal.js";
 import { cut } from "./render/text.js";
 
@@ -65,7 +70,10 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
   };
 
   /** The first response of a command or a form: "thinking…", in public or privately. */
-  async function defer(i: ChatInputCommandInteraction | ModalSubmitInteraction, ephemeral: boolean) {
+  async function defer(
+    i: ChatInputCommandInteraction | MessageContextMenuCommandInteraction | ModalSubmitInteraction,
+    ephemeral: boolean,
+  ) {
     await i.deferReply(ephemeral ? { flags: MessageFlags.Ephemeral } : {});
     return adapter.conversation(i, ephemeral ? "ephemeral" : "public");
   }
@@ -101,6 +109,37 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
         conversation,
       }),
     );
+  }
+
+  /**
+   * Apps > "Edit image" on a message: the follow-up's form at once (the first response), with the
+   * message's image waiting for its submission; a message without an image is told so privately.
+   */
+  async function messageCommand(i: MessageContextMenuCommandInteraction): Promise<void> {
+    const input = imageInputByLabel(i.commandName);
+    const command = input && commandByName(input.command);
+    const source = imageOf(i.targetMessage, i.client.user.id);
+    if (!i.inGuild() || !input || !command || !source) {
+      const conversation = await defer(i, true);
+      const notice = !i.inGuild() ? dmNotice : input ? noImageNotice(input) : staleControlNotice;
+      later(i, "message command notice", () => adapter.post(conversation, notice, { ephemeral: true }));
+      return;
+    }
+    const key = forms.put({
+      command,
+      options: {},
+      attachments: {},
+      userId: i.user.id,
+      image: { option: input.file, source },
+    });
+    await i.showModal(formModal(formCustomId(key), input.label, formFields(optionsOf(input.form))));
+  }
+
+  /** The files of a submitted form: those the command line gave, and a message command's image. */
+  async function attachmentsOf(pending: PendingForm): Promise<Record<string, Attachment[]>> {
+    if (!pending.image) return pending.attachments;
+    const { option, source } = pending.image;
+    return { ...pending.attachments, [option]: [await imageAttachment(source)] };
   }
 
   /** What a modal's inputs hold, by custom_id: the text typed, or the option chosen in a select. */
@@ -149,16 +188,25 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
       return;
     }
     const typed = typedIn(i);
-    later(i, pending.command.name, () =>
-      bot.handleCommand({
+    const image = pending.image;
+    later(i, pending.command.name, async () => {
+      let attachments: Record<string, Attachment[]>;
+      try {
+        attachments = await attachmentsOf(pending);
+      } catch (error) {
+        await adapter.post(conversation, errorCard(error), { ephemeral: true });
+        return;
+      }
+      await bot.handleCommand({
         command: pending.command.name,
         options: { ...pending.options, ...typed },
-        attachments: pending.attachments,
+        attachments,
         actor: actorOf(i),
         conversation,
-        entry: "form",
-      }),
-    );
+        entry: image ? "context_menu" : "form",
+        ...(image?.source.jobId && { results: { [image.option]: image.source.jobId } }),
+      });
+    });
   }
 
   async function control(i: ButtonInteraction | StringSelectMenuInteraction): Promise<void> {
@@ -218,6 +266,7 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
     async handle(interaction) {
       try {
         if (interaction.isChatInputCommand()) await command(interaction);
+        else if (interaction.isMessageContextMenuCommand()) await messageCommand(interaction);
         else if (interaction.isAutocomplete()) await autocomplete(interaction);
         else if (interaction.isModalSubmit()) await modal(interaction);
         else if (interaction.isButton() || interaction.isStringSelectMenu()) await control(interaction);

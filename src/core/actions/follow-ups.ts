@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { JobRecord } from "../../store/jobs.js";
 import type { MediaApi } from "../api/client.js";
 import { commandByName } from "../commands/catalogue.js";
-import type { JobRequest, StartedJob } from "../commands/define.js";
+import type { FormDef, JobRequest, StartedJob } from "../commands/define.js";
 import { ActionError, InputError } from "../commands/errors.js";
 import { startImage } from "../commands/image.js";
 import { animationOptions, generateMockup, startMockupVideo } from "../commands/mockup.js";
@@ -58,20 +58,29 @@ function mediaIdOf(job: JobRecord): string {
   return mediaId;
 }
 
+/** The form of Edit, on a result or on an image from the chat. */
+export const editForm: FormDef = {
+  name: "image.edit",
+  help: "Edit this image following a prompt",
+  options: z.object({ prompt: text(2000, "How the image should change") }),
+  main: "prompt",
+  starts: "image",
+};
+
+/** The form of Animate, on a result or on an image from the chat. */
+export const animateForm: FormDef = {
+  name: "video.cinematic",
+  help: "A cinematic clip that starts from this image",
+  options: videoCinematic.options.pick({ prompt: true, duration: true, aspect_ratio: true }),
+  main: "prompt",
+  starts: "video",
+};
+
 export const edit = defineAction({
   name: "edit",
   who: "anyone",
   button: { label: "Edit" },
-  form: {
-    title: "Edit image",
-    of: () => ({
-      name: "image.edit",
-      help: "Edit this image following a prompt",
-      options: z.object({ prompt: text(2000, "How the image should change") }),
-      main: "prompt",
-      starts: "image",
-    }),
-  },
+  form: { title: "Edit image", of: () => editForm },
   appliesTo: isImage,
   run: (ctx) => {
     const { prompt } = ctx.fields as { prompt: string };
@@ -86,16 +95,7 @@ export const animateImage = defineAction({
   name: "animate_image",
   who: "anyone",
   button: { label: "Animate" },
-  form: {
-    title: "Animate image",
-    of: () => ({
-      name: "video.cinematic",
-      help: "A cinematic clip that starts from this image",
-      options: videoCinematic.options.pick({ prompt: true, duration: true, aspect_ratio: true }),
-      main: "prompt",
-      starts: "video",
-    }),
-  },
+  form: { title: "Animate image", of: () => animateForm },
   appliesTo: isImage,
   run: (ctx) => {
     const value = ctx.fields as { prompt: string; duration?: number; aspect_ratio?: string };

@@ -17,7 +17,7 @@ import { failureCard } from "./failures.js";
  */
 
 /** The job `jobId` when it is the actor's tenant's; undefined for another tenant's or a forgotten one. */
-async function jobOf(core: Core, jobId: string, actor: Actor): Promise<JobRecord | undefined> {
+export async function jobOf(core: Core, jobId: string, actor: Actor): Promise<JobRecord | undefined> {
   const job = await core.engine.get(jobId);
   return job && job.tenant.tenantId === actor.tenantId && job.tenant.platform === actor.platform
     ? job

@@ -5,6 +5,7 @@ import {
   type APIInteraction,
   type APIMessage,
   type APIUser,
+  ApplicationCommandType,
   ComponentType,
   InteractionType,
   MessageFlags,
@@ -49,6 +50,13 @@ export interface AutocompleteInput extends Omit<CommandInput, "attachments"> {
   focused: string;
   /** What the user typed so far; Discord sends it as typed, unchecked. */
   value: string;
+}
+
+export interface MessageCommandInput extends Actor {
+  /** The message command's registered name: "Edit image". */
+  name: string;
+  /** The message it is used on. */
+  message: APIMessage | string;
 }
 
 /** What the fake dispatched, so a test can follow what the bot did with it. */
@@ -136,10 +144,15 @@ export function createInjector(deps: InjectorDeps) {
     return { channelId, guildId: channel.guild_id, userId };
   }
 
-  function findCommand(name: string, guildId: string | undefined, userId: string): APIApplicationCommand {
+  function findCommand(
+    name: string,
+    guildId: string | undefined,
+    userId: string,
+    type: ApplicationCommandType = ApplicationCommandType.ChatInput,
+  ): APIApplicationCommand {
     const guildCommands = guildId ? [...(world.guildCommands.get(guildId)?.values() ?? [])] : [];
     const all = [...guildCommands, ...world.globalCommands.values()];
-    const command = all.find((c) => c.name === name && (c.type ?? 1) === 1);
+    const command = all.find((c) => c.name === name && (c.type ?? 1) === type);
     if (!command) {
       return fail(
         `/${name} is not registered here (registered: ${all.map((c) => c.name).join(", ") || "none"})`,
@@ -388,6 +401,31 @@ export function createInjector(deps: InjectorDeps) {
   return {
     async sendCommand(input: CommandInput): Promise<InjectedInteraction> {
       const { where, data } = commandData(input, false);
+      return inject(InteractionType.ApplicationCommand, where.userId, where.channelId, data);
+    },
+
+    /**
+     * Apps > `name` on a message, as Discord's client sends it: a registered message command, the
+     * target's id, and the whole message in `resolved.messages`. Ephemeral messages have no menu.
+     */
+    async useMessageCommand(input: MessageCommandInput): Promise<InjectedInteraction> {
+      const message = messageOf(input.message);
+      if ((message.flags ?? 0) & MessageFlags.Ephemeral)
+        fail(`message ${message.id} is ephemeral: it has no Apps menu`);
+      const where = place({
+        name: input.name,
+        channelId: message.channel_id,
+        ...(input.user && { user: input.user }),
+      });
+      const command = findCommand(input.name, where.guildId, where.userId, ApplicationCommandType.Message);
+      const data = {
+        id: command.id,
+        name: command.name,
+        type: ApplicationCommandType.Message,
+        target_id: message.id,
+        resolved: { messages: { [message.id]: structuredClone(message) } },
+        ...(command.guild_id ? { guild_id: command.guild_id } : {}),
+      };
       return inject(InteractionType.ApplicationCommand, where.userId, where.channelId, data);
     },
 
