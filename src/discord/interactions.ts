@@ -132,7 +132,7 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
       userId: i.user.id,
       image: { option: input.file, source },
     });
-    await i.showModal(formModal(formCustomId(key), input.label, formFields(optionsOf(input.form))));
+    await i.showModal(formModal(formCustomId(key), input.title, formFields(optionsOf(input.form))));
   }
 
   /** The files of a submitted form: those the command line gave, and a message command's image. */

@@ -1,8 +1,16 @@
-import { App, type BlockAction, HTTPReceiver, SocketModeReceiver, type ViewSubmitAction } from "@slack/bolt";
+import {
+  App,
+  type BlockAction,
+  HTTPReceiver,
+  type MessageShortcut,
+  SocketModeReceiver,
+  type ViewSubmitAction,
+} from "@slack/bolt";
 import type { ModalView } from "@slack/types";
 import type { WebClient, WebClientOptions } from "@slack/web-api";
 import type Keyv from "keyv";
 import { actionByName } from "../core/actions/catalogue.js";
+import { IMAGE_INPUTS, noImageNotice } from "../core/actions/image-inputs.js";
 import type { Bot } from "../core/bot.js";
 import { type Card, card } from "../core/cards.js";
 import { commandByName } from "../core/commands/catalogue.js";
@@ -19,6 +27,7 @@ import { fieldErrors } from "./form-errors.js";
 import { Ledger } from "./ledger.js";
 import { SLACK_LIMITS } from "./limits.js";
 import { boltLogger } from "./log.js";
+import { imageOf } from "./message-images.js";
 import { Recent } from "./recent.js";
 import { ACTION_ID, decodeActionId } from "./render/action-id.js";
 import { FORM_CALLBACK_ID, formView, needsForm, readContext, readForm } from "./render/form.js";
@@ -202,10 +211,13 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     if (!recent.first(`trigger:${body.trigger_id}`)) return;
     const where = conversation(form.channelId, body.user.id);
     const teamId = context.teamId ?? body.team?.id ?? body.user.team_id ?? "";
+    // A message shortcut's image joins the files given in the form.
+    const image = form.image;
+    const files = image ? { ...values.files, [image.option]: [image.fileId] } : values.files;
     await later(teamId, body.user.id, async () => {
       let attachments: Record<string, Attachment[]>;
       try {
-        const entries = Object.entries(values.files).map(
+        const entries = Object.entries(files).map(
           async ([name, ids]) =>
             [name, await Promise.all(ids.map((id) => userFile(app.client, id)))] as const,
         );
@@ -220,7 +232,8 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
         attachments,
         actor: await actors.of(teamId, body.user.id),
         conversation: where,
-        entry: "form",
+        entry: image ? "message_shortcut" : "form",
+        ...(image?.jobId && { results: { [image.option]: image.jobId } }),
       });
     });
   });
@@ -284,6 +297,28 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       }),
     );
   });
+
+  // "Edit image" and the other message shortcuts: the follow-up's form with the message's image.
+  for (const input of IMAGE_INPUTS) {
+    app.shortcut<MessageShortcut>(
+      { type: "message_action", callback_id: input.name },
+      async ({ ack, shortcut, client, context }) => {
+        await ack();
+        if (!recent.first(`trigger:${shortcut.trigger_id}`)) return;
+        const channelId = shortcut.channel.id;
+        const where = conversation(channelId, shortcut.user.id, { responseUrl: shortcut.response_url });
+        const image = imageOf(shortcut.message, context.botId);
+        if (!image) {
+          await adapter
+            .post(where, noImageNotice(input), { ephemeral: true })
+            .catch((error: unknown) => logger.warn({ err: error, channel: channelId }, "notice not posted"));
+          return;
+        }
+        const form = { command: input.command, channelId, image: { option: input.file, ...image } };
+        await openForm(client, shortcut.trigger_id, formView(input.form, {}, form, input.title), where);
+      },
+    );
+  }
 
   // Mentioning the bot shows the help, in the thread of the mention.
   app.event("app_mention", async ({ event, body, context }) => {

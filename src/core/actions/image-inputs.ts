@@ -14,6 +14,8 @@ export interface ImageInput {
   name: string;
   /** What the menu shows: the Discord command's name (<= 32 characters) and the Slack shortcut's. */
   label: string;
+  /** The form's title (<= 24 characters, Slack's limit). */
+  title: string;
   /** The catalogue command the form runs. */
   command: string;
   /** Its file option that takes the image. */
@@ -35,10 +37,18 @@ const thumbnailReferenceForm: FormDef = {
 };
 
 export const IMAGE_INPUTS: readonly ImageInput[] = [
-  { name: "edit_image", label: "Edit image", command: "image.edit", file: "image", form: editForm },
+  {
+    name: "edit_image",
+    label: "Edit image",
+    title: "Edit image",
+    command: "image.edit",
+    file: "image",
+    form: editForm,
+  },
   {
     name: "animate_image",
     label: "Animate image",
+    title: "Animate image",
     command: "video.cinematic",
     file: "first_frame",
     form: animateForm,
@@ -46,6 +56,7 @@ export const IMAGE_INPUTS: readonly ImageInput[] = [
   {
     name: "thumbnail_reference",
     label: "Use as thumbnail reference",
+    title: "Thumbnail from image",
     command: "thumbnail.generate",
     file: "references",
     form: thumbnailReferenceForm,

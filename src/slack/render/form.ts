@@ -25,6 +25,8 @@ export interface FormContext {
   command: string;
   channelId: string;
   followUp?: { action: string; jobId: string; value?: string };
+  /** A message shortcut's: the image of the message (a Slack file) for the command's file option `option`. */
+  image?: { option: string; fileId: string; jobId?: string };
 }
 
 /** Slack's file_input takes file extensions, not MIME types. */
@@ -190,15 +192,20 @@ export function readContext(privateMetadata: string): FormContext | undefined {
   try {
     const value: unknown = JSON.parse(privateMetadata);
     if (typeof value !== "object" || value === null) return undefined;
-    const { command, channelId, followUp } = value as Record<string, unknown>;
+    const { command, channelId, followUp, image } = value as Record<string, unknown>;
     if (typeof command !== "string" || typeof channelId !== "string") return undefined;
     const { action, jobId, value: control } = (followUp ?? {}) as Record<string, unknown>;
+    const { option, fileId, jobId: resultJobId } = (image ?? {}) as Record<string, unknown>;
     return {
       command,
       channelId,
       ...(typeof action === "string" &&
         typeof jobId === "string" && {
           followUp: { action, jobId, ...(typeof control === "string" && { value: control }) },
+        }),
+      ...(typeof option === "string" &&
+        typeof fileId === "string" && {
+          image: { option, fileId, ...(typeof resultJobId === "string" && { jobId: resultJobId }) },
         }),
     };
   } catch {
