@@ -132,6 +132,8 @@ export interface ActionEvent {
   value?: string;
   /** A follow-up form's raw values by option name; the core checks them against the form. */
   fields?: Record<string, unknown>;
+  /** The files given in a follow-up's form, by option name (checked like a command's). */
+  attachments?: Record<string, Attachment[]>;
   actor: Actor;
   /** The message the control is on (a form may come without it). */
   message?: MessageRef;

@@ -77,6 +77,7 @@ export function formFields(
     ...(o.minLength !== undefined && { minLength: o.minLength }),
     maxLength: o.maxLength ?? DISCORD_LIMITS.textInputMax,
     ...(o.choices && { choices: o.choices }),
+    ...(o.file && { files: o.file.max }),
     ...(initial[o.name] !== undefined && { value: initial[o.name] }),
   }));
 }

@@ -2,6 +2,7 @@ import {
   type AutocompleteInteraction,
   type ButtonInteraction,
   type ChatInputCommandInteraction,
+  ComponentType,
   type Interaction,
   type MessageContextMenuCommandInteraction,
   MessageFlags,
@@ -20,6 +21,7 @@ import { actorOf } from "./actor.js";
 import type { DiscordAdapter } from "./adapter.js";
 import { catalogueName } from "./commands.js";
 import { type ControlId, decodeControlId, encodeControlId } from "./custom-id.js";
+import { userAttachment } from "./files.js";
 import {
   commandLineOptions,
   formCustomId,
@@ -146,6 +148,7 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
   function typedIn(i: ModalSubmitInteraction): Record<string, string> {
     return Object.fromEntries(
       [...i.fields.fields.values()].flatMap((f) => {
+        if (f.type === ComponentType.FileUpload) return [];
         if ("value" in f && typeof f.value === "string") return [[f.customId, f.value]];
         if ("values" in f && Array.isArray(f.values) && typeof f.values[0] === "string") {
           return [[f.customId, f.values[0]]];
@@ -155,16 +158,29 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
     );
   }
 
+  /** The files given in a modal's file uploads, by custom_id. */
+  function uploadedIn(i: ModalSubmitInteraction): Record<string, Attachment[]> {
+    return Object.fromEntries(
+      [...i.fields.fields.values()].flatMap((f) => {
+        if (f.type !== ComponentType.FileUpload) return [];
+        const files = [...(i.fields.getUploadedFiles(f.customId)?.values() ?? [])];
+        return [[f.customId, files.map(userAttachment)]];
+      }),
+    );
+  }
+
   /** A follow-up's form: the new job's message answers it, in public like a command's. */
   async function followUpForm(i: ModalSubmitInteraction, control: ControlId): Promise<void> {
     const conversation = await defer(i, false);
     const fields = typedIn(i);
+    const attachments = uploadedIn(i);
     later(i, control.action, () =>
       bot.handleAction({
         action: control.action,
         jobId: control.jobId,
         ...(control.value !== undefined && { value: control.value }),
         fields,
+        attachments,
         actor: actorOf(i),
         ...(i.message && {
           message: { platform: "discord", channelId: i.message.channelId, messageId: i.message.id },

@@ -135,6 +135,23 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     });
   }
 
+  /** The files given in a form, by option; undefined once the user was told Slack would not say where one is. */
+  async function userFiles(
+    ids: Record<string, string[]>,
+    where: ConversationRef,
+  ): Promise<Record<string, Attachment[]> | undefined> {
+    try {
+      const entries = Object.entries(ids).map(
+        async ([name, files]) =>
+          [name, await Promise.all(files.map((id) => userFile(app.client, id)))] as const,
+      );
+      return Object.fromEntries(await Promise.all(entries));
+    } catch (error) {
+      await tell(where, errorCard(error), error, "files.info failed");
+      return undefined;
+    }
+  }
+
   async function openForm(
     client: WebClient,
     triggerId: string,
@@ -183,14 +200,19 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       await ack();
       if (!recent.first(`trigger:${body.trigger_id}`)) return;
       const teamId = context.teamId ?? body.team?.id ?? body.user.team_id ?? "";
+      const where = conversation(form.channelId, body.user.id);
       await later(teamId, body.user.id, async () => {
         const actor = await actors.of(teamId, body.user.id);
         const asked = await bot.actionForm({ action: followUp.action, jobId: followUp.jobId, actor });
+        const values = asked ? readForm(asked.form, view.state.values) : { options: {}, files: {} };
+        const attachments = await userFiles(values.files, where);
+        if (!attachments) return;
         await bot.handleAction({
           ...followUp,
-          fields: asked ? readForm(asked.form, view.state.values).options : {},
+          fields: values.options,
+          attachments,
           actor,
-          conversation: conversation(form.channelId, body.user.id),
+          conversation: where,
           entry: "form",
         });
       });
@@ -215,17 +237,8 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     const image = form.image;
     const files = image ? { ...values.files, [image.option]: [image.fileId] } : values.files;
     await later(teamId, body.user.id, async () => {
-      let attachments: Record<string, Attachment[]>;
-      try {
-        const entries = Object.entries(files).map(
-          async ([name, ids]) =>
-            [name, await Promise.all(ids.map((id) => userFile(app.client, id)))] as const,
-        );
-        attachments = Object.fromEntries(await Promise.all(entries));
-      } catch (error) {
-        await tell(where, errorCard(error), error, "files.info failed");
-        return;
-      }
+      const attachments = await userFiles(files, where);
+      if (!attachments) return;
       await bot.handleCommand({
         command: command.name,
         options: values.options,

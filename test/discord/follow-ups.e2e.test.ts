@@ -1,7 +1,7 @@
 import type { APIMessage } from "discord-api-types/v10";
 import { describe, expect, it } from "vitest";
 import { decodeControlId } from "../../src/discord/custom-id.js";
-import type { InjectedInteraction } from "../fakes/discord/index.js";
+import type { FakeFile, InjectedInteraction } from "../fakes/discord/index.js";
 import { type DiscordWorld, discordWorldPerFile, shown } from "./harness.js";
 
 /**
@@ -54,7 +54,7 @@ async function open(message: APIMessage, action: string, user = world.fake.users
 /** Submits the modal and resolves with the new job's finished message. */
 async function submit(
   modal: ModalData,
-  fields: Record<string, string | string[]>,
+  fields: Record<string, string | string[] | FakeFile[]>,
 ): Promise<{ submitted: InjectedInteraction; message: APIMessage }> {
   const submitted = await world.fake.submitModal(modal.custom_id, fields);
   return { submitted, message: await world.jobMessage(submitted) };
@@ -249,5 +249,63 @@ describe("follow-ups on photo avatars and mockups", () => {
     });
     expect(uploads()).toBe(before);
     expect(shown(message)).toContain("Mockup: on a marble table");
+  });
+});
+
+describe("follow-ups that take a file again", () => {
+  it("Use in mockup under a logo asset: the logo goes on the product photo of the form, the logo by its media id", async () => {
+    const asset = await result({
+      name: "mockup",
+      subcommand: "asset",
+      options: { prompt: "a fox head logo", type: "logo" },
+    });
+    const { mediaId } = (await jobOf(asset)).result as { mediaId: string };
+    const before = world.emu.callsTo("POST", "/api/media/initialize").length;
+    const modal = await open(asset, "use_in_mockup");
+    expect(modal.title).toBe("Use in a mockup");
+    expect(inputs(modal)).toEqual(["instruction", "product"]);
+    const product = world.png("mug.png", [250, 250, 250]);
+    const { message } = await submit(modal, { instruction: "logo on the mug", product: [product] });
+
+    // One upload: the product photo; the logo is the asset the service already holds.
+    const uploaded = world.emu.callsTo("POST", "/api/media/initialize").slice(before);
+    expect(uploaded.map((c) => c.json)).toEqual([
+      { fileName: "mug.png", contentType: "image/png", fileSize: product.data.length },
+    ]);
+    const generate = world.creations("/api/mockup/generate").at(-1)?.json as { productMediaId: string };
+    expect(generate).toEqual({
+      productMediaId: expect.any(String),
+      logoMediaIds: [mediaId],
+      instruction: "logo on the mug",
+    });
+    expect(world.emu.media(generate.productMediaId)).toMatchObject({ receivedBytes: product.data.length });
+    expect(shown(message)).toContain("Mockup: logo on the mug");
+  });
+
+  it("Regenerate under an avatar video made from audio asks for the audio again, saying why, and keeps the rest", async () => {
+    const [avatar] = await world.media.as("test-key").avatars.list();
+    const speech = { name: "hello.mp3", contentType: "audio/mpeg", data: new Uint8Array(3000).fill(7) };
+    const video = await result({
+      name: "video",
+      subcommand: "avatar",
+      options: { avatar: avatar!.id, name: "Greeting", full_body: true },
+      attachments: [{ ...speech, option: "audio" }],
+    });
+    // A script's Regenerate repeats at once; this one needs the file, so its button opens a form.
+    expect(() => world.controlId(video, "regenerate")).toThrow();
+    const modal = await open(video, "regenerate_spoken");
+    expect(modal.title).toBe("Regenerate");
+    expect(inputs(modal)).toEqual(["audio"]);
+    expect(JSON.stringify(modal.components)).toContain("keeps no copy of this video's audio");
+
+    const again = { name: "hello-again.mp3", contentType: "audio/mpeg", data: new Uint8Array(2500).fill(9) };
+    const { message } = await submit(modal, { audio: [again] });
+    const [first, second] = world.creations("/api/video/create").slice(-2);
+    expect(second?.fields).toEqual(first?.fields);
+    expect(second?.fields).toEqual({ avatarId: avatar!.id, name: "Greeting", im2vid_full: "true" });
+    expect(second?.files).toEqual([
+      expect.objectContaining({ field: "speechFile", filename: "hello-again.mp3", size: 2500 }),
+    ]);
+    expect(shown(message)).toContain("Avatar video: Greeting");
   });
 });

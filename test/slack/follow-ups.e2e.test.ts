@@ -208,3 +208,70 @@ describe("follow-ups on photo avatars and mockups in Slack", () => {
     ]);
   });
 });
+
+describe("follow-ups that take a file again, in Slack", () => {
+  it("Use in mockup under a logo asset: the logo goes on the product photo of the form, the logo by its media id", async () => {
+    const asset = await world.job("mockup asset a fox head logo --type logo");
+    const { mediaId } = (await jobOf(asset)).result as { mediaId: string };
+    const before = world.emu.callsTo("POST", "/api/media/initialize").length;
+    const view = await open(asset, "use_in_mockup");
+    expect(inputIds(view)).toEqual(["instruction", "product"]);
+    const product = world.png("mug.png", [250, 250, 250]);
+    const jobs = world.jobCount();
+    await world.submit(view, { instruction: "logo on the mug", product: [product] });
+    const mockup = await world.finished((await world.jobMessage(jobs)).ts);
+
+    // One upload: the product photo; the logo is the asset the service already holds.
+    const uploaded = world.emu.callsTo("POST", "/api/media/initialize").slice(before);
+    expect(uploaded.map((c) => c.json)).toEqual([
+      { fileName: "mug.png", contentType: "image/png", fileSize: product.size },
+    ]);
+    const generate = world.creations("/api/mockup/generate").at(-1)?.json as { productMediaId: string };
+    expect(generate).toEqual({
+      productMediaId: expect.any(String),
+      logoMediaIds: [mediaId],
+      instruction: "logo on the mug",
+    });
+    expect(world.emu.media(generate.productMediaId)).toMatchObject({ receivedBytes: product.size });
+    expect(headerOf(mockup)).toMatch(/^✅ Mockup: logo on the mug/);
+  });
+
+  it("Regenerate under an avatar video made from audio asks for the audio again, saying why, and keeps the rest", async () => {
+    const service = createMediaClient({
+      baseUrl: world.emu.url,
+      timeoutMs: 5_000,
+      logger: pino({ level: "silent" }),
+    });
+    const [avatar] = await service.as("test-key").avatars.list();
+    await service.close();
+    const speech = world.fake.addUserFile(Buffer.alloc(3000, 7), {
+      name: "hello.mp3",
+      mimetype: "audio/mpeg",
+    });
+    const form = await world.openForm("video avatar");
+    let jobs = world.jobCount();
+    await world.submit(form, { avatar: avatar!.id, name: "Greeting", full_body: ["true"], audio: [speech] });
+    const video = await world.finished((await world.jobMessage(jobs)).ts);
+    expect(actionIds(video).some((id) => id.startsWith("media:regenerate:"))).toBe(false);
+
+    const view = await open(video, "regenerate_spoken");
+    expect((view.title as { text: string }).text).toBe("Regenerate");
+    expect(inputIds(view)).toEqual(["audio"]);
+    expect(JSON.stringify(view.blocks)).toContain("keeps no copy of the audio");
+
+    const again = world.fake.addUserFile(Buffer.alloc(2500, 9), {
+      name: "hello-again.mp3",
+      mimetype: "audio/mpeg",
+    });
+    jobs = world.jobCount();
+    await world.submit(view, { audio: [again] });
+    const regenerated = await world.finished((await world.jobMessage(jobs)).ts);
+    const [first, second] = world.creations("/api/video/create").slice(-2);
+    expect(second?.fields).toEqual(first?.fields);
+    expect(second?.fields).toEqual({ avatarId: avatar!.id, name: "Greeting", im2vid_full: "true" });
+    expect(second?.files).toEqual([
+      expect.objectContaining({ field: "speechFile", filename: "hello-again.mp3", size: 2500 }),
+    ]);
+    expect(headerOf(regenerated)).toMatch(/^✅ Avatar video: Greeting/);
+  });
+});

@@ -3,7 +3,7 @@ import type { JobRecord } from "../../store/jobs.js";
 import type { ButtonStyle, CardAction } from "../cards.js";
 import type { FormDef } from "../commands/define.js";
 import type { Core } from "../flows/core.js";
-import type { ActionEvent, ChatAdapter } from "../ports.js";
+import type { ActionEvent, Attachment, ChatAdapter } from "../ports.js";
 import type { ActionName } from "./catalogue.js";
 
 /**
@@ -21,6 +21,8 @@ export interface ActionContext<V> {
   value: V;
   /** The form's fields, checked against its options (empty for actions without a form). */
   fields: Record<string, unknown>;
+  /** The files given in the form, checked against its file options (type, size, how many). */
+  attachments: Record<string, Attachment[]>;
 }
 
 export interface ActionDef<N extends string = string, V = unknown> {

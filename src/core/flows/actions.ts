@@ -4,7 +4,7 @@ import { actionByName } from "../actions/catalogue.js";
 import type { AnyAction } from "../actions/define.js";
 import type { FormDef } from "../commands/define.js";
 import { AccessError, ActionError } from "../commands/errors.js";
-import { parseOptions } from "../commands/validate.js";
+import { checkFiles, parseOptions } from "../commands/validate.js";
 import type { ActionEvent, Actor } from "../ports.js";
 import { isAdmin } from "../tenancy.js";
 import { admit } from "./admit.js";
@@ -103,9 +103,11 @@ export async function handleAction(core: Core, event: ActionEvent): Promise<void
       );
     }
     const value = checkedValue(def, event);
-    const fields = def.form ? parseOptions(def.form.of(job), event.fields ?? {}, settings.defaults) : {};
+    const form = def.form?.of(job);
+    const fields = form ? parseOptions(form, event.fields ?? {}, settings.defaults) : {};
+    const attachments = form ? checkFiles(form, event.attachments ?? {}) : {};
     if (def.claim) await claimOrRefuse(core, def.claim.key(job, event), def.claim.ttlMs, def.claim.refusal);
-    await def.run({ core, job, event, adapter, value, fields });
+    await def.run({ core, job, event, adapter, value, fields, attachments });
   } catch (error) {
     const card = await failureCard(error, {
       media: await core
