@@ -50,7 +50,9 @@ export interface Bot {
    * The form a follow-up asks first, pre-filled from its job (a store read, fast enough for the
    * platforms' first response); undefined: no form, handle the click as it is.
    */
-  actionForm(request: Pick<ActionEvent, "action" | "jobId" | "actor">): Promise<ActionForm | undefined>;
+  actionForm(
+    request: Pick<ActionEvent, "action" | "jobId" | "actor" | "value">,
+  ): Promise<ActionForm | undefined>;
   /** Up to 25 choices, within Discord's 3 seconds (empty rather than late). */
   handleAutocomplete(event: AutocompleteEvent): Promise<Choice[]>;
   /** Resumes every unfinished job and undelivered result of the store. */

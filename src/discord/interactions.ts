@@ -229,9 +229,17 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
     const decoded = decodeControlId(i.customId);
     // A follow-up asks its form first: the modal must be the click's first response.
     if (decoded && i.inGuild() && actionByName(decoded.action)?.form) {
-      const form = await bot.actionForm({ action: decoded.action, jobId: decoded.jobId, actor: actorOf(i) });
+      const form = await bot.actionForm({
+        action: decoded.action,
+        jobId: decoded.jobId,
+        actor: actorOf(i),
+        ...(decoded.value !== undefined && { value: decoded.value }),
+      });
       if (form) {
-        const fields = formFields(optionsOf(form.form), form.initial).slice(0, L.modalComponents);
+        const fields = formFields(optionsOf(form.form), form.initial, form.choices).slice(
+          0,
+          L.modalComponents,
+        );
         await i.showModal(formModal(encodeControlId(decoded), form.title, fields));
         return;
       }

@@ -203,7 +203,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       const where = conversation(form.channelId, body.user.id);
       await later(teamId, body.user.id, async () => {
         const actor = await actors.of(teamId, body.user.id);
-        const asked = await bot.actionForm({ action: followUp.action, jobId: followUp.jobId, actor });
+        const asked = await bot.actionForm({ ...followUp, actor });
         const values = asked ? readForm(asked.form, view.state.values) : { options: {}, files: {} };
         const attachments = await userFiles(values.files, where);
         if (!attachments) return;
@@ -286,13 +286,19 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     // A follow-up opens its form first, while the click's trigger_id is alive (a store read away).
     if (actionByName(key.action)?.form) {
       const actor = actors.quick(teamId, body.user.id);
-      const form = await bot.actionForm({ action: key.action, jobId: key.jobId, actor });
+      const followUp = { action: key.action, jobId: key.jobId, ...(value !== undefined && { value }) };
+      const form = await bot.actionForm({ ...followUp, actor });
       if (form) {
-        const followUp = { action: key.action, jobId: key.jobId, ...(value !== undefined && { value }) };
         await openForm(
           client,
           body.trigger_id,
-          formView(form.form, form.initial, { command: form.form.name, channelId, followUp }, form.title),
+          formView(
+            form.form,
+            form.initial,
+            { command: form.form.name, channelId, followUp },
+            form.title,
+            form.choices,
+          ),
           conversation(channelId, body.user.id, { responseUrl: body.response_url }),
         );
         return;

@@ -202,12 +202,29 @@ describe("follow-ups on photo avatars and mockups", () => {
     const modal = await open(kept, "avatar_video", world.fake.users.other, "1");
     expect(modal.title).toBe("Make a video");
     expect(inputs(modal)).toEqual(["script", "voice"]);
-    const { message } = await submit(modal, { script: "Hello from Vera", voice: "" });
+    // The voice is picked from the account's voices, the avatar's own first and chosen.
+    const voices = await world.media.as("test-key").voices.list();
+    const picker = modal.components[1]!.component;
+    expect(picker.type).toBe(3);
+    expect(picker.options?.map((o) => o.value).sort()).toEqual(voices.map((v) => v.id).sort());
+    expect(picker.options?.[0]).toMatchObject({ value: avatar?.voiceId, default: true });
+    const { message } = await submit(modal, { script: "Hello from Vera" });
 
     expect(world.creations("/api/video/create").map((c) => c.json)).toEqual([
       { avatarId, voiceId: avatar?.voiceId, name: "Hello from Vera", text: "Hello from Vera" },
     ]);
     expect(shown(message)).toContain("Avatar video: Hello from Vera");
+
+    // Another voice of the list, chosen in the picker.
+    const other = voices.find((v) => v.id !== avatar?.voiceId)!;
+    const again = await open(kept, "avatar_video", world.fake.users.other, "1");
+    await submit(again, { script: "Hello again", voice: [other.id] });
+    expect(world.creations("/api/video/create").at(-1)?.json).toEqual({
+      avatarId,
+      voiceId: other.id,
+      name: "Hello again",
+      text: "Hello again",
+    });
   });
 
   it("Animate under a mockup: the custom style takes the prompt of the form, in the shape chosen", async () => {

@@ -175,11 +175,21 @@ describe("follow-ups on photo avatars and mockups in Slack", () => {
       logger: pino({ level: "silent" }),
     });
     const avatar = (await service.as("test-key").avatars.list()).find((a) => a.id === avatarId);
+    const voice = (await service.as("test-key").voices.list()).find((v) => v.id === avatar?.voiceId);
     await service.close();
 
     const view = await open(kept, "avatar_video", world.fake.users.other.id, "1");
     expect((view.title as { text: string }).text).toBe("Make a video");
     expect(inputIds(view)).toEqual(["script", "voice"]);
+    // The voice picker opens on the avatar's own voice, by its name.
+    const picker = view.blocks.find((b) => b.block_id === "voice") as {
+      element: { type: string; initial_option?: { text: { text: string }; value: string } };
+    };
+    expect(picker.element.type).toBe("external_select");
+    expect(picker.element.initial_option).toEqual({
+      text: { type: "plain_text", text: voice?.name },
+      value: avatar?.voiceId,
+    });
     const video = await submit(view, { script: "Hello from Vera" });
     expect(world.creations("/api/video/create").map((c) => c.json)).toEqual([
       { avatarId, voiceId: avatar?.voiceId, name: "Hello from Vera", text: "Hello from Vera" },

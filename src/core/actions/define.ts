@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { JobRecord } from "../../store/jobs.js";
 import type { ButtonStyle, CardAction } from "../cards.js";
+import type { PickItem, PickSource } from "../catalog-cache.js";
 import type { FormDef } from "../commands/define.js";
 import type { Core } from "../flows/core.js";
 import type { ActionEvent, Attachment, ChatAdapter } from "../ports.js";
@@ -25,6 +26,13 @@ export interface ActionContext<V> {
   attachments: Record<string, Attachment[]>;
 }
 
+/** What a form's initial values may depend on besides the job. */
+export interface FormContext {
+  /** The value of the control that opened the form (which avatar of a pair). */
+  value?: string;
+  lookup(source: PickSource, id: string): Promise<PickItem | undefined>;
+}
+
 export interface ActionDef<N extends string = string, V = unknown> {
   /** Fits the adapters' control ids: lower case, digits and "_", at most 24 characters. */
   name: N;
@@ -38,7 +46,8 @@ export interface ActionDef<N extends string = string, V = unknown> {
     /** The form's title: "Edit image". */
     title: string;
     of(job: JobRecord): FormDef;
-    initial?(job: JobRecord): Record<string, string>;
+    /** Values shown when the form opens; `lookup` reads the tenant's lists (an avatar's own voice). */
+    initial?(job: JobRecord, context: FormContext): Record<string, string> | Promise<Record<string, string>>;
   };
   /**
    * Who may use it: "requester" (the job's requester or an admin: choices about the job itself),

@@ -277,6 +277,11 @@ export const avatarVideo = defineAction({
       picks: { voice: "voices" },
       starts: "video",
     }),
+    initial: async (job, { value, lookup }): Promise<Record<string, string>> => {
+      const avatarId = avatarIdsOf(job)[Number(value ?? "1") - 1];
+      const voiceId = avatarId === undefined ? undefined : (await lookup("avatars", avatarId))?.voiceId;
+      return voiceId ? { voice: voiceId } : {};
+    },
   },
   appliesTo: (job) => job.command.startsWith("photo_avatar.") && avatarIdsOf(job).length > 0,
   run: async (ctx) => {

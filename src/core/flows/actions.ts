@@ -2,11 +2,13 @@ import { randomUUID } from "node:crypto";
 import type { JobRecord } from "../../store/jobs.js";
 import { actionByName } from "../actions/catalogue.js";
 import type { AnyAction } from "../actions/define.js";
+import { MAX_CHOICES, type PickItem, type PickSource } from "../catalog-cache.js";
 import type { FormDef } from "../commands/define.js";
 import { AccessError, ActionError } from "../commands/errors.js";
 import { checkFiles, parseOptions } from "../commands/validate.js";
-import type { ActionEvent, Actor } from "../ports.js";
-import { isAdmin } from "../tenancy.js";
+import type { ActionEvent, Actor, Choice } from "../ports.js";
+import { clip } from "../render/text.js";
+import { isAdmin, tenantKey, tenantOf } from "../tenancy.js";
 import { admit } from "./admit.js";
 import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
@@ -29,6 +31,24 @@ export interface ActionForm {
   form: FormDef;
   /** Values shown in the form when it opens, by option name. */
   initial: Record<string, string>;
+  /**
+   * The entries of the form's pick lists (voices), the initial one first, for platforms whose
+   * forms cannot search a list (Discord's modals): at most 25. Left out when the list is not at
+   * hand in time; the option is then typed.
+   */
+  choices: Record<string, Choice[]>;
+}
+
+/** A form must be the click's first response, within Discord's 3 s: the lists get this much. */
+const LISTS_WITHIN_MS = 1_500;
+
+/** `items` as choices, `first` leading, as many as a select holds. */
+function choicesOf(items: readonly PickItem[], first: string | undefined): Choice[] {
+  const ordered = [...items.filter((i) => i.id === first), ...items.filter((i) => i.id !== first)];
+  return ordered.slice(0, MAX_CHOICES).map((item) => ({
+    label: clip([item.name, item.detail].filter(Boolean).join(" · "), 100),
+    value: item.id,
+  }));
 }
 
 /**
@@ -38,12 +58,43 @@ export interface ActionForm {
  */
 export async function actionForm(
   core: Core,
-  request: Pick<ActionEvent, "action" | "jobId" | "actor">,
+  request: Pick<ActionEvent, "action" | "jobId" | "actor" | "value">,
 ): Promise<ActionForm | undefined> {
   const form = actionByName(request.action)?.form;
   const job = form && (await jobOf(core, request.jobId, request.actor));
   if (!form || !job) return undefined;
-  return { title: form.title, form: form.of(job), initial: form.initial?.(job) ?? {} };
+  const def = form.of(job);
+  const tenant = tenantOf(request.actor);
+  const deadline = Date.now() + LISTS_WITHIN_MS;
+  const lookup = async (source: PickSource, id: string) =>
+    core.cache.find(tenantKey(tenant), source, await core.media(tenant), id);
+  const context = { ...(request.value !== undefined && { value: request.value }), lookup };
+  const initial = (await inTime(core, deadline, async () => form.initial?.(job, context))) ?? {};
+  const choices: Record<string, Choice[]> = {};
+  for (const [option, source] of Object.entries(def.picks ?? {})) {
+    if (!source) continue;
+    const items = await inTime(core, deadline, async () =>
+      core.cache.list(tenantKey(tenant), source, await core.media(tenant)),
+    );
+    if (items) choices[option] = choicesOf(items, initial[option]);
+  }
+  return { title: form.title, form: def, initial, choices };
+}
+
+/** What `work` gives by `deadline`; undefined when it is late or fails (the form opens without it). */
+async function inTime<T>(core: Core, deadline: number, work: () => Promise<T>): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([work(), late]);
+  } catch (error) {
+    core.logger.debug({ err: error }, "form opened without what it could not read in time");
+    return undefined;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function claimOrRefuse(core: Core, key: string, ttlMs: number, refusal: string): Promise<void> {

@@ -17,7 +17,7 @@ export interface FormField {
   required: boolean;
   minLength?: number;
   maxLength: number;
-  choices?: readonly string[];
+  choices?: readonly { label: string; value: string }[];
   value?: string;
   /** A file upload taking up to this many files, instead of a text box. */
   files?: number;
@@ -38,9 +38,9 @@ function input(f: FormField) {
       custom_id: f.name,
       required: f.required,
       options: f.choices.slice(0, L.selectOptions).map((choice) => ({
-        label: cut(choice, L.selectOptionLabel),
-        value: choice,
-        ...(choice === f.value && { default: true }),
+        label: cut(choice.label, L.selectOptionLabel),
+        value: choice.value,
+        ...(choice.value === f.value && { default: true }),
       })),
     };
   }

@@ -470,6 +470,7 @@ export function createInjector(deps: InjectorDeps) {
     /**
      * Submits the modal the bot last showed with this custom_id, as the user it was shown to.
      * `fields` go by the custom_id of each input: text for text inputs, values for selects, files for file uploads.
+     * An input left out submits what the modal showed in it (pre-filled text, default options).
      */
     async submitModal(
       customId: string,
@@ -499,7 +500,9 @@ export function createInjector(deps: InjectorDeps) {
           case ComponentType.TextDisplay:
             return { type: ComponentType.TextDisplay, id: component.id };
           case ComponentType.TextInput: {
-            const text = typeof value === "string" ? value : "";
+            // An input left alone submits what it was pre-filled with.
+            const prefilled = typeof component.value === "string" ? component.value : "";
+            const text = typeof value === "string" ? value : prefilled;
             const min = typeof component.min_length === "number" ? component.min_length : 0;
             const max = typeof component.max_length === "number" ? component.max_length : 4000;
             if (component.required !== false && !text) fail(`modal ${customId}: ${id} is required`);
@@ -529,8 +532,12 @@ export function createInjector(deps: InjectorDeps) {
           case ComponentType.RoleSelect:
           case ComponentType.MentionableSelect:
           case ComponentType.ChannelSelect: {
+            // A select left alone submits its default options.
+            const defaults = ((component.options ?? []) as { value: string; default?: boolean }[])
+              .filter((o) => o.default)
+              .map((o) => o.value);
             const values = (
-              Array.isArray(value) ? value : typeof value === "string" ? [value] : []
+              Array.isArray(value) ? value : typeof value === "string" ? [value] : defaults
             ) as string[];
             selectValues(component, values, guildId, resolved);
             return { type: component.type, id: component.id, custom_id: id, values };
