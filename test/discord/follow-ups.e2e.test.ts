@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { APIMessage } from "discord-api-types/v10";
 import { describe, expect, it } from "vitest";
 import { decodeControlId } from "../../src/discord/custom-id.js";
@@ -58,6 +59,16 @@ async function submit(
 ): Promise<{ submitted: InjectedInteraction; message: APIMessage }> {
   const submitted = await world.fake.submitModal(modal.custom_id, fields);
   return { submitted, message: await world.jobMessage(submitted) };
+}
+
+/** The media id a delivered result keeps; the job's record takes it just after the message shows it. */
+async function storedMediaId(message: APIMessage): Promise<string> {
+  for (let tries = 0; tries < 400; tries++) {
+    const { mediaId } = ((await jobOf(message)).result ?? {}) as { mediaId?: string };
+    if (mediaId) return mediaId;
+    await sleep(20);
+  }
+  throw new Error("the result kept no media id");
 }
 
 const inputs = (modal: ModalData) => modal.components.map((c) => c.component.custom_id);
@@ -324,5 +335,48 @@ describe("follow-ups that take a file again", () => {
       expect.objectContaining({ field: "speechFile", filename: "hello-again.mp3", size: 2500 }),
     ]);
     expect(shown(message)).toContain("Avatar video: Greeting");
+  });
+});
+
+describe("follow-ups on a thumbnail", () => {
+  it("Edit, Animate and Remix start from the thumbnail's media id; Remix runs thumbnail generate again", async () => {
+    const thumbnail = await result({
+      name: "thumbnail",
+      subcommand: "generate",
+      options: { prompt: "a cooking show title", aspect_ratio: "9:16", negative_prompt: "text", seed: 11 },
+    });
+    const mediaId = await storedMediaId(thumbnail);
+    const before = uploads();
+
+    const edit = await open(thumbnail, "edit");
+    await submit(edit, { prompt: "warmer colours" });
+    expect(world.creations("/api/image/edit").at(-1)?.json).toEqual({
+      prompt: "warmer colours",
+      name: "warmer colours",
+      referenceImageMediaId: mediaId,
+    });
+
+    const animate = await open(thumbnail, "animate_image");
+    await submit(animate, { prompt: "steam rises", duration: "3", aspect_ratio: ["9:16"] });
+    expect(world.creations("/api/video/cinematic/create").at(-1)?.json).toEqual({
+      name: "steam rises",
+      prompt: "steam rises",
+      firstFrameImageMediaId: mediaId,
+      aspectRatio: "9:16",
+      durationSeconds: 3,
+    });
+
+    const remix = await open(thumbnail, "remix");
+    expect(inputs(remix)).toEqual(["prompt", "negative_prompt", "aspect_ratio", "seed"]);
+    const { message } = await submit(remix, { prompt: "a baking show title" });
+    expect(world.creations("/api/thumbnail/generate").at(-1)?.json).toEqual({
+      prompt: "a baking show title",
+      name: "a baking show title",
+      aspectRatio: "9:16",
+      negativePrompt: "text",
+      seed: 11,
+    });
+    expect(shown(message)).toContain("Thumbnail: a baking show title");
+    expect(uploads()).toBe(before);
   });
 });

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { createMediaClient } from "../../src/core/api/client.js";
@@ -283,5 +284,63 @@ describe("follow-ups that take a file again, in Slack", () => {
       expect.objectContaining({ field: "speechFile", filename: "hello-again.mp3", size: 2500 }),
     ]);
     expect(headerOf(regenerated)).toMatch(/^✅ Avatar video: Greeting/);
+  });
+});
+
+describe("follow-ups on a thumbnail in Slack", () => {
+  /** The media id a delivered result keeps; the job's record takes it just after the message shows it. */
+  async function storedMediaId(message: Message): Promise<string> {
+    for (let tries = 0; tries < 400; tries++) {
+      const { mediaId } = ((await jobOf(message)).result ?? {}) as { mediaId?: string };
+      if (mediaId) return mediaId;
+      await sleep(20);
+    }
+    throw new Error("the result kept no media id");
+  }
+
+  it("Edit, Animate and Remix start from the thumbnail's media id; Remix runs thumbnail generate again", async () => {
+    const thumbnail = await world.job(
+      "thumbnail generate a cooking show title --aspect-ratio 9:16 --negative-prompt text --seed 11",
+    );
+    const mediaId = await storedMediaId(thumbnail);
+    const before = uploads();
+
+    await submit(await open(thumbnail, "edit"), { prompt: "warmer colours" });
+    expect(world.creations("/api/image/edit").at(-1)?.json).toEqual({
+      prompt: "warmer colours",
+      name: "warmer colours",
+      referenceImageMediaId: mediaId,
+    });
+
+    await submit(await open(thumbnail, "animate_image"), {
+      prompt: "steam rises",
+      duration: "3",
+      aspect_ratio: "9:16",
+    });
+    expect(world.creations("/api/video/cinematic/create").at(-1)?.json).toEqual({
+      name: "steam rises",
+      prompt: "steam rises",
+      firstFrameImageMediaId: mediaId,
+      aspectRatio: "9:16",
+      durationSeconds: 3,
+    });
+
+    const remix = await open(thumbnail, "remix");
+    expect(inputIds(remix)).toEqual(["prompt", "negative_prompt", "aspect_ratio", "seed"]);
+    const remixed = await submit(remix, {
+      prompt: "a baking show title",
+      negative_prompt: "text",
+      aspect_ratio: "9:16",
+      seed: "11",
+    });
+    expect(world.creations("/api/thumbnail/generate").at(-1)?.json).toEqual({
+      prompt: "a baking show title",
+      name: "a baking show title",
+      aspectRatio: "9:16",
+      negativePrompt: "text",
+      seed: 11,
+    });
+    expect(headerOf(remixed)).toMatch(/^✅ Thumbnail: a baking show title/);
+    expect(uploads()).toBe(before);
   });
 });
