@@ -142,4 +142,25 @@ describe("message shortcuts", () => {
     expect(world.fake.views.length).toBe(views);
     expect(world.emu.calls.length).toBe(calls);
   });
+
+  it("goes through the tenant's allow-lists: refused privately in a channel the bot is not enabled in", async () => {
+    const tenant = { platform: "slack" as const, tenantId: world.fake.teamId };
+    const elsewhere = world.fake.addChannel(`elsewhere-${Date.now()}`);
+    await world.stores.tenants.update(tenant, { allowedChannelIds: [elsewhere] });
+    try {
+      const posted = world.fake.postAsUser({ files: [world.png("dog.png")] });
+      const before = uploads().length;
+      const edits = world.creations("/api/image/edit").length;
+      const user = world.fake.users.other.id;
+      const answers = world.ephemeralTexts(user).length;
+      const view = await open(posted, "edit_image", user);
+      await world.submit(view, { prompt: "a hat" });
+      const answer = await world.until(() => world.ephemeralTexts(user)[answers]);
+      expect(answer).toContain("The bot is not enabled in this channel");
+      expect(uploads().length).toBe(before);
+      expect(world.creations("/api/image/edit").length).toBe(edits);
+    } finally {
+      await world.stores.tenants.update(tenant, { allowedChannelIds: [] });
+    }
+  });
 });
