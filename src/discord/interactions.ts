@@ -234,6 +234,7 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
         jobId: decoded.jobId,
         actor: actorOf(i),
         ...(decoded.value !== undefined && { value: decoded.value }),
+        conversation: { channelId: i.channelId },
       });
       if (form) {
         const fields = formFields(optionsOf(form.form), form.initial, form.choices).slice(

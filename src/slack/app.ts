@@ -203,7 +203,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       const where = conversation(form.channelId, body.user.id);
       await later(teamId, body.user.id, async () => {
         const actor = await actors.of(teamId, body.user.id);
-        const asked = await bot.actionForm({ ...followUp, actor });
+        const asked = await bot.actionForm({ ...followUp, actor, conversation: where });
         const values = asked ? readForm(asked.form, view.state.values) : { options: {}, files: {} };
         const attachments = await userFiles(values.files, where);
         if (!attachments) return;
@@ -287,7 +287,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     if (actionByName(key.action)?.form) {
       const actor = actors.quick(teamId, body.user.id);
       const followUp = { action: key.action, jobId: key.jobId, ...(value !== undefined && { value }) };
-      const form = await bot.actionForm({ ...followUp, actor });
+      const form = await bot.actionForm({ ...followUp, actor, conversation: { channelId } });
       if (form) {
         await openForm(
           client,

@@ -2,11 +2,12 @@ import { randomUUID } from "node:crypto";
 import type { JobRecord } from "../../store/jobs.js";
 import { actionByName } from "../actions/catalogue.js";
 import type { AnyAction } from "../actions/define.js";
+import type { MediaApi } from "../api/client.js";
 import { MAX_CHOICES, type PickItem, type PickSource } from "../catalog-cache.js";
 import type { FormDef } from "../commands/define.js";
 import { AccessError, ActionError } from "../commands/errors.js";
 import { checkFiles, parseOptions } from "../commands/validate.js";
-import type { ActionEvent, Actor, Choice } from "../ports.js";
+import type { ActionEvent, Actor, Choice, ConversationRef } from "../ports.js";
 import { clip } from "../render/text.js";
 import { isAdmin, tenantKey, tenantOf } from "../tenancy.js";
 import { admit } from "./admit.js";
@@ -39,6 +40,11 @@ export interface ActionForm {
   choices: Record<string, Choice[]>;
 }
 
+/** A click asking for a follow-up's form, where it was made. */
+export type FormRequest = Pick<ActionEvent, "action" | "jobId" | "actor" | "value"> & {
+  conversation: Pick<ConversationRef, "channelId">;
+};
+
 /** A form must be the click's first response, within Discord's 3 s: the lists get this much. */
 const LISTS_WITHIN_MS = 1_500;
 
@@ -56,25 +62,32 @@ function choicesOf(items: readonly PickItem[], first: string | undefined): Choic
  * none (or the job is not known here: the click is then refused like any other). Opening a form
  * changes nothing, so it is not checked: its submission is, like a command's form.
  */
-export async function actionForm(
-  core: Core,
-  request: Pick<ActionEvent, "action" | "jobId" | "actor" | "value">,
-): Promise<ActionForm | undefined> {
+export async function actionForm(core: Core, request: FormRequest): Promise<ActionForm | undefined> {
   const form = actionByName(request.action)?.form;
   const job = form && (await jobOf(core, request.jobId, request.actor));
   if (!form || !job) return undefined;
   const def = form.of(job);
   const tenant = tenantOf(request.actor);
   const deadline = Date.now() + LISTS_WITHIN_MS;
+  // The account's lists are read as autocomplete reads them: for those let in, without counting.
+  let admitted: Promise<MediaApi> | undefined;
+  const media = () => {
+    admitted ??= admit(core, {
+      kind: "autocomplete",
+      actor: request.actor,
+      conversation: request.conversation,
+    }).then(() => core.media(tenant));
+    return admitted;
+  };
   const lookup = async (source: PickSource, id: string) =>
-    core.cache.find(tenantKey(tenant), source, await core.media(tenant), id);
+    core.cache.find(tenantKey(tenant), source, await media(), id);
   const context = { ...(request.value !== undefined && { value: request.value }), lookup };
   const initial = (await inTime(core, deadline, async () => form.initial?.(job, context))) ?? {};
   const choices: Record<string, Choice[]> = {};
   for (const [option, source] of Object.entries(def.picks ?? {})) {
     if (!source) continue;
     const items = await inTime(core, deadline, async () =>
-      core.cache.list(tenantKey(tenant), source, await core.media(tenant)),
+      core.cache.list(tenantKey(tenant), source, await media()),
     );
     if (items) choices[option] = choicesOf(items, initial[option]);
   }
