@@ -283,7 +283,8 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     if (!key || typeof channelId !== "string" || typeof messageId !== "string") return;
     const value = action.type === "static_select" ? action.selected_option.value : key.value;
     const teamId = context.teamId ?? body.team?.id ?? body.user.team_id ?? "";
-    // A follow-up opens its form first, while the click's trigger_id is alive (a store read away).
+    // A follow-up opens its form first, while the click's trigger_id is alive: a store read away,
+    // and at most 1.5 s more for a form that shows an entry of the account's lists (a voice).
     if (actionByName(key.action)?.form) {
       const actor = actors.quick(teamId, body.user.id);
       const followUp = { action: key.action, jobId: key.jobId, ...(value !== undefined && { value }) };
