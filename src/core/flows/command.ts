@@ -1,4 +1,5 @@
 import type { TenantSettings } from "../../store/tenants.js";
+import { resultMediaId } from "../actions/follow-ups.js";
 import type { MediaApi } from "../api/client.js";
 import { COMMANDS, commandByName, describeOptions } from "../commands/catalogue.js";
 import type { AnyCommand, BotServices, CommandContext } from "../commands/define.js";
@@ -8,6 +9,7 @@ import { BotError } from "../errors.js";
 import { commandsTotal } from "../metrics.js";
 import type { CommandEvent } from "../ports.js";
 import { type TenantRef, tenantKey, tenantOf } from "../tenancy.js";
+import { jobOf } from "./actions.js";
 import { admit } from "./admit.js";
 import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
@@ -76,6 +78,8 @@ export async function commandContext<O extends Record<string, unknown>>(
   command: AnyCommand,
   input: CommandInput,
   settings: TenantSettings,
+  /** Media ids the service holds already for a file option (the bot's own results): not uploaded again. */
+  reused: Record<string, string[]> = {},
 ): Promise<CommandContext<O>> {
   const { actor, conversation } = input;
   const tenant = tenantOf(actor);
@@ -92,12 +96,26 @@ export async function commandContext<O extends Record<string, unknown>>(
     settings,
     media: api,
     attachments,
-    upload: (option) => uploadAll(api, attachments[option] ?? []),
+    upload: async (option) => reused[option] ?? uploadAll(api, attachments[option] ?? []),
     open: (option) => openAll(attachments[option] ?? []),
     lookup: (source, id) => core.cache.find(tenantKey(tenant), source, api, id),
     uploadLimit: core.adapter(actor.platform).uploadLimit(conversation),
     services: services(core, tenant),
   };
+}
+
+/**
+ * The media ids of the files that are the bot's own results (`event.results`), by option: the
+ * service holds them already. A job unknown here or without an image leaves its attachment to upload.
+ */
+async function reusedResults(core: Core, event: CommandEvent): Promise<Record<string, string[]>> {
+  const reused: Record<string, string[]> = {};
+  for (const [option, jobId] of Object.entries(event.results ?? {})) {
+    const job = await jobOf(core, jobId, event.actor);
+    const mediaId = job && resultMediaId(job);
+    if (mediaId) reused[option] = [mediaId];
+  }
+  return reused;
 }
 
 export async function handleCommand(core: Core, event: CommandEvent): Promise<void> {
@@ -114,7 +132,7 @@ export async function handleCommand(core: Core, event: CommandEvent): Promise<vo
       );
     }
     const settings = await admit(core, { kind: event.entry ?? "command", actor, conversation, command });
-    const ctx = await commandContext(core, command, event, settings);
+    const ctx = await commandContext(core, command, event, settings, await reusedResults(core, event));
     media = ctx.media;
     const answer = async () => {
       const outcome = await command.run(ctx);
