@@ -1,5 +1,6 @@
 import { createHash, createHmac } from "node:crypto";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { solidPng } from "../fakes/media-api/png.js";
 import type { FakeSlack, Workspace } from "../fakes/slack/index.js";
@@ -44,6 +45,20 @@ function finished(workspace: Workspace) {
     const notified = fake.messages(workspace.channelId).some((m) => !jobIdOf(m) && m.text.includes("<@"));
     return job && notified && headerOf(job)?.startsWith("✅") ? job : undefined;
   }, 10_000);
+}
+
+/** Polls an asynchronous predicate (the store) until it gives something. */
+async function eventually<T>(
+  predicate: () => Promise<T | undefined | false>,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await predicate();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`gave up after ${timeoutMs} ms`);
+    await sleep(20);
+  }
 }
 
 /** The store's raw value, as someone holding the sqlite file would read it. */
@@ -177,5 +192,96 @@ describe("Slack OAuth installs", () => {
       ["views.open", token, true],
       ["files.info", token, true],
     ]);
+  });
+
+  it("on uninstall, removes the installation and ends the workspace's jobs without calling Slack again", async () => {
+    await start();
+    const acme = await world.installWorkspace("Acme");
+    const globex = await world.installWorkspace("Globex");
+    const token = fake.botTokenOf(globex.id);
+    world.emu.planNextJob("image", { durationMs: 800 });
+    await command(globex, "image generate a heron at dawn");
+    const jobId = jobIdOf(await world.until(() => jobMessages(globex)[0])) ?? "";
+
+    const answers = await fake.uninstall(world.eventsUrl, globex.id);
+    expect(answers.map((a) => a.status)).toEqual([200, 200]);
+    await eventually(async () => !(await world.stores.installations.get(ref(globex))));
+    const removed = fake.calls.length;
+    expect(await rawInstallation(globex)).toBeUndefined();
+
+    // The job ends as not posted, saying why, once the bot gave up on the workspace.
+    const job = await eventually(async () => {
+      const record = await world.stores.jobs.get(jobId);
+      return record?.delivery === "delivered" ? record : undefined;
+    });
+    expect(job).toMatchObject({
+      state: "done",
+      error: { code: "chat.undeliverable", message: expect.stringMatching(/removed from this workspace/) },
+    });
+
+    // Nothing more went to Slack with the revoked token; a command from there is acknowledged and
+    // ignored; the other workspace goes on.
+    expect(await command(globex, "usage")).toMatchObject({ status: 200 });
+    await command(acme, "image generate a fox in snow");
+    await finished(acme);
+    expect(fake.calls.slice(removed).filter((c) => c.token === token)).toEqual([]);
+  });
+
+  it("removes the installation when only the bot token is revoked", async () => {
+    await start();
+    const globex = await world.installWorkspace("Globex");
+
+    expect(await fake.revokeBotToken(world.eventsUrl, globex.id)).toMatchObject({ status: 200 });
+    await eventually(async () => !(await world.stores.installations.get(ref(globex))));
+  });
+
+  it("refuses an install whose state was forged or comes from another browser, storing nothing", async () => {
+    await start();
+    const globex = fake.addWorkspace("Globex");
+
+    const forged = await fake.install(world.installUrl, globex.id, { forgeState: signedElsewhere });
+    const elsewhere = await fake.install(world.installUrl, globex.id, { otherBrowser: true });
+    const cancelled = await fake.install(world.installUrl, globex.id, { deny: true });
+
+    for (const refused of [forged, elsewhere]) {
+      expect(refused.status).toBe(400);
+      expect(refused.body).toContain("This install link has expired or was opened in another browser.");
+    }
+    expect(cancelled).toMatchObject({
+      status: 400,
+      body: expect.stringContaining("The install was cancelled"),
+    });
+    expect(fake.calls.filter((c) => c.method === "oauth.v2.access")).toEqual([]);
+    expect(await world.stores.installations.get(ref(globex))).toBeUndefined();
+
+    // The same browser with the genuine state installs.
+    expect(await fake.install(world.installUrl, globex.id)).toMatchObject({ status: 200 });
+    expect(await world.stores.installations.get(ref(globex))).toBeDefined();
+  });
+
+  it("refuses an org-wide install with a sentence that says what to do", async () => {
+    await start();
+    const globex = fake.addWorkspace("Globex");
+
+    const refused = await fake.install(world.installUrl, globex.id, { orgWide: true });
+
+    expect(refused.status).toBe(400);
+    expect(refused.body).toContain(
+      "an org-wide install is not supported. Install it from each workspace instead.",
+    );
+    expect(await world.stores.installations.get(ref(globex))).toBeUndefined();
+  });
+});
+
+describe("Slack with one bot token", () => {
+  const startSingle = slackWorldPerTest((started) => {
+    world = started;
+  });
+
+  it("serves no install pages", async () => {
+    await startSingle();
+    const base = world.eventsUrl.replace(/\/slack\/events$/, "");
+    for (const path of ["/slack/install", "/slack/oauth_redirect"])
+      expect((await fetch(`${base}${path}`, { redirect: "manual" })).status).toBe(404);
   });
 });
