@@ -100,6 +100,8 @@ describe("npm start", () => {
       SLACK_SIGNING_SECRET: fake.signingSecret,
       SLACK_API_URL: fake.apiUrl,
       PORT: String(port),
+      // Bolt, its InstallProvider and the WebClient say the most at debug: still no secret.
+      LOG_LEVEL: "debug",
     });
     started.push({ child, emu, fake, dir });
     await until(

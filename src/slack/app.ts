@@ -70,8 +70,8 @@ export const EVENTS_PATH = "/slack/events";
 
 /**
  * The receiver is made here and handed to App so that Bolt never listens itself: in HTTP mode
- * its request listener is mounted on the bot's one server (src/http); in Socket Mode its client
- * tells whether the websocket is up.
+ * its request listener is mounted on the bot's one server (src/http), for the install pages too
+ * with OAuth (oauth.ts); in Socket Mode its client tells whether the websocket is up.
  */
 function createApp({ config, logger, clientOptions, installations }: SlackAppOptions) {
   const boltLog = boltLogger(logger);
@@ -94,23 +94,18 @@ function createApp({ config, logger, clientOptions, installations }: SlackAppOpt
     const app = new App({ ...common, receiver });
     return { app, receiver, workspaces: singleWorkspace(app.client) };
   }
+  const http = { signingSecret: config.signingSecret ?? "", endpoints: EVENTS_PATH, logger: boltLog };
   if (config.oauth) {
     if (!installations) throw new Error("Slack OAuth needs the bot's installation store");
     const store = new SlackInstallations(installations, logger);
     const receiver = new HTTPReceiver({
-      signingSecret: config.signingSecret ?? "",
-      endpoints: EVENTS_PATH,
-      logger: boltLog,
+      ...http,
       ...oauthReceiverOptions(config.oauth, store, config.apiUrl, options),
     });
     const app = new App({ ...common, receiver });
     return { app, receiver, installations: store, workspaces: new InstalledWorkspaces(store, options) };
   }
-  const receiver = new HTTPReceiver({
-    signingSecret: config.signingSecret ?? "",
-    endpoints: EVENTS_PATH,
-    logger: boltLog,
-  });
+  const receiver = new HTTPReceiver(http);
   const app = new App({ ...common, receiver });
   return { app, receiver, workspaces: singleWorkspace(app.client) };
 }
