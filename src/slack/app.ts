@@ -100,7 +100,7 @@ function createApp({ config, logger, clientOptions, installations }: SlackAppOpt
     const store = new SlackInstallations(installations, logger);
     const receiver = new HTTPReceiver({
       ...http,
-      ...oauthReceiverOptions(config.oauth, store, config.apiUrl, options),
+      ...oauthReceiverOptions(config.oauth, store, config.apiUrl, options, logger),
     });
     const app = new App({ ...common, receiver });
     return { app, receiver, installations: store, workspaces: new InstalledWorkspaces(store, options) };

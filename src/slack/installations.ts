@@ -13,7 +13,7 @@ import { toJson } from "../store/records.js";
 export const REMOVED_FROM_WORKSPACE =
   "The bot was removed from this workspace. An admin can install it again.";
 
-/** An org-wide (Enterprise Grid) install: the bot's tenants are workspaces, so it is refused. */
+/** An org-wide (Enterprise Grid) install: the bot's tenants are workspaces, so it is refused (oauth.ts). */
 export class OrgInstallError extends BotError {
   readonly code = "slack.org_install";
   constructor() {
@@ -43,6 +43,7 @@ export class SlackInstallations implements BoltInstallationStore {
 
   async storeInstallation<V extends "v1" | "v2">(installation: Installation<V, boolean>): Promise<void> {
     const teamId = installation.team?.id;
+    // oauth.ts undoes org-wide installs before they get here; none is ever stored.
     if (installation.isEnterpriseInstall || !teamId) throw new OrgInstallError();
     secretsOf(installation);
     await this.store.save(ref(teamId), toJson(installation));

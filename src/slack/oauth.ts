@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { HTTPReceiverOptions } from "@slack/bolt";
+import { type HTTPReceiverOptions, type Installation, webApi } from "@slack/bolt";
 import type { WebClientOptions } from "@slack/web-api";
 import type { SlackOAuth } from "../core/config.js";
 import { BotError } from "../core/errors.js";
-import type { SlackInstallations } from "./installations.js";
+import type { Logger } from "../core/log.js";
+import { OrgInstallError, type SlackInstallations } from "./installations.js";
 
 /**
  * Installs in many workspaces with Bolt's own OAuth (its InstallProvider, inside the HTTPReceiver
@@ -39,6 +40,7 @@ export function oauthReceiverOptions(
   installations: SlackInstallations,
   apiUrl: string,
   clientOptions: WebClientOptions,
+  logger: Logger,
 ): Partial<HTTPReceiverOptions> {
   return {
     clientId: oauth.clientId,
@@ -54,8 +56,33 @@ export function oauthReceiverOptions(
       authorizationUrl: authorizeUrl(apiUrl),
       // oauth.v2.access and auth.test go where the rest of the Web API goes (SLACK_API_URL).
       clientOptions,
-      callbackOptions: { failure: installFailed },
+      callbackOptions: { afterInstallation: refuseOrgWide(clientOptions, logger), failure: installFailed },
     },
+  };
+}
+
+/**
+ * The bot's tenants are workspaces, so an org-wide (Enterprise Grid) install is undone before it
+ * is stored: its token is revoked, so that the org does not show an app that answers nobody, and
+ * the installer is told to install in each workspace.
+ */
+function refuseOrgWide(clientOptions: WebClientOptions, logger: Logger) {
+  return async (
+    installation: Installation,
+    options: unknown,
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Promise<boolean> => {
+    if (!installation.isEnterpriseInstall) return true;
+    const token = installation.bot?.token;
+    if (token) {
+      await new webApi.WebClient(token, clientOptions).auth.revoke().catch((error: unknown) => {
+        logger.warn({ err: error }, "Slack: could not revoke the token of a refused org-wide install");
+      });
+    }
+    logger.warn({ enterpriseId: installation.enterprise?.id }, "Slack: refused an org-wide install");
+    installFailed(new OrgInstallError(), options, req, res);
+    return false;
   };
 }
 

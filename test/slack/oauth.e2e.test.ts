@@ -270,6 +270,11 @@ describe("Slack OAuth installs", () => {
       "an org-wide install is not supported. Install it from each workspace instead.",
     );
     expect(await world.stores.installations.get(ref(globex))).toBeUndefined();
+    // Undone on Slack's side too: the token the org-wide install gave is revoked.
+    const revoke = fake.calls.find((c) => c.method === "auth.revoke");
+    expect(revoke).toMatchObject({ answered: { ok: true } });
+    expect(fake.calls.find((c) => c.method === "oauth.v2.access")).toBeDefined();
+    expect(fake.botTokenOf(globex.id)).toBeUndefined();
   });
 });
 

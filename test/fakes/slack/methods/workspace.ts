@@ -21,6 +21,13 @@ export const workspaceMethods: Record<string, Method> = {
       };
     },
   },
+  "auth.revoke": {
+    token: "bot",
+    run({ state, team }) {
+      state.revokeTokens(team.id);
+      return { ok: true, revoked: true };
+    },
+  },
   "users.info": {
     token: "bot",
     run({ state, args, team }) {
