@@ -30,8 +30,8 @@ export interface RunningSlack {
 
 /**
  * Starts the Slack side: Socket Mode when SLACK_APP_TOKEN is set, else POST /slack/events on the
- * bot's HTTP server, verified by the signing secret, and with OAuth GET /slack/install and
- * GET /slack/oauth_redirect beside it, both answered by Bolt's InstallProvider. Attaches the adapter to the bot; the caller
+ * bot's HTTP server, verified by the signing secret (with OAuth, GET /slack/install and
+ * GET /slack/oauth_redirect beside it). Attaches the adapter to the bot; the caller
  * starts the bot (which resumes unfinished jobs) once every adapter is attached.
  */
 export async function startSlack(options: SlackOptions): Promise<RunningSlack> {
@@ -45,30 +45,25 @@ export async function startSlack(options: SlackOptions): Promise<RunningSlack> {
 
   const http = options.http ?? (await startHttpServer({ port: options.config.port, logger: options.logger }));
   const listener = (receiver as HTTPReceiver).requestListener;
-  const unmount = [
-    http.mount({
-      method: "POST",
-      path: EVENTS_PATH,
-      handle(req, res) {
-        // Slack's clock: from the request's arrival to the end of Bolt's answer (its ack).
-        const started = performance.now();
-        res.once("finish", () =>
-          ackSeconds.observe({ platform: "slack" }, (performance.now() - started) / 1000),
-        );
-        listener(req, res);
-      },
-    }),
-    ...(options.config.oauth
-      ? [INSTALL_PATH, REDIRECT_PATH].map((path) => http.mount({ method: "GET", path, handle: listener }))
-      : []),
-  ];
+  const unmount = http.mount({
+    method: "POST",
+    path: EVENTS_PATH,
+    handle(req, res) {
+      // Slack's clock: from the request's arrival to the end of Bolt's answer (its ack).
+      const started = performance.now();
+      res.once("finish", () =>
+        ackSeconds.observe({ platform: "slack" }, (performance.now() - started) / 1000),
+      );
+      listener(req, res);
+    },
+  });
+  options.logger.info({ port: http.port }, "Slack: listening for POST /slack/events");
+  // Bolt's InstallProvider answers the install pages through the same listener.
   const oauth = Boolean(options.config.oauth);
-  options.logger.info(
-    { port: http.port },
-    oauth
-      ? "Slack: listening for POST /slack/events; installs at GET /slack/install"
-      : "Slack: listening for POST /slack/events",
+  const unmountInstall = (oauth ? [INSTALL_PATH, REDIRECT_PATH] : []).map((path) =>
+    http.mount({ method: "GET", path, handle: listener }),
   );
+  if (oauth) options.logger.info({ port: http.port }, "Slack: installs at GET /slack/install");
   return {
     adapter,
     eventsUrl: `${http.url}${EVENTS_PATH}`,
@@ -77,7 +72,8 @@ export async function startSlack(options: SlackOptions): Promise<RunningSlack> {
     // workspace's token is checked by Slack at install.
     problem: () => undefined,
     async stop() {
-      for (const take of unmount) take();
+      unmount();
+      for (const take of unmountInstall) take();
       if (!options.http) await http.close();
       await settled();
     },
