@@ -199,7 +199,8 @@ describe("Slack OAuth installs", () => {
     const acme = await world.installWorkspace("Acme");
     const globex = await world.installWorkspace("Globex");
     const token = fake.botTokenOf(globex.id);
-    world.emu.planNextJob("image", { durationMs: 800 });
+    // Long enough to be running still when the uninstall arrives, on a loaded machine too.
+    world.emu.planNextJob("image", { durationMs: 2_500 });
     await command(globex, "image generate a heron at dawn");
     const jobId = jobIdOf(await world.until(() => jobMessages(globex)[0])) ?? "";
 
@@ -208,6 +209,7 @@ describe("Slack OAuth installs", () => {
     await eventually(async () => !(await world.stores.installations.get(ref(globex))));
     const removed = fake.calls.length;
     expect(await rawInstallation(globex)).toBeUndefined();
+    expect((await world.stores.jobs.get(jobId))?.delivery).toBe("pending");
 
     // The job ends as not posted, saying why, once the bot gave up on the workspace.
     const job = await eventually(async () => {
