@@ -57,10 +57,6 @@ export class SlackInstallations implements BoltInstallationStore {
     return installation;
   }
 
-  async deleteInstallation(query: InstallationQuery<boolean>): Promise<void> {
-    if (query.teamId) await this.remove(query.teamId);
-  }
-
   /** The workspace's installation, or undefined when the app is not (or no longer) installed there. */
   async get(teamId: string): Promise<Installation | undefined> {
     const stored = (await this.store.get(ref(teamId))) as Installation | undefined;
