@@ -115,6 +115,11 @@ export interface CommandEvent {
   conversation: ConversationRef;
   /** Default "command"; "form" for a submitted modal. */
   entry?: Extract<EntryKind, "command" | "form" | "message_shortcut" | "context_menu">;
+  /**
+   * Job ids by file option: the option's attachment is that job's result (an image from the chat
+   * that the bot made), which the service already holds: its media id is used, nothing uploaded.
+   */
+  results?: Record<string, string>;
 }
 
 /** A button click, a select choice or a follow-up form submitted, on a message the bot posted. */
@@ -127,6 +132,8 @@ export interface ActionEvent {
   value?: string;
   /** A follow-up form's raw values by option name; the core checks them against the form. */
   fields?: Record<string, unknown>;
+  /** The files given in a follow-up's form, by option name (checked like a command's). */
+  attachments?: Record<string, Attachment[]>;
   actor: Actor;
   /** The message the control is on (a form may come without it). */
   message?: MessageRef;

@@ -8,6 +8,7 @@ import {
   avatarVideo,
   edit,
   regenerate,
+  regenerateSpoken,
   remix,
   useInMockup,
 } from "./follow-ups.js";
@@ -20,6 +21,7 @@ export const ACTIONS = [
   animateImage,
   remix,
   regenerate,
+  regenerateSpoken,
   avatarVideo,
   animateMockup,
   useInMockup,

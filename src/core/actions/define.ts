@@ -1,9 +1,10 @@
 import type { z } from "zod";
 import type { JobRecord } from "../../store/jobs.js";
 import type { ButtonStyle, CardAction } from "../cards.js";
+import type { PickItem, PickSource } from "../catalog-cache.js";
 import type { FormDef } from "../commands/define.js";
 import type { Core } from "../flows/core.js";
-import type { ActionEvent, ChatAdapter } from "../ports.js";
+import type { ActionEvent, Attachment, ChatAdapter } from "../ports.js";
 import type { ActionName } from "./catalogue.js";
 
 /**
@@ -21,6 +22,15 @@ export interface ActionContext<V> {
   value: V;
   /** The form's fields, checked against its options (empty for actions without a form). */
   fields: Record<string, unknown>;
+  /** The files given in the form, checked against its file options (type, size, how many). */
+  attachments: Record<string, Attachment[]>;
+}
+
+/** What a form's initial values may depend on besides the job. */
+export interface FormContext {
+  /** The value of the control that opened the form (which avatar of a pair). */
+  value?: string;
+  lookup(source: PickSource, id: string): Promise<PickItem | undefined>;
 }
 
 export interface ActionDef<N extends string = string, V = unknown> {
@@ -36,7 +46,8 @@ export interface ActionDef<N extends string = string, V = unknown> {
     /** The form's title: "Edit image". */
     title: string;
     of(job: JobRecord): FormDef;
-    initial?(job: JobRecord): Record<string, string>;
+    /** Values shown when the form opens; `lookup` reads the tenant's lists (an avatar's own voice). */
+    initial?(job: JobRecord, context: FormContext): Record<string, string> | Promise<Record<string, string>>;
   };
   /**
    * Who may use it: "requester" (the job's requester or an admin: choices about the job itself),

@@ -1,3 +1,4 @@
+import { resultMediaId } from "../actions/follow-ups.js";
 import type { MediaApi } from "../api/client.js";
 import { COMMANDS, commandByName, describeOptions } from "../commands/catalogue.js";
 import type { AnyCommand, BotServices, CommandContext } from "../commands/define.js";
@@ -7,6 +8,7 @@ import { BotError } from "../errors.js";
 import { commandsTotal } from "../metrics.js";
 import type { CommandEvent } from "../ports.js";
 import { type TenantRef, tenantKey, tenantOf } from "../tenancy.js";
+import { jobOf } from "./actions.js";
 import { admit } from "./admit.js";
 import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
@@ -60,6 +62,20 @@ function services(core: Core, tenant: TenantRef): BotServices {
   };
 }
 
+/**
+ * The media ids of the files that are the bot's own results (`event.results`), by option: the
+ * service holds them already. A job unknown here or without an image leaves its attachment to upload.
+ */
+async function reusedResults(core: Core, event: CommandEvent): Promise<Record<string, string[]>> {
+  const reused: Record<string, string[]> = {};
+  for (const [option, jobId] of Object.entries(event.results ?? {})) {
+    const job = await jobOf(core, jobId, event.actor);
+    const mediaId = job && resultMediaId(job);
+    if (mediaId) reused[option] = [mediaId];
+  }
+  return reused;
+}
+
 export async function handleCommand(core: Core, event: CommandEvent): Promise<void> {
   const { actor, conversation } = event;
   const adapter = core.adapter(actor.platform);
@@ -81,6 +97,7 @@ export async function handleCommand(core: Core, event: CommandEvent): Promise<vo
     const api = core.mediaWith(tenant, apiKey);
     media = api;
     await checkPicks(core, command, options, tenant, api);
+    const reused = await reusedResults(core, event);
 
     const ctx: CommandContext<typeof options> = {
       options,
@@ -89,7 +106,7 @@ export async function handleCommand(core: Core, event: CommandEvent): Promise<vo
       settings,
       media: api,
       attachments,
-      upload: (option) => uploadAll(api, attachments[option] ?? []),
+      upload: async (option) => reused[option] ?? uploadAll(api, attachments[option] ?? []),
       open: (option) => openAll(attachments[option] ?? []),
       lookup: (source, id) => core.cache.find(tenantKey(tenant), source, api, id),
       uploadLimit: adapter.uploadLimit(conversation),

@@ -4,7 +4,7 @@ import { actionButton } from "../../../src/core/actions/define.js";
 import { type CardAction, isCard } from "../../../src/core/cards.js";
 import { encodeControlId } from "../../../src/discord/custom-id.js";
 import { encodeActionId } from "../../../src/slack/render/action-id.js";
-import { type Harness, harnessPerFile, png } from "../bot/harness.js";
+import { file, type Harness, harnessPerFile, png } from "../bot/harness.js";
 
 /**
  * Every control a card carries names an action of the catalogue, and every action fits the
@@ -43,6 +43,11 @@ describe("the action catalogue", () => {
       { attachments: { product: [png()] } },
     );
     await finish("mockup.asset", { prompt: "a white mug", type: "product" });
+    await finish(
+      "video.avatar",
+      { avatar: "cm2yaz9j10008l0qg9npyjgs3" },
+      { attachments: { audio: [file("speech.mp3", "audio/mpeg", 3000)] } },
+    );
     const design = await h.startJob("photo_avatar.design", { name: "Ada", gender: "female" });
     await h.shows(design, (card) => card.actions.length > 0);
     await h.click(design, "confirm", "1");

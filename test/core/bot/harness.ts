@@ -212,7 +212,12 @@ export class Harness {
           (options.value === undefined || a.value === options.value),
       );
     if (!control) throw new Error(`no ${action} control on the message`);
-    const form = await this.bot.actionForm({ action, jobId: control.jobId, actor: who });
+    const form = await this.bot.actionForm({
+      action,
+      jobId: control.jobId,
+      actor: who,
+      conversation: CHANNEL,
+    });
     if (!form) throw new Error(`${action} asks no form`);
     await this.bot.handleAction({
       action,

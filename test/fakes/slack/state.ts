@@ -416,6 +416,30 @@ export class SlackState {
     return message;
   }
 
+  /** A member's own message (no bot_id): text and the files they shared with it. */
+  postUserMessage(
+    channel: string,
+    user: string,
+    fields: Pick<Message, "text"> & Pick<Message, "files">,
+  ): Message {
+    const message: Message = {
+      type: "message",
+      channel,
+      ts: this.nextTs(),
+      user,
+      team: this.workspaceOf(channel).id,
+      text: fields.text,
+      blocks: [],
+      ...(fields.files?.length ? { files: fields.files, upload: true as const } : {}),
+    };
+    for (const file of fields.files ?? []) {
+      file.channels = [channel];
+      file.shares = { public: { [channel]: [{ ts: message.ts }] } };
+    }
+    this.messages.push(message);
+    return message;
+  }
+
   postEphemeral(fields: Omit<EphemeralMessage, "message_ts">): EphemeralMessage {
     const message = { ...fields, message_ts: this.nextTs() };
     this.ephemerals.push(message);
