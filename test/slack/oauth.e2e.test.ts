@@ -194,6 +194,48 @@ describe("Slack OAuth installs", () => {
     ]);
   });
 
+  it("takes a message shortcut's image in a workspace with that workspace's token", async () => {
+    await start();
+    await world.installWorkspace("Acme");
+    const globex = await world.installWorkspace("Globex");
+    const png = solidPng([200, 90, 30]);
+    const file = fake.addUserFile(png, {
+      name: "kite.png",
+      mimetype: "image/png",
+      user: globex.userIds.requester,
+    });
+    const posted = fake.postAsUser({
+      user: globex.userIds.requester,
+      channel: globex.channelId,
+      files: [file],
+    });
+    const views = fake.views.length;
+
+    await fake.messageShortcut(world.eventsUrl, {
+      callbackId: "edit_image",
+      message: posted.ts,
+      user: globex.userIds.admin,
+      channel: globex.channelId,
+    });
+    const view = await world.until(() => fake.views[views]);
+    await fake.viewSubmission(world.eventsUrl, {
+      viewId: view.id,
+      values: { prompt: "give the kite a tail" },
+      user: globex.userIds.admin,
+    });
+    await finished(globex);
+
+    const [finalized] = world.emu.callsTo("POST", "/api/media/finalize");
+    const mediaId = (finalized?.json as { mediaId?: string } | undefined)?.mediaId ?? "";
+    expect(world.emu.media(mediaId)?.sha256).toBe(createHash("sha256").update(png).digest("hex"));
+    const token = fake.botTokenOf(globex.id);
+    const shortcutCalls = fake.calls.filter((c) => c.method === "views.open" || c.method === "files.info");
+    expect(shortcutCalls.map((c) => [c.method, c.token, c.answered.ok])).toEqual([
+      ["views.open", token, true],
+      ["files.info", token, true],
+    ]);
+  });
+
   it("on uninstall, removes the installation and ends the workspace's jobs without calling Slack again", async () => {
     await start();
     const acme = await world.installWorkspace("Acme");
