@@ -1,6 +1,7 @@
 import {
   App,
   type BlockAction,
+  ErrorCode,
   HTTPReceiver,
   type MessageShortcut,
   SocketModeReceiver,
@@ -19,19 +20,23 @@ import { FairQueue, laneOf } from "../core/fair-queue.js";
 import type { Logger } from "../core/log.js";
 import type { Attachment, ConversationRef } from "../core/ports.js";
 import { errorCard } from "../core/render/errors.js";
+import type { InstallationStore } from "../store/index.js";
 import { Actors } from "./actors.js";
 import { SlackAdapter } from "./adapter.js";
 import { readCommandLine } from "./command-line.js";
 import { userFile } from "./files.js";
 import { fieldErrors } from "./form-errors.js";
+import { SlackInstallations } from "./installations.js";
 import { Ledger } from "./ledger.js";
 import { SLACK_LIMITS } from "./limits.js";
 import { boltLogger } from "./log.js";
 import { imageOf } from "./message-images.js";
+import { oauthReceiverOptions } from "./oauth.js";
 import { Recent } from "./recent.js";
 import { ACTION_ID, decodeActionId } from "./render/action-id.js";
 import { FORM_CALLBACK_ID, formView, needsForm, readContext, readForm } from "./render/form.js";
 import { cut } from "./render/mrkdwn.js";
+import { InstalledWorkspaces, singleWorkspace } from "./workspaces.js";
 
 /**
  * Bolt wired to the core. Every listener acknowledges first (Slack waits 3 s), opens a form with
@@ -59,6 +64,8 @@ export interface SlackAppOptions {
   store: Keyv<unknown>;
   /** Merged into the WebClient's options (tests turn retries off). */
   clientOptions?: WebClientOptions;
+  /** The bot's store of installations (`stores.installations`): required with `config.oauth`. */
+  installations?: InstallationStore;
 }
 
 /** The events path of the manifest's four URLs. */
@@ -66,12 +73,12 @@ export const EVENTS_PATH = "/slack/events";
 
 /**
  * The receiver is made here and handed to App so that Bolt never listens itself: in HTTP mode
- * its request listener is mounted on the bot's one server (src/http); in Socket Mode its client
- * tells whether the websocket is up.
+ * its request listener is mounted on the bot's one server (src/http), for the install pages too
+ * with OAuth (oauth.ts); in Socket Mode its client tells whether the websocket is up.
  */
-function createApp({ config, logger, clientOptions }: SlackAppOptions) {
+function createApp({ config, logger, clientOptions, installations }: SlackAppOptions) {
   const boltLog = boltLogger(logger);
-  const options = { slackApiUrl: config.apiUrl, ...clientOptions };
+  const options = { slackApiUrl: config.apiUrl, ...clientOptions, logger: boltLog };
   const common = {
     token: config.botToken,
     logger: boltLog,
@@ -87,14 +94,23 @@ function createApp({ config, logger, clientOptions }: SlackAppOptions) {
       logger: boltLog,
       installerOptions: { clientOptions: options },
     });
-    return { app: new App({ ...common, receiver }), receiver };
+    const app = new App({ ...common, receiver });
+    return { app, receiver, workspaces: singleWorkspace(app.client) };
   }
-  const receiver = new HTTPReceiver({
-    signingSecret: config.signingSecret ?? "",
-    endpoints: EVENTS_PATH,
-    logger: boltLog,
-  });
-  return { app: new App({ ...common, receiver }), receiver };
+  const http = { signingSecret: config.signingSecret ?? "", endpoints: EVENTS_PATH, logger: boltLog };
+  if (config.oauth) {
+    if (!installations) throw new Error("Slack OAuth needs the bot's installation store");
+    const store = new SlackInstallations(installations, logger);
+    const receiver = new HTTPReceiver({
+      ...http,
+      ...oauthReceiverOptions(config.oauth, store, config.apiUrl, options, logger),
+    });
+    const app = new App({ ...common, receiver });
+    return { app, receiver, installations: store, workspaces: new InstalledWorkspaces(store, options) };
+  }
+  const receiver = new HTTPReceiver(http);
+  const app = new App({ ...common, receiver });
+  return { app, receiver, workspaces: singleWorkspace(app.client) };
 }
 
 export interface SlackApp {
@@ -107,15 +123,17 @@ export interface SlackApp {
 
 export function createSlackApp(options: SlackAppOptions): SlackApp {
   const { bot, logger } = options;
-  const { app, receiver } = createApp(options);
-  const adapter = new SlackAdapter(app.client, new Ledger(options.store));
-  const actors = new Actors(app.client, logger);
+  const { app, receiver, workspaces, installations } = createApp(options);
+  const adapter = new SlackAdapter(workspaces, new Ledger(options.store));
+  const actors = new Actors(workspaces, logger);
   const recent = new Recent();
   const work = new FairQueue(CONCURRENT_WORK);
   const later = (teamId: string, userId: string, task: () => Promise<void>) =>
     work.add(laneOf("slack", teamId, userId), task);
 
+  /** `team` tells the adapter whose token answers there, also after a restart. */
   const conversation = (
+    teamId: string,
     channelId: string,
     userId: string,
     more: { threadId?: string; responseUrl?: string } = {},
@@ -123,7 +141,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     platform: "slack",
     channelId,
     ...(more.threadId && { threadId: more.threadId }),
-    data: { user: userId },
+    data: { user: userId, team: teamId },
     ...(more.responseUrl && { live: { responseUrl: more.responseUrl } }),
   });
 
@@ -135,15 +153,18 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     });
   }
 
-  /** The files given in a form, by option; undefined once the user was told Slack would not say where one is. */
+  /**
+   * The files given in a form, by option, read with the workspace's client (the listener's);
+   * undefined once the user was told Slack would not say where one is.
+   */
   async function userFiles(
+    client: WebClient,
     ids: Record<string, string[]>,
     where: ConversationRef,
   ): Promise<Record<string, Attachment[]> | undefined> {
     try {
       const entries = Object.entries(ids).map(
-        async ([name, files]) =>
-          [name, await Promise.all(files.map((id) => userFile(app.client, id)))] as const,
+        async ([name, files]) => [name, await Promise.all(files.map((id) => userFile(client, id)))] as const,
       );
       return Object.fromEntries(await Promise.all(entries));
     } catch (error) {
@@ -170,7 +191,10 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     await ack();
     if (!recent.first(`trigger:${command.trigger_id}`)) return;
     const request = readCommandLine(command.text);
-    const where = conversation(command.channel_id, command.user_id, { responseUrl: command.response_url });
+    const teamId = context.teamId ?? command.team_id;
+    const where = conversation(teamId, command.channel_id, command.user_id, {
+      responseUrl: command.response_url,
+    });
     if (request.command && needsForm(request.command, request.options)) {
       await openForm(
         client,
@@ -180,7 +204,6 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       );
       return;
     }
-    const teamId = context.teamId ?? command.team_id;
     await later(teamId, command.user_id, async () =>
       bot.handleCommand({
         command: request.name,
@@ -192,7 +215,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     );
   });
 
-  app.view<ViewSubmitAction>(FORM_CALLBACK_ID, async ({ ack, body, view, context }) => {
+  app.view<ViewSubmitAction>(FORM_CALLBACK_ID, async ({ ack, body, view, context, client }) => {
     const form = readContext(view.private_metadata);
     const followUp = form?.followUp;
     if (form && followUp) {
@@ -200,12 +223,12 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       await ack();
       if (!recent.first(`trigger:${body.trigger_id}`)) return;
       const teamId = context.teamId ?? body.team?.id ?? body.user.team_id ?? "";
-      const where = conversation(form.channelId, body.user.id);
+      const where = conversation(teamId, form.channelId, body.user.id);
       await later(teamId, body.user.id, async () => {
         const actor = await actors.of(teamId, body.user.id);
         const asked = await bot.actionForm({ ...followUp, actor, conversation: where });
         const values = asked ? readForm(asked.form, view.state.values) : { options: {}, files: {} };
-        const attachments = await userFiles(values.files, where);
+        const attachments = await userFiles(client, values.files, where);
         if (!attachments) return;
         await bot.handleAction({
           ...followUp,
@@ -231,13 +254,13 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     }
     await ack();
     if (!recent.first(`trigger:${body.trigger_id}`)) return;
-    const where = conversation(form.channelId, body.user.id);
     const teamId = context.teamId ?? body.team?.id ?? body.user.team_id ?? "";
+    const where = conversation(teamId, form.channelId, body.user.id);
     // A message shortcut's image joins the files given in the form.
     const image = form.image;
     const files = image ? { ...values.files, [image.option]: [image.fileId] } : values.files;
     await later(teamId, body.user.id, async () => {
-      const attachments = await userFiles(files, where);
+      const attachments = await userFiles(client, files, where);
       if (!attachments) return;
       await bot.handleCommand({
         command: command.name,
@@ -260,7 +283,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
           option: body.action_id,
           query: body.value,
           actor: actors.quick(teamId, body.user.id),
-          conversation: conversation(form.channelId, body.user.id),
+          conversation: conversation(teamId, form.channelId, body.user.id),
         })
       : [];
     await ack({
@@ -300,7 +323,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
             form.title,
             form.choices,
           ),
-          conversation(channelId, body.user.id, { responseUrl: body.response_url }),
+          conversation(teamId, channelId, body.user.id, { responseUrl: body.response_url }),
         );
         return;
       }
@@ -311,8 +334,8 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
         jobId: key.jobId,
         ...(value !== undefined && { value }),
         actor: await actors.of(teamId, body.user.id),
-        message: { platform: "slack", channelId, messageId },
-        conversation: conversation(channelId, body.user.id, { responseUrl: body.response_url }),
+        message: { platform: "slack", channelId, messageId, data: { team: teamId } },
+        conversation: conversation(teamId, channelId, body.user.id, { responseUrl: body.response_url }),
       }),
     );
   });
@@ -325,7 +348,10 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
         await ack();
         if (!recent.first(`trigger:${shortcut.trigger_id}`)) return;
         const channelId = shortcut.channel.id;
-        const where = conversation(channelId, shortcut.user.id, { responseUrl: shortcut.response_url });
+        const teamId = context.teamId ?? shortcut.team?.id ?? shortcut.user.team_id ?? "";
+        const where = conversation(teamId, channelId, shortcut.user.id, {
+          responseUrl: shortcut.response_url,
+        });
         const image = imageOf(shortcut.message, context.botId);
         if (!image) {
           await adapter
@@ -343,18 +369,42 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   app.event("app_mention", async ({ event, body, context }) => {
     const user = event.user;
     if (!user || !recent.first(`event:${body.event_id}`)) return;
-    await later(context.teamId ?? "", user, () =>
+    const teamId = context.teamId ?? body.team_id;
+    await later(teamId, user, () =>
       bot.handleCommand({
         command: "help",
         options: {},
         attachments: {},
-        actor: actors.quick(context.teamId ?? "", user),
-        conversation: conversation(event.channel, user, { threadId: event.thread_ts ?? event.ts }),
+        actor: actors.quick(teamId, user),
+        conversation: conversation(teamId, event.channel, user, { threadId: event.thread_ts ?? event.ts }),
       }),
     );
   });
 
+  /**
+   * Uninstalled, or the bot token revoked: the installation goes, and with it the token, so the
+   * workspace's jobs stop calling Slack (their deliveries end as undeliverable, said in `jobs`).
+   * With SLACK_BOT_TOKEN the token is the operator's to replace.
+   */
+  async function removed(teamId: string, why: string): Promise<void> {
+    workspaces.forget(teamId);
+    if (installations) await installations.remove(teamId);
+    else logger.error({ teamId, why }, "Slack: the app was removed from the workspace of SLACK_BOT_TOKEN");
+  }
+  app.event("app_uninstalled", async ({ body, context }) => {
+    await removed(context.teamId ?? body.team_id, "app_uninstalled");
+  });
+  app.event("tokens_revoked", async ({ event, body, context }) => {
+    // A user's token revoked leaves the bot's working.
+    if ((event.tokens.bot ?? []).length > 0) await removed(context.teamId ?? body.team_id, "tokens_revoked");
+  });
+
   app.error(async (error) => {
+    if (error.code === ErrorCode.AuthorizationError) {
+      // A request from a workspace the app is not installed in (any more): nothing to answer.
+      logger.warn({ err: error }, "Slack: a request from a workspace without an installation");
+      return;
+    }
     logger.error({ err: error }, "Slack listener failed");
   });
 
