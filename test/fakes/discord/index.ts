@@ -12,6 +12,7 @@ import {
 } from "discord-api-types/v10";
 import { CDN_PREFIX, type CdnFault, serveAttachment } from "./cdn.js";
 import { type Clock, createClock } from "./clock.js";
+import { createInteractionsEndpoint, type SignatureHeaders } from "./endpoint.js";
 import { Gateway, type GatewayFrame } from "./gateway.js";
 import { createIds } from "./ids.js";
 import { createInjector, type Injector } from "./inject.js";
@@ -25,6 +26,7 @@ import { interactionRoutes } from "./routes/interactions.js";
 import { webhookRoutes } from "./routes/webhooks.js";
 import { type CallbackRecord, type InteractionRecord, World } from "./state.js";
 
+export type { SignatureHeaders } from "./endpoint.js";
 export type { GatewayFrame } from "./gateway.js";
 export type {
   AutocompleteInput,
@@ -72,6 +74,18 @@ export interface FakeDiscord {
   users: { requester: APIUser; other: APIUser; admin: APIUser };
   clock: Clock;
   attachmentSizeLimit: number;
+  /** The application's Public Key (hex), for DISCORD_PUBLIC_KEY; GET /applications/@me gives it as verify_key. */
+  publicKey: string;
+
+  /**
+   * The Interactions Endpoint URL, as saved in the Developer Portal: Discord first checks that the
+   * URL answers a signed PING with PONG and a bad signature with 401 (this rejects otherwise).
+   * While set, every interaction is POSTed there, signed, and no longer sent on the gateway;
+   * the bot's answers are judged like Discord does (see endpoint.ts). undefined: back to the gateway.
+   */
+  setInteractionsEndpoint(url: string | undefined): Promise<void>;
+  /** The signature headers Discord puts on a request with this body (timestamp: now, in seconds). */
+  signatureHeaders(body: string, timestamp?: string): SignatureHeaders;
 
   sendCommand: Injector["sendCommand"];
   sendAutocomplete: Injector["sendAutocomplete"];
@@ -207,12 +221,22 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
         .end(JSON.stringify({ message: "404: Not Found", code: 0 }));
   });
 
+  const endpoint = createInteractionsEndpoint({
+    world,
+    clock,
+    gatewayUrl,
+    onValidationError: (error) => validationErrors.push(error),
+  });
+  world.verifyKey = endpoint.publicKey;
+
   const injector = createInjector({
     world,
     clock,
     defaultUserId: users.requester.id,
     defaultChannelId: channel.id,
-    dispatch: (payload) => gateway.dispatch("INTERACTION_CREATE", payload),
+    // Receiving interactions over HTTP or the gateway are exclusive, as on Discord.
+    dispatch: async (payload) =>
+      endpoint.url ? endpoint.deliver(payload) : gateway.dispatch("INTERACTION_CREATE", payload),
   });
 
   const interactionOrThrow = (id: string) => {
@@ -233,6 +257,9 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     users,
     clock,
     attachmentSizeLimit,
+    publicKey: endpoint.publicKey,
+    setInteractionsEndpoint: (url) => endpoint.set(url),
+    signatureHeaders: (body, timestamp) => endpoint.signatureHeaders(body, timestamp),
 
     sendCommand: injector.sendCommand,
     sendAutocomplete: injector.sendAutocomplete,
@@ -354,6 +381,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       faults.push({ ...fault });
     },
     async close() {
+      await endpoint.settled();
       await gateway.close();
       server.closeAllConnections();
       await new Promise<void>((resolve, reject) =>

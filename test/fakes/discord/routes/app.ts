@@ -31,7 +31,7 @@ export const appRoutes: Route[] = [
         bot: world.botUser,
         bot_public: false,
         bot_require_code_grant: false,
-        verify_key: "0".repeat(64),
+        verify_key: world.verifyKey,
         flags: ApplicationFlags.GatewayGuildMembersLimited | ApplicationFlags.ApplicationCommandBadge,
         team: null,
         approximate_guild_count: world.guilds.size,
