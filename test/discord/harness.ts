@@ -11,7 +11,7 @@ import type { RateLimits } from "../../src/core/rates.js";
 import type { SharedKeyTenants } from "../../src/core/tenancy.js";
 import { decodeControlId } from "../../src/discord/custom-id.js";
 import { INTERACTIONS_PATH } from "../../src/discord/http/index.js";
-import { type RunningDiscord, startDiscord } from "../../src/discord/index.js";
+import { type DiscordConfig, type RunningDiscord, startDiscord } from "../../src/discord/index.js";
 import { type HttpServer, startHttpServer } from "../../src/http/index.js";
 import { openStores, type Stores } from "../../src/store/index.js";
 import {
@@ -52,6 +52,8 @@ export interface WorldOptions {
    * Endpoint URL points there. Default "gateway".
    */
   interactions?: "gateway" | "http";
+  /** DISCORD_SHARDS; default none (one shard). */
+  shards?: DiscordConfig["shards"];
 }
 
 export class DiscordWorld {
@@ -129,6 +131,7 @@ export class DiscordWorld {
         restUrl: fake.restUrl,
         guildId: fake.guild.id,
         ...(http && { publicKey: fake.publicKey }),
+        ...(options.shards && { shards: options.shards }),
       },
       bot,
       logger: silent,

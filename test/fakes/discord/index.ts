@@ -13,7 +13,7 @@ import {
 import { CDN_PREFIX, type CdnFault, serveAttachment } from "./cdn.js";
 import { type Clock, createClock } from "./clock.js";
 import { createInteractionsEndpoint, type SignatureHeaders } from "./endpoint.js";
-import { Gateway, type GatewayFrame } from "./gateway.js";
+import { Gateway, type GatewayFrame, type ShardKey, shardOf } from "./gateway.js";
 import { createIds } from "./ids.js";
 import { createInjector, type Injector } from "./inject.js";
 import { guildCreatePayload, readyPayload } from "./payloads.js";
@@ -27,7 +27,8 @@ import { webhookRoutes } from "./routes/webhooks.js";
 import { type CallbackRecord, type InteractionRecord, World } from "./state.js";
 
 export type { SignatureHeaders } from "./endpoint.js";
-export type { GatewayFrame } from "./gateway.js";
+export type { GatewayFrame, ShardKey } from "./gateway.js";
+export { shardOf } from "./gateway.js";
 export type {
   AutocompleteInput,
   CommandInput,
@@ -56,6 +57,13 @@ export interface FakeDiscordOptions {
   retryAfterMs?: number;
   /** HELLO's heartbeat_interval. Default 41250 ms, Discord's. */
   heartbeatIntervalMs?: number;
+  /** GET /gateway/bot's `shards`, the count `DISCORD_SHARDS=auto` takes. Default 1. */
+  recommendedShards?: number;
+  /**
+   * GET /gateway/bot's `session_start_limit.max_concurrency`: shards that may IDENTIFY at once
+   * (discord.js waits 5 s between the others). Default 1, as for most bots.
+   */
+  maxConcurrency?: number;
 }
 
 export interface FakeDiscord {
@@ -117,8 +125,11 @@ export interface FakeDiscord {
 
   gateway: {
     readonly connected: boolean;
+    /** `[id, count]` of each shard with a session, by id. */
+    readonly shards: ShardKey[];
     skipHeartbeatAcks(count: number): void;
-    requestReconnect(): Promise<void>;
+    /** op 7 to one shard (0 by default). */
+    requestReconnect(shardId?: number): Promise<void>;
   };
   addUser(username: string, options?: { admin?: boolean }): APIUser;
   /** A second tenant: a guild with its own channel, announced with GUILD_CREATE if the bot is connected. */
@@ -187,11 +198,13 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   const channel = world.channels.get(seededGuild.channelIds[0]!) as APITextChannel;
   const token = `${Buffer.from(world.botUser.id).toString("base64url")}.FakeDc.${"x".repeat(38)}`;
 
+  const guildsOf = ([id, count]: ShardKey) =>
+    [...world.guilds.keys()].filter((guildId) => shardOf(guildId, count) === id);
   const gateway = new Gateway({
     token,
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? 41_250,
-    ready: (sessionId) => readyPayload(world, sessionId, gatewayUrl),
-    guilds: () => [...world.guilds.keys()].map((id) => guildCreatePayload(world, id)),
+    ready: (sessionId, shard) => readyPayload(world, sessionId, gatewayUrl, shard, guildsOf(shard)),
+    guilds: (shard) => guildsOf(shard).map((id) => guildCreatePayload(world, id)),
     onFrame: (frame) => gatewayFrames.push(frame),
   });
   server.on("upgrade", (req, socket, head) => gateway.handleUpgrade(req, socket, head));
@@ -201,7 +214,13 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     clock,
     token,
     gatewayUrl,
-    routes: [...appRoutes, ...commandRoutes, ...interactionRoutes, ...webhookRoutes, ...channelRoutes],
+    routes: [
+      ...appRoutes({ shards: options.recommendedShards ?? 1, maxConcurrency: options.maxConcurrency ?? 1 }),
+      ...commandRoutes,
+      ...interactionRoutes,
+      ...webhookRoutes,
+      ...channelRoutes,
+    ],
     rateLimits: createRateLimits({
       every: options.rateLimitEvery ?? 0,
       retryAfterMs: options.retryAfterMs ?? 50,
@@ -236,7 +255,9 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     defaultChannelId: channel.id,
     // Receiving interactions over HTTP or the gateway are exclusive, as on Discord.
     dispatch: async (payload) =>
-      endpoint.url ? endpoint.deliver(payload) : gateway.dispatch("INTERACTION_CREATE", payload),
+      endpoint.url
+        ? endpoint.deliver(payload)
+        : gateway.dispatch("INTERACTION_CREATE", payload, payload.guild_id),
   });
 
   const interactionOrThrow = (id: string) => {
@@ -327,8 +348,11 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       get connected() {
         return gateway.connected;
       },
+      get shards() {
+        return gateway.shards;
+      },
       skipHeartbeatAcks: (count) => gateway.skipHeartbeatAcks(count),
-      requestReconnect: () => gateway.requestReconnect(),
+      requestReconnect: (shardId) => gateway.requestReconnect(shardId),
     },
     addUser(username, { admin = false } = {}) {
       const user = world.addUser(username);
@@ -340,7 +364,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       world.addMember(guild.id, users.requester.id);
       world.addMember(guild.id, users.other.id);
       world.addMember(guild.id, users.admin.id, [world.adminRole(guild.id).id]);
-      if (gateway.hasSession) await gateway.dispatch("GUILD_CREATE", guildCreatePayload(world, guild.id));
+      if (gateway.hasSession)
+        await gateway.dispatch("GUILD_CREATE", guildCreatePayload(world, guild.id), guild.id);
       return {
         guild: { id: guild.id, name },
         channel: world.channels.get(guild.channelIds[0]!) as APITextChannel,
@@ -348,7 +373,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     },
     async addChannel(name) {
       const created = world.addChannel(seededGuild.id, name);
-      if (gateway.hasSession) await gateway.dispatch("CHANNEL_CREATE", created);
+      if (gateway.hasSession) await gateway.dispatch("CHANNEL_CREATE", created, seededGuild.id);
       return created;
     },
     deleteMessage(messageId) {
@@ -356,7 +381,12 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     },
     async deleteChannel(channelId) {
       const deleted = world.deleteChannel(channelId);
-      if (gateway.hasSession) await gateway.dispatch("CHANNEL_DELETE", deleted);
+      if (gateway.hasSession)
+        await gateway.dispatch(
+          "CHANNEL_DELETE",
+          deleted,
+          "guild_id" in deleted ? deleted.guild_id : undefined,
+        );
     },
     async overwritePermissions(channelId, { id, type, allow = 0n, deny = 0n }) {
       const target = world.channels.get(channelId);
@@ -372,7 +402,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
         ...(target.permission_overwrites ?? []).filter((o) => o.id !== id),
         overwrite,
       ];
-      if (gateway.hasSession) await gateway.dispatch("CHANNEL_UPDATE", target);
+      if (gateway.hasSession) await gateway.dispatch("CHANNEL_UPDATE", target, target.guild_id);
     },
     failAttachments(fault) {
       cdnFaults.push({ ...fault });
