@@ -12,7 +12,7 @@
  *   npx tsx bench/discord-interactions/main.ts [rounds]   (default 5; writes bench/results/discord-interactions-ack.json)
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { DISCORD_LIMITS } from "../../src/discord/limits.js";
@@ -39,6 +39,8 @@ const EMULATOR = fileURLToPath(new URL("../discord-ack/emulator-process.ts", imp
 export type DiscordInteractionsAckResult = AckResult<"discord-interactions-ack"> & {
   /** The defer callbacks' figures, round by round. */
   callbacks: Round[];
+  /** The machine's load average (1, 5, 15 min) at the end: the figures mean little without it. */
+  loadAverage: number[];
 };
 
 /** Interactions whose endpoint did not answer 202 within Discord's 3 s count as failed. */
@@ -89,7 +91,7 @@ export async function run(rounds = 5): Promise<DiscordInteractionsAckResult> {
       send: (round) => burst(fake, round, callbacks),
       calls: () => fake.calls.length,
     });
-    return { ...result, callbacks };
+    return { ...result, callbacks, loadAverage: loadavg().map((l) => Math.round(l * 100) / 100) };
   } finally {
     await stopProcess(bot.child);
     await stopProcess(emulator.child);

@@ -68,6 +68,13 @@ describe("POST /discord/interactions", () => {
     expect((await post(ping, { ...world.fake.signatureHeaders(ping, recent) })).status).toBe(200);
   });
 
+  it("refuses a signed body that is not JSON with 400, and one over a megabyte with 413", async () => {
+    const text = "not json";
+    expect((await post(text, { ...world.fake.signatureHeaders(text) })).status).toBe(400);
+    const huge = JSON.stringify({ type: 2, padding: "x".repeat(1_100_000) });
+    expect((await post(huge, { ...world.fake.signatureHeaders(huge) })).status).toBe(413);
+  });
+
   it("will not start with a public key that is not the application's", async () => {
     const other = generateKeyPairSync("ed25519").publicKey.export({ format: "der", type: "spki" });
     const started = startDiscord({
