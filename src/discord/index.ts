@@ -71,6 +71,9 @@ export async function startDiscord(options: DiscordOptions): Promise<RunningDisc
       answer,
       logger,
       clock: options.clock ?? Date,
+    }).catch(async (error: unknown) => {
+      await client.destroy();
+      throw error;
     });
   } else {
     inbound = await connectGateway({ client, config, answer, logger });

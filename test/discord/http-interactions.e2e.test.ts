@@ -75,21 +75,23 @@ describe("POST /discord/interactions", () => {
     expect((await post(huge, { ...world.fake.signatureHeaders(huge) })).status).toBe(413);
   });
 
-  it("will not start with a public key that is not the application's", async () => {
+  it("will not start with a public key that is not the application's, nor with a refused token", async () => {
+    const start = (token: string, publicKey: string) =>
+      startDiscord({
+        config: { token, restUrl: world.fake.restUrl, publicKey },
+        // The world's bot, but keeping its own adapter: these starts fail before serving anything.
+        bot: Object.assign(Object.create(world.bot), { attach: () => undefined }),
+        logger: silent,
+        store: world.stores.keyv("discord-other"),
+        http: world.http!,
+      });
     const other = generateKeyPairSync("ed25519").publicKey.export({ format: "der", type: "spki" });
-    const started = startDiscord({
-      config: {
-        token: world.fake.token,
-        restUrl: world.fake.restUrl,
-        publicKey: other.subarray(-32).toString("hex"),
-      },
-      // The world's bot, but keeping its own adapter: this start must fail before serving anything.
-      bot: Object.assign(Object.create(world.bot), { attach: () => undefined }),
-      logger: silent,
-      store: world.stores.keyv("discord-other"),
-      http: world.http!,
-    });
-    await expect(started).rejects.toThrow(/^DISCORD_PUBLIC_KEY is not the Public Key of the application/);
+    await expect(start(world.fake.token, other.subarray(-32).toString("hex"))).rejects.toThrow(
+      /^DISCORD_PUBLIC_KEY is not the Public Key of the application/,
+    );
+    await expect(start(`${world.fake.token.slice(0, -6)}WRONG0`, world.fake.publicKey)).rejects.toThrow(
+      /^DISCORD_TOKEN was refused by Discord/,
+    );
   });
 });
 

@@ -1,5 +1,5 @@
-import { type Client, ClientApplication, type Interaction } from "discord.js";
-import { type APIApplication, Routes } from "discord-api-types/v10";
+import { type Client, ClientApplication, ClientUser, type Interaction } from "discord.js";
+import { type APIApplication, type APIUser, Routes } from "discord-api-types/v10";
 import type { Logger } from "../../core/log.js";
 import { StartupError } from "../../core/startup.js";
 import type { HttpServer } from "../../http/index.js";
@@ -10,6 +10,11 @@ import { INTERACTIONS_PATH, interactionsRoute } from "./endpoint.js";
 import { interactionsPublicKey } from "./signature.js";
 
 export { INTERACTIONS_PATH } from "./endpoint.js";
+
+/** What discord.js builds from READY; the constructors are private in its typings. */
+type FromReady<T, Data> = new (client: Client, data: Data) => T;
+const ReadyApplication = ClientApplication as unknown as FromReady<ClientApplication, APIApplication>;
+const ReadyUser = ClientUser as unknown as FromReady<ClientUser, APIUser>;
 
 export interface InteractionsEndpointOptions {
   client: Client;
@@ -41,13 +46,13 @@ export async function startInteractionsEndpoint(options: InteractionsEndpointOpt
       `DISCORD_PUBLIC_KEY is not the Public Key of the application DISCORD_TOKEN belongs to (${application.name}): copy it from the Developer Portal, General Information.`,
     );
   }
-  // READY sets this over the gateway; interactions read it (entitlements), as does the adapter.
-  client.application = new (
-    ClientApplication as unknown as new (
-      c: Client,
-      d: APIApplication,
-    ) => ClientApplication
-  )(client, application);
+  // READY sets these over the gateway; interactions read them (entitlements, the bot's own
+  // messages), as does the adapter (the application id).
+  client.application = new ReadyApplication(client, application);
+  if (application.bot) {
+    client.user = new ReadyUser(client, application.bot);
+    client.users.cache.set(client.user.id, client.user);
+  }
 
   const unmount = options.http.mount(
     interactionsRoute({
@@ -59,7 +64,7 @@ export async function startInteractionsEndpoint(options: InteractionsEndpointOpt
     }),
   );
   logger.info(
-    { application: application.name, port: options.http.port },
+    { application: application.name, user: client.user?.tag, port: options.http.port },
     `Discord: receiving interactions on POST ${INTERACTIONS_PATH} (no gateway connection)`,
   );
   return {
