@@ -3,17 +3,8 @@ import { type Client, Events, type Interaction, Status } from "discord.js";
 import type { Logger } from "../core/log.js";
 import { ackSeconds, timed } from "../core/metrics.js";
 import type { DiscordConfig } from "./client.js";
+import type { Inbound } from "./inbound.js";
 import { loginFailure } from "./startup.js";
-
-/** How interactions reach the bot: the gateway, or POST /discord/interactions (http/index.ts). */
-export interface Inbound {
-  /** HTTP mode: the route Discord's Interactions Endpoint URL points at. */
-  url?: string;
-  /** Why interactions cannot arrive right now, or undefined when they can. */
-  problem(): string | undefined;
-  /** Stops taking new interactions. */
-  close(): void;
-}
 
 export interface GatewayOptions {
   client: Client;

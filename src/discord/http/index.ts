@@ -4,7 +4,7 @@ import type { Logger } from "../../core/log.js";
 import { StartupError } from "../../core/startup.js";
 import type { HttpServer } from "../../http/index.js";
 import type { DiscordConfig } from "../client.js";
-import type { Inbound } from "../gateway.js";
+import type { Inbound } from "../inbound.js";
 import { loginFailure } from "../startup.js";
 import { INTERACTIONS_PATH, interactionsRoute } from "./endpoint.js";
 import { interactionsPublicKey } from "./signature.js";
