@@ -39,23 +39,25 @@ const EMULATOR = fileURLToPath(new URL("../discord-ack/emulator-process.ts", imp
 export type DiscordInteractionsAckResult = AckResult<"discord-interactions-ack"> & {
   /** The defer callbacks' figures, round by round. */
   callbacks: Round[];
+  /** 30 commands one after the other, after the bursts: the ack path without a queue. */
+  oneAtATime: { callbacks: Round; accepted: Round };
   /** The machine's load average (1, 5, 15 min) at the end: the figures mean little without it. */
   loadAverage: number[];
 };
 
-/** Interactions whose endpoint did not answer 202 within Discord's 3 s count as failed. */
-async function burst(fake: FakeDiscord, round: number, callbacks: Round[]): Promise<Round> {
-  const users = Array.from({ length: BURST }, (_, i) => fake.addUser(`http${round + 1}x${i}`));
-  const sent: InjectedInteraction[] = await Promise.all(
-    users.map((user, i) =>
-      fake.sendCommand({
-        name: "image",
-        subcommand: "generate",
-        options: { prompt: `a red fox number ${round}-${i}`, seed: i },
-        user,
-      }),
-    ),
-  );
+const SEQUENTIAL = 30;
+
+function command(fake: FakeDiscord, name: string, i: number): Promise<InjectedInteraction> {
+  return fake.sendCommand({
+    name: "image",
+    subcommand: "generate",
+    options: { prompt: `a red fox number ${name}-${i}`, seed: i },
+    user: fake.addUser(`http${name}x${i}`),
+  });
+}
+
+/** The figures of interactions sent: to the defer callback, and to the 202 (interactions answered otherwise fail). */
+async function timesOf(fake: FakeDiscord, sent: InjectedInteraction[]) {
   const answered = (i: InjectedInteraction) => fake.interaction(i.id)?.http;
   await fake
     .waitFor(() => sent.every((i) => answered(i) !== undefined), DISCORD_LIMITS.firstResponseMs + 500)
@@ -63,9 +65,30 @@ async function burst(fake: FakeDiscord, round: number, callbacks: Round[]): Prom
   const since = (i: InjectedInteraction, at: number | undefined) =>
     at === undefined ? [] : [at - fake.interaction(i.id)!.createdAt];
   const deferred = sent.flatMap((i) => since(i, fake.callbacks(i.id)[0]?.at));
-  if (round >= 0) callbacks.push(roundFigures(deferred, BURST - deferred.length));
   const accepted = sent.flatMap((i) => (answered(i)?.status === 202 ? since(i, answered(i)!.at) : []));
-  return roundFigures(accepted, BURST - accepted.length);
+  return {
+    callbacks: roundFigures(deferred, sent.length - deferred.length),
+    accepted: roundFigures(accepted, sent.length - accepted.length),
+  };
+}
+
+async function burst(fake: FakeDiscord, round: number, callbacks: Round[]): Promise<Round> {
+  const sent = await Promise.all(
+    Array.from({ length: BURST }, (_, i) => command(fake, String(round + 1), i)),
+  );
+  const times = await timesOf(fake, sent);
+  if (round >= 0) callbacks.push(times.callbacks);
+  return times.accepted;
+}
+
+async function oneAtATime(fake: FakeDiscord) {
+  const sent: InjectedInteraction[] = [];
+  for (let i = 0; i < SEQUENTIAL; i += 1) {
+    const interaction = await command(fake, "seq", i);
+    await fake.waitFor(() => fake.interaction(interaction.id)?.http, DISCORD_LIMITS.firstResponseMs + 500);
+    sent.push(interaction);
+  }
+  return timesOf(fake, sent);
 }
 
 export async function run(rounds = 5): Promise<DiscordInteractionsAckResult> {
@@ -91,7 +114,13 @@ export async function run(rounds = 5): Promise<DiscordInteractionsAckResult> {
       send: (round) => burst(fake, round, callbacks),
       calls: () => fake.calls.length,
     });
-    return { ...result, callbacks, loadAverage: loadavg().map((l) => Math.round(l * 100) / 100) };
+    const sequential = await oneAtATime(fake);
+    return {
+      ...result,
+      callbacks,
+      oneAtATime: sequential,
+      loadAverage: loadavg().map((l) => Math.round(l * 100) / 100),
+    };
   } finally {
     await stopProcess(bot.child);
     await stopProcess(emulator.child);
@@ -107,6 +136,10 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       `round ${i + 1} defer callbacks: p50 ${r.p50} ms, p99 ${r.p99} ms, max ${r.max} ms, failed ${r.failed}`,
     );
   }
+  const { callbacks, accepted } = result.oneAtATime;
+  console.log(
+    `one at a time (${SEQUENTIAL}): defer callback p50 ${callbacks.p50} ms, p99 ${callbacks.p99} ms; 202 p50 ${accepted.p50} ms, p99 ${accepted.p99} ms`,
+  );
   report(result, "slash commands POSTed at once to /discord/interactions (time to the 202)");
   process.exitCode = result.pass ? 0 : 1;
 }
