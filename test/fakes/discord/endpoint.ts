@@ -29,7 +29,7 @@ export interface EndpointDeps {
   onValidationError(error: ValidationError): void;
 }
 
-/** The body of a 202 must be empty; only a 200's carries a response. */
+/** The interaction response type that answers a PING. */
 const PONG = 1;
 
 export function createInteractionsEndpoint(deps: EndpointDeps) {
