@@ -58,12 +58,22 @@ function filesOf(message: Message): OutgoingFile[] {
   return isCard(message) ? message.media.flatMap((m) => (m.file ? [m.file] : [])) : [];
 }
 
-/** An ephemeral answer through a response_url (valid 30 minutes, five times). */
-async function respond(url: string, rendered: { text: string; blocks: unknown[] }): Promise<void> {
+/**
+ * An answer through a response_url (valid 30 minutes, five times): a new ephemeral message, or the
+ * clicked message replaced.
+ */
+async function respond(
+  url: string,
+  rendered: { text: string; blocks: unknown[] },
+  how: "ephemeral" | "replace" = "ephemeral",
+): Promise<void> {
   const answer = await request(url, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ response_type: "ephemeral", ...rendered }),
+    body: JSON.stringify({
+      ...(how === "replace" ? { replace_original: true } : { response_type: "ephemeral" }),
+      ...rendered,
+    }),
   });
   const body = await answer.body.text();
   if (answer.statusCode !== 200)
@@ -89,9 +99,36 @@ export class SlackAdapter implements ChatAdapter {
   }
 
   post(target: ConversationRef, message: Message, options: PostOptions = {}): Promise<MessageRef> {
-    return options.ephemeral
-      ? this.once(target, options, () => this.postEphemeral(target, message, options))
-      : this.postPublic(target, message, options);
+    if (!options.ephemeral) return this.postPublic(target, message, options);
+    // An ephemeral message cannot carry files: private files go to the person's DM with the bot.
+    if (filesOf(message).length > 0) return this.postDirect(target, message);
+    return this.once(target, options, () => this.postEphemeral(target, message, options));
+  }
+
+  /** The clicked message, ephemeral ones too, replaced through the click's response_url. */
+  async replace(target: ConversationRef, message: Message): Promise<void> {
+    const responseUrl = target.live?.responseUrl;
+    if (typeof responseUrl !== "string")
+      throw new Error("only a click's response_url can replace its message");
+    await respond(responseUrl, renderMessage(message), "replace");
+  }
+
+  /**
+   * A card with files, for one person's eyes: posted in their DM with the bot (the files uploaded
+   * under it as for any result), and said so where they asked.
+   */
+  private async postDirect(target: ConversationRef, message: Message): Promise<MessageRef> {
+    const user = target.data?.user;
+    if (typeof user !== "string") throw new Error("a private Slack message needs the conversation's user");
+    const opened = await this.client.conversations.open({ users: user }).catch((error: unknown) => {
+      throw refusalOf(error);
+    });
+    const dm = opened.channel?.id;
+    if (!dm) throw new Error("conversations.open answered without a channel");
+    const ref = await this.postPublic({ platform: "slack", channelId: dm }, message, {});
+    const title = isCard(message) ? message.title : "The file";
+    await this.postEphemeral(target, { text: `${title}: sent to you in a direct message from the bot.` }, {});
+    return ref;
   }
 
   /** A keyed post creates its message once, also when it is repeated after a crash. */

@@ -1,8 +1,16 @@
-import { App, type BlockAction, HTTPReceiver, SocketModeReceiver, type ViewSubmitAction } from "@slack/bolt";
+import {
+  App,
+  type BlockAction,
+  HTTPReceiver,
+  type MessageShortcut,
+  SocketModeReceiver,
+  type ViewSubmitAction,
+} from "@slack/bolt";
 import type { ModalView } from "@slack/types";
 import type { WebClient, WebClientOptions } from "@slack/web-api";
 import type Keyv from "keyv";
 import { actionByName } from "../core/actions/catalogue.js";
+import { IMAGE_INPUTS, noImageNotice } from "../core/actions/image-inputs.js";
 import type { Bot } from "../core/bot.js";
 import { type Card, card } from "../core/cards.js";
 import { commandByName } from "../core/commands/catalogue.js";
@@ -19,6 +27,7 @@ import { fieldErrors } from "./form-errors.js";
 import { Ledger } from "./ledger.js";
 import { SLACK_LIMITS } from "./limits.js";
 import { boltLogger } from "./log.js";
+import { imageOf } from "./message-images.js";
 import { Recent } from "./recent.js";
 import { ACTION_ID, decodeActionId } from "./render/action-id.js";
 import { FORM_CALLBACK_ID, formView, needsForm, readContext, readForm } from "./render/form.js";
@@ -126,6 +135,23 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     });
   }
 
+  /** The files given in a form, by option; undefined once the user was told Slack would not say where one is. */
+  async function userFiles(
+    ids: Record<string, string[]>,
+    where: ConversationRef,
+  ): Promise<Record<string, Attachment[]> | undefined> {
+    try {
+      const entries = Object.entries(ids).map(
+        async ([name, files]) =>
+          [name, await Promise.all(files.map((id) => userFile(app.client, id)))] as const,
+      );
+      return Object.fromEntries(await Promise.all(entries));
+    } catch (error) {
+      await tell(where, errorCard(error), error, "files.info failed");
+      return undefined;
+    }
+  }
+
   async function openForm(
     client: WebClient,
     triggerId: string,
@@ -174,14 +200,19 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       await ack();
       if (!recent.first(`trigger:${body.trigger_id}`)) return;
       const teamId = context.teamId ?? body.team?.id ?? body.user.team_id ?? "";
+      const where = conversation(form.channelId, body.user.id);
       await later(teamId, body.user.id, async () => {
         const actor = await actors.of(teamId, body.user.id);
-        const asked = await bot.actionForm({ action: followUp.action, jobId: followUp.jobId, actor });
+        const asked = await bot.actionForm({ ...followUp, actor, conversation: where });
+        const values = asked ? readForm(asked.form, view.state.values) : { options: {}, files: {} };
+        const attachments = await userFiles(values.files, where);
+        if (!attachments) return;
         await bot.handleAction({
           ...followUp,
-          fields: asked ? readForm(asked.form, view.state.values).options : {},
+          fields: values.options,
+          attachments,
           actor,
-          conversation: conversation(form.channelId, body.user.id),
+          conversation: where,
           entry: "form",
         });
       });
@@ -202,25 +233,20 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     if (!recent.first(`trigger:${body.trigger_id}`)) return;
     const where = conversation(form.channelId, body.user.id);
     const teamId = context.teamId ?? body.team?.id ?? body.user.team_id ?? "";
+    // A message shortcut's image joins the files given in the form.
+    const image = form.image;
+    const files = image ? { ...values.files, [image.option]: [image.fileId] } : values.files;
     await later(teamId, body.user.id, async () => {
-      let attachments: Record<string, Attachment[]>;
-      try {
-        const entries = Object.entries(values.files).map(
-          async ([name, ids]) =>
-            [name, await Promise.all(ids.map((id) => userFile(app.client, id)))] as const,
-        );
-        attachments = Object.fromEntries(await Promise.all(entries));
-      } catch (error) {
-        await tell(where, errorCard(error), error, "files.info failed");
-        return;
-      }
+      const attachments = await userFiles(files, where);
+      if (!attachments) return;
       await bot.handleCommand({
         command: command.name,
         options: values.options,
         attachments,
         actor: await actors.of(teamId, body.user.id),
         conversation: where,
-        entry: "form",
+        entry: image ? "message_shortcut" : "form",
+        ...(image?.jobId && { results: { [image.option]: image.jobId } }),
       });
     });
   });
@@ -255,18 +281,25 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     const channelId = body.channel?.id ?? body.container.channel_id;
     const messageId = body.message?.ts ?? body.container.message_ts;
     if (!key || typeof channelId !== "string" || typeof messageId !== "string") return;
-    const value = action.type === "static_select" ? action.selected_option.value : key.value;
+    const { value } = key;
     const teamId = context.teamId ?? body.team?.id ?? body.user.team_id ?? "";
-    // A follow-up opens its form first, while the click's trigger_id is alive (a store read away).
+    // A follow-up opens its form first, while the click's trigger_id is alive: a store read away,
+    // and at most 1.5 s more for a form that shows an entry of the account's lists (a voice).
     if (actionByName(key.action)?.form) {
       const actor = actors.quick(teamId, body.user.id);
-      const form = await bot.actionForm({ action: key.action, jobId: key.jobId, actor });
+      const followUp = { action: key.action, jobId: key.jobId, ...(value !== undefined && { value }) };
+      const form = await bot.actionForm({ ...followUp, actor, conversation: { channelId } });
       if (form) {
-        const followUp = { action: key.action, jobId: key.jobId, ...(value !== undefined && { value }) };
         await openForm(
           client,
           body.trigger_id,
-          formView(form.form, form.initial, { command: form.form.name, channelId, followUp }, form.title),
+          formView(
+            form.form,
+            form.initial,
+            { command: form.form.name, channelId, followUp },
+            form.title,
+            form.choices,
+          ),
           conversation(channelId, body.user.id, { responseUrl: body.response_url }),
         );
         return;
@@ -280,10 +313,31 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
         actor: await actors.of(teamId, body.user.id),
         message: { platform: "slack", channelId, messageId },
         conversation: conversation(channelId, body.user.id, { responseUrl: body.response_url }),
-        entry: action.type === "static_select" ? "select" : "button",
       }),
     );
   });
+
+  // "Edit image" and the other message shortcuts: the follow-up's form with the message's image.
+  for (const input of IMAGE_INPUTS) {
+    app.shortcut<MessageShortcut>(
+      { type: "message_action", callback_id: input.name },
+      async ({ ack, shortcut, client, context }) => {
+        await ack();
+        if (!recent.first(`trigger:${shortcut.trigger_id}`)) return;
+        const channelId = shortcut.channel.id;
+        const where = conversation(channelId, shortcut.user.id, { responseUrl: shortcut.response_url });
+        const image = imageOf(shortcut.message, context.botId);
+        if (!image) {
+          await adapter
+            .post(where, noImageNotice(input), { ephemeral: true })
+            .catch((error: unknown) => logger.warn({ err: error, channel: channelId }, "notice not posted"));
+          return;
+        }
+        const form = { command: input.command, channelId, image: { option: input.file, ...image } };
+        await openForm(client, shortcut.trigger_id, formView(input.form, {}, form, input.title), where);
+      },
+    );
+  }
 
   // Mentioning the bot shows the help, in the thread of the mention.
   app.event("app_mention", async ({ event, body, context }) => {

@@ -23,7 +23,7 @@ describe("slack-manifest.json", () => {
   it("asks for the scopes of every Web API method the adapter calls, and no more", () => {
     // chat.postMessage/update/postEphemeral; public channels without an invite, and joining one
     // to share a result's file there; files.info and url_private; the external upload;
-    // users.info (admins); mentions of the bot.
+    // users.info (admins); mentions of the bot; conversations.open, the DM a private file (Show) goes to.
     expect([...manifest.oauth_config.scopes.bot].sort()).toEqual(
       [
         "app_mentions:read",
@@ -33,6 +33,7 @@ describe("slack-manifest.json", () => {
         "commands",
         "files:read",
         "files:write",
+        "im:write",
         "users:read",
       ].sort(),
     );

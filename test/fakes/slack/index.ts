@@ -16,6 +16,8 @@ import {
   type BlockActionInput,
   type Built,
   blockAction,
+  type MessageShortcutInput,
+  messageShortcut,
   type SlashCommandInput,
   slashCommand,
   type ViewSubmissionInput,
@@ -45,6 +47,7 @@ export type {
   BlockActionInput,
   Built,
   InputValue,
+  MessageShortcutInput,
   SlashCommandInput,
   ViewSubmissionInput,
 } from "./interactions.js";
@@ -111,7 +114,16 @@ export interface FakeSlack {
     slashCommand(input?: SlashCommandInput): Built<Record<string, string>>;
     blockAction(input: BlockActionInput): Built<Record<string, unknown>>;
     viewSubmission(input: ViewSubmissionInput): Built<Record<string, unknown>>;
+    messageShortcut(input: MessageShortcutInput): Built<Record<string, unknown>>;
   };
+  /** A member posts in a channel (the seeded one by default), with files they attached (see addUserFile). */
+  postAsUser(input: { user?: string; channel?: string; text?: string; files?: SlackFile[] }): Message;
+  /** A member uses a message shortcut on a channel message. */
+  messageShortcut(
+    eventsUrl: string,
+    input: MessageShortcutInput,
+    delivery?: Delivery,
+  ): Promise<Delivered<Record<string, unknown>>>;
   /** Signed requests to a Bolt HTTP endpoint such as http://127.0.0.1:PORT/slack/events. */
   slashCommand(
     eventsUrl: string,
@@ -197,6 +209,7 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
     slashCommand: (input = {}) => slashCommand(state, input),
     blockAction: (input) => blockAction(state, input),
     viewSubmission: (input) => viewSubmission(state, input),
+    messageShortcut: (input) => messageShortcut(state, input),
   };
   const isViewSubmission = (payload: object): payload is { view: { id: string } } =>
     "type" in payload && payload.type === "view_submission";
@@ -235,6 +248,15 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
     },
     async blockAction(eventsUrl, input, delivery) {
       const built = payloads.blockAction(input);
+      return {
+        ...built,
+        ...(await postSigned(eventsUrl, asForm(built.payload), state.signingSecret, delivery)),
+      };
+    },
+    postAsUser: ({ user = state.userIds.requester, channel = state.channelId, text = "", files }) =>
+      state.postUserMessage(channel, user, { text, files }),
+    async messageShortcut(eventsUrl, input, delivery) {
+      const built = payloads.messageShortcut(input);
       return {
         ...built,
         ...(await postSigned(eventsUrl, asForm(built.payload), state.signingSecret, delivery)),

@@ -161,6 +161,42 @@ export function blockAction(state: SlackState, input: BlockActionInput): Built<J
   return { payload, triggerId, responseUrl: response.url, responseUrlPosts: response.posts };
 }
 
+export interface MessageShortcutInput {
+  /** The shortcut's callback_id, as the app's manifest declares it. */
+  callbackId: string;
+  /** The ts of the channel message it is used on. */
+  message: string;
+  user?: string;
+  channel?: string;
+}
+
+/** A message shortcut ("message_action"), as Slack sends it: the whole message, a trigger and a response_url. */
+export function messageShortcut(state: SlackState, input: MessageShortcutInput): Built<Json> {
+  const user = actor(state, input.user);
+  const channel = channelOf(state, input.channel);
+  const message = state.findMessage(channel.id, input.message);
+  if (!message) throw new Error(`fake Slack: no message ${input.message} in ${channel.id}`);
+  const triggerId = state.issueTrigger(user.id);
+  const response = state.issueResponseUrl("actions", user.id, channel.id);
+  const { channel: _channel, upload: _upload, ...shownMessage } = message;
+  const payload = {
+    type: "message_action",
+    token: state.verificationToken,
+    action_ts: state.nextTs(),
+    team: { id: state.teamId, domain: state.teamDomain },
+    user,
+    channel: { id: channel.id, name: channel.name },
+    is_enterprise_install: false,
+    enterprise: null,
+    callback_id: input.callbackId,
+    trigger_id: triggerId,
+    response_url: response.url,
+    message_ts: message.ts,
+    message: shownMessage,
+  };
+  return { payload, triggerId, responseUrl: response.url, responseUrlPosts: response.posts };
+}
+
 const SELECTED_KEY: Record<string, string> = {
   users_select: "selected_user",
   conversations_select: "selected_conversation",

@@ -156,6 +156,8 @@ export interface Channel {
   isPrivate: boolean;
   /** Invited, or joined with conversations.join. */
   botIsMember: boolean;
+  /** A direct message between the bot and this user (conversations.open). */
+  imUser?: string;
 }
 
 /** Everything the fake workspace knows; methods read and change it, tests inspect it. */
@@ -205,6 +207,15 @@ export class SlackState {
     ] as const) {
       this.users.set(id, this.user(id, name, role));
     }
+  }
+
+  /** The bot's DM with `user`, opened once and the same afterwards, as Slack's conversations.open does. */
+  openIm(user: string): { channel: Channel; already: boolean } {
+    const open = [...this.channels.values()].find((c) => c.imUser === user);
+    if (open) return { channel: open, already: true };
+    const channel = { id: this.nextId("D"), name: user, isPrivate: true, botIsMember: true, imUser: user };
+    this.channels.set(channel.id, channel);
+    return { channel, already: false };
   }
 
   /** Another member of the workspace (several users, so that per-user job limits stay out of the way). */
@@ -272,6 +283,30 @@ export class SlackState {
       ...fields,
     };
     if (message.thread_ts === undefined) delete message.thread_ts;
+    this.messages.push(message);
+    return message;
+  }
+
+  /** A member's own message (no bot_id): text and the files they shared with it. */
+  postUserMessage(
+    channel: string,
+    user: string,
+    fields: Pick<Message, "text"> & Pick<Message, "files">,
+  ): Message {
+    const message: Message = {
+      type: "message",
+      channel,
+      ts: this.nextTs(),
+      user,
+      team: this.teamId,
+      text: fields.text,
+      blocks: [],
+      ...(fields.files?.length ? { files: fields.files, upload: true as const } : {}),
+    };
+    for (const file of fields.files ?? []) {
+      file.channels = [channel];
+      file.shares = { public: { [channel]: [{ ts: message.ts }] } };
+    }
     this.messages.push(message);
     return message;
   }

@@ -185,6 +185,39 @@ describe("the fake Slack Web API, called by @slack/web-api's WebClient", () => {
     expect(fake.uploads).toEqual([expect.objectContaining({ channel: open, threadTs: posted.ts })]);
   });
 
+  it("opens one DM per person, where the bot posts and shares files but cannot join", async () => {
+    const fake = await fakeSlack();
+    const web = client(fake);
+    const user = fake.users.requester.id;
+    const opened = await web.conversations.open({ users: user });
+    const again = await web.conversations.open({ users: user });
+    const dm = opened.channel!.id!;
+    const refused = await Promise.all([
+      refusal(web.conversations.open({ users: "U0NOBODY01" })),
+      refusal(web.conversations.open({ users: `${user},${fake.users.other.id}` })),
+      refusal(web.conversations.join({ channel: dm })),
+    ]);
+    const ticket = await web.files.getUploadURLExternal({ filename: "fox.png", length: 3 });
+    await request(ticket.upload_url!, { method: "POST", body: "abc" }).then((r) => r.body.dump());
+    const posted = await web.chat.postMessage({ channel: dm, text: "yours" });
+    const shared = await web.files.completeUploadExternal({
+      files: [{ id: ticket.file_id! }],
+      channel_id: dm,
+      thread_ts: posted.ts!,
+    });
+
+    expect(dm).toMatch(/^D/);
+    expect(again).toMatchObject({ channel: { id: dm }, already_open: true });
+    expect(refused.map((r) => r.error)).toEqual([
+      "user_not_found",
+      "not_supported",
+      "method_not_supported_for_channel_type",
+    ]);
+    expect(shared.ok).toBe(true);
+    expect(fake.messages(dm)[0]?.text).toBe("yours");
+    expect(fake.uploads).toEqual([expect.objectContaining({ channel: dm, threadTs: posted.ts })]);
+  });
+
   it("serves a user's file at url_private_download only with the bot token, else Slack's HTML sign-in page", async () => {
     const fake = await fakeSlack();
     const bytes = new Uint8Array([137, 80, 78, 71, 1, 2, 3]);

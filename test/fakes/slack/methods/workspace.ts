@@ -3,7 +3,7 @@ import { fail, isFailure, knownChannel, type Method, str } from "./args.js";
 /**
  * auth.test, users.info and apps.connections.open: who is calling, who is who, where Socket Mode
  * connects; conversations.join: a bot joins a public channel itself (channels:join), a private one
- * only by invitation.
+ * only by invitation; conversations.open: the bot's DM with one person (im:write).
  */
 export const workspaceMethods: Record<string, Method> = {
   "auth.test": {
@@ -45,6 +45,18 @@ export const workspaceMethods: Record<string, Method> = {
           response_metadata: { warnings: ["already_in_channel"] },
         }),
       };
+    },
+  },
+  "conversations.open": {
+    token: "bot",
+    run({ state, args }) {
+      const users = (str(args, "users") ?? "").split(",").filter(Boolean);
+      if (users.length === 0) return fail("users_list_not_supplied");
+      // Several users make a group DM, which the bot does not use.
+      if (users.length > 1) return fail("not_supported");
+      if (!state.users.has(users[0]!)) return fail("user_not_found");
+      const { channel, already } = state.openIm(users[0]!);
+      return { ok: true, channel: { id: channel.id }, ...(already && { no_op: true, already_open: true }) };
     },
   },
   "apps.connections.open": {
