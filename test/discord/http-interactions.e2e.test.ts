@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { INTERACTIONS_PATH } from "../../src/discord/http/index.js";
 import { startDiscord } from "../../src/discord/index.js";
 import type { InjectedInteraction } from "../fakes/discord/index.js";
-import { type DiscordWorld, discordWorldPerFile, ended, silent } from "./harness.js";
+import { type DiscordWorld, discordWorldPerFile, ended, shown, silent } from "./harness.js";
 
 /**
  * Discord over HTTP interactions: the fake Discord POSTs every interaction, signed, to the bot's
@@ -181,5 +181,19 @@ describe("commands, clicks, autocomplete and forms over HTTP", () => {
     const variants = await world.jobMessage(submitted, (m) => m.embeds.length === 3);
     expect(variants.embeds.map((e) => e.title)).toEqual(["Photo avatar: Ava", "Variant 1", "Variant 2"]);
     expect(world.creations("/api/avatar/design/create")[0]?.json).toMatchObject({ name: "Ava" });
+  });
+
+  it("takes a message command (Apps > Edit image) and its form", async () => {
+    const picture = world.png("cat.png", [10, 120, 200]);
+    const posted = world.fake.postAsUser({ user: world.fake.users.requester, files: [picture] });
+    const used = await world.fake.useMessageCommand({ name: "Edit image", message: posted });
+    expect(await httpStatus(used)).toBe(202);
+    const modal = await world.firstResponse(used);
+    expect(modal.type).toBe(9);
+    const submitted = await world.fake.submitModal((modal.data as { custom_id: string }).custom_id, {
+      prompt: "give the cat a hat",
+    });
+    expect(await httpStatus(submitted)).toBe(202);
+    expect(shown(await world.jobMessage(submitted))).toContain("Image: give the cat a hat");
   });
 });
