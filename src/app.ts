@@ -40,10 +40,17 @@ export async function startApp(config: Config, logger: Logger = createLogger({ l
     ...(config.instanceId && { engine: { instanceId: config.instanceId } }),
   });
   const discord = config.discord
-    ? await startDiscord({ config: config.discord, bot, logger, store: stores.keyv("discord") })
+    ? await startDiscord({ config: config.discord, bot, logger, store: stores.keyv("discord"), stores })
     : undefined;
   const slack = config.slack
-    ? await startSlack({ config: config.slack, bot, logger, store: stores.keyv("slack"), http: server })
+    ? await startSlack({
+        config: config.slack,
+        bot,
+        logger,
+        store: stores.keyv("slack"),
+        claims: stores.claims,
+        http: server,
+      })
     : undefined;
   if (discord) server.readiness.watch("discord", discord.problem);
   if (slack) server.readiness.watch("slack", slack.problem);

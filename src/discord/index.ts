@@ -7,7 +7,7 @@ import { ackSeconds, timed } from "../core/metrics.js";
 import { DiscordAdapter } from "./adapter.js";
 import { createDiscordClient, type DiscordConfig } from "./client.js";
 import { createInteractionHandler } from "./interactions.js";
-import { PendingForms } from "./pending-forms.js";
+import { PendingForms, type PendingFormsStore } from "./pending-forms.js";
 import { registerIfChanged } from "./registration.js";
 import { loginFailure } from "./startup.js";
 
@@ -19,6 +19,8 @@ export interface DiscordOptions {
   logger: Logger;
   /** A namespace of the bot's store (`stores.keyv("discord")`): what was registered, across restarts. */
   store: Keyv<unknown>;
+  /** The bot's store, where forms wait for their submission, which may reach another replica. */
+  stores: PendingFormsStore;
   /** Time for interaction token ages (tests move it forward); timers still wait in real time. */
   clock?: { now(): number };
 }
@@ -48,7 +50,7 @@ export async function startDiscord(options: DiscordOptions): Promise<RunningDisc
   const handler = createInteractionHandler({
     bot,
     adapter,
-    forms: new PendingForms(options.clock),
+    forms: new PendingForms(options.stores, options.clock),
     logger,
   });
   bot.attach(adapter);

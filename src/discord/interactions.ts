@@ -81,10 +81,10 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
     const input = readOptions(def, i.options.data);
     const asked = def ? formOptions(def, input.options) : [];
     if (def && asked.length > 0) {
-      const key = forms.put({
+      const key = await forms.put({
         command: def,
         options: commandLineOptions(def, input.options),
-        attachments: input.attachments,
+        files: input.files,
         userId: i.user.id,
       });
       await i.showModal(formModal(formCustomId(key), humanize(def.name), formFields(asked)));
@@ -140,7 +140,7 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
     const control = decodeControlId(i.customId);
     if (control) return followUpForm(i, control);
     const key = formKeyOf(i.customId);
-    const pending = key === undefined ? undefined : forms.take(key, i.user.id);
+    const pending = key === undefined ? undefined : await forms.take(key, i.user.id);
     const conversation = await defer(i, pending ? pending.command.ephemeral === true : true);
     if (!pending) {
       later(i, "expired form notice", () =>

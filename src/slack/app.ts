@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { App, type BlockAction, HTTPReceiver, SocketModeReceiver, type ViewSubmitAction } from "@slack/bolt";
 import type { ModalView } from "@slack/types";
 import type { WebClient, WebClientOptions } from "@slack/web-api";
@@ -11,6 +12,7 @@ import { FairQueue, laneOf } from "../core/fair-queue.js";
 import type { Logger } from "../core/log.js";
 import type { Attachment, ConversationRef } from "../core/ports.js";
 import { errorCard } from "../core/render/errors.js";
+import type { Claims } from "../store/index.js";
 import { Actors } from "./actors.js";
 import { SlackAdapter } from "./adapter.js";
 import { readCommandLine } from "./command-line.js";
@@ -26,7 +28,8 @@ import { cut } from "./render/mrkdwn.js";
 
 /**
  * Bolt wired to the core. Every listener acknowledges first (Slack waits 3 s), opens a form with
- * the trigger_id before any other awaited call (the trigger dies after 3 s and works once), then
+ * the trigger_id before any other awaited call but the de-duplication claim (the trigger dies after
+ * 3 s and works once), then
  * hands a core event to the bot, which does all the rest and answers through the adapter.
  */
 
@@ -48,6 +51,8 @@ export interface SlackAppOptions {
   logger: Logger;
   /** A namespace of the bot's store (`stores.keyv("slack")`): what was posted, across restarts. */
   store: Keyv<unknown>;
+  /** The store's claims, shared by every replica: which of them takes a gesture Slack sent twice. */
+  claims: Claims;
   /** Merged into the WebClient's options (tests turn retries off). */
   clientOptions?: WebClientOptions;
 }
@@ -101,7 +106,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   const { app, receiver } = createApp(options);
   const adapter = new SlackAdapter(app.client, new Ledger(options.store));
   const actors = new Actors(app.client, logger);
-  const recent = new Recent();
+  const recent = new Recent(options.claims, randomUUID());
   const work = new FairQueue(CONCURRENT_WORK);
   const later = (teamId: string, userId: string, task: () => Promise<void>) =>
     work.add(laneOf("slack", teamId, userId), task);
@@ -142,7 +147,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
 
   app.command(SLASH_COMMAND, async ({ command, ack, client, context }) => {
     await ack();
-    if (!recent.first(`trigger:${command.trigger_id}`)) return;
+    if (!(await recent.first(`trigger:${command.trigger_id}`))) return;
     const request = readCommandLine(command.text);
     const where = conversation(command.channel_id, command.user_id, { responseUrl: command.response_url });
     if (request.command && needsForm(request.command, request.options)) {
@@ -172,7 +177,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     if (form && followUp) {
       // The core checks a follow-up's fields (against its job's form) and answers privately.
       await ack();
-      if (!recent.first(`trigger:${body.trigger_id}`)) return;
+      if (!(await recent.first(`trigger:${body.trigger_id}`))) return;
       const teamId = context.teamId ?? body.team?.id ?? body.user.team_id ?? "";
       await later(teamId, body.user.id, async () => {
         const actor = await actors.of(teamId, body.user.id);
@@ -199,7 +204,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       return;
     }
     await ack();
-    if (!recent.first(`trigger:${body.trigger_id}`)) return;
+    if (!(await recent.first(`trigger:${body.trigger_id}`))) return;
     const where = conversation(form.channelId, body.user.id);
     const teamId = context.teamId ?? body.team?.id ?? body.user.team_id ?? "";
     await later(teamId, body.user.id, async () => {
@@ -250,7 +255,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
 
   app.action<BlockAction>(ACTION_ID, async ({ ack, body, action, client, context }) => {
     await ack();
-    if (!recent.first(`trigger:${body.trigger_id}`)) return;
+    if (!(await recent.first(`trigger:${body.trigger_id}`))) return;
     const key = decodeActionId(action.action_id);
     const channelId = body.channel?.id ?? body.container.channel_id;
     const messageId = body.message?.ts ?? body.container.message_ts;
@@ -288,7 +293,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   // Mentioning the bot shows the help, in the thread of the mention.
   app.event("app_mention", async ({ event, body, context }) => {
     const user = event.user;
-    if (!user || !recent.first(`event:${body.event_id}`)) return;
+    if (!user || !(await recent.first(`event:${body.event_id}`))) return;
     await later(context.teamId ?? "", user, () =>
       bot.handleCommand({
         command: "help",

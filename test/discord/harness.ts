@@ -115,6 +115,7 @@ export class DiscordWorld {
       bot,
       logger: silent,
       store: stores.keyv("discord"),
+      stores,
       clock: { now: () => fake.clock.now() - skew.ms },
     });
     await bot.start();

@@ -94,6 +94,7 @@ export class SlackWorld {
       bot,
       logger: silent,
       store: stores.keyv("slack"),
+      claims: stores.claims,
       clientOptions: { retryConfig: { retries: 0 } },
     });
     await bot.start();
