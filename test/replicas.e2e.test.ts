@@ -1,0 +1,119 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { solidPng } from "./fakes/media-api/png.js";
+import type { Message } from "./fakes/slack/state.js";
+import { until } from "./main-process.js";
+import { ReplicaWorld } from "./replicas-world.js";
+import { headerOf, jobIdOf } from "./slack/harness.js";
+import { describeRedis } from "./store/redis-server.js";
+
+/**
+ * Three real bot processes on one redis-server behind a round-robin balancer: commands, clicks and
+ * form submissions land on whichever replica is next (a form's submission on another replica than
+ * its command), one replica is SIGKILLed while its jobs are under way, and every result is still
+ * posted exactly once, by the survivors, within the recovery time of a dead instance (its jobs
+ * are taken over within about 14 s).
+ */
+
+/** Takeover (about 14 s) plus the rest of the job and its delivery, on a loaded machine. */
+const RECOVERY_MS = 20_000;
+/** A 20 s image takes 5 s: long enough to be under way at the kill. */
+const TIME_SCALE = 0.25;
+
+describeRedis("replicas behind a round-robin balancer", (redis) => {
+  let world: ReplicaWorld;
+  beforeAll(async () => {
+    world = await ReplicaWorld.start({ replicas: 3, redisUrl: redis().url, timeScale: TIME_SCALE });
+  }, 120_000);
+  afterAll(() => world?.close());
+
+  const jobMessages = () => world.slack.messages().filter((m) => jobIdOf(m));
+  const finished = () => jobMessages().filter((m) => headerOf(m)?.startsWith("✅"));
+  const readyNotices = () => world.slack.messages().filter((m) => !headerOf(m) && / is ready\.$/.test(m.text));
+  const creations = () => world.emu.calls.filter((c) => c.method === "POST" && /generate|edit/.test(c.path));
+  const waitFor = <T>(check: () => T | undefined | false, ms: number, what: string) =>
+    until(check, ms, () => `${what}\n${world.tails()}`);
+  /** The replica that answered each request sent by `send`, in order. */
+  async function routedBy(send: () => Promise<unknown>): Promise<number[]> {
+    const before = world.balancer.routed.length;
+    await send();
+    return world.balancer.routed.slice(before).map((r) => r.backend);
+  }
+
+  it("Slack: commands, clicks and forms on any replica; one killed mid-load; every result once", async () => {
+    const { slack } = world;
+    const url = world.slackEventsUrl;
+    // Six people, so that nobody reaches the limit of 3 jobs running at once.
+    const users = Array.from({ length: 6 }, (_, i) => slack.addUser(`person ${i}`).id);
+    let turn = 3;
+    const nextUser = () => users[turn++ % users.length]!;
+
+    // Three results to click on.
+    for (let i = 0; i < 3; i += 1) {
+      await slack.slashCommand(url, { text: `image generate kite ${i}`, user: users[i]! });
+    }
+    const firsts = await waitFor(
+      () => finished().length === 3 && finished(),
+      30_000,
+      "the first three results",
+    );
+
+    // Forms: each command opens its form on one replica, and the submission goes to the next.
+    const file = slack.addUserFile(solidPng([200, 40, 40]), { name: "photo.png", mimetype: "image/png" });
+    for (let i = 0; i < 3; i += 1) {
+      const views = slack.views.length;
+      const user = nextUser();
+      const opened = await routedBy(() => slack.slashCommand(url, { text: `image edit hat ${i}`, user }));
+      const view = await waitFor(() => slack.views[views], 5_000, "the form");
+      const submitted = await routedBy(() =>
+        slack.viewSubmission(url, { viewId: view.id, values: { image: [file], prompt: `hat ${i}` }, user }),
+      );
+      expect(submitted).not.toEqual(opened);
+    }
+    // Clicks and commands at once, spread over the replicas.
+    const load: Promise<unknown>[] = firsts.map((m: Message, i) =>
+      slack.blockAction(url, { actionId: regenerateOf(m), message: m.ts, user: users[i]! }),
+    );
+    for (let i = 0; i < 6; i += 1) {
+      load.push(slack.slashCommand(url, { text: `image generate fox ${i}`, user: nextUser() }));
+    }
+    const answers = await Promise.all(load);
+    expect(answers.map((a) => (a as { status: number }).status)).toEqual(Array(9).fill(200));
+    const answeredBy = new Set(world.balancer.routed.map((r) => r.backend));
+    expect([...answeredBy].sort()).toEqual([0, 1, 2]);
+
+    // Every job is created (and under way) before the kill.
+    await waitFor(() => creations().length === 15, 10_000, "15 creations");
+    await world.replicas[1]!.bot.kill();
+    const killedAt = Date.now();
+    // The balancer now sends everything to the two left.
+    for (let i = 0; i < 3; i += 1) {
+      await slack.slashCommand(url, { text: `image generate owl ${i}`, user: nextUser() });
+    }
+
+    await waitFor(
+      () => finished().length === 18 && readyNotices().length >= 18,
+      RECOVERY_MS,
+      `all 18 results: ${finished().length} finished, ${readyNotices().length} notices\n${world.slack.messages().map((m) => `${m.ts} ${m.thread_ts ?? ""} ${headerOf(m) ?? ""} ${m.text.slice(0, 80)}`).join("\n")}`,
+    );
+    const recoveredMs = Date.now() - killedAt;
+    await sleep(1_500); // a second delivery, if any, would show by now
+
+    expect(recoveredMs).toBeLessThan(RECOVERY_MS);
+    expect(creations()).toHaveLength(18);
+    const ids = jobMessages().map(jobIdOf);
+    expect(new Set(ids).size).toBe(18);
+    expect(finished()).toHaveLength(18);
+    expect(readyNotices()).toHaveLength(18);
+    for (const job of jobMessages()) {
+      expect(slack.uploads.filter((u) => u.threadTs === job.ts)).toHaveLength(1);
+    }
+    console.info(`replicas e2e: all results ${recoveredMs} ms after the kill`);
+  }, 90_000);
+});
+
+function regenerateOf(message: Message): string {
+  const id = JSON.stringify(message.blocks).match(/"action_id":"(media:regenerate:[^"]+)"/)?.[1];
+  if (!id) throw new Error(`no Regenerate on ${JSON.stringify(message.blocks)}`);
+  return id;
+}
