@@ -29,7 +29,13 @@ describeRedis("replicas behind a round-robin balancer", (redis) => {
 
   const jobMessages = () => world.slack.messages().filter((m) => jobIdOf(m));
   const finished = () => jobMessages().filter((m) => headerOf(m)?.startsWith("✅"));
-  const readyNotices = () => world.slack.messages().filter((m) => !headerOf(m) && / is ready\.$/.test(m.text));
+  const readyNotices = () =>
+    world.slack.messages().filter((m) => !headerOf(m) && / is ready\.$/.test(m.text));
+  const channel = () =>
+    world.slack
+      .messages()
+      .map((m) => `${headerOf(m) ?? m.text.slice(0, 80)}`)
+      .join("\n");
   const creations = () => world.emu.calls.filter((c) => c.method === "POST" && /generate|edit/.test(c.path));
   const waitFor = <T>(check: () => T | undefined | false, ms: number, what: string) =>
     until(check, ms, () => `${what}\n${world.tails()}`);
@@ -94,7 +100,7 @@ describeRedis("replicas behind a round-robin balancer", (redis) => {
     await waitFor(
       () => finished().length === 18 && readyNotices().length >= 18,
       RECOVERY_MS,
-      `all 18 results: ${finished().length} finished, ${readyNotices().length} notices\n${world.slack.messages().map((m) => `${m.ts} ${m.thread_ts ?? ""} ${headerOf(m) ?? ""} ${m.text.slice(0, 80)}`).join("\n")}`,
+      `all 18 results: ${finished().length} finished, ${readyNotices().length} notices\n${channel()}`,
     );
     const recoveredMs = Date.now() - killedAt;
     await sleep(1_500); // a second delivery, if any, would show by now
