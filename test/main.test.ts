@@ -193,6 +193,49 @@ describe("npm start", () => {
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
   }, 40_000);
+  it("answers Discord over HTTP interactions with DISCORD_PUBLIC_KEY, without a gateway connection", async () => {
+    const emu = await startEmulator();
+    const fake = await startFakeDiscord();
+    const dir = mkdtempSync(join(tmpdir(), "main-"));
+    const { child, output, exited } = run({
+      MEDIA_API_URL: emu.url,
+      MEDIA_API_KEY: "test-key",
+      MEDIA_API_KEY_TENANTS: fake.guild.id,
+      STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`,
+      DISCORD_TOKEN: fake.token,
+      DISCORD_REST_URL: fake.restUrl,
+      DISCORD_GUILD_ID: fake.guild.id,
+      DISCORD_PUBLIC_KEY: fake.publicKey,
+    });
+    started.push({ child, emu, fake, dir });
+    await until(
+      () => output.stdout.includes("media bot started"),
+      20_000,
+      () => output.stdout + output.stderr,
+    );
+    const base = `http://127.0.0.1:${httpPort(output.stdout)}`;
+    // What saving the Interactions Endpoint URL in the portal does: a signed PING, a forged request.
+    await fake.setInteractionsEndpoint(`${base}/discord/interactions`);
+
+    const interaction = await fake.sendCommand({ name: "usage" });
+    const answer = await until(
+      () => fake.original(interaction.id)?.embeds.find((e) => /Credits left/.test(JSON.stringify(e))),
+      10_000,
+      () => JSON.stringify(fake.original(interaction.id)),
+    );
+    expect(JSON.stringify(answer)).toContain("1000");
+    expect(fake.interaction(interaction.id)?.http?.status).toBe(202);
+    expect(fake.gatewayFrames).toEqual([]);
+    fake.assertNoValidationErrors();
+    const ready = await get(`${base}/readyz`);
+    expect(JSON.parse(ready.text)).toEqual({ status: "ready", checks: { store: "ok", discord: "ok" } });
+    const metrics = (await get(`${base}/metrics`)).text;
+    expect(sample(metrics, 'mediabot_ack_seconds_count{platform="discord"}')).toBe(1);
+
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+  }, 40_000);
+
   it("refuses to start when no API key could ever be used, saying what to set", async () => {
     const { output, exited } = run({ MEDIA_API_URL: "http://127.0.0.1:9", DISCORD_TOKEN: "x" });
     expect(await exited).toBe(1);
@@ -274,6 +317,16 @@ describe("npm start with a bad credential or dependency", () => {
   }
 
   describe("each says what to fix in one line", () => {
+    it("a DISCORD_SHARDS that is not auto or a range of its count", async () => {
+      const { code, stderr } = await failedStart({
+        MEDIA_API_URL: "http://127.0.0.1:9",
+        DISCORD_TOKEN: "discord-token",
+        DISCORD_SHARDS: "1-2/2",
+      });
+      expect(code).toBe(1);
+      expectOneLine(stderr, /^Cannot start: DISCORD_SHARDS must name shards within 0-1\/2, first to last/);
+    }, 30_000);
+
     it("a Discord token Discord refuses", async () => {
       const fake = await startFakeDiscord();
       started.push({ fake });

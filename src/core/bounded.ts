@@ -24,13 +24,22 @@ export function bounded(source: AsyncIterable<Uint8Array>, max: number, tooBig: 
   return limited;
 }
 
+/** The whole body, failing with `tooBig()` past `max` bytes (the rest is not read). */
+export async function boundedBytes(
+  source: AsyncIterable<Uint8Array>,
+  max: number,
+  tooBig: () => Error,
+): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of bounded(source, max, tooBig)) chunks.push(chunk as Uint8Array);
+  return Buffer.concat(chunks);
+}
+
 /** The whole body as text, failing with `tooBig()` past `max` bytes (the rest is not read). */
 export async function boundedText(
   source: AsyncIterable<Uint8Array>,
   max: number,
   tooBig: () => Error,
 ): Promise<string> {
-  const chunks: Uint8Array[] = [];
-  for await (const chunk of bounded(source, max, tooBig)) chunks.push(chunk as Uint8Array);
-  return Buffer.concat(chunks).toString("utf8");
+  return (await boundedBytes(source, max, tooBig)).toString("utf8");
 }

@@ -54,6 +54,27 @@ const keyTenants = z
     "must be * or guild / team ids separated by commas",
   );
 
+/** `auto`, or `i-j/N`: this process runs shards i to j of N (see ShardRange). */
+const shardsSetting = z
+  .string()
+  .trim()
+  .transform((v, ctx): "auto" | ShardRange => {
+    if (v === "auto") return v;
+    const [, first, last, count] = /^(\d+)-(\d+)\/(\d+)$/.exec(v)?.map(Number) ?? [];
+    if (first === undefined || last === undefined || count === undefined) {
+      ctx.addIssue({ code: "custom", message: "must be auto or a range i-j/N, such as 0-3/8" });
+      return z.NEVER;
+    }
+    if (count < 1 || first > last || last >= count) {
+      ctx.addIssue({
+        code: "custom",
+        message: `must name shards within 0-${Math.max(0, count - 1)}/${count}, first to last`,
+      });
+      return z.NEVER;
+    }
+    return { first, last, count };
+  });
+
 const perMinute = z.coerce.number().int().min(0, "must be 0 (no limit) or more");
 
 const schema = z.object({
@@ -72,6 +93,8 @@ const schema = z.object({
     .string()
     .regex(/^\d{17,20}$/, "must be a guild id (a snowflake of 17-20 digits)")
     .optional(),
+  DISCORD_PUBLIC_KEY: shaped(/^[0-9a-fA-F]{64}$/, "must be the application's Public Key (64 hex characters)"),
+  DISCORD_SHARDS: shardsSetting.optional(),
   DISCORD_REST_URL: httpUrl.transform((v) => v.replace(/\/+$/, "")).default("https://discord.com/api"),
   // The three Slack credentials look alike on the app's pages; a swapped one is named here, not
   // met later as a refused request.
@@ -90,6 +113,13 @@ const schema = z.object({
 /** Where the bot's HTTP server listens unless PORT (or SLACK_PORT) says otherwise. */
 export const DEFAULT_PORT = 3000;
 
+/** Shards `first` to `last` (inclusive) of `count`, the ones this process connects. */
+export interface ShardRange {
+  first: number;
+  last: number;
+  count: number;
+}
+
 export interface Config {
   media: {
     url: string;
@@ -102,7 +132,15 @@ export interface Config {
   /** The bot's one HTTP server: /healthz, /readyz, /metrics, and POST /slack/events (0: any free port). */
   port: number;
   storeUrl: string;
-  discord?: { token: string; guildId?: string; restUrl: string };
+  discord?: {
+    token: string;
+    guildId?: string;
+    restUrl: string;
+    /** Set: interactions arrive on POST /discord/interactions, signed with this key, and no gateway is opened. */
+    publicKey?: string;
+    /** Unset: one shard, the gateway's default. */
+    shards?: "auto" | ShardRange;
+  };
   slack?: {
     botToken: string;
     signingSecret?: string;
@@ -128,6 +166,8 @@ export class ConfigError extends Error {
 const SECRET_VARIABLES = new Set([
   "MEDIA_API_KEY",
   "DISCORD_TOKEN",
+  // Public, but the portal shows it beside the bot token: a value pasted into the wrong box is not echoed.
+  "DISCORD_PUBLIC_KEY",
   "SLACK_BOT_TOKEN",
   "SLACK_SIGNING_SECRET",
   "SLACK_APP_TOKEN",
@@ -166,6 +206,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   for (const name of SECRET_VARIABLES) addSecret(v[name as keyof typeof v] as string | undefined);
   addSecret(passwordOf(v.STORE_URL));
 
+  if (v.DISCORD_PUBLIC_KEY && !v.DISCORD_TOKEN) {
+    throw new ConfigError(
+      "DISCORD_PUBLIC_KEY needs DISCORD_TOKEN: the bot answers interactions and registers its commands with the bot token.",
+    );
+  }
   if (!v.DISCORD_TOKEN && !v.SLACK_BOT_TOKEN) {
     throw new ConfigError(
       "No chat platform is configured: set DISCORD_TOKEN for Discord, or SLACK_BOT_TOKEN with SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode) for Slack.",
@@ -174,6 +219,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (v.SLACK_BOT_TOKEN && !v.SLACK_SIGNING_SECRET && !v.SLACK_APP_TOKEN) {
     throw new ConfigError(
       "SLACK_SIGNING_SECRET is required with SLACK_BOT_TOKEN in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode).",
+    );
+  }
+
+  if (v.DISCORD_PUBLIC_KEY && v.DISCORD_SHARDS) {
+    throw new ConfigError(
+      "DISCORD_SHARDS has no use with DISCORD_PUBLIC_KEY: over HTTP interactions the bot opens no gateway connection. Unset one of them.",
     );
   }
 
@@ -189,7 +240,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rates: { userPerMinute: v.USER_COMMANDS_PER_MINUTE, tenantPerMinute: v.TENANT_COMMANDS_PER_MINUTE },
     storeUrl: v.STORE_URL,
     discord: v.DISCORD_TOKEN
-      ? { token: v.DISCORD_TOKEN, guildId: v.DISCORD_GUILD_ID, restUrl: v.DISCORD_REST_URL }
+      ? {
+          token: v.DISCORD_TOKEN,
+          guildId: v.DISCORD_GUILD_ID,
+          restUrl: v.DISCORD_REST_URL,
+          ...(v.DISCORD_PUBLIC_KEY && { publicKey: v.DISCORD_PUBLIC_KEY.toLowerCase() }),
+          ...(v.DISCORD_SHARDS && { shards: v.DISCORD_SHARDS }),
+        }
       : undefined,
     slack: v.SLACK_BOT_TOKEN
       ? {

@@ -105,4 +105,44 @@ describe("loadConfig", () => {
       "sqlite://data/bot.sqlite",
     );
   });
+
+  it("takes DISCORD_PUBLIC_KEY as 64 hex characters, never echoing a wrong one", () => {
+    const key = "AB".repeat(32);
+    expect(loadConfig({ ...base, DISCORD_PUBLIC_KEY: key }).discord?.publicKey).toBe(key.toLowerCase());
+    const pasted = failure({ ...base, DISCORD_PUBLIC_KEY: "MTA5.secret-bot-token" });
+    expect(pasted).toBe("DISCORD_PUBLIC_KEY must be the application's Public Key (64 hex characters).");
+    expect(failure({ ...base, DISCORD_PUBLIC_KEY: "ab".repeat(31) })).toContain("64 hex characters");
+    expect(failure({ MEDIA_API_URL: base.MEDIA_API_URL, DISCORD_PUBLIC_KEY: key })).toMatch(
+      /^DISCORD_PUBLIC_KEY needs DISCORD_TOKEN/,
+    );
+  });
+
+  it("takes DISCORD_SHARDS as auto or a range i-j/N, and refuses a range outside its count", () => {
+    expect(loadConfig(base).discord?.shards).toBeUndefined();
+    expect(loadConfig({ ...base, DISCORD_SHARDS: "auto" }).discord?.shards).toBe("auto");
+    expect(loadConfig({ ...base, DISCORD_SHARDS: "2-3/4" }).discord?.shards).toEqual({
+      first: 2,
+      last: 3,
+      count: 4,
+    });
+    expect(loadConfig({ ...base, DISCORD_SHARDS: "0-0/1" }).discord?.shards).toEqual({
+      first: 0,
+      last: 0,
+      count: 1,
+    });
+    expect(failure({ ...base, DISCORD_SHARDS: "4" })).toBe(
+      'DISCORD_SHARDS must be auto or a range i-j/N, such as 0-3/8 (got "4").',
+    );
+    expect(failure({ ...base, DISCORD_SHARDS: "2-4/4" })).toBe(
+      'DISCORD_SHARDS must name shards within 0-3/4, first to last (got "2-4/4").',
+    );
+    expect(failure({ ...base, DISCORD_SHARDS: "3-1/4" })).toContain("first to last");
+    expect(failure({ ...base, DISCORD_SHARDS: "0-0/0" })).toContain("DISCORD_SHARDS must name shards");
+  });
+
+  it("refuses DISCORD_SHARDS beside DISCORD_PUBLIC_KEY, which opens no gateway", () => {
+    expect(failure({ ...base, DISCORD_SHARDS: "auto", DISCORD_PUBLIC_KEY: "ab".repeat(32) })).toMatch(
+      /^DISCORD_SHARDS has no use with DISCORD_PUBLIC_KEY/,
+    );
+  });
 });

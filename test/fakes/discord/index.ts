@@ -12,7 +12,8 @@ import {
 } from "discord-api-types/v10";
 import { CDN_PREFIX, type CdnFault, serveAttachment } from "./cdn.js";
 import { type Clock, createClock } from "./clock.js";
-import { Gateway, type GatewayFrame } from "./gateway.js";
+import { createInteractionsEndpoint, type SignatureHeaders } from "./endpoint.js";
+import { Gateway, type GatewayFrame, type ShardKey, shardOf } from "./gateway.js";
 import { createIds } from "./ids.js";
 import { createInjector, type Injector } from "./inject.js";
 import { guildCreatePayload, readyPayload } from "./payloads.js";
@@ -25,7 +26,9 @@ import { interactionRoutes } from "./routes/interactions.js";
 import { webhookRoutes } from "./routes/webhooks.js";
 import { type CallbackRecord, type InteractionRecord, World } from "./state.js";
 
-export type { GatewayFrame } from "./gateway.js";
+export type { SignatureHeaders } from "./endpoint.js";
+export type { GatewayFrame, ShardKey } from "./gateway.js";
+export { shardOf } from "./gateway.js";
 export type {
   AutocompleteInput,
   CommandInput,
@@ -54,6 +57,13 @@ export interface FakeDiscordOptions {
   retryAfterMs?: number;
   /** HELLO's heartbeat_interval. Default 41250 ms, Discord's. */
   heartbeatIntervalMs?: number;
+  /** GET /gateway/bot's `shards`, the count `DISCORD_SHARDS=auto` takes. Default 1. */
+  recommendedShards?: number;
+  /**
+   * GET /gateway/bot's `session_start_limit.max_concurrency`: shards that may IDENTIFY at once
+   * (discord.js waits 5 s between the others). Default 1, as for most bots.
+   */
+  maxConcurrency?: number;
 }
 
 export interface FakeDiscord {
@@ -72,6 +82,18 @@ export interface FakeDiscord {
   users: { requester: APIUser; other: APIUser; admin: APIUser };
   clock: Clock;
   attachmentSizeLimit: number;
+  /** The application's Public Key (hex), for DISCORD_PUBLIC_KEY; GET /applications/@me gives it as verify_key. */
+  publicKey: string;
+
+  /**
+   * The Interactions Endpoint URL, as saved in the Developer Portal: Discord first checks that the
+   * URL answers a signed PING with PONG and a bad signature with 401 (this rejects otherwise).
+   * While set, every interaction is POSTed there, signed, and no longer sent on the gateway;
+   * the bot's answers are judged like Discord does (see endpoint.ts). undefined: back to the gateway.
+   */
+  setInteractionsEndpoint(url: string | undefined): Promise<void>;
+  /** The signature headers Discord puts on a request with this body (timestamp: now, in seconds). */
+  signatureHeaders(body: string, timestamp?: string): SignatureHeaders;
 
   sendCommand: Injector["sendCommand"];
   sendAutocomplete: Injector["sendAutocomplete"];
@@ -103,8 +125,11 @@ export interface FakeDiscord {
 
   gateway: {
     readonly connected: boolean;
+    /** `[id, count]` of each shard with a session, by id. */
+    readonly shards: ShardKey[];
     skipHeartbeatAcks(count: number): void;
-    requestReconnect(): Promise<void>;
+    /** op 7 to one shard (0 by default). */
+    requestReconnect(shardId?: number): Promise<void>;
   };
   addUser(username: string, options?: { admin?: boolean }): APIUser;
   /** A second tenant: a guild with its own channel, announced with GUILD_CREATE if the bot is connected. */
@@ -173,11 +198,13 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   const channel = world.channels.get(seededGuild.channelIds[0]!) as APITextChannel;
   const token = `${Buffer.from(world.botUser.id).toString("base64url")}.FakeDc.${"x".repeat(38)}`;
 
+  const guildsOf = ([id, count]: ShardKey) =>
+    [...world.guilds.keys()].filter((guildId) => shardOf(guildId, count) === id);
   const gateway = new Gateway({
     token,
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? 41_250,
-    ready: (sessionId) => readyPayload(world, sessionId, gatewayUrl),
-    guilds: () => [...world.guilds.keys()].map((id) => guildCreatePayload(world, id)),
+    ready: (sessionId, shard) => readyPayload(world, sessionId, gatewayUrl, shard, guildsOf(shard)),
+    guilds: (shard) => guildsOf(shard).map((id) => guildCreatePayload(world, id)),
     onFrame: (frame) => gatewayFrames.push(frame),
   });
   server.on("upgrade", (req, socket, head) => gateway.handleUpgrade(req, socket, head));
@@ -187,7 +214,13 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     clock,
     token,
     gatewayUrl,
-    routes: [...appRoutes, ...commandRoutes, ...interactionRoutes, ...webhookRoutes, ...channelRoutes],
+    routes: [
+      ...appRoutes({ shards: options.recommendedShards ?? 1, maxConcurrency: options.maxConcurrency ?? 1 }),
+      ...commandRoutes,
+      ...interactionRoutes,
+      ...webhookRoutes,
+      ...channelRoutes,
+    ],
     rateLimits: createRateLimits({
       every: options.rateLimitEvery ?? 0,
       retryAfterMs: options.retryAfterMs ?? 50,
@@ -207,12 +240,24 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
         .end(JSON.stringify({ message: "404: Not Found", code: 0 }));
   });
 
+  const endpoint = createInteractionsEndpoint({
+    world,
+    clock,
+    gatewayUrl,
+    onValidationError: (error) => validationErrors.push(error),
+  });
+  world.verifyKey = endpoint.publicKey;
+
   const injector = createInjector({
     world,
     clock,
     defaultUserId: users.requester.id,
     defaultChannelId: channel.id,
-    dispatch: (payload) => gateway.dispatch("INTERACTION_CREATE", payload),
+    // Receiving interactions over HTTP or the gateway are exclusive, as on Discord.
+    dispatch: async (payload) =>
+      endpoint.url
+        ? endpoint.deliver(payload)
+        : gateway.dispatch("INTERACTION_CREATE", payload, payload.guild_id),
   });
 
   const interactionOrThrow = (id: string) => {
@@ -233,6 +278,9 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     users,
     clock,
     attachmentSizeLimit,
+    publicKey: endpoint.publicKey,
+    setInteractionsEndpoint: (url) => endpoint.set(url),
+    signatureHeaders: (body, timestamp) => endpoint.signatureHeaders(body, timestamp),
 
     sendCommand: injector.sendCommand,
     sendAutocomplete: injector.sendAutocomplete,
@@ -300,8 +348,11 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       get connected() {
         return gateway.connected;
       },
+      get shards() {
+        return gateway.shards;
+      },
       skipHeartbeatAcks: (count) => gateway.skipHeartbeatAcks(count),
-      requestReconnect: () => gateway.requestReconnect(),
+      requestReconnect: (shardId) => gateway.requestReconnect(shardId),
     },
     addUser(username, { admin = false } = {}) {
       const user = world.addUser(username);
@@ -313,7 +364,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       world.addMember(guild.id, users.requester.id);
       world.addMember(guild.id, users.other.id);
       world.addMember(guild.id, users.admin.id, [world.adminRole(guild.id).id]);
-      if (gateway.hasSession) await gateway.dispatch("GUILD_CREATE", guildCreatePayload(world, guild.id));
+      if (gateway.hasSession)
+        await gateway.dispatch("GUILD_CREATE", guildCreatePayload(world, guild.id), guild.id);
       return {
         guild: { id: guild.id, name },
         channel: world.channels.get(guild.channelIds[0]!) as APITextChannel,
@@ -321,7 +373,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     },
     async addChannel(name) {
       const created = world.addChannel(seededGuild.id, name);
-      if (gateway.hasSession) await gateway.dispatch("CHANNEL_CREATE", created);
+      if (gateway.hasSession) await gateway.dispatch("CHANNEL_CREATE", created, seededGuild.id);
       return created;
     },
     deleteMessage(messageId) {
@@ -329,7 +381,12 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     },
     async deleteChannel(channelId) {
       const deleted = world.deleteChannel(channelId);
-      if (gateway.hasSession) await gateway.dispatch("CHANNEL_DELETE", deleted);
+      if (gateway.hasSession)
+        await gateway.dispatch(
+          "CHANNEL_DELETE",
+          deleted,
+          "guild_id" in deleted ? deleted.guild_id : undefined,
+        );
     },
     async overwritePermissions(channelId, { id, type, allow = 0n, deny = 0n }) {
       const target = world.channels.get(channelId);
@@ -345,7 +402,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
         ...(target.permission_overwrites ?? []).filter((o) => o.id !== id),
         overwrite,
       ];
-      if (gateway.hasSession) await gateway.dispatch("CHANNEL_UPDATE", target);
+      if (gateway.hasSession) await gateway.dispatch("CHANNEL_UPDATE", target, target.guild_id);
     },
     failAttachments(fault) {
       cdnFaults.push({ ...fault });
@@ -354,6 +411,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       faults.push({ ...fault });
     },
     async close() {
+      await endpoint.settled();
       await gateway.close();
       server.closeAllConnections();
       await new Promise<void>((resolve, reject) =>
