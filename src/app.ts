@@ -58,6 +58,7 @@ export async function startApp(config: Config, logger: Logger = createLogger({ l
         logger,
         store: stores.keyv("slack"),
         claims: stores.claims,
+        installations: stores.installations,
         http: server,
       })
     : undefined;

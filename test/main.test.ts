@@ -385,6 +385,21 @@ describe("npm start with a bad credential or dependency", () => {
       );
     });
 
+    it("a partial set of the Slack OAuth variables, without their secrets", async () => {
+      const secret = "0123456789abcdef0123456789abcdef";
+      const { code, stderr } = await failedStart({
+        MEDIA_API_URL: "http://127.0.0.1:9",
+        SLACK_CLIENT_ID: "1000000001.4000000004",
+        SLACK_CLIENT_SECRET: secret,
+      });
+      expect(code).toBe(1);
+      expectOneLine(
+        stderr,
+        /^Cannot start: SLACK_STATE_SECRET is required with SLACK_CLIENT_ID and SLACK_CLIENT_SECRET: Slack OAuth installs need/,
+        secret,
+      );
+    });
+
     it("a redis that does not answer, without its password", async () => {
       const password = "hunter2-redis-password";
       const { code, stderr, stdout } = await failedStart({

@@ -11,13 +11,16 @@ import type {
   PostOptions,
 } from "../core/ports.js";
 import { slackErrorCode } from "./error-code.js";
+import { REMOVED_FROM_WORKSPACE } from "./installations.js";
 import type { Ledger } from "./ledger.js";
 import { SLACK_LIMITS } from "./limits.js";
 import { type Rendered, type RenderOptions, renderMessage } from "./render/card.js";
 import { uploadFile } from "./upload.js";
+import type { Workspaces } from "./workspaces.js";
 
 /**
- * The core's chat port on the Slack Web API with the bot token: chat.postMessage and
+ * The core's chat port on the Slack Web API, with the token of the conversation's workspace
+ * (`data.team`, see workspaces.ts): chat.postMessage and
  * chat.postEphemeral to post, chat.update to edit (response_urls expire after 30 minutes, jobs
  * do not), and the files of a card uploaded into the thread of the message that shows it.
  *
@@ -39,9 +42,13 @@ const NOT_A_MEMBER_CODES = new Set(["not_in_channel", "channel_not_found", "inva
 const REFUSALS: Record<string, string> = {
   ...Object.fromEntries([...NOT_A_MEMBER_CODES].map((code) => [code, NOT_A_MEMBER])),
   is_archived: "This channel is archived. Unarchive it so that the bot can post in it.",
-  account_inactive: "The bot was removed from this workspace. An admin can install it again.",
-  token_revoked: "The bot was removed from this workspace. An admin can install it again.",
+  account_inactive: REMOVED_FROM_WORKSPACE,
+  token_revoked: REMOVED_FROM_WORKSPACE,
+  invalid_auth: REMOVED_FROM_WORKSPACE,
 };
+
+/** Answers that mean the workspace's token is dead: the next call looks its installation up again. */
+const DEAD_TOKEN = new Set(["account_inactive", "token_revoked", "invalid_auth"]);
 
 /** The core's error for a refusal, or `error` itself (an outage, a rate limit: worth retrying). */
 function refusalOf(error: unknown): unknown {
@@ -49,6 +56,12 @@ function refusalOf(error: unknown): unknown {
   if (code === "message_not_found") return new MessageGoneError({ cause: error });
   const reason = REFUSALS[code];
   return reason ? new UndeliverableError(reason, { message: `Slack ${code}`, cause: error }) : error;
+}
+
+/** The workspace a conversation or message is in, as the adapter recorded it. */
+function teamOf(ref: ConversationRef | MessageRef): string | undefined {
+  const team = ref.data?.team;
+  return typeof team === "string" ? team : undefined;
 }
 
 const uploadKey = (ref: MessageRef, file: OutgoingFile) =>
@@ -75,9 +88,20 @@ export class SlackAdapter implements ChatAdapter {
   private readonly joined = new Set<string>();
 
   constructor(
-    private readonly client: WebClient,
+    private readonly workspaces: Workspaces,
     private readonly ledger: Ledger,
   ) {}
+
+  /** The workspace's client, and what to make of its errors: a refusal, and a dead token forgotten. */
+  private async clientOf(ref: ConversationRef | MessageRef) {
+    const team = teamOf(ref);
+    const client = await this.workspaces.client(team);
+    const refused = (error: unknown): unknown => {
+      if (team && DEAD_TOKEN.has(slackErrorCode(error) ?? "")) this.workspaces.forget(team);
+      return refusalOf(error);
+    };
+    return { client, refused };
+  }
 
   uploadLimit(_target: ConversationRef): number {
     return SLACK_LIMITS.uploadBytes;
@@ -134,10 +158,11 @@ export class SlackAdapter implements ChatAdapter {
   }
 
   private async update(ref: MessageRef, { text, blocks }: Rendered): Promise<void> {
-    await this.client.chat
+    const { client, refused } = await this.clientOf(ref);
+    await client.chat
       .update({ channel: ref.channelId, ts: ref.messageId, text, blocks })
       .catch((error: unknown) => {
-        throw refusalOf(error);
+        throw refused(error);
       });
   }
 
@@ -153,8 +178,10 @@ export class SlackAdapter implements ChatAdapter {
       ...mention,
     });
     // Only the message is keyed: a repeat after a failed upload completes the same message.
-    const ref = await this.once(target, options, async () => {
-      const answer = await this.client.chat
+    const team = teamOf(target);
+    const ref = await this.once(target, options, async (): Promise<MessageRef> => {
+      const { client, refused } = await this.clientOf(target);
+      const answer = await client.chat
         .postMessage({
           channel: target.channelId,
           text,
@@ -162,10 +189,15 @@ export class SlackAdapter implements ChatAdapter {
           ...(target.threadId && { thread_ts: target.threadId }),
         })
         .catch((error: unknown) => {
-          throw refusalOf(error);
+          throw refused(error);
         });
       if (!answer.ts) throw new Error("chat.postMessage answered without a ts");
-      return { platform: "slack", channelId: answer.channel ?? target.channelId, messageId: answer.ts };
+      return {
+        platform: "slack",
+        channelId: answer.channel ?? target.channelId,
+        messageId: answer.ts,
+        ...(team && { data: { team } }),
+      };
     });
     if (files.length > 0) {
       await this.showWithFiles(ref, message, files, { ...mention }).catch((error: unknown) => {
@@ -192,14 +224,16 @@ export class SlackAdapter implements ChatAdapter {
     const rendered = renderMessage(message, {
       ...(options.mentionUserId && { mentionUserId: options.mentionUserId }),
     });
+    const team = teamOf(target);
     const ref = (messageId: string): MessageRef => ({
       platform: "slack",
       channelId: target.channelId,
       messageId,
-      data: { ephemeral: true },
+      data: { ephemeral: true, ...(team && { team }) },
     });
+    const { client, refused } = await this.clientOf(target);
     try {
-      const answer = await this.client.chat.postEphemeral({
+      const answer = await client.chat.postEphemeral({
         channel: target.channelId,
         user,
         ...rendered,
@@ -208,7 +242,7 @@ export class SlackAdapter implements ChatAdapter {
       return ref(answer.message_ts ?? "");
     } catch (error) {
       if (!NOT_A_MEMBER_CODES.has(slackErrorCode(error) ?? "") || typeof responseUrl !== "string")
-        throw refusalOf(error);
+        throw refused(error);
       await respond(responseUrl, rendered);
       return ref("");
     }
@@ -228,10 +262,11 @@ export class SlackAdapter implements ChatAdapter {
     const ids: Record<string, string> = {};
     for (const file of files) {
       ids[file.name] = await this.ledger.once(uploadKey(ref, file), async () => {
-        await this.join(ref.channelId);
-        return uploadFile(this.client, file, { channelId: ref.channelId, threadTs: ref.messageId }).catch(
+        const { client, refused } = await this.clientOf(ref);
+        await this.join(client, ref.channelId);
+        return uploadFile(client, file, { channelId: ref.channelId, threadTs: ref.messageId }).catch(
           (error: unknown) => {
-            throw refusalOf(error);
+            throw refused(error);
           },
         );
       });
@@ -245,10 +280,10 @@ export class SlackAdapter implements ChatAdapter {
    * channels and DMs refuse the join (the bot is in them already, or needs an invite), and so
    * does an app installed before it asked for channels:join: each is tried once per process.
    */
-  private async join(channelId: string): Promise<void> {
+  private async join(client: WebClient, channelId: string): Promise<void> {
     if (this.joined.has(channelId)) return;
     try {
-      await this.client.conversations.join({ channel: channelId });
+      await client.conversations.join({ channel: channelId });
     } catch (error) {
       // Slack could not be reached: try again with the next upload.
       if (slackErrorCode(error) === undefined) throw error;

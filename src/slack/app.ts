@@ -1,5 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { App, type BlockAction, HTTPReceiver, SocketModeReceiver, type ViewSubmitAction } from "@slack/bolt";
+import {
+  App,
+  type BlockAction,
+  ErrorCode,
+  HTTPReceiver,
+  SocketModeReceiver,
+  type ViewSubmitAction,
+} from "@slack/bolt";
 import type { ModalView } from "@slack/types";
 import type { WebClient, WebClientOptions } from "@slack/web-api";
 import type Keyv from "keyv";
@@ -12,19 +19,22 @@ import { FairQueue, laneOf } from "../core/fair-queue.js";
 import type { Logger } from "../core/log.js";
 import type { Attachment, ConversationRef } from "../core/ports.js";
 import { errorCard } from "../core/render/errors.js";
-import type { Claims } from "../store/index.js";
+import type { Claims, InstallationStore } from "../store/index.js";
 import { Actors } from "./actors.js";
 import { SlackAdapter } from "./adapter.js";
 import { readCommandLine } from "./command-line.js";
 import { userFile } from "./files.js";
 import { fieldErrors } from "./form-errors.js";
+import { SlackInstallations } from "./installations.js";
 import { Ledger } from "./ledger.js";
 import { SLACK_LIMITS } from "./limits.js";
 import { boltLogger } from "./log.js";
+import { oauthReceiverOptions } from "./oauth.js";
 import { Recent } from "./recent.js";
 import { ACTION_ID, decodeActionId } from "./render/action-id.js";
 import { FORM_CALLBACK_ID, formView, needsForm, readContext, readForm } from "./render/form.js";
 import { cut } from "./render/mrkdwn.js";
+import { InstalledWorkspaces, singleWorkspace } from "./workspaces.js";
 
 /**
  * Bolt wired to the core. Every listener acknowledges first (Slack waits 3 s), opens a form with
@@ -55,6 +65,8 @@ export interface SlackAppOptions {
   claims: Claims;
   /** Merged into the WebClient's options (tests turn retries off). */
   clientOptions?: WebClientOptions;
+  /** The bot's store of installations (`stores.installations`): required with `config.oauth`. */
+  installations?: InstallationStore;
 }
 
 /** The events path of the manifest's four URLs. */
@@ -65,9 +77,9 @@ export const EVENTS_PATH = "/slack/events";
  * its request listener is mounted on the bot's one server (src/http); in Socket Mode its client
  * tells whether the websocket is up.
  */
-function createApp({ config, logger, clientOptions }: SlackAppOptions) {
+function createApp({ config, logger, clientOptions, installations }: SlackAppOptions) {
   const boltLog = boltLogger(logger);
-  const options = { slackApiUrl: config.apiUrl, ...clientOptions };
+  const options = { slackApiUrl: config.apiUrl, ...clientOptions, logger: boltLog };
   const common = {
     token: config.botToken,
     logger: boltLog,
@@ -83,14 +95,28 @@ function createApp({ config, logger, clientOptions }: SlackAppOptions) {
       logger: boltLog,
       installerOptions: { clientOptions: options },
     });
-    return { app: new App({ ...common, receiver }), receiver };
+    const app = new App({ ...common, receiver });
+    return { app, receiver, workspaces: singleWorkspace(app.client) };
+  }
+  if (config.oauth) {
+    if (!installations) throw new Error("Slack OAuth needs the bot's installation store");
+    const store = new SlackInstallations(installations, logger);
+    const receiver = new HTTPReceiver({
+      signingSecret: config.signingSecret ?? "",
+      endpoints: EVENTS_PATH,
+      logger: boltLog,
+      ...oauthReceiverOptions(config.oauth, store, config.apiUrl, options),
+    });
+    const app = new App({ ...common, receiver });
+    return { app, receiver, installations: store, workspaces: new InstalledWorkspaces(store, options) };
   }
   const receiver = new HTTPReceiver({
     signingSecret: config.signingSecret ?? "",
     endpoints: EVENTS_PATH,
     logger: boltLog,
   });
-  return { app: new App({ ...common, receiver }), receiver };
+  const app = new App({ ...common, receiver });
+  return { app, receiver, workspaces: singleWorkspace(app.client) };
 }
 
 export interface SlackApp {
@@ -103,15 +129,17 @@ export interface SlackApp {
 
 export function createSlackApp(options: SlackAppOptions): SlackApp {
   const { bot, logger } = options;
-  const { app, receiver } = createApp(options);
-  const adapter = new SlackAdapter(app.client, new Ledger(options.store));
-  const actors = new Actors(app.client, logger);
+  const { app, receiver, workspaces, installations } = createApp(options);
+  const adapter = new SlackAdapter(workspaces, new Ledger(options.store));
+  const actors = new Actors(workspaces, logger);
   const recent = new Recent(options.claims, randomUUID());
   const work = new FairQueue(CONCURRENT_WORK);
   const later = (teamId: string, userId: string, task: () => Promise<void>) =>
     work.add(laneOf("slack", teamId, userId), task);
 
+  /** `team` tells the adapter whose token answers there, also after a restart. */
   const conversation = (
+    teamId: string,
     channelId: string,
     userId: string,
     more: { threadId?: string; responseUrl?: string } = {},
@@ -119,7 +147,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     platform: "slack",
     channelId,
     ...(more.threadId && { threadId: more.threadId }),
-    data: { user: userId },
+    data: { user: userId, team: teamId },
     ...(more.responseUrl && { live: { responseUrl: more.responseUrl } }),
   });
 
@@ -149,7 +177,10 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     await ack();
     if (!(await recent.first(`trigger:${command.trigger_id}`))) return;
     const request = readCommandLine(command.text);
-    const where = conversation(command.channel_id, command.user_id, { responseUrl: command.response_url });
+    const teamId = context.teamId ?? command.team_id;
+    const where = conversation(teamId, command.channel_id, command.user_id, {
+      responseUrl: command.response_url,
+    });
     if (request.command && needsForm(request.command, request.options)) {
       await openForm(
         client,
@@ -159,7 +190,6 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       );
       return;
     }
-    const teamId = context.teamId ?? command.team_id;
     await later(teamId, command.user_id, async () =>
       bot.handleCommand({
         command: request.name,
@@ -171,7 +201,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     );
   });
 
-  app.view<ViewSubmitAction>(FORM_CALLBACK_ID, async ({ ack, body, view, context }) => {
+  app.view<ViewSubmitAction>(FORM_CALLBACK_ID, async ({ ack, body, view, context, client }) => {
     const form = readContext(view.private_metadata);
     const followUp = form?.followUp;
     if (form && followUp) {
@@ -186,7 +216,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
           ...followUp,
           fields: asked ? readForm(asked.form, view.state.values).options : {},
           actor,
-          conversation: conversation(form.channelId, body.user.id),
+          conversation: conversation(teamId, form.channelId, body.user.id),
           entry: "form",
         });
       });
@@ -205,14 +235,13 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     }
     await ack();
     if (!(await recent.first(`trigger:${body.trigger_id}`))) return;
-    const where = conversation(form.channelId, body.user.id);
     const teamId = context.teamId ?? body.team?.id ?? body.user.team_id ?? "";
+    const where = conversation(teamId, form.channelId, body.user.id);
     await later(teamId, body.user.id, async () => {
       let attachments: Record<string, Attachment[]>;
       try {
         const entries = Object.entries(values.files).map(
-          async ([name, ids]) =>
-            [name, await Promise.all(ids.map((id) => userFile(app.client, id)))] as const,
+          async ([name, ids]) => [name, await Promise.all(ids.map((id) => userFile(client, id)))] as const,
         );
         attachments = Object.fromEntries(await Promise.all(entries));
       } catch (error) {
@@ -239,7 +268,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
           option: body.action_id,
           query: body.value,
           actor: actors.quick(teamId, body.user.id),
-          conversation: conversation(form.channelId, body.user.id),
+          conversation: conversation(teamId, form.channelId, body.user.id),
         })
       : [];
     await ack({
@@ -272,7 +301,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
           client,
           body.trigger_id,
           formView(form.form, form.initial, { command: form.form.name, channelId, followUp }, form.title),
-          conversation(channelId, body.user.id, { responseUrl: body.response_url }),
+          conversation(teamId, channelId, body.user.id, { responseUrl: body.response_url }),
         );
         return;
       }
@@ -283,8 +312,8 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
         jobId: key.jobId,
         ...(value !== undefined && { value }),
         actor: await actors.of(teamId, body.user.id),
-        message: { platform: "slack", channelId, messageId },
-        conversation: conversation(channelId, body.user.id, { responseUrl: body.response_url }),
+        message: { platform: "slack", channelId, messageId, data: { team: teamId } },
+        conversation: conversation(teamId, channelId, body.user.id, { responseUrl: body.response_url }),
         entry: action.type === "static_select" ? "select" : "button",
       }),
     );
@@ -294,18 +323,42 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   app.event("app_mention", async ({ event, body, context }) => {
     const user = event.user;
     if (!user || !(await recent.first(`event:${body.event_id}`))) return;
-    await later(context.teamId ?? "", user, () =>
+    const teamId = context.teamId ?? body.team_id;
+    await later(teamId, user, () =>
       bot.handleCommand({
         command: "help",
         options: {},
         attachments: {},
-        actor: actors.quick(context.teamId ?? "", user),
-        conversation: conversation(event.channel, user, { threadId: event.thread_ts ?? event.ts }),
+        actor: actors.quick(teamId, user),
+        conversation: conversation(teamId, event.channel, user, { threadId: event.thread_ts ?? event.ts }),
       }),
     );
   });
 
+  /**
+   * Uninstalled, or the bot token revoked: the installation goes, and with it the token, so the
+   * workspace's jobs stop calling Slack (their deliveries end as undeliverable, said in `jobs`).
+   * With SLACK_BOT_TOKEN the token is the operator's to replace.
+   */
+  async function removed(teamId: string, why: string): Promise<void> {
+    workspaces.forget(teamId);
+    if (installations) await installations.remove(teamId);
+    else logger.error({ teamId, why }, "Slack: the app was removed from the workspace of SLACK_BOT_TOKEN");
+  }
+  app.event("app_uninstalled", async ({ body, context }) => {
+    await removed(context.teamId ?? body.team_id, "app_uninstalled");
+  });
+  app.event("tokens_revoked", async ({ event, body, context }) => {
+    // A user's token revoked leaves the bot's working.
+    if ((event.tokens.bot ?? []).length > 0) await removed(context.teamId ?? body.team_id, "tokens_revoked");
+  });
+
   app.error(async (error) => {
+    if (error.code === ErrorCode.AuthorizationError) {
+      // A request from a workspace the app is not installed in (any more): nothing to answer.
+      logger.warn({ err: error }, "Slack: a request from a workspace without an installation");
+      return;
+    }
     logger.error({ err: error }, "Slack listener failed");
   });
 

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { SLASH_COMMAND } from "../../src/slack/index.js";
+import { BOT_SCOPES, REDIRECT_PATH, SLASH_COMMAND } from "../../src/slack/index.js";
 
 const manifest = JSON.parse(readFileSync(new URL("../../slack-manifest.json", import.meta.url), "utf8"));
 
@@ -16,7 +16,11 @@ describe("slack-manifest.json", () => {
       SLASH_COMMAND,
     ]);
     for (const url of urls) expect(url).toMatch(/^https:\/\/[^/]+\/slack\/events$/);
-    expect(manifest.settings.event_subscriptions.bot_events).toEqual(["app_mention"]);
+    expect(manifest.settings.event_subscriptions.bot_events).toEqual([
+      "app_mention",
+      "app_uninstalled",
+      "tokens_revoked",
+    ]);
     expect(manifest.features.slash_commands[0].should_escape).toBe(false);
   });
 
@@ -36,5 +40,12 @@ describe("slack-manifest.json", () => {
         "users:read",
       ].sort(),
     );
+  });
+
+  it("asks OAuth installs for the same scopes, and sends installers back to the bot's redirect path", () => {
+    expect([...BOT_SCOPES].sort()).toEqual([...manifest.oauth_config.scopes.bot].sort());
+    expect(manifest.oauth_config.redirect_urls).toEqual([`https://YOUR-PUBLIC-HOST${REDIRECT_PATH}`]);
+    // One workspace per install: org-wide installs are refused (see src/slack/installations.ts).
+    expect(manifest.settings.org_deploy_enabled).toBe(false);
   });
 });

@@ -8,32 +8,32 @@ import { fail, isFailure, knownChannel, type Method, str } from "./args.js";
 export const workspaceMethods: Record<string, Method> = {
   "auth.test": {
     token: "bot",
-    run({ state }) {
+    run({ team }) {
       return {
         ok: true,
-        url: `https://${state.teamDomain}.slack.com/`,
-        team: "Media Bot Fake Workspace",
+        url: `https://${team.domain}.slack.com/`,
+        team: team.name,
         user: "mediabot",
-        team_id: state.teamId,
-        user_id: state.botUserId,
-        bot_id: state.botId,
+        team_id: team.id,
+        user_id: team.botUserId,
+        bot_id: team.botId,
         is_enterprise_install: false,
       };
     },
   },
   "users.info": {
     token: "bot",
-    run({ state, args }) {
+    run({ state, args, team }) {
       const user = state.users.get(str(args, "user") ?? "");
-      return user ? { ok: true, user } : fail("user_not_found");
+      return user && user.team_id === team.id ? { ok: true, user } : fail("user_not_found");
     },
   },
   "conversations.join": {
     token: "bot",
-    run({ state, args }) {
-      const id = knownChannel(state, args);
+    run(ctx) {
+      const id = knownChannel(ctx);
       if (isFailure(id)) return id;
-      const channel = state.channels.get(id)!;
+      const channel = ctx.state.channels.get(id)!;
       if (channel.isPrivate) return fail("method_not_supported_for_channel_type");
       const already = channel.botIsMember;
       channel.botIsMember = true;
