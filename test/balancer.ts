@@ -23,6 +23,9 @@ export interface Balancer {
   close(): Promise<void>;
 }
 
+/** On every answer: the index of the replica that gave it (for per-replica figures). */
+export const REPLICA_HEADER = "x-balancer-replica";
+
 const HOP_BY_HOP = ["connection", "keep-alive", "transfer-encoding", "upgrade", "proxy-connection"];
 
 function endToEnd(headers: IncomingHttpHeaders): IncomingHttpHeaders {
@@ -61,7 +64,7 @@ export async function startBalancer(backends: readonly string[]): Promise<Balanc
         });
         out.on("response", (answer) => {
           routed.push({ backend, path: req.url ?? "", status: answer.statusCode ?? 502 });
-          res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
+          res.writeHead(answer.statusCode ?? 502, { ...endToEnd(answer.headers), [REPLICA_HEADER]: backend });
           answer.pipe(res);
           answer.on("error", () => res.destroy());
         });

@@ -1,13 +1,16 @@
 import { execFileSync } from "node:child_process";
 import { type Balancer, startBalancer } from "./balancer.js";
+import { type FakeDiscord, startFakeDiscord } from "./fakes/discord/index.js";
 import { type Emulator, startEmulator } from "./fakes/media-api/index.js";
-import { type FakeSlack, startFakeSlack } from "./fakes/slack/index.js";
+import { type FakeSlack, startFakeSlack, type Workspace } from "./fakes/slack/index.js";
 import { BotProcess, freePort } from "./main-process.js";
 
 /**
  * Several real bot processes (`node dist/main.js`) on one redis, behind a round-robin balancer in
- * front of their one HTTP server each (POST /slack/events), as an operator runs replicas: the
- * emulator and the fake Slack are shared; each replica has its own INSTANCE_ID and port.
+ * front of their one HTTP server each, as an operator runs replicas: Slack installed in workspaces
+ * through OAuth (GET /slack/install, /slack/oauth_redirect, POST /slack/events) and Discord over
+ * HTTP interactions (POST /discord/interactions). The emulator, the fake Slack and the fake
+ * Discord are shared; each replica has its own INSTANCE_ID and port.
  */
 
 const root = new URL("..", import.meta.url).pathname;
@@ -29,6 +32,7 @@ export class ReplicaWorld {
   private constructor(
     readonly emu: Emulator,
     readonly slack: FakeSlack,
+    readonly discord: FakeDiscord,
     readonly replicas: Replica[],
     readonly balancer: Balancer,
   ) {}
@@ -39,6 +43,7 @@ export class ReplicaWorld {
     const emu = await startEmulator({ timeScale: options.timeScale });
     emu.account("test-key").creditsLimit = 1e9;
     const slack = await startFakeSlack();
+    const discord = await startFakeDiscord();
     const replicas = await Promise.all(
       Array.from({ length: options.replicas }, async (_, i) => {
         const port = await freePort();
@@ -51,9 +56,16 @@ export class ReplicaWorld {
             MEDIA_API_KEY: "test-key",
             MEDIA_API_KEY_TENANTS: "*",
             STORE_URL: options.redisUrl,
-            SLACK_BOT_TOKEN: slack.botToken,
+            SECRETS_KEY: "7f".repeat(32),
+            SLACK_CLIENT_ID: slack.clientId,
+            SLACK_CLIENT_SECRET: slack.clientSecret,
+            SLACK_STATE_SECRET: "the-replicas-share-this-state-secret",
             SLACK_SIGNING_SECRET: slack.signingSecret,
             SLACK_API_URL: slack.apiUrl,
+            DISCORD_TOKEN: discord.token,
+            DISCORD_REST_URL: discord.restUrl,
+            DISCORD_GUILD_ID: discord.guild.id,
+            DISCORD_PUBLIC_KEY: discord.publicKey,
           },
           "dist",
         );
@@ -64,16 +76,26 @@ export class ReplicaWorld {
       await Promise.all(replicas.map((r) => r.bot.ready()));
     } catch (error) {
       await Promise.all(replicas.map((r) => r.bot.kill()));
-      await Promise.all([emu.close(), slack.close()]);
+      await Promise.all([emu.close(), slack.close(), discord.close()]);
       throw error;
     }
     const balancer = await startBalancer(replicas.map((r) => r.origin));
-    return new ReplicaWorld(emu, slack, replicas, balancer);
+    // The app's settings, as saved in the two portals: both point at the balancer.
+    slack.redirectUrls.splice(0, Infinity, `${balancer.url}/slack/oauth_redirect`);
+    await discord.setInteractionsEndpoint(`${balancer.url}/discord/interactions`);
+    return new ReplicaWorld(emu, slack, discord, replicas, balancer);
   }
 
   /** Where Slack sends commands and clicks: the balancer. */
   get slackEventsUrl(): string {
     return `${this.balancer.url}/slack/events`;
+  }
+
+  /** An admin of `teamId` installs the app through the balancer, as from the app's install link. */
+  async install(teamId: string): Promise<Workspace> {
+    const installed = await this.slack.install(`${this.balancer.url}/slack/install`, teamId);
+    if (installed.status !== 200) throw new Error(`install failed: ${installed.status} ${installed.body}`);
+    return this.slack.workspace(teamId);
   }
 
   /** The replicas' logs, for the message of a failed wait. */
@@ -84,6 +106,6 @@ export class ReplicaWorld {
   async close(): Promise<void> {
     await Promise.all(this.replicas.map((r) => r.bot.kill()));
     await this.balancer.close();
-    await Promise.all([this.emu.close(), this.slack.close()]);
+    await Promise.all([this.emu.close(), this.slack.close(), this.discord.close()]);
   }
 }

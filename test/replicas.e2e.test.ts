@@ -1,6 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { ended } from "./discord/harness.js";
 import { solidPng } from "./fakes/media-api/png.js";
+import type { Workspace } from "./fakes/slack/index.js";
 import type { Message } from "./fakes/slack/state.js";
 import { until } from "./main-process.js";
 import { ReplicaWorld } from "./replicas-world.js";
@@ -8,11 +10,12 @@ import { headerOf, jobIdOf } from "./slack/harness.js";
 import { describeRedis } from "./store/redis-server.js";
 
 /**
- * Three real bot processes on one redis-server behind a round-robin balancer: commands, clicks and
- * form submissions land on whichever replica is next (a form's submission on another replica than
- * its command), one replica is SIGKILLed while its jobs are under way, and every result is still
- * posted exactly once, by the survivors, within the recovery time of a dead instance (its jobs
- * are taken over within about 14 s).
+ * Three real bot processes on one redis-server behind a round-robin balancer, Slack installed
+ * through OAuth and Discord over HTTP interactions: commands, clicks and form submissions land on
+ * whichever replica is next (a form's submission on another replica than its command), one
+ * replica is SIGKILLed while its jobs are under way, and every result is still posted exactly
+ * once, by the survivors, within the recovery time of a dead instance (its jobs are taken over
+ * within about 14 s). Each workspace is answered with its own token, whichever replica installed it.
  */
 
 /** Takeover (about 14 s) plus the rest of the job and its delivery, on a loaded machine. */
@@ -22,8 +25,17 @@ const TIME_SCALE = 0.25;
 
 describeRedis("replicas behind a round-robin balancer", (redis) => {
   let world: ReplicaWorld;
+  let installs: number[][];
+  let globex: Workspace;
   beforeAll(async () => {
     world = await ReplicaWorld.start({ replicas: 3, redisUrl: redis().url, timeScale: TIME_SCALE });
+    // The first workspace and another one install the app; each install is two requests in a row.
+    installs = [
+      await routedBy(() => world.install(world.slack.teamId)),
+      await routedBy(async () => {
+        globex = await world.install(world.slack.addWorkspace("Globex").id);
+      }),
+    ];
   }, 120_000);
   afterAll(() => world?.close());
 
@@ -36,9 +48,25 @@ describeRedis("replicas behind a round-robin balancer", (redis) => {
       .messages()
       .map((m) => `${headerOf(m) ?? m.text.slice(0, 80)}`)
       .join("\n");
+  const discordDone = (id: string) => {
+    const original = world.discord.original(id);
+    return original !== undefined && ended(original);
+  };
+  const discordReady = () => world.discord.messages().filter((m) => / is ready/.test(m.content));
   const creations = () => world.emu.calls.filter((c) => c.method === "POST" && /generate|edit/.test(c.path));
   const waitFor = <T>(check: () => T | undefined | false, ms: number, what: string) =>
-    until(check, ms, () => `${what}\n${world.tails()}`);
+    until(check, ms, () => `${what}\n${statusReads()}\n${world.tails(40)}`);
+  /** How the service was asked lately, for the message of a failed wait. */
+  const statusReads = () => {
+    const since = Date.now() - 5_000;
+    const reads = world.emu.calls.filter((c) => c.method === "GET" && c.at > since);
+    const calls = new Map<string, number>();
+    for (const c of world.slack.calls) {
+      const key = `${c.method} ${c.answered.ok ? "ok" : c.answered.error}`;
+      calls.set(key, (calls.get(key) ?? 0) + 1);
+    }
+    return `status reads in the last 5 s: ${reads.length}; Slack calls: ${JSON.stringify([...calls])}`;
+  };
   /** The replica that answered each request sent by `send`, in order. */
   async function routedBy(send: () => Promise<unknown>): Promise<number[]> {
     const before = world.balancer.routed.length;
@@ -46,8 +74,8 @@ describeRedis("replicas behind a round-robin balancer", (redis) => {
     return world.balancer.routed.slice(before).map((r) => r.backend);
   }
 
-  it("Slack: commands, clicks and forms on any replica; one killed mid-load; every result once", async () => {
-    const { slack } = world;
+  it("commands, clicks and forms on any replica; one killed mid-load; every result once", async () => {
+    const { slack, discord } = world;
     const url = world.slackEventsUrl;
     // Six people, so that nobody reaches the limit of 3 jobs running at once.
     const users = Array.from({ length: 6 }, (_, i) => slack.addUser(`person ${i}`).id);
@@ -76,7 +104,37 @@ describeRedis("replicas behind a round-robin balancer", (redis) => {
       );
       expect(submitted).not.toEqual(opened);
     }
-    // Clicks and commands at once, spread over the replicas.
+    // A Discord form: the modal shown by one replica is submitted to the next.
+    const answered = (id: string) => waitFor(() => discord.interaction(id)?.http, 5_000, "Discord's answer");
+    let design = "";
+    const shownBy = await routedBy(async () => {
+      design = (
+        await discord.sendCommand({
+          name: "photo_avatar",
+          subcommand: "design",
+          options: { name: "Replicated" },
+        })
+      ).id;
+      await answered(design);
+    });
+    const modal = discord.interaction(design)?.modal;
+    const submittedTo = await routedBy(async () => {
+      await answered((await discord.submitModal(modal!.custom_id, { gender: "female" })).id);
+    });
+    expect(submittedTo).toHaveLength(1);
+    expect(submittedTo).not.toEqual(shownBy);
+
+    // Clicks and commands at once, spread over the replicas, on both platforms.
+    const discordCommands = await Promise.all(
+      [discord.users.requester, discord.users.other, discord.users.admin].map((user, i) =>
+        discord.sendCommand({
+          name: "image",
+          subcommand: "generate",
+          options: { prompt: `heron ${i}` },
+          user,
+        }),
+      ),
+    );
     const load: Promise<unknown>[] = firsts.map((m: Message, i) =>
       slack.blockAction(url, { actionId: regenerateOf(m), message: m.ts, user: users[i]! }),
     );
@@ -89,7 +147,8 @@ describeRedis("replicas behind a round-robin balancer", (redis) => {
     expect([...answeredBy].sort()).toEqual([0, 1, 2]);
 
     // Every job is created (and under way) before the kill.
-    await waitFor(() => creations().length === 15, 10_000, "15 creations");
+    await waitFor(() => creations().length === 18, 10_000, "18 creations");
+    expect(world.emu.callsTo("POST", "/api/avatar/design/create")).toHaveLength(1);
     await world.replicas[1]!.bot.kill();
     const killedAt = Date.now();
     // The balancer now sends everything to the two left.
@@ -98,7 +157,11 @@ describeRedis("replicas behind a round-robin balancer", (redis) => {
     }
 
     await waitFor(
-      () => finished().length === 18 && readyNotices().length >= 18,
+      () =>
+        finished().length === 18 &&
+        readyNotices().length >= 18 &&
+        discordCommands.every((c) => discordDone(c.id)) &&
+        discordReady().length >= 3,
       RECOVERY_MS,
       `all 18 results: ${finished().length} finished, ${readyNotices().length} notices\n${channel()}`,
     );
@@ -106,7 +169,7 @@ describeRedis("replicas behind a round-robin balancer", (redis) => {
     await sleep(1_500); // a second delivery, if any, would show by now
 
     expect(recoveredMs).toBeLessThan(RECOVERY_MS);
-    expect(creations()).toHaveLength(18);
+    expect(creations()).toHaveLength(21);
     const ids = jobMessages().map(jobIdOf);
     expect(new Set(ids).size).toBe(18);
     expect(finished()).toHaveLength(18);
@@ -114,8 +177,39 @@ describeRedis("replicas behind a round-robin balancer", (redis) => {
     for (const job of jobMessages()) {
       expect(slack.uploads.filter((u) => u.threadTs === job.ts)).toHaveLength(1);
     }
+    expect(discordReady()).toHaveLength(3);
+    for (const command of discordCommands) {
+      expect(discord.original(command.id)?.attachments.map((a) => a.content_type)).toEqual(["image/png"]);
+    }
+    discord.assertNoValidationErrors();
     console.info(`replicas e2e: all results ${recoveredMs} ms after the kill`);
   }, 90_000);
+
+  it("installs through any replica, and answers each workspace with its own token", async () => {
+    const { slack } = world;
+    for (const [install, redirect] of installs) expect(install).not.toBe(redirect);
+    const first = slack.workspace(slack.teamId);
+    const from = slack.calls.length;
+    for (const workspace of [first, globex]) {
+      await slack.slashCommand(world.slackEventsUrl, {
+        text: `image generate lamp in ${workspace.name}`,
+        user: workspace.userIds.requester,
+        channel: workspace.channelId,
+      });
+    }
+    const done = (workspace: Workspace) =>
+      slack
+        .messages(workspace.channelId)
+        .find((m) => headerOf(m)?.startsWith(`✅ Image: lamp in ${workspace.name}`));
+    await waitFor(() => done(first) && done(globex), 15_000, "a result in each workspace");
+    const calls = slack.calls.slice(from);
+    for (const workspace of [first, globex]) {
+      const about = calls.filter((c) => c.args.channel === workspace.channelId);
+      expect(about.length).toBeGreaterThan(0);
+      expect(new Set(about.map((c) => c.token))).toEqual(new Set([slack.botTokenOf(workspace.id)]));
+    }
+    expect(calls.filter((c) => !c.answered.ok)).toEqual([]);
+  }, 30_000);
 });
 
 function regenerateOf(message: Message): string {
