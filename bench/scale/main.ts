@@ -103,7 +103,6 @@ async function acks(redis: BenchRedis, replicas: number): Promise<AckFigures> {
         {
           INSTANCE_ID: `scale-${i}`,
           PORT: String(port),
-          LOG_LEVEL: "warn",
           MEDIA_API_URL: emu.url,
           MEDIA_API_KEY: "test-key",
           MEDIA_API_KEY_TENANTS: "*",
