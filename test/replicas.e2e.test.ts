@@ -54,19 +54,9 @@ describeRedis("replicas behind a round-robin balancer", (redis) => {
   };
   const discordReady = () => world.discord.messages().filter((m) => / is ready/.test(m.content));
   const creations = () => world.emu.calls.filter((c) => c.method === "POST" && /generate|edit/.test(c.path));
-  const waitFor = <T>(check: () => T | undefined | false, ms: number, what: string) =>
-    until(check, ms, () => `${what}\n${statusReads()}\n${world.tails(40)}`);
-  /** How the service was asked lately, for the message of a failed wait. */
-  const statusReads = () => {
-    const since = Date.now() - 5_000;
-    const reads = world.emu.calls.filter((c) => c.method === "GET" && c.at > since);
-    const calls = new Map<string, number>();
-    for (const c of world.slack.calls) {
-      const key = `${c.method} ${c.answered.ok ? "ok" : c.answered.error}`;
-      calls.set(key, (calls.get(key) ?? 0) + 1);
-    }
-    return `status reads in the last 5 s: ${reads.length}; Slack calls: ${JSON.stringify([...calls])}`;
-  };
+  /** `what` is asked at the timeout, so that it tells how things stand then. */
+  const waitFor = <T>(check: () => T | undefined | false, ms: number, what: () => string) =>
+    until(check, ms, () => `${what()}\n${world.tails(20)}`);
   /** The replica that answered each request sent by `send`, in order. */
   async function routedBy(send: () => Promise<unknown>): Promise<number[]> {
     const before = world.balancer.routed.length;
@@ -89,7 +79,7 @@ describeRedis("replicas behind a round-robin balancer", (redis) => {
     const firsts = await waitFor(
       () => finished().length === 3 && finished(),
       30_000,
-      "the first three results",
+      () => `the first three results:\n${channel()}`,
     );
 
     // Forms: each command opens its form on one replica, and the submission goes to the next.
@@ -98,14 +88,23 @@ describeRedis("replicas behind a round-robin balancer", (redis) => {
       const views = slack.views.length;
       const user = nextUser();
       const opened = await routedBy(() => slack.slashCommand(url, { text: `image edit hat ${i}`, user }));
-      const view = await waitFor(() => slack.views[views], 5_000, "the form");
+      const view = await waitFor(
+        () => slack.views[views],
+        5_000,
+        () => "the form",
+      );
       const submitted = await routedBy(() =>
         slack.viewSubmission(url, { viewId: view.id, values: { image: [file], prompt: `hat ${i}` }, user }),
       );
       expect(submitted).not.toEqual(opened);
     }
     // A Discord form: the modal shown by one replica is submitted to the next.
-    const answered = (id: string) => waitFor(() => discord.interaction(id)?.http, 5_000, "Discord's answer");
+    const answered = (id: string) =>
+      waitFor(
+        () => discord.interaction(id)?.http,
+        5_000,
+        () => "Discord's answer",
+      );
     let design = "";
     const shownBy = await routedBy(async () => {
       design = (
@@ -147,7 +146,11 @@ describeRedis("replicas behind a round-robin balancer", (redis) => {
     expect([...answeredBy].sort()).toEqual([0, 1, 2]);
 
     // Every job is created (and under way) before the kill.
-    await waitFor(() => creations().length === 18, 10_000, "18 creations");
+    await waitFor(
+      () => creations().length === 18,
+      10_000,
+      () => `18 creations: ${creations().length}`,
+    );
     expect(world.emu.callsTo("POST", "/api/avatar/design/create")).toHaveLength(1);
     await world.replicas[1]!.bot.kill();
     const killedAt = Date.now();
@@ -163,7 +166,9 @@ describeRedis("replicas behind a round-robin balancer", (redis) => {
         discordCommands.every((c) => discordDone(c.id)) &&
         discordReady().length >= 3,
       RECOVERY_MS,
-      `all 18 results: ${finished().length} finished, ${readyNotices().length} notices\n${channel()}`,
+      () =>
+        `all 21 results: ${finished().length} finished on Slack, ${readyNotices().length} notices; ` +
+        `Discord: ${discordCommands.filter((c) => discordDone(c.id)).length} of 3 done, ${discordReady().length} notices\n${channel()}`,
     );
     const recoveredMs = Date.now() - killedAt;
     await sleep(1_500); // a second delivery, if any, would show by now
@@ -201,7 +206,11 @@ describeRedis("replicas behind a round-robin balancer", (redis) => {
       slack
         .messages(workspace.channelId)
         .find((m) => headerOf(m)?.startsWith(`✅ Image: lamp in ${workspace.name}`));
-    await waitFor(() => done(first) && done(globex), 15_000, "a result in each workspace");
+    await waitFor(
+      () => done(first) && done(globex),
+      15_000,
+      () => "a result in each workspace",
+    );
     const calls = slack.calls.slice(from);
     for (const workspace of [first, globex]) {
       const about = calls.filter((c) => c.args.channel === workspace.channelId);
