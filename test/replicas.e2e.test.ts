@@ -57,6 +57,13 @@ describeRedis("replicas behind a round-robin balancer", (redis) => {
   /** `what` is asked at the timeout, so that it tells how things stand then. */
   const waitFor = <T>(check: () => T | undefined | false, ms: number, what: () => string) =>
     until(check, ms, () => `${what()}\n${world.tails(20)}`);
+  async function eventually(check: () => Promise<boolean>, ms: number): Promise<void> {
+    const end = Date.now() + ms;
+    while (!(await check())) {
+      if (Date.now() > end) throw new Error(`not so after ${ms} ms:\n${world.tails(20)}`);
+      await sleep(20);
+    }
+  }
   /** The replica that answered each request sent by `send`, in order. */
   async function routedBy(send: () => Promise<unknown>): Promise<number[]> {
     const before = world.balancer.routed.length;
@@ -145,13 +152,16 @@ describeRedis("replicas behind a round-robin balancer", (redis) => {
     const answeredBy = new Set(world.balancer.routed.map((r) => r.backend));
     expect([...answeredBy].sort()).toEqual([0, 1, 2]);
 
-    // Every job is created (and under way) before the kill.
+    // Every job is created and tracked in the store (the 15 of this load and the photo avatar's,
+    // all under way) before the kill: a command
+    // between its creation call and its job record dies with its replica (see the README).
     await waitFor(
       () => creations().length === 18,
       10_000,
       () => `18 creations: ${creations().length}`,
     );
     expect(world.emu.callsTo("POST", "/api/avatar/design/create")).toHaveLength(1);
+    await eventually(async () => (await redis().admin.zCard("indexes::jobs:unfinished")) >= 16, 10_000);
     await world.replicas[1]!.bot.kill();
     const killedAt = Date.now();
     // The balancer now sends everything to the two left.
