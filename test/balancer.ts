@@ -1,4 +1,4 @@
-import { createServer, type IncomingHttpHeaders, request } from "node:http";
+import { Agent, createServer, type IncomingHttpHeaders, request } from "node:http";
 import type { AddressInfo } from "node:net";
 
 /**
@@ -37,6 +37,9 @@ function endToEnd(headers: IncomingHttpHeaders): IncomingHttpHeaders {
 /** `backends`: the replicas' origins (http://127.0.0.1:PORT). */
 export async function startBalancer(backends: readonly string[]): Promise<Balancer> {
   const routed: Routed[] = [];
+  // A connection per request: a pooled one to a replica killed since would fail as a reset
+  // (the request may have been read) instead of a refusal (it surely was not), and get a 502.
+  const agent = new Agent({ keepAlive: false });
   let next = 0;
 
   const server = createServer((req, res) => {
@@ -50,6 +53,7 @@ export async function startBalancer(backends: readonly string[]): Promise<Balanc
         const backend = (first + tried) % backends.length;
         const target = new URL(backends[backend]!);
         const out = request({
+          agent,
           host: target.hostname,
           port: target.port,
           method: req.method,

@@ -166,7 +166,8 @@ describeRedis("replicas behind a round-robin balancer", (redis) => {
     const killedAt = Date.now();
     // The balancer now sends everything to the two left.
     for (let i = 0; i < 3; i += 1) {
-      await slack.slashCommand(url, { text: `image generate owl ${i}`, user: nextUser() });
+      const answer = await slack.slashCommand(url, { text: `image generate owl ${i}`, user: nextUser() });
+      expect(answer.status).toBe(200);
     }
 
     await waitFor(
