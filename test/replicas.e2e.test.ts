@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ended } from "./discord/harness.js";
 import { solidPng } from "./fakes/media-api/png.js";
-import type { Workspace } from "./fakes/slack/index.js";
+import { sign, type Workspace } from "./fakes/slack/index.js";
 import type { Message } from "./fakes/slack/state.js";
 import { until } from "./main-process.js";
 import { ReplicaWorld } from "./replicas-world.js";
@@ -105,6 +105,28 @@ describeRedis("replicas behind a round-robin balancer", (redis) => {
       );
       expect(submitted).not.toEqual(opened);
     }
+    // Slack sends a command again when its ack was slow: the copy reaches the next replica,
+    // which knows it from the store and does not run it twice.
+    const again = slack.payloads.slashCommand({ text: "image generate twice", user: slack.addUser("x").id });
+    const body = new URLSearchParams(again.payload).toString();
+    const deliver = async (retry: Record<string, string>) => {
+      const timestamp = Math.floor(Date.now() / 1000);
+      const headers = {
+        "content-type": "application/x-www-form-urlencoded",
+        "x-slack-request-timestamp": String(timestamp),
+        "x-slack-signature": sign(slack.signingSecret, timestamp, body),
+        ...retry,
+      };
+      return (await fetch(url, { method: "POST", headers, body })).status;
+    };
+    const [original, retried] = [
+      await routedBy(async () => expect(await deliver({})).toBe(200)),
+      await routedBy(async () =>
+        expect(await deliver({ "x-slack-retry-num": "1", "x-slack-retry-reason": "http_timeout" })).toBe(200),
+      ),
+    ];
+    expect(retried).not.toEqual(original);
+
     // A Discord form: the modal shown by one replica is submitted to the next.
     const answered = (id: string) =>
       waitFor(
@@ -152,16 +174,16 @@ describeRedis("replicas behind a round-robin balancer", (redis) => {
     const answeredBy = new Set(world.balancer.routed.map((r) => r.backend));
     expect([...answeredBy].sort()).toEqual([0, 1, 2]);
 
-    // Every job is created and tracked in the store (the 15 of this load and the photo avatar's,
+    // Every job is created and tracked in the store (the 16 of this load and the photo avatar's,
     // all under way) before the kill: a command
     // between its creation call and its job record dies with its replica (see the README).
     await waitFor(
-      () => creations().length === 18,
+      () => creations().length === 19,
       10_000,
-      () => `18 creations: ${creations().length}`,
+      () => `19 creations: ${creations().length}`,
     );
     expect(world.emu.callsTo("POST", "/api/avatar/design/create")).toHaveLength(1);
-    await eventually(async () => (await redis().admin.zCard("indexes::jobs:unfinished")) >= 16, 10_000);
+    await eventually(async () => (await redis().admin.zCard("indexes::jobs:unfinished")) >= 17, 10_000);
     await world.replicas[1]!.bot.kill();
     const killedAt = Date.now();
     // The balancer now sends everything to the two left.
@@ -172,24 +194,24 @@ describeRedis("replicas behind a round-robin balancer", (redis) => {
 
     await waitFor(
       () =>
-        finished().length === 18 &&
-        readyNotices().length >= 18 &&
+        finished().length === 19 &&
+        readyNotices().length >= 19 &&
         discordCommands.every((c) => discordDone(c.id)) &&
         discordReady().length >= 3,
       RECOVERY_MS,
       () =>
-        `all 21 results: ${finished().length} finished on Slack, ${readyNotices().length} notices; ` +
+        `all 22 results: ${finished().length} finished on Slack, ${readyNotices().length} notices; ` +
         `Discord: ${discordCommands.filter((c) => discordDone(c.id)).length} of 3 done, ${discordReady().length} notices\n${channel()}`,
     );
     const recoveredMs = Date.now() - killedAt;
     await sleep(1_500); // a second delivery, if any, would show by now
 
     expect(recoveredMs).toBeLessThan(RECOVERY_MS);
-    expect(creations()).toHaveLength(21);
+    expect(creations()).toHaveLength(22);
     const ids = jobMessages().map(jobIdOf);
-    expect(new Set(ids).size).toBe(18);
-    expect(finished()).toHaveLength(18);
-    expect(readyNotices()).toHaveLength(18);
+    expect(new Set(ids).size).toBe(19);
+    expect(finished()).toHaveLength(19);
+    expect(readyNotices()).toHaveLength(19);
     for (const job of jobMessages()) {
       expect(slack.uploads.filter((u) => u.threadTs === job.ts)).toHaveLength(1);
     }
