@@ -13,6 +13,7 @@ const BENCHMARKS: Record<string, string> = {
   redact: "./redact/main.ts",
   "slack-ack": "./slack-ack/main.ts",
   chaos: "./chaos/main.ts",
+  scale: "./scale/main.ts",
 };
 
 const args = process.argv.slice(2);

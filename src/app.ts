@@ -42,7 +42,14 @@ export async function startApp(config: Config, logger: Logger = createLogger({ l
     ...(config.instanceId && { engine: { instanceId: config.instanceId } }),
   });
   const discord = config.discord
-    ? await startDiscord({ config: config.discord, bot, logger, store: stores.keyv("discord"), http: server })
+    ? await startDiscord({
+        config: config.discord,
+        bot,
+        logger,
+        store: stores.keyv("discord"),
+        stores,
+        http: server,
+      })
     : undefined;
   const slack = config.slack
     ? await startSlack({
@@ -50,6 +57,7 @@ export async function startApp(config: Config, logger: Logger = createLogger({ l
         bot,
         logger,
         store: stores.keyv("slack"),
+        claims: stores.claims,
         installations: stores.installations,
         http: server,
       })

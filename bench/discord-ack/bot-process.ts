@@ -18,6 +18,7 @@ const discord = await startDiscord({
   bot,
   logger,
   store: stores.keyv("discord"),
+  stores,
 });
 await bot.start();
 console.log(JSON.stringify({ ready: true }));

@@ -22,6 +22,7 @@ const discord = await startDiscord({
   bot,
   logger,
   store: stores.keyv("discord"),
+  stores,
   http,
 });
 await bot.start();

@@ -9,7 +9,7 @@ import { connectGateway } from "./gateway.js";
 import { startInteractionsEndpoint } from "./http/index.js";
 import type { Inbound } from "./inbound.js";
 import { createInteractionHandler } from "./interactions.js";
-import { PendingForms } from "./pending-forms.js";
+import { PendingForms, type PendingFormsStore } from "./pending-forms.js";
 import { registerIfChanged } from "./registration.js";
 
 export type { DiscordConfig } from "./client.js";
@@ -20,6 +20,8 @@ export interface DiscordOptions {
   logger: Logger;
   /** A namespace of the bot's store (`stores.keyv("discord")`): what was registered, across restarts. */
   store: Keyv<unknown>;
+  /** The bot's store, where forms wait for their submission, which may reach another replica. */
+  stores: PendingFormsStore;
   /** The bot's HTTP server; POST /discord/interactions is mounted on it when DISCORD_PUBLIC_KEY is set. */
   http?: HttpServer;
   /** Time for interaction token ages (tests move it forward); timers still wait in real time. */
@@ -53,7 +55,7 @@ export async function startDiscord(options: DiscordOptions): Promise<RunningDisc
   const handler = createInteractionHandler({
     bot,
     adapter,
-    forms: new PendingForms(options.clock),
+    forms: new PendingForms(options.stores, options.clock),
     logger,
   });
   bot.attach(adapter);

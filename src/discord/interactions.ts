@@ -34,7 +34,7 @@ import { DISCORD_LIMITS as L } from "./limits.js";
 import { imageAttachment, imageOf } from "./message-images.js";
 import { dmNotice, expiredFormNotice, staleControlNotice } from "./notices.js";
 import { readOptions } from "./options.js";
-import type { PendingForm, PendingForms } from "./pending-forms.js";
+import type { PendingForms, SubmittedForm } from "./pending-forms.js";
 import { formModal } from "./render/modal.js";
 import { cut } from "./render/text.js";
 
@@ -90,10 +90,10 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
     const input = readOptions(def, i.options.data);
     const asked = def ? formOptions(def, input.options) : [];
     if (def && asked.length > 0) {
-      const key = forms.put({
+      const key = await forms.put({
         command: def,
         options: commandLineOptions(def, input.options),
-        attachments: input.attachments,
+        files: input.files,
         userId: i.user.id,
       });
       await i.showModal(formModal(formCustomId(key), humanize(def.name), formFields(asked)));
@@ -126,10 +126,10 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
       later(i, "message command notice", () => adapter.post(conversation, notice, { ephemeral: true }));
       return;
     }
-    const key = forms.put({
+    const key = await forms.put({
       command,
       options: {},
-      attachments: {},
+      files: {},
       userId: i.user.id,
       image: { option: input.file, source },
     });
@@ -137,7 +137,7 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
   }
 
   /** The files of a submitted form: those the command line gave, and a message command's image. */
-  async function attachmentsOf(pending: PendingForm): Promise<Record<string, Attachment[]>> {
+  async function attachmentsOf(pending: SubmittedForm): Promise<Record<string, Attachment[]>> {
     if (!pending.image) return pending.attachments;
     const { option, source } = pending.image;
     return { ...pending.attachments, [option]: [await imageAttachment(source)] };
@@ -194,7 +194,7 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
     const control = decodeControlId(i.customId);
     if (control) return followUpForm(i, control);
     const key = formKeyOf(i.customId);
-    const pending = key === undefined ? undefined : forms.take(key, i.user.id);
+    const pending = key === undefined ? undefined : await forms.take(key, i.user.id);
     const conversation = await defer(i, pending ? pending.command.ephemeral === true : true);
     if (!pending) {
       later(i, "expired form notice", () =>

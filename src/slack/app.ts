@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import {
   App,
   type BlockAction,
@@ -20,7 +21,7 @@ import { FairQueue, laneOf } from "../core/fair-queue.js";
 import type { Logger } from "../core/log.js";
 import type { Attachment, ConversationRef } from "../core/ports.js";
 import { errorCard } from "../core/render/errors.js";
-import type { InstallationStore } from "../store/index.js";
+import type { Claims, InstallationStore } from "../store/index.js";
 import { Actors } from "./actors.js";
 import { SlackAdapter } from "./adapter.js";
 import { readCommandLine } from "./command-line.js";
@@ -40,7 +41,8 @@ import { InstalledWorkspaces, singleWorkspace } from "./workspaces.js";
 
 /**
  * Bolt wired to the core. Every listener acknowledges first (Slack waits 3 s), opens a form with
- * the trigger_id before any other awaited call (the trigger dies after 3 s and works once), then
+ * the trigger_id before any other awaited call but the de-duplication claim (the trigger dies after
+ * 3 s and works once), then
  * hands a core event to the bot, which does all the rest and answers through the adapter.
  */
 
@@ -62,6 +64,8 @@ export interface SlackAppOptions {
   logger: Logger;
   /** A namespace of the bot's store (`stores.keyv("slack")`): what was posted, across restarts. */
   store: Keyv<unknown>;
+  /** The store's claims, shared by every replica: which of them takes a gesture Slack sent twice. */
+  claims: Claims;
   /** Merged into the WebClient's options (tests turn retries off). */
   clientOptions?: WebClientOptions;
   /** The bot's store of installations (`stores.installations`): required with `config.oauth`. */
@@ -126,7 +130,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   const { app, receiver, workspaces, installations } = createApp(options);
   const adapter = new SlackAdapter(workspaces, new Ledger(options.store));
   const actors = new Actors(workspaces, logger);
-  const recent = new Recent();
+  const recent = new Recent(options.claims, randomUUID());
   const work = new FairQueue(CONCURRENT_WORK);
   const later = (teamId: string, userId: string, task: () => Promise<void>) =>
     work.add(laneOf("slack", teamId, userId), task);
@@ -189,7 +193,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
 
   app.command(SLASH_COMMAND, async ({ command, ack, client, context }) => {
     await ack();
-    if (!recent.first(`trigger:${command.trigger_id}`)) return;
+    if (!(await recent.first(`trigger:${command.trigger_id}`))) return;
     const request = readCommandLine(command.text);
     const teamId = context.teamId ?? command.team_id;
     const where = conversation(teamId, command.channel_id, command.user_id, {
@@ -221,7 +225,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     if (form && followUp) {
       // The core checks a follow-up's fields (against its job's form) and answers privately.
       await ack();
-      if (!recent.first(`trigger:${body.trigger_id}`)) return;
+      if (!(await recent.first(`trigger:${body.trigger_id}`))) return;
       const teamId = context.teamId ?? body.team?.id ?? body.user.team_id ?? "";
       const where = conversation(teamId, form.channelId, body.user.id);
       await later(teamId, body.user.id, async () => {
@@ -253,7 +257,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       return;
     }
     await ack();
-    if (!recent.first(`trigger:${body.trigger_id}`)) return;
+    if (!(await recent.first(`trigger:${body.trigger_id}`))) return;
     const teamId = context.teamId ?? body.team?.id ?? body.user.team_id ?? "";
     const where = conversation(teamId, form.channelId, body.user.id);
     // A message shortcut's image joins the files given in the form.
@@ -299,7 +303,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
 
   app.action<BlockAction>(ACTION_ID, async ({ ack, body, action, client, context }) => {
     await ack();
-    if (!recent.first(`trigger:${body.trigger_id}`)) return;
+    if (!(await recent.first(`trigger:${body.trigger_id}`))) return;
     const key = decodeActionId(action.action_id);
     const channelId = body.channel?.id ?? body.container.channel_id;
     const messageId = body.message?.ts ?? body.container.message_ts;
@@ -368,7 +372,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   // Mentioning the bot shows the help, in the thread of the mention.
   app.event("app_mention", async ({ event, body, context }) => {
     const user = event.user;
-    if (!user || !recent.first(`event:${body.event_id}`)) return;
+    if (!user || !(await recent.first(`event:${body.event_id}`))) return;
     const teamId = context.teamId ?? body.team_id;
     await later(teamId, user, () =>
       bot.handleCommand({

@@ -136,6 +136,7 @@ export class DiscordWorld {
       bot,
       logger: silent,
       store: stores.keyv("discord"),
+      stores,
       ...(http && { http }),
       clock: { now: () => fake.clock.now() - skew.ms },
     });

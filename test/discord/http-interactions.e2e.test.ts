@@ -83,6 +83,7 @@ describe("POST /discord/interactions", () => {
         bot: Object.assign(Object.create(world.bot), { attach: () => undefined }),
         logger: silent,
         store: world.stores.keyv("discord-other"),
+        stores: world.stores,
         http: world.http!,
       });
     const other = generateKeyPairSync("ed25519").publicKey.export({ format: "der", type: "spki" });

@@ -62,6 +62,7 @@ describe("DISCORD_SHARDS", () => {
       bot: Object.assign(Object.create(world.bot), { attach: () => undefined }),
       logger: silent,
       store: world.stores.keyv("discord"),
+      stores: world.stores,
     });
     expect(world.fake.gateway.shards).toEqual([
       [0, 2],

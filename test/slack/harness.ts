@@ -110,6 +110,7 @@ export class SlackWorld {
       bot,
       logger: silent,
       store: stores.keyv("slack"),
+      claims: stores.claims,
       installations: stores.installations,
       clientOptions: { retryConfig: { retries: 0 } },
     });
