@@ -59,15 +59,19 @@ export interface AckResult<Name extends string = string> {
 const ms = (value: number) => Math.round(value * 10) / 10;
 const sleep = (time: number) => new Promise((resolve) => setTimeout(resolve, time));
 
-/** One burst's figures from each command's time to its ack in ms (rounded to 0.1 ms). */
-export function roundFigures(timed: readonly Timed[], failed: number): Round {
-  const sorted = timed.map((t) => t.acked - t.sent).sort((a, b) => a - b);
+/**
+ * One burst's figures from each command's time to its ack in ms (rounded to 0.1 ms): durations, or
+ * the requests themselves (kept for `breakdown`).
+ */
+export function roundFigures(times: readonly number[] | readonly Timed[], failed: number): Round {
+  const timed = times.filter((t): t is Timed => typeof t !== "number");
+  const sorted = times.map((t) => (typeof t === "number" ? t : t.acked - t.sent)).sort((a, b) => a - b);
   return {
     p50: ms(percentile(sorted, 50)),
     p99: ms(percentile(sorted, 99)),
     max: ms(sorted.at(-1) ?? 0),
     failed,
-    timed: [...timed],
+    ...(timed.length > 0 && { timed }),
   };
 }
 

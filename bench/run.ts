@@ -8,10 +8,12 @@ import { fileURLToPath } from "node:url";
  */
 const BENCHMARKS: Record<string, string> = {
   "discord-ack": "./discord-ack/main.ts",
+  "discord-interactions": "./discord-interactions/main.ts",
   jobs: "./jobs/main.ts",
   redact: "./redact/main.ts",
   "slack-ack": "./slack-ack/main.ts",
   chaos: "./chaos/main.ts",
+  scale: "./scale/main.ts",
 };
 
 const args = process.argv.slice(2);

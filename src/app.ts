@@ -13,6 +13,8 @@ export interface RunningApp {
   httpUrl: string;
   /** Where Slack sends its requests in HTTP mode. */
   slackEventsUrl?: string;
+  /** Where Discord sends interactions when DISCORD_PUBLIC_KEY is set. */
+  discordInteractionsUrl?: string;
   /** See Bot.stop: the platforms stay connected until the bot has answered and delivered what it can. */
   stop(options?: { deadlineMs?: number }): Promise<void>;
 }
@@ -40,10 +42,25 @@ export async function startApp(config: Config, logger: Logger = createLogger({ l
     ...(config.instanceId && { engine: { instanceId: config.instanceId } }),
   });
   const discord = config.discord
-    ? await startDiscord({ config: config.discord, bot, logger, store: stores.keyv("discord") })
+    ? await startDiscord({
+        config: config.discord,
+        bot,
+        logger,
+        store: stores.keyv("discord"),
+        stores,
+        http: server,
+      })
     : undefined;
   const slack = config.slack
-    ? await startSlack({ config: config.slack, bot, logger, store: stores.keyv("slack"), http: server })
+    ? await startSlack({
+        config: config.slack,
+        bot,
+        logger,
+        store: stores.keyv("slack"),
+        claims: stores.claims,
+        installations: stores.installations,
+        http: server,
+      })
     : undefined;
   if (discord) server.readiness.watch("discord", discord.problem);
   if (slack) server.readiness.watch("slack", slack.problem);
@@ -53,6 +70,7 @@ export async function startApp(config: Config, logger: Logger = createLogger({ l
   const running: RunningApp = {
     httpUrl: server.url,
     ...(slack?.eventsUrl && { slackEventsUrl: slack.eventsUrl }),
+    ...(discord?.interactionsUrl && { discordInteractionsUrl: discord.interactionsUrl }),
     async stop(options) {
       await bot.stop(options);
       await discord?.stop();

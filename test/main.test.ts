@@ -81,6 +81,63 @@ describe("npm start", () => {
     expect(output.stderr).toContain("SLACK_BOT_TOKEN");
   });
 
+  it("installs Slack in a workspace through /slack/install and answers it with that workspace's token", async () => {
+    const emu = await startEmulator();
+    const fake = await startFakeSlack();
+    const dir = mkdtempSync(join(tmpdir(), "main-"));
+    const port = await freePort();
+    const globex = fake.addWorkspace("Globex");
+    const stateSecret = "state-secret-of-the-main-test";
+    const { child, output } = run({
+      MEDIA_API_URL: emu.url,
+      MEDIA_API_KEY: "test-key",
+      MEDIA_API_KEY_TENANTS: "*",
+      SECRETS_KEY: "7f".repeat(32),
+      STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`,
+      SLACK_CLIENT_ID: fake.clientId,
+      SLACK_CLIENT_SECRET: fake.clientSecret,
+      SLACK_STATE_SECRET: stateSecret,
+      SLACK_SIGNING_SECRET: fake.signingSecret,
+      SLACK_API_URL: fake.apiUrl,
+      PORT: String(port),
+      // Bolt, its InstallProvider and the WebClient say the most at debug: still no secret.
+      LOG_LEVEL: "debug",
+    });
+    started.push({ child, emu, fake, dir });
+    await until(
+      () => output.stdout.includes("media bot started"),
+      15_000,
+      () => output.stdout + output.stderr,
+    );
+    const base = `http://127.0.0.1:${port}`;
+    fake.redirectUrls.push(`${base}/slack/oauth_redirect`);
+
+    expect(await fake.install(`${base}/slack/install`, globex.id)).toMatchObject({ status: 200 });
+    const token = fake.botTokenOf(globex.id) ?? "";
+    const answer = await fake.slashCommand(`${base}/slack/events`, {
+      text: "usage",
+      user: globex.userIds.requester,
+      channel: globex.channelId,
+    });
+    expect(answer.status).toBe(200);
+    await until(
+      () => fake.ephemerals(globex.channelId).find((m) => JSON.stringify(m).includes("1000")),
+      10_000,
+      () => JSON.stringify(fake.calls),
+    );
+    const calls = fake.calls.filter((c) => c.method !== "oauth.v2.access");
+    expect(calls.map((c) => [c.method, c.token === token, c.answered.ok])).toEqual(
+      expect.arrayContaining([
+        ["auth.test", true, true],
+        ["users.info", true, true],
+        ["chat.postEphemeral", true, true],
+      ]),
+    );
+    expect(calls.filter((c) => c.token !== token)).toEqual([]);
+    for (const secret of [token, fake.clientSecret, stateSecret])
+      expect(output.stdout + output.stderr).not.toContain(secret);
+  });
+
   it("answers /media on Slack with the service's figures, then stops cleanly on SIGTERM", async () => {
     const emu = await startEmulator();
     const fake = await startFakeSlack();
@@ -193,6 +250,49 @@ describe("npm start", () => {
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
   }, 40_000);
+  it("answers Discord over HTTP interactions with DISCORD_PUBLIC_KEY, without a gateway connection", async () => {
+    const emu = await startEmulator();
+    const fake = await startFakeDiscord();
+    const dir = mkdtempSync(join(tmpdir(), "main-"));
+    const { child, output, exited } = run({
+      MEDIA_API_URL: emu.url,
+      MEDIA_API_KEY: "test-key",
+      MEDIA_API_KEY_TENANTS: fake.guild.id,
+      STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`,
+      DISCORD_TOKEN: fake.token,
+      DISCORD_REST_URL: fake.restUrl,
+      DISCORD_GUILD_ID: fake.guild.id,
+      DISCORD_PUBLIC_KEY: fake.publicKey,
+    });
+    started.push({ child, emu, fake, dir });
+    await until(
+      () => output.stdout.includes("media bot started"),
+      20_000,
+      () => output.stdout + output.stderr,
+    );
+    const base = `http://127.0.0.1:${httpPort(output.stdout)}`;
+    // What saving the Interactions Endpoint URL in the portal does: a signed PING, a forged request.
+    await fake.setInteractionsEndpoint(`${base}/discord/interactions`);
+
+    const interaction = await fake.sendCommand({ name: "usage" });
+    const answer = await until(
+      () => fake.original(interaction.id)?.embeds.find((e) => /Credits left/.test(JSON.stringify(e))),
+      10_000,
+      () => JSON.stringify(fake.original(interaction.id)),
+    );
+    expect(JSON.stringify(answer)).toContain("1000");
+    expect(fake.interaction(interaction.id)?.http?.status).toBe(202);
+    expect(fake.gatewayFrames).toEqual([]);
+    fake.assertNoValidationErrors();
+    const ready = await get(`${base}/readyz`);
+    expect(JSON.parse(ready.text)).toEqual({ status: "ready", checks: { store: "ok", discord: "ok" } });
+    const metrics = (await get(`${base}/metrics`)).text;
+    expect(sample(metrics, 'mediabot_ack_seconds_count{platform="discord"}')).toBe(1);
+
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+  }, 40_000);
+
   it("refuses to start when no API key could ever be used, saying what to set", async () => {
     const { output, exited } = run({ MEDIA_API_URL: "http://127.0.0.1:9", DISCORD_TOKEN: "x" });
     expect(await exited).toBe(1);
@@ -274,6 +374,16 @@ describe("npm start with a bad credential or dependency", () => {
   }
 
   describe("each says what to fix in one line", () => {
+    it("a DISCORD_SHARDS that is not auto or a range of its count", async () => {
+      const { code, stderr } = await failedStart({
+        MEDIA_API_URL: "http://127.0.0.1:9",
+        DISCORD_TOKEN: "discord-token",
+        DISCORD_SHARDS: "1-2/2",
+      });
+      expect(code).toBe(1);
+      expectOneLine(stderr, /^Cannot start: DISCORD_SHARDS must name shards within 0-1\/2, first to last/);
+    }, 30_000);
+
     it("a Discord token Discord refuses", async () => {
       const fake = await startFakeDiscord();
       started.push({ fake });
@@ -329,6 +439,21 @@ describe("npm start with a bad credential or dependency", () => {
         stderr,
         /^Cannot start: SLACK_SIGNING_SECRET must be the app's 32-character Signing Secret/,
         pasted,
+      );
+    });
+
+    it("a partial set of the Slack OAuth variables, without their secrets", async () => {
+      const secret = "0123456789abcdef0123456789abcdef";
+      const { code, stderr } = await failedStart({
+        MEDIA_API_URL: "http://127.0.0.1:9",
+        SLACK_CLIENT_ID: "1000000001.4000000004",
+        SLACK_CLIENT_SECRET: secret,
+      });
+      expect(code).toBe(1);
+      expectOneLine(
+        stderr,
+        /^Cannot start: SLACK_STATE_SECRET is required with SLACK_CLIENT_ID and SLACK_CLIENT_SECRET: Slack OAuth installs need/,
+        secret,
       );
     });
 

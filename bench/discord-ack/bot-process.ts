@@ -20,6 +20,7 @@ const discord = await startDiscord({
   bot,
   logger,
   store: stores.keyv("discord"),
+  stores,
 });
 // The gateway packet as discord.js has it, before the bot's handler: the start of "in the bot".
 discord.client.on(Events.Raw, (packet: { t?: string; d?: { id?: string } }) => {

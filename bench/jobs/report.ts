@@ -72,6 +72,13 @@ export interface Settings {
 }
 
 const CORES = availableParallelism();
+/** For a caller that measured no emulator or machine figures (bench/scale merges replicas). */
+const NO_LOAD: Load = {
+  emulatorCpuMs: 0,
+  emulatorLoopDelayP99Ms: 0,
+  driverLoopDelayP99Ms: 0,
+  loadAverage: [0, 0],
+};
 
 /**
  * Why a run's figures may say more about the machine than about the bot: a process with no CPU
@@ -139,7 +146,7 @@ export function figures(
   jobs: SeededJob[],
   goAt: number,
   speed: number,
-  load: Load,
+  load: Load = NO_LOAD,
 ): Figures {
   const delays: number[] = [];
   const lags: number[] = [];
@@ -164,6 +171,7 @@ export function figures(
   const ascending = (a: number, b: number) => a - b;
   delays.sort(ascending);
   const cpuMs = result.cpuUserMs + result.cpuSystemMs;
+  const wallMs = Math.max(1, result.wallMs);
   const fit = fitCpu(result.seconds, Math.ceil(result.startMs / 1000) + 1);
   const measured: Figures = {
     requestsPerJob: round(reads / jobs.length, 2),
@@ -181,12 +189,12 @@ export function figures(
     fitMsPerRead: round(fit[0], 3),
     fitMsPerDelivery: round(fit[1], 3),
     fitIdleMsPerSecond: round(fit[2], 1),
-    botCores: round(cpuMs / result.wallMs, 2),
+    botCores: round(cpuMs / wallMs, 2),
     emulatorCpuSeconds: round(load.emulatorCpuMs / 1000, 2),
-    emulatorCores: round(load.emulatorCpuMs / result.wallMs, 2),
+    emulatorCores: round(load.emulatorCpuMs / wallMs, 2),
     emulatorLoopDelayP99Ms: load.emulatorLoopDelayP99Ms,
     driverLoopDelayP99Ms: load.driverLoopDelayP99Ms,
-    machineShare: round((cpuMs + load.emulatorCpuMs) / (CORES * result.wallMs), 2),
+    machineShare: round((cpuMs + load.emulatorCpuMs) / (CORES * wallMs), 2),
     loadAverageStart: load.loadAverage[0],
     loadAverageEnd: load.loadAverage[1],
     saturated: 0,

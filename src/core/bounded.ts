@@ -25,15 +25,15 @@ export function bounded(source: AsyncIterable<Uint8Array>, max: number, tooBig: 
 }
 
 /**
- * The whole body as text, failing with `tooBig()` past `max` bytes (the rest is not read). Read
- * straight from the source, without `bounded`'s stream around it: every status read goes through
- * here, and the extra stream was a tenth of the cost of one (bench/results/jobs-profile-before.md).
+ * The whole body, failing with `tooBig()` past `max` bytes (the rest is not read). Read straight
+ * from the source, without `bounded`'s stream around it: every status read goes through here, and
+ * the extra stream was a tenth of the cost of one (bench/results/jobs-profile-before.md).
  */
-export async function boundedText(
+export async function boundedBytes(
   source: AsyncIterable<Uint8Array>,
   max: number,
   tooBig: () => Error,
-): Promise<string> {
+): Promise<Buffer> {
   const chunks: Uint8Array[] = [];
   let seen = 0;
   let ended = false;
@@ -47,5 +47,14 @@ export async function boundedText(
   } finally {
     if (!ended) abandon(source);
   }
-  return Buffer.concat(chunks, seen).toString("utf8");
+  return Buffer.concat(chunks, seen);
+}
+
+/** The whole body as text, failing with `tooBig()` past `max` bytes (the rest is not read). */
+export async function boundedText(
+  source: AsyncIterable<Uint8Array>,
+  max: number,
+  tooBig: () => Error,
+): Promise<string> {
+  return (await boundedBytes(source, max, tooBig)).toString("utf8");
 }

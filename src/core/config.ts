@@ -54,6 +54,27 @@ const keyTenants = z
     "must be * or guild / team ids separated by commas",
   );
 
+/** `auto`, or `i-j/N`: this process runs shards i to j of N (see ShardRange). */
+const shardsSetting = z
+  .string()
+  .trim()
+  .transform((v, ctx): "auto" | ShardRange => {
+    if (v === "auto") return v;
+    const [, first, last, count] = /^(\d+)-(\d+)\/(\d+)$/.exec(v)?.map(Number) ?? [];
+    if (first === undefined || last === undefined || count === undefined) {
+      ctx.addIssue({ code: "custom", message: "must be auto or a range i-j/N, such as 0-3/8" });
+      return z.NEVER;
+    }
+    if (count < 1 || first > last || last >= count) {
+      ctx.addIssue({
+        code: "custom",
+        message: `must name shards within 0-${Math.max(0, count - 1)}/${count}, first to last`,
+      });
+      return z.NEVER;
+    }
+    return { first, last, count };
+  });
+
 const perMinute = z.coerce.number().int().min(0, "must be 0 (no limit) or more");
 
 const schema = z.object({
@@ -72,12 +93,19 @@ const schema = z.object({
     .string()
     .regex(/^\d{17,20}$/, "must be a guild id (a snowflake of 17-20 digits)")
     .optional(),
+  DISCORD_PUBLIC_KEY: shaped(/^[0-9a-fA-F]{64}$/, "must be the application's Public Key (64 hex characters)"),
+  DISCORD_SHARDS: shardsSetting.optional(),
   DISCORD_REST_URL: httpUrl.transform((v) => v.replace(/\/+$/, "")).default("https://discord.com/api"),
   // The three Slack credentials look alike on the app's pages; a swapped one is named here, not
   // met later as a refused request.
   SLACK_BOT_TOKEN: shaped(/^xoxb-/, "must be the Bot User OAuth Token (xoxb-...)"),
   SLACK_SIGNING_SECRET: shaped(/^[A-Za-z0-9]{32}$/, "must be the app's 32-character Signing Secret"),
   SLACK_APP_TOKEN: shaped(/^xapp-/, "must be an app-level token (xapp-...)"),
+  // OAuth installs (many workspaces): the app's Client ID and Secret, and a secret of the
+  // operator's own that signs the install's state.
+  SLACK_CLIENT_ID: shaped(/^\d+\.\d+$/, "must be the app's Client ID (digits.digits)"),
+  SLACK_CLIENT_SECRET: shaped(/^[A-Za-z0-9]{32}$/, "must be the app's 32-character Client Secret"),
+  SLACK_STATE_SECRET: shaped(/^.{16,}$/, "must be a random string of at least 16 characters"),
   PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** The name PORT had while only Slack used the server; PORT wins when both are set. */
   SLACK_PORT: z.coerce.number().int().min(0).max(65535).optional(),
@@ -89,6 +117,13 @@ const schema = z.object({
 
 /** Where the bot's HTTP server listens unless PORT (or SLACK_PORT) says otherwise. */
 export const DEFAULT_PORT = 3000;
+
+/** Shards `first` to `last` (inclusive) of `count`, the ones this process connects. */
+export interface ShardRange {
+  first: number;
+  last: number;
+  count: number;
+}
 
 export interface Config {
   media: {
@@ -102,9 +137,19 @@ export interface Config {
   /** The bot's one HTTP server: /healthz, /readyz, /metrics, and POST /slack/events (0: any free port). */
   port: number;
   storeUrl: string;
-  discord?: { token: string; guildId?: string; restUrl: string };
+  discord?: {
+    token: string;
+    guildId?: string;
+    restUrl: string;
+    /** Set: interactions arrive on POST /discord/interactions, signed with this key, and no gateway is opened. */
+    publicKey?: string;
+    /** Unset: one shard, the gateway's default. */
+    shards?: "auto" | ShardRange;
+  };
+  /** Exactly one of `botToken` (one workspace) and `oauth` (installs through /slack/install). */
   slack?: {
-    botToken: string;
+    botToken?: string;
+    oauth?: SlackOAuth;
     signingSecret?: string;
     appToken?: string;
     port: number;
@@ -114,6 +159,12 @@ export interface Config {
   /** Stable name of this instance; unset: host name plus working directory (see jobs/liveness.ts). */
   instanceId?: string;
   logLevel: z.infer<typeof schema>["LOG_LEVEL"];
+}
+
+export interface SlackOAuth {
+  clientId: string;
+  clientSecret: string;
+  stateSecret: string;
 }
 
 export class ConfigError extends Error {
@@ -128,11 +179,17 @@ export class ConfigError extends Error {
 const SECRET_VARIABLES = new Set([
   "MEDIA_API_KEY",
   "DISCORD_TOKEN",
+  // Public, but the portal shows it beside the bot token: a value pasted into the wrong box is not echoed.
+  "DISCORD_PUBLIC_KEY",
   "SLACK_BOT_TOKEN",
   "SLACK_SIGNING_SECRET",
   "SLACK_APP_TOKEN",
+  "SLACK_CLIENT_SECRET",
+  "SLACK_STATE_SECRET",
   "SECRETS_KEY",
 ]);
+
+const OAUTH_VARIABLES = ["SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET", "SLACK_STATE_SECRET"] as const;
 
 /** A URL's password, even in a value too broken to parse ("redis//:pw@host"). */
 function passwordOf(url: string): string | undefined {
@@ -166,14 +223,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   for (const name of SECRET_VARIABLES) addSecret(v[name as keyof typeof v] as string | undefined);
   addSecret(passwordOf(v.STORE_URL));
 
-  if (!v.DISCORD_TOKEN && !v.SLACK_BOT_TOKEN) {
+  if (v.DISCORD_PUBLIC_KEY && !v.DISCORD_TOKEN) {
     throw new ConfigError(
-      "No chat platform is configured: set DISCORD_TOKEN for Discord, or SLACK_BOT_TOKEN with SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode) for Slack.",
+      "DISCORD_PUBLIC_KEY needs DISCORD_TOKEN: the bot answers interactions and registers its commands with the bot token.",
+    );
+  }
+  const oauth = slackOAuth(v);
+  if (!v.DISCORD_TOKEN && !v.SLACK_BOT_TOKEN && !oauth) {
+    throw new ConfigError(
+      "No chat platform is configured: set DISCORD_TOKEN for Discord, or SLACK_BOT_TOKEN with SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode) for Slack, or SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET for Slack installed in many workspaces.",
     );
   }
   if (v.SLACK_BOT_TOKEN && !v.SLACK_SIGNING_SECRET && !v.SLACK_APP_TOKEN) {
     throw new ConfigError(
       "SLACK_SIGNING_SECRET is required with SLACK_BOT_TOKEN in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode).",
+    );
+  }
+
+  if (v.DISCORD_PUBLIC_KEY && v.DISCORD_SHARDS) {
+    throw new ConfigError(
+      "DISCORD_SHARDS has no use with DISCORD_PUBLIC_KEY: over HTTP interactions the bot opens no gateway connection. Unset one of them.",
     );
   }
 
@@ -189,19 +258,64 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rates: { userPerMinute: v.USER_COMMANDS_PER_MINUTE, tenantPerMinute: v.TENANT_COMMANDS_PER_MINUTE },
     storeUrl: v.STORE_URL,
     discord: v.DISCORD_TOKEN
-      ? { token: v.DISCORD_TOKEN, guildId: v.DISCORD_GUILD_ID, restUrl: v.DISCORD_REST_URL }
-      : undefined,
-    slack: v.SLACK_BOT_TOKEN
       ? {
-          botToken: v.SLACK_BOT_TOKEN,
-          signingSecret: v.SLACK_SIGNING_SECRET,
-          appToken: v.SLACK_APP_TOKEN,
-          port,
-          apiUrl: v.SLACK_API_URL,
+          token: v.DISCORD_TOKEN,
+          guildId: v.DISCORD_GUILD_ID,
+          restUrl: v.DISCORD_REST_URL,
+          ...(v.DISCORD_PUBLIC_KEY && { publicKey: v.DISCORD_PUBLIC_KEY.toLowerCase() }),
+          ...(v.DISCORD_SHARDS && { shards: v.DISCORD_SHARDS }),
         }
       : undefined,
+    slack:
+      v.SLACK_BOT_TOKEN || oauth
+        ? {
+            ...(v.SLACK_BOT_TOKEN ? { botToken: v.SLACK_BOT_TOKEN } : { oauth }),
+            signingSecret: v.SLACK_SIGNING_SECRET,
+            appToken: v.SLACK_APP_TOKEN,
+            port,
+            apiUrl: v.SLACK_API_URL,
+          }
+        : undefined,
     secretsKey: v.SECRETS_KEY,
     ...(v.INSTANCE_ID && { instanceId: v.INSTANCE_ID }),
     logLevel: v.LOG_LEVEL,
   };
+}
+
+/**
+ * OAuth installs: all three variables or none. They serve many workspaces over HTTP only (the
+ * install pages and POST /slack/events share the bot's one server), each workspace's token
+ * stored encrypted with SECRETS_KEY, so the single-workspace variables cannot come along.
+ */
+function slackOAuth(v: z.infer<typeof schema>): SlackOAuth | undefined {
+  const { SLACK_CLIENT_ID: clientId, SLACK_CLIENT_SECRET: clientSecret, SLACK_STATE_SECRET: stateSecret } = v;
+  if (!clientId && !clientSecret && !stateSecret) return undefined;
+  if (!clientId || !clientSecret || !stateSecret) {
+    const set = OAUTH_VARIABLES.filter((name) => v[name] !== undefined);
+    const missing = OAUTH_VARIABLES.filter((name) => v[name] === undefined);
+    throw new ConfigError(
+      `${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} required with ${set.join(" and ")}: Slack OAuth installs need SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET.`,
+    );
+  }
+  if (v.SLACK_BOT_TOKEN) {
+    throw new ConfigError(
+      "SLACK_BOT_TOKEN and SLACK_CLIENT_ID are two ways to run Slack: one workspace with a fixed token, or any number installed through /slack/install. Unset one (to move a workspace to OAuth, install the app there through /slack/install).",
+    );
+  }
+  if (v.SLACK_APP_TOKEN) {
+    throw new ConfigError(
+      "SLACK_APP_TOKEN (Socket Mode) cannot be used with SLACK_CLIENT_ID: OAuth installs are served over HTTP, next to POST /slack/events. Unset SLACK_APP_TOKEN and set SLACK_SIGNING_SECRET.",
+    );
+  }
+  if (!v.SLACK_SIGNING_SECRET) {
+    throw new ConfigError(
+      "SLACK_SIGNING_SECRET is required with SLACK_CLIENT_ID: Slack signs every request it sends.",
+    );
+  }
+  if (!v.SECRETS_KEY) {
+    throw new ConfigError(
+      "SECRETS_KEY is required with SLACK_CLIENT_ID: each workspace's token is stored encrypted with it.",
+    );
+  }
+  return { clientId, clientSecret, stateSecret };
 }

@@ -1,4 +1,4 @@
-import { Client, GatewayIntentBits, type RESTOptions } from "discord.js";
+import { Client, type ClientOptions, GatewayIntentBits, type RESTOptions } from "discord.js";
 import type { Config } from "../core/config.js";
 
 export type DiscordConfig = NonNullable<Config["discord"]>;
@@ -23,5 +23,18 @@ export function createDiscordClient(config: DiscordConfig): Client {
     intents: [GatewayIntentBits.Guilds],
     rest: restOptions(config),
     allowedMentions: { parse: [] },
+    ...shardOptions(config.shards),
   });
+}
+
+/**
+ * DISCORD_SHARDS as discord.js's own sharding: `auto` takes the count Discord recommends
+ * (GET /gateway/bot) and runs every shard here; a range runs its shards of the count it names,
+ * so processes on several machines split one bot. Unset: one shard, discord.js's default.
+ */
+export function shardOptions(shards: DiscordConfig["shards"]): Pick<ClientOptions, "shards" | "shardCount"> {
+  if (shards === undefined) return {};
+  if (shards === "auto") return { shards: "auto" };
+  const ids = Array.from({ length: shards.last - shards.first + 1 }, (_, i) => shards.first + i);
+  return { shards: ids, shardCount: shards.count };
 }

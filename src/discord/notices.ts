@@ -14,6 +14,6 @@ export const staleControlNotice: Card = card("Nothing to do", "warning", {
 
 export const expiredFormNotice: Card = card("The form expired", "warning", {
   lines: [
-    "The bot restarted, or the form stayed open too long, so its command was forgotten. Run the command again.",
+    "The form was already sent, or stayed open too long, so its command was forgotten. Run the command again.",
   ],
 });

@@ -2,13 +2,15 @@ import { ApplicationCommandOptionType, type CommandInteractionOption } from "dis
 import type { AnyCommand } from "../core/commands/define.js";
 import type { Attachment } from "../core/ports.js";
 import { fileOptionBase } from "./commands.js";
-import { userAttachment } from "./files.js";
+import { type DiscordFile, userAttachment } from "./files.js";
 
 export interface CommandInput {
   /** Raw values by option name, as Discord typed them; the core validates them. */
   options: Record<string, unknown>;
   /** Files by the catalogue's option name (`image_2` is another file of `image`). */
   attachments: Record<string, Attachment[]>;
+  /** The same files as Discord described them: what a form waiting for its submission keeps. */
+  files: Record<string, DiscordFile[]>;
 }
 
 const NESTING = new Set([
@@ -26,11 +28,14 @@ export function readOptions(
   command: AnyCommand | undefined,
   data: readonly CommandInteractionOption[],
 ): CommandInput {
-  const input: CommandInput = { options: {}, attachments: {} };
+  const input: CommandInput = { options: {}, attachments: {}, files: {} };
   for (const option of leaf(data)) {
     if (option.attachment) {
       const name = command ? fileOptionBase(command, option.name) : option.name;
-      input.attachments[name] = [...(input.attachments[name] ?? []), userAttachment(option.attachment)];
+      const { name: fileName, contentType, size, url } = option.attachment;
+      const file = { name: fileName, contentType, size, url };
+      input.files[name] = [...(input.files[name] ?? []), file];
+      input.attachments[name] = [...(input.attachments[name] ?? []), userAttachment(file)];
     } else if (option.value !== undefined) {
       // defineProperty: an option named `__proto__` stays an option (and the core refuses it).
       Object.defineProperty(input.options, option.name, {

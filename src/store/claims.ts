@@ -52,10 +52,14 @@ async function sqliteClaims(query: SqliteQuery): Promise<Claims> {
   await query("DELETE FROM claims WHERE expires_at <= ?", Date.now());
   const changed = async (sql: string, ...params: unknown[]) =>
     (await query(`${sql} RETURNING key`, ...params)).length > 0;
+  // Claims that are never released (each Slack delivery's) would pile up until the next start.
+  let acquired = 0;
 
   return {
     async acquire(key, owner, ttlMs) {
       const now = Date.now();
+      acquired += 1;
+      if (acquired % PRUNE_EVERY === 0) await query("DELETE FROM claims WHERE expires_at <= ?", now);
       return changed(
         `INSERT INTO claims (key, owner, expires_at) VALUES (?, ?, ?)
          ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
@@ -107,6 +111,9 @@ async function sqliteClaims(query: SqliteQuery): Promise<Claims> {
     },
   };
 }
+
+/** How many acquisitions on sqlite between two sweeps of the expired claims. */
+const PRUNE_EVERY = 1_000;
 
 /** Compare-and-act in one script, so nobody can take the key between the check and the change. */
 const IF_OWNER_PEXPIRE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;

@@ -20,6 +20,11 @@ export interface Indexes {
   remove(name: string, ids: readonly string[]): Promise<void>;
   /** Oldest first. */
   list(name: string): Promise<IndexEntry[]>;
+  /**
+   * Removes, in one statement, every entry but the newest `keep` and every entry added before
+   * `before` (epoch ms); answers the ids removed, so that the caller deletes what they named.
+   */
+  trim(name: string, keep: number, before?: number): Promise<string[]>;
 }
 
 export async function openIndexes(connection: StoreConnection): Promise<Indexes> {
@@ -68,6 +73,17 @@ async function sqliteIndexes(query: SqliteQuery): Promise<Indexes> {
       const rows = await query("SELECT id, at FROM indexes WHERE name = ? ORDER BY at, id", name);
       return rows.map((row) => ({ id: String(row.id), at: Number(row.at) }));
     },
+    async trim(name, keep, before = 0) {
+      const rows = await query(
+        `DELETE FROM indexes WHERE name = ? AND (at < ? OR id NOT IN
+         (SELECT id FROM indexes WHERE name = ? ORDER BY at DESC, id DESC LIMIT ?)) RETURNING id`,
+        name,
+        before,
+        name,
+        keep,
+      );
+      return rows.map((row) => String(row.id));
+    },
   };
 }
 
@@ -87,6 +103,20 @@ function redisIndexes(client: RedisClientType): Indexes {
     async list(name) {
       const members = await client.zRangeWithScores(redisKey(name), 0, -1);
       return members.map(({ value, score }) => ({ id: String(value), at: score }));
+    },
+    async trim(name, keep, before = 0) {
+      const key = redisKey(name);
+      const beforeScore = `(${before}`;
+      // Read and removed in one transaction: what is answered is exactly what went.
+      const [surplus, , old] = await client
+        .multi()
+        .zRange(key, 0, -(keep + 1))
+        .zRemRangeByRank(key, 0, -(keep + 1))
+        .zRangeByScore(key, "-inf", beforeScore)
+        .zRemRangeByScore(key, "-inf", beforeScore)
+        .exec();
+      const ids = (reply: unknown) => (Array.isArray(reply) ? reply.map(String) : []);
+      return [...new Set([...ids(surplus), ...ids(old)])];
     },
   };
 }

@@ -143,17 +143,30 @@ describe("controls and forms the bot no longer knows", () => {
     expect(shown(answer)).toContain("older version of the bot");
   });
 
-  it("asks to run the command again when the bot restarted while its modal was open", async () => {
+  it("runs a form opened before a restart: the form waited in the store, not in the process", async () => {
     const command = await world.command({
       name: "photo_avatar",
       subcommand: "design",
-      options: { name: "Lost" },
+      options: { name: "Kept" },
     });
     const customId = ((await world.firstResponse(command)).data as { custom_id: string }).custom_id;
     await world.restart();
+    await world.answer(await world.fake.submitModal(customId, { gender: "male" }));
+    expect(world.creations("/api/avatar/design/create")).toHaveLength(1);
+  });
+
+  it("asks to run the command again when its modal stayed open more than 15 minutes", async () => {
+    const before = world.creations("/api/avatar/design/create").length;
+    const command = await world.command({
+      name: "photo_avatar",
+      subcommand: "design",
+      options: { name: "Late" },
+    });
+    const customId = ((await world.firstResponse(command)).data as { custom_id: string }).custom_id;
+    world.fake.clock.advance(15 * 60_000 + 1_000);
     const answer = await world.answer(await world.fake.submitModal(customId, { gender: "male" }));
     expect(isEphemeral(answer)).toBe(true);
     expect(shown(answer)).toContain("Run the command again");
-    expect(world.creations("/api/avatar/design/create")).toEqual([]);
+    expect(world.creations("/api/avatar/design/create")).toHaveLength(before);
   });
 });

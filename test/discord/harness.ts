@@ -10,7 +10,9 @@ import { scaledPolicy } from "../../src/core/jobs/policy.js";
 import type { RateLimits } from "../../src/core/rates.js";
 import type { SharedKeyTenants } from "../../src/core/tenancy.js";
 import { decodeControlId } from "../../src/discord/custom-id.js";
-import { type RunningDiscord, startDiscord } from "../../src/discord/index.js";
+import { INTERACTIONS_PATH } from "../../src/discord/http/index.js";
+import { type DiscordConfig, type RunningDiscord, startDiscord } from "../../src/discord/index.js";
+import { type HttpServer, startHttpServer } from "../../src/http/index.js";
 import { openStores, type Stores } from "../../src/store/index.js";
 import {
   type CallbackRecord,
@@ -44,6 +46,14 @@ export interface WorldOptions {
   rates?: RateLimits;
   /** The bot's MEDIA_API_KEY; undefined: tenants must run setup. */
   apiKey?: string | null;
+  /**
+   * How interactions reach the bot. "http": DISCORD_PUBLIC_KEY is the fake's key, the bot serves
+   * POST /discord/interactions on its own HTTP server (no gateway), and the fake's Interactions
+   * Endpoint URL points there. Default "gateway".
+   */
+  interactions?: "gateway" | "http";
+  /** DISCORD_SHARDS; default none (one shard). */
+  shards?: DiscordConfig["shards"];
 }
 
 export class DiscordWorld {
@@ -56,6 +66,8 @@ export class DiscordWorld {
     public media: MediaClient,
     public bot: Bot,
     public discord: RunningDiscord,
+    /** The bot's HTTP server, in "http" mode. */
+    public http: HttpServer | undefined,
     /** How far the bot's clock runs behind Discord's, for interaction token ages. */
     readonly skew: { ms: number },
   ) {}
@@ -76,6 +88,7 @@ export class DiscordWorld {
       parts.media,
       parts.bot,
       parts.discord,
+      parts.http,
       skew,
     );
   }
@@ -110,15 +123,26 @@ export class DiscordWorld {
       engine: { policy: scaledPolicy(0.005) },
       logger: silent,
     });
+    const http =
+      options.interactions === "http" ? await startHttpServer({ port: 0, logger: silent }) : undefined;
     const discord = await startDiscord({
-      config: { token: fake.token, restUrl: fake.restUrl, guildId: fake.guild.id },
+      config: {
+        token: fake.token,
+        restUrl: fake.restUrl,
+        guildId: fake.guild.id,
+        ...(http && { publicKey: fake.publicKey }),
+        ...(options.shards && { shards: options.shards }),
+      },
       bot,
       logger: silent,
       store: stores.keyv("discord"),
+      stores,
+      ...(http && { http }),
       clock: { now: () => fake.clock.now() - skew.ms },
     });
+    if (http) await fake.setInteractionsEndpoint(`${http.url}${INTERACTIONS_PATH}`);
     await bot.start();
-    return { stores, media, bot, discord };
+    return { stores, media, bot, discord, http };
   }
 
   /** A stop and a new client, bot and stores over the same sqlite file, Discord and service. */
@@ -133,6 +157,7 @@ export class DiscordWorld {
     await this.bot.stop();
     await this.media.close();
     await this.stores.close();
+    await this.http?.close();
   }
 
   async close(): Promise<void> {

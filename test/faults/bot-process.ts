@@ -38,12 +38,14 @@ const discord = await startDiscord({
   bot: core.bot,
   logger,
   store: core.stores.keyv("discord"),
+  stores: core.stores,
 });
 const slack = await startSlack({
   config: { ...options.slack, port: 0 },
   bot: core.bot,
   logger,
   store: core.stores.keyv("slack"),
+  claims: core.stores.claims,
   clientOptions: { retryConfig: { retries: 0 } },
 });
 await core.bot.start();

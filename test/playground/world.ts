@@ -53,12 +53,14 @@ export async function startWorld(options: {
     bot,
     logger,
     store: stores.keyv("discord"),
+    stores,
   });
   const slackBot = await startSlack({
     config: { botToken: slack.botToken, signingSecret: slack.signingSecret, port: 0, apiUrl: slack.apiUrl },
     bot,
     logger,
     store: stores.keyv("slack"),
+    claims: stores.claims,
   });
   await bot.start();
   if (!slackBot.eventsUrl) throw new Error("the Slack app did not open its HTTP endpoint");

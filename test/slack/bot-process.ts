@@ -32,6 +32,7 @@ const slack = await startSlack({
   bot,
   logger,
   store: stores.keyv("slack"),
+  claims: stores.claims,
   clientOptions: { retryConfig: { retries: 0 } },
 });
 await bot.start();

@@ -3,7 +3,7 @@ import { ChannelType, Client, Events, GatewayIntentBits, type Interaction, Statu
 import { afterEach, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { loginClient } from "./client.js";
-import { type FakeDiscord, startFakeDiscord } from "./index.js";
+import { type FakeDiscord, shardOf, startFakeDiscord } from "./index.js";
 
 let fake: FakeDiscord | undefined;
 let client: Client<true> | undefined;
@@ -118,5 +118,40 @@ describe("fake Discord gateway with the real discord.js client", () => {
     fake = undefined;
     local.assertNoValidationErrors();
     await local.waitFor(() => sockets() <= baseline);
+  });
+
+  it("closes an IDENTIFY naming a shard outside its count with 4010", async () => {
+    fake = await startFakeDiscord();
+    const socket = new WebSocket(`${fake.gatewayUrl}?v=10&encoding=json`);
+    await once(socket, "message");
+    socket.send(
+      JSON.stringify({ op: 2, d: { token: fake.token, intents: 1, properties: {}, shard: [2, 2] } }),
+    );
+    const [code] = await once(socket, "close");
+    expect(code).toBe(4010);
+  });
+
+  it("gives each shard READY with its own guilds, and GUILD_CREATE only for them", async () => {
+    fake = await startFakeDiscord({ maxConcurrency: 2 });
+    const { guild: second } = await fake.addGuild("Second");
+    const sharded = new Client({
+      intents: [GatewayIntentBits.Guilds],
+      rest: { api: fake.restUrl },
+      shards: [0, 1],
+      shardCount: 2,
+    });
+    client = sharded as Client<true>;
+    const ready = once(sharded, Events.ClientReady);
+    await sharded.login(fake.token);
+    await ready;
+    expect(fake.gateway.shards).toEqual([
+      [0, 2],
+      [1, 2],
+    ]);
+    for (const id of [fake.guild.id, second.id]) {
+      expect(sharded.guilds.cache.get(id)?.shardId).toBe(shardOf(id, 2));
+    }
+    const creates = fake.gatewayFrames.filter((f) => f.direction === "sent" && f.t === "GUILD_CREATE");
+    expect(creates).toHaveLength(2);
   });
 });

@@ -12,9 +12,11 @@ import {
 } from "discord-api-types/v10";
 import { CDN_PREFIX, type CdnFault, serveAttachment } from "./cdn.js";
 import { type Clock, createClock } from "./clock.js";
-import { Gateway, type GatewayFrame } from "./gateway.js";
+import { createInteractionsEndpoint, type SignatureHeaders } from "./endpoint.js";
+import { Gateway, type GatewayFrame, type ShardKey, shardOf } from "./gateway.js";
 import { createIds } from "./ids.js";
-import { createInjector, type Injector } from "./inject.js";
+import { createInjector, type FakeFile, type Injector } from "./inject.js";
+import { createMessage, type MessageBody } from "./messages.js";
 import { guildCreatePayload, readyPayload } from "./payloads.js";
 import { createRateLimits } from "./ratelimit.js";
 import { API_PREFIX, createRestHandler, type Fault, type RestCall, type ValidationError } from "./rest.js";
@@ -25,7 +27,9 @@ import { interactionRoutes } from "./routes/interactions.js";
 import { webhookRoutes } from "./routes/webhooks.js";
 import { type CallbackRecord, type InteractionRecord, World } from "./state.js";
 
-export type { GatewayFrame } from "./gateway.js";
+export type { SignatureHeaders } from "./endpoint.js";
+export type { GatewayFrame, ShardKey } from "./gateway.js";
+export { shardOf } from "./gateway.js";
 export type {
   AutocompleteInput,
   CommandInput,
@@ -54,6 +58,13 @@ export interface FakeDiscordOptions {
   retryAfterMs?: number;
   /** HELLO's heartbeat_interval. Default 41250 ms, Discord's. */
   heartbeatIntervalMs?: number;
+  /** GET /gateway/bot's `shards`, the count `DISCORD_SHARDS=auto` takes. Default 1. */
+  recommendedShards?: number;
+  /**
+   * GET /gateway/bot's `session_start_limit.max_concurrency`: shards that may IDENTIFY at once
+   * (discord.js waits 5 s between the others). Default 1, as for most bots.
+   */
+  maxConcurrency?: number;
 }
 
 export interface FakeDiscord {
@@ -72,9 +83,22 @@ export interface FakeDiscord {
   users: { requester: APIUser; other: APIUser; admin: APIUser };
   clock: Clock;
   attachmentSizeLimit: number;
+  /** The application's Public Key (hex), for DISCORD_PUBLIC_KEY; GET /applications/@me gives it as verify_key. */
+  publicKey: string;
+
+  /**
+   * The Interactions Endpoint URL, as saved in the Developer Portal: Discord first checks that the
+   * URL answers a signed PING with PONG and a bad signature with 401 (this rejects otherwise).
+   * While set, every interaction is POSTed there, signed, and no longer sent on the gateway;
+   * the bot's answers are judged like Discord does (see endpoint.ts). undefined: back to the gateway.
+   */
+  setInteractionsEndpoint(url: string | undefined): Promise<void>;
+  /** The signature headers Discord puts on a request with this body (timestamp: now, in seconds). */
+  signatureHeaders(body: string, timestamp?: string): SignatureHeaders;
 
   sendCommand: Injector["sendCommand"];
   sendAutocomplete: Injector["sendAutocomplete"];
+  useMessageCommand: Injector["useMessageCommand"];
   clickButton: Injector["clickButton"];
   selectMenu: Injector["selectMenu"];
   submitModal: Injector["submitModal"];
@@ -103,10 +127,25 @@ export interface FakeDiscord {
 
   gateway: {
     readonly connected: boolean;
+    /** `[id, count]` of each shard with a session, by id. */
+    readonly shards: ShardKey[];
     skipHeartbeatAcks(count: number): void;
-    requestReconnect(): Promise<void>;
+    /** op 7 to one shard (0 by default). */
+    requestReconnect(shardId?: number): Promise<void>;
   };
   addUser(username: string, options?: { admin?: boolean }): APIUser;
+  /**
+   * A member posts in a channel (the seeded one by default): files become attachments; a link
+   * becomes the embed Discord's link preview makes, its image served through Discord's media
+   * proxy (`proxy_url`, here the fake's own file host). The bot gets no event (no message intents).
+   */
+  postAsUser(input: {
+    user?: APIUser;
+    channelId?: string;
+    content?: string;
+    files?: FakeFile[];
+    links?: { url: string; image: FakeFile }[];
+  }): APIMessage;
   /** A second tenant: a guild with its own channel, announced with GUILD_CREATE if the bot is connected. */
   addGuild(name: string): Promise<{ guild: { id: string; name: string }; channel: APITextChannel }>;
   /** A text channel in the seeded guild, announced with CHANNEL_CREATE. */
@@ -173,11 +212,13 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   const channel = world.channels.get(seededGuild.channelIds[0]!) as APITextChannel;
   const token = `${Buffer.from(world.botUser.id).toString("base64url")}.FakeDc.${"x".repeat(38)}`;
 
+  const guildsOf = ([id, count]: ShardKey) =>
+    [...world.guilds.keys()].filter((guildId) => shardOf(guildId, count) === id);
   const gateway = new Gateway({
     token,
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? 41_250,
-    ready: (sessionId) => readyPayload(world, sessionId, gatewayUrl),
-    guilds: () => [...world.guilds.keys()].map((id) => guildCreatePayload(world, id)),
+    ready: (sessionId, shard) => readyPayload(world, sessionId, gatewayUrl, shard, guildsOf(shard)),
+    guilds: (shard) => guildsOf(shard).map((id) => guildCreatePayload(world, id)),
     onFrame: (frame) => gatewayFrames.push(frame),
   });
   server.on("upgrade", (req, socket, head) => gateway.handleUpgrade(req, socket, head));
@@ -187,7 +228,13 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     clock,
     token,
     gatewayUrl,
-    routes: [...appRoutes, ...commandRoutes, ...interactionRoutes, ...webhookRoutes, ...channelRoutes],
+    routes: [
+      ...appRoutes({ shards: options.recommendedShards ?? 1, maxConcurrency: options.maxConcurrency ?? 1 }),
+      ...commandRoutes,
+      ...interactionRoutes,
+      ...webhookRoutes,
+      ...channelRoutes,
+    ],
     rateLimits: createRateLimits({
       every: options.rateLimitEvery ?? 0,
       retryAfterMs: options.retryAfterMs ?? 50,
@@ -207,12 +254,24 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
         .end(JSON.stringify({ message: "404: Not Found", code: 0 }));
   });
 
+  const endpoint = createInteractionsEndpoint({
+    world,
+    clock,
+    gatewayUrl,
+    onValidationError: (error) => validationErrors.push(error),
+  });
+  world.verifyKey = endpoint.publicKey;
+
   const injector = createInjector({
     world,
     clock,
     defaultUserId: users.requester.id,
     defaultChannelId: channel.id,
-    dispatch: (payload) => gateway.dispatch("INTERACTION_CREATE", payload),
+    // Receiving interactions over HTTP or the gateway are exclusive, as on Discord.
+    dispatch: async (payload) =>
+      endpoint.url
+        ? endpoint.deliver(payload)
+        : gateway.dispatch("INTERACTION_CREATE", payload, payload.guild_id),
   });
 
   const interactionOrThrow = (id: string) => {
@@ -233,9 +292,13 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     users,
     clock,
     attachmentSizeLimit,
+    publicKey: endpoint.publicKey,
+    setInteractionsEndpoint: (url) => endpoint.set(url),
+    signatureHeaders: (body, timestamp) => endpoint.signatureHeaders(body, timestamp),
 
     sendCommand: injector.sendCommand,
     sendAutocomplete: injector.sendAutocomplete,
+    useMessageCommand: injector.useMessageCommand,
     clickButton: injector.clickButton,
     selectMenu: injector.selectMenu,
     submitModal: injector.submitModal,
@@ -300,8 +363,11 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       get connected() {
         return gateway.connected;
       },
+      get shards() {
+        return gateway.shards;
+      },
       skipHeartbeatAcks: (count) => gateway.skipHeartbeatAcks(count),
-      requestReconnect: () => gateway.requestReconnect(),
+      requestReconnect: (shardId) => gateway.requestReconnect(shardId),
     },
     addUser(username, { admin = false } = {}) {
       const user = world.addUser(username);
@@ -313,7 +379,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       world.addMember(guild.id, users.requester.id);
       world.addMember(guild.id, users.other.id);
       world.addMember(guild.id, users.admin.id, [world.adminRole(guild.id).id]);
-      if (gateway.hasSession) await gateway.dispatch("GUILD_CREATE", guildCreatePayload(world, guild.id));
+      if (gateway.hasSession)
+        await gateway.dispatch("GUILD_CREATE", guildCreatePayload(world, guild.id), guild.id);
       return {
         guild: { id: guild.id, name },
         channel: world.channels.get(guild.channelIds[0]!) as APITextChannel,
@@ -321,15 +388,48 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     },
     async addChannel(name) {
       const created = world.addChannel(seededGuild.id, name);
-      if (gateway.hasSession) await gateway.dispatch("CHANNEL_CREATE", created);
+      if (gateway.hasSession) await gateway.dispatch("CHANNEL_CREATE", created, seededGuild.id);
       return created;
+    },
+    postAsUser({ user = users.requester, channelId = channel.id, content = "", files = [], links = [] }) {
+      const buffer = (file: FakeFile) => Buffer.from(file.data);
+      const embeds = links.map(({ url, image }) => {
+        const proxied = world.storeFile(channelId, {
+          filename: image.name,
+          contentType: image.contentType ?? "application/octet-stream",
+          data: buffer(image),
+        });
+        return { type: "image", url, image: { url, proxy_url: proxied.url, width: 64, height: 64 } };
+      });
+      return createMessage(world, {
+        channelId,
+        author: world.user(user.id),
+        body: {
+          content: [content, ...links.map((l) => l.url)].join(" ").trim(),
+          embeds: embeds as MessageBody["embeds"],
+        },
+        files: files.map((file, index) => ({
+          field: `files[${index}]`,
+          index,
+          filename: file.name,
+          contentType: file.contentType ?? "application/octet-stream",
+          size: buffer(file).length,
+          data: buffer(file),
+        })),
+        type: 0,
+      });
     },
     deleteMessage(messageId) {
       if (!world.messages.delete(messageId)) throw new Error(`fake Discord: no message ${messageId}`);
     },
     async deleteChannel(channelId) {
       const deleted = world.deleteChannel(channelId);
-      if (gateway.hasSession) await gateway.dispatch("CHANNEL_DELETE", deleted);
+      if (gateway.hasSession)
+        await gateway.dispatch(
+          "CHANNEL_DELETE",
+          deleted,
+          "guild_id" in deleted ? deleted.guild_id : undefined,
+        );
     },
     async overwritePermissions(channelId, { id, type, allow = 0n, deny = 0n }) {
       const target = world.channels.get(channelId);
@@ -345,7 +445,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
         ...(target.permission_overwrites ?? []).filter((o) => o.id !== id),
         overwrite,
       ];
-      if (gateway.hasSession) await gateway.dispatch("CHANNEL_UPDATE", target);
+      if (gateway.hasSession) await gateway.dispatch("CHANNEL_UPDATE", target, target.guild_id);
     },
     failAttachments(fault) {
       cdnFaults.push({ ...fault });
@@ -354,6 +454,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       faults.push({ ...fault });
     },
     async close() {
+      await endpoint.settled();
       await gateway.close();
       server.closeAllConnections();
       await new Promise<void>((resolve, reject) =>

@@ -19,15 +19,22 @@ import type { World } from "./state.js";
 const APPLICATION_FLAGS =
   ApplicationFlags.GatewayGuildMembersLimited | ApplicationFlags.ApplicationCommandBadge;
 
-export function readyPayload(world: World, sessionId: string, resumeUrl: string): GatewayReadyDispatchData {
+/** READY of one shard: only its guilds, announced as unavailable until their GUILD_CREATE. */
+export function readyPayload(
+  world: World,
+  sessionId: string,
+  resumeUrl: string,
+  shard: [id: number, count: number],
+  guildIds: string[],
+): GatewayReadyDispatchData {
   return {
     v: 10,
     user: world.botUser,
-    guilds: [...world.guilds.keys()].map((id) => ({ id, unavailable: true })),
+    guilds: guildIds.map((id) => ({ id, unavailable: true })),
     session_id: sessionId,
     // discord.js reconnects here to resume; the real gateway's URL would take a test to Discord.
     resume_gateway_url: resumeUrl,
-    shard: [0, 1],
+    shard,
     application: { id: world.applicationId, flags: APPLICATION_FLAGS, flags_new: String(APPLICATION_FLAGS) },
   };
 }

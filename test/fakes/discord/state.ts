@@ -88,6 +88,8 @@ export interface InteractionRecord {
   callbacks: CallbackRecord[];
   modal?: APIModalInteractionResponseCallbackData;
   modalSubmitted?: boolean;
+  /** Sent to the Interactions Endpoint URL: how the bot's server answered (0: no answer in time). */
+  http?: { status: number; at: number };
 }
 
 /** Everything the fake Discord knows; the routes and the injectors read and change it. */
@@ -102,6 +104,8 @@ export class World {
   readonly guildCommands = new Map<string, Map<string, APIApplicationCommand>>();
   readonly interactions = new Map<string, InteractionRecord>();
   readonly botUser: APIUser;
+  /** The application's Ed25519 public key in hex (the portal's "Public Key"), set by the endpoint. */
+  verifyKey = "";
 
   constructor(
     readonly ids: Ids,

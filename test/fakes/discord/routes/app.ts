@@ -1,8 +1,15 @@
 import { ApplicationFlags } from "discord-api-types/v10";
 import { json, type Route } from "./types.js";
 
+export interface GatewayAdvice {
+  /** The shard count Discord recommends for the bot's guilds. */
+  shards: number;
+  /** How many shards may IDENTIFY at once. */
+  maxConcurrency: number;
+}
+
 /** Hands discord.js the fake's own gateway; a gateway URL of the real Discord would leak the test. */
-export const appRoutes: Route[] = [
+export const appRoutes = (advice: GatewayAdvice): Route[] => [
   {
     method: "GET",
     path: "/gateway/bot",
@@ -10,8 +17,13 @@ export const appRoutes: Route[] = [
     handle: ({ gatewayUrl }) =>
       json({
         url: gatewayUrl,
-        shards: 1,
-        session_start_limit: { total: 1000, remaining: 999, reset_after: 86_400_000, max_concurrency: 1 },
+        shards: advice.shards,
+        session_start_limit: {
+          total: 1000,
+          remaining: 999,
+          reset_after: 86_400_000,
+          max_concurrency: advice.maxConcurrency,
+        },
       }),
   },
   { method: "GET", path: "/gateway", auth: "none", handle: ({ gatewayUrl }) => json({ url: gatewayUrl }) },
@@ -31,7 +43,7 @@ export const appRoutes: Route[] = [
         bot: world.botUser,
         bot_public: false,
         bot_require_code_grant: false,
-        verify_key: "0".repeat(64),
+        verify_key: world.verifyKey,
         flags: ApplicationFlags.GatewayGuildMembersLimited | ApplicationFlags.ApplicationCommandBadge,
         team: null,
         approximate_guild_count: world.guilds.size,

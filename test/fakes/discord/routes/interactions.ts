@@ -98,7 +98,8 @@ function sourceMessage(world: World, interaction: InteractionRecord): APIMessage
   return message;
 }
 
-function callback(ctx: RouteContext): Reply {
+/** An interaction's first response, from the callback endpoint or inline in an HTTP interaction's answer. */
+export function callback(ctx: RouteContext): Reply {
   const { world, clock, params } = ctx;
   const interaction = world.interactions.get(params.interaction_id ?? "");
   if (!interaction || interaction.token !== params.interaction_token) throw errors.unknownInteraction();

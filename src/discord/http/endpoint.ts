@@ -1,0 +1,116 @@
+import type { KeyObject } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { type Client, Events, type Interaction } from "discord.js";
+import { type APIInteraction, InteractionResponseType, InteractionType } from "discord-api-types/v10";
+import { boundedBytes } from "../../core/bounded.js";
+import type { Logger } from "../../core/log.js";
+import { ackSeconds } from "../../core/metrics.js";
+import type { Route } from "../../http/index.js";
+import { signatureProblem } from "./signature.js";
+
+/** Where Discord posts interactions: the Interactions Endpoint URL ends in this path. */
+export const INTERACTIONS_PATH = "/discord/interactions";
+
+/** Far above any interaction (a click carries its message, embeds and all), far below a burden. */
+const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface InteractionsRouteOptions {
+  client: Client;
+  publicKey: KeyObject;
+  /** The gateway's own handler: resolves once Discord has the interaction's first response. */
+  answer(interaction: Interaction): Promise<void>;
+  logger: Logger;
+  /** For the signature's age. */
+  clock: { now(): number };
+}
+
+class BodyTooLarge extends Error {}
+
+/**
+ * The Interaction object discord.js builds for a gateway INTERACTION_CREATE: its gateway handler
+ * passes the packet's `d` to this same action, which emits the object synchronously. Going through
+ * it gives the handlers the same classes, caches and reply methods over HTTP as over the gateway.
+ */
+function interactionOf(client: Client, data: APIInteraction): Interaction | undefined {
+  let built: Interaction | undefined;
+  const take = (interaction: Interaction) => {
+    built = interaction;
+  };
+  client.on(Events.InteractionCreate, take);
+  try {
+    (
+      client as unknown as { actions: { InteractionCreate: { handle(d: unknown): void } } }
+    ).actions.InteractionCreate.handle(data);
+  } finally {
+    client.off(Events.InteractionCreate, take);
+  }
+  return built;
+}
+
+/** Whether Discord got the first response (a defer, a modal, the choices) through the callback endpoint. */
+function acknowledged(interaction: Interaction): boolean {
+  if (interaction.isAutocomplete()) return interaction.responded;
+  return "deferred" in interaction && (interaction.deferred || interaction.replied);
+}
+
+function refuse(res: ServerResponse, status: number, text: string): void {
+  res.writeHead(status, { "content-type": "text/plain" }).end(`${text}\n`);
+}
+
+/**
+ * POST /discord/interactions. Only requests Discord signed get in (401 otherwise, which Discord's
+ * own periodic checks with bad signatures expect). A PING is answered PONG in the body; any other
+ * interaction goes to the handler, which answers through the callback endpoint as over the
+ * gateway, and the request then gets the 202 with no body that Discord asks for in that case.
+ */
+export function interactionsRoute(options: InteractionsRouteOptions): Route {
+  const { client, publicKey, answer, logger, clock } = options;
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    let body: Buffer;
+    try {
+      body = await boundedBytes(req, MAX_BODY_BYTES, () => new BodyTooLarge());
+    } catch (error) {
+      if (error instanceof BodyTooLarge) return refuse(res, 413, "payload too large");
+      throw error;
+    }
+    const problem = signatureProblem(
+      publicKey,
+      {
+        signature: req.headers["x-signature-ed25519"] as string | undefined,
+        timestamp: req.headers["x-signature-timestamp"] as string | undefined,
+        body,
+      },
+      clock.now(),
+    );
+    if (problem) {
+      logger.debug({ problem }, "Discord: refused an unsigned interaction request");
+      return refuse(res, 401, "invalid request signature");
+    }
+
+    let data: APIInteraction;
+    try {
+      data = JSON.parse(body.toString("utf8"));
+    } catch {
+      return refuse(res, 400, "body is not JSON");
+    }
+    if (data.type === InteractionType.Ping) {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ type: InteractionResponseType.Pong }));
+      return;
+    }
+
+    const interaction = interactionOf(client, data);
+    if (!interaction) return refuse(res, 400, "not an interaction this bot handles");
+    res.once("finish", () =>
+      ackSeconds.observe({ platform: "discord" }, (performance.now() - started) / 1000),
+    );
+    await answer(interaction);
+    if (acknowledged(interaction)) res.writeHead(202).end();
+    // Discord shows the user that the interaction failed; the handler logged why.
+    else refuse(res, 500, "interaction not answered");
+  }
+
+  return { method: "POST", path: INTERACTIONS_PATH, handle };
+}
