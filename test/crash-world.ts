@@ -27,6 +27,8 @@ export interface CrashWorldOptions {
   storeUrl?: string;
   /** Without Discord the bot runs Slack alone (several instances cannot share the fake's one gateway session). */
   discord?: boolean;
+  /** Keeps each process's log lines in `<logDir>/<instance>-<n>.log` (n counts its starts). */
+  logDir?: string;
 }
 
 export interface Instance {
@@ -46,6 +48,7 @@ interface Seat {
 export class CrashWorld {
   /** What an instance keeps across its restarts. */
   private readonly seats = new Map<string, Seat>();
+  private starts = 0;
 
   private constructor(
     readonly emu: Emulator,
@@ -98,6 +101,7 @@ export class CrashWorld {
           }),
       },
       this.options.entry,
+      this.options.logDir && join(this.options.logDir, `${id}-${++this.starts}.log`),
     );
     try {
       await bot.ready();

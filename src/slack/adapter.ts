@@ -51,6 +51,17 @@ function refusalOf(error: unknown): unknown {
   return reason ? new UndeliverableError(reason, { message: `Slack ${code}`, cause: error }) : error;
 }
 
+/** The metadata event type of keyed posts: the key in its payload finds a post again after a crash. */
+const POST_EVENT = "media_bot_post";
+/** How far back of the ledger's note a read-back starts: the bot's and Slack's clocks differ a little. */
+const CLOCK_SKEW_MS = 60_000;
+const HISTORY_PAGE = 200;
+/** A crash's window is seconds: a few pages of a busy channel cover it. */
+const HISTORY_PAGES = 5;
+
+const postKey = (target: ConversationRef, idempotencyKey: string) =>
+  `post:${target.channelId}:${idempotencyKey}`;
+
 const uploadKey = (ref: MessageRef, file: OutgoingFile) =>
   `upload:${ref.channelId}:${ref.messageId}:${file.name}`;
 
@@ -94,11 +105,9 @@ export class SlackAdapter implements ChatAdapter {
       : this.postPublic(target, message, options);
   }
 
-  /** A keyed post creates its message once, also when it is repeated after a crash. */
+  /** A keyed ephemeral post is sent once; one that cannot be read back stays unsent after a crash. */
   private once(target: ConversationRef, options: PostOptions, post: () => Promise<MessageRef>) {
-    return options.idempotencyKey
-      ? this.ledger.once(`post:${target.channelId}:${options.idempotencyKey}`, post)
-      : post();
+    return options.idempotencyKey ? this.ledger.once(postKey(target, options.idempotencyKey), post) : post();
   }
 
   async edit(ref: MessageRef, message: Message): Promise<void> {
@@ -152,21 +161,26 @@ export class SlackAdapter implements ChatAdapter {
       ...(files.length > 0 && { filesInThread: "uploading" }),
       ...mention,
     });
-    // Only the message is keyed: a repeat after a failed upload completes the same message.
-    const ref = await this.once(target, options, async () => {
+    const key = options.idempotencyKey && postKey(target, options.idempotencyKey);
+    const post = async (): Promise<MessageRef> => {
       const answer = await this.client.chat
         .postMessage({
           channel: target.channelId,
           text,
           blocks,
           ...(target.threadId && { thread_ts: target.threadId }),
+          ...(key && { metadata: { event_type: POST_EVENT, event_payload: { key } } }),
         })
         .catch((error: unknown) => {
           throw refusalOf(error);
         });
       if (!answer.ts) throw new Error("chat.postMessage answered without a ts");
       return { platform: "slack", channelId: answer.channel ?? target.channelId, messageId: answer.ts };
-    });
+    };
+    // Only the message is keyed: a repeat after a failed upload completes the same message.
+    const ref = key
+      ? await this.ledger.once(key, post, (since) => this.findPosted(target, key, since))
+      : await post();
     if (files.length > 0) {
       await this.showWithFiles(ref, message, files, { ...mention }).catch((error: unknown) => {
         // Deleted while its file travelled: that was the result's message, and whoever deleted
@@ -212,6 +226,49 @@ export class SlackAdapter implements ChatAdapter {
       await respond(responseUrl, rendered);
       return ref("");
     }
+  }
+
+  /**
+   * The message a keyed post left when the process died between Slack's answer and the ledger:
+   * read back from the conversation (since the post began, give or take the clocks' skew) by the
+   * key in its metadata. Reading needs the history scopes and membership of the conversation;
+   * where Slack refuses, nothing is found and the post is made again (a notice twice, never none).
+   */
+  private async findPosted(
+    target: ConversationRef,
+    key: string,
+    since: number,
+  ): Promise<MessageRef | undefined> {
+    const query = {
+      channel: target.channelId,
+      oldest: ((since - CLOCK_SKEW_MS) / 1000).toFixed(6),
+      include_all_metadata: true,
+      limit: HISTORY_PAGE,
+    };
+    let cursor: string | undefined;
+    try {
+      for (let page = 0; page < HISTORY_PAGES; page++) {
+        const answer = target.threadId
+          ? await this.client.conversations.replies({
+              ...query,
+              ts: target.threadId,
+              ...(cursor && { cursor }),
+            })
+          : await this.client.conversations.history({ ...query, ...(cursor && { cursor }) });
+        const hit = answer.messages?.find(
+          (m) =>
+            m.metadata?.event_type === POST_EVENT &&
+            (m.metadata.event_payload as { key?: unknown } | undefined)?.key === key,
+        );
+        if (hit?.ts) return { platform: "slack", channelId: target.channelId, messageId: hit.ts };
+        cursor = answer.response_metadata?.next_cursor || undefined;
+        if (!cursor) return undefined;
+      }
+    } catch (error) {
+      // Slack could not be reached: the delivery is retried, and looks again.
+      if (slackErrorCode(error) === undefined) throw error;
+    }
+    return undefined;
   }
 
   /** The files that have not reached this message's thread yet (a delivery repeated after a restart). */

@@ -62,6 +62,8 @@ export interface Message {
   files?: SlackFile[];
   upload?: true;
   edited?: { user: string; ts: string };
+  /** What the app attached (chat.postMessage `metadata`); conversations.history shows it on request. */
+  metadata?: { event_type: string; event_payload: Record<string, unknown> };
 }
 
 export interface EphemeralMessage {
@@ -259,7 +261,8 @@ export class SlackState {
 
   postMessage(
     channel: string,
-    fields: Pick<Message, "text" | "blocks"> & Partial<Pick<Message, "thread_ts" | "files" | "upload">>,
+    fields: Pick<Message, "text" | "blocks"> &
+      Partial<Pick<Message, "thread_ts" | "files" | "upload" | "metadata">>,
   ): Message {
     const message: Message = {
       type: "message",
@@ -272,6 +275,7 @@ export class SlackState {
       ...fields,
     };
     if (message.thread_ts === undefined) delete message.thread_ts;
+    if (message.metadata === undefined) delete message.metadata;
     this.messages.push(message);
     return message;
   }
