@@ -12,7 +12,8 @@ import { until } from "./main-process.js";
  * - the job's first message ("Queued"): the job must have been recorded before it, or the paid
  *   job is forgotten and its result never comes;
  * - the result's keyed notice on Slack: the restart must find the notice Slack already has (by the
- *   key in its metadata), not post it a second time.
+ *   key in its metadata), not post it a second time; and the same for the result's file, shared
+ *   into the job message's thread.
  */
 
 const INSTANCE = "crash-posts";
@@ -164,5 +165,30 @@ describe("a bot killed once Slack accepted a result's notice, before it recorded
     await sleep(1_000);
     expect(ready()).toHaveLength(1);
     expect(world.emu.callsTo("POST", "/api/image/generate")).toHaveLength(creations + 1);
+  }, 60_000);
+});
+
+describe("a bot killed once Slack shared a result's file, before it recorded the upload", () => {
+  it("the restart finds the file in the thread and does not upload it again", async () => {
+    const fake = world.slack;
+    const user = fake.addUser("uploaded").id;
+    const ready = () => fake.messages().filter((m) => /^<@\w+> .*file fox on Slack is ready/.test(m.text));
+    const job = () => fake.messages().find((m) => m.text.startsWith("Image: file fox on Slack"));
+    world.emu.planNextJob("image", { durationMs: JOB_MS });
+    const killed = killOnAnswer(world.slackApi, (a) => a.path.endsWith("/files.completeUploadExternal"));
+
+    await fake.slashCommand(instance.slackEventsUrl, { text: "image generate file fox on Slack", user });
+    await killed;
+    const restartedAt = await restart();
+
+    await waitFor(
+      () => ready().length > 0,
+      restartedAt,
+      () => JSON.stringify(fake.messages().map((m) => m.text)),
+    );
+    await sleep(1_000);
+    const shared = fake.uploads.filter((u) => u.completed && u.threadTs === job()?.ts);
+    expect(shared).toHaveLength(1);
+    expect(ready()).toHaveLength(1);
   }, 60_000);
 });

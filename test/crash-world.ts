@@ -66,6 +66,8 @@ export class CrashWorld {
     const slack = await startFakeSlack();
     const discord = options.discord === false ? undefined : await startFakeDiscord();
     const slackApi = await startProxy(new URL(slack.apiUrl).origin);
+    // The bot trusts its SLACK_API_URL's host with the token of a file download, as Slack's file hosts.
+    slack.serveFilesFrom(slackApi.url);
     const discordRest = discord && (await startProxy(new URL(discord.restUrl).origin));
     const dir = mkdtempSync(join(tmpdir(), "crash-world-"));
     return new CrashWorld(emu, slack, discord, slackApi, discordRest, dir, options);

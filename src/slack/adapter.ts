@@ -13,6 +13,7 @@ import type {
 import { slackErrorCode } from "./error-code.js";
 import type { Ledger } from "./ledger.js";
 import { SLACK_LIMITS } from "./limits.js";
+import { lookBack, type Seen } from "./look-back.js";
 import { type Rendered, type RenderOptions, renderMessage } from "./render/card.js";
 import { uploadFile } from "./upload.js";
 
@@ -53,11 +54,10 @@ function refusalOf(error: unknown): unknown {
 
 /** The metadata event type of keyed posts: the key in its payload finds a post again after a crash. */
 const POST_EVENT = "media_bot_post";
-/** How far back of the ledger's note a read-back starts: the bot's and Slack's clocks differ a little. */
-const CLOCK_SKEW_MS = 60_000;
-const HISTORY_PAGE = 200;
-/** A crash's window is seconds: a few pages of a busy channel cover it. */
-const HISTORY_PAGES = 5;
+const keyOf = (message: Seen) =>
+  message.metadata?.event_type === POST_EVENT
+    ? (message.metadata.event_payload as { key?: unknown } | undefined)?.key
+    : undefined;
 
 const postKey = (target: ConversationRef, idempotencyKey: string) =>
   `post:${target.channelId}:${idempotencyKey}`;
@@ -179,7 +179,7 @@ export class SlackAdapter implements ChatAdapter {
     };
     // Only the message is keyed: a repeat after a failed upload completes the same message.
     const ref = key
-      ? await this.ledger.once(key, post, (since) => this.findPosted(target, key, since))
+      ? await this.ledger.once(key, post, (since) => this.findPost(target, key, since))
       : await post();
     if (files.length > 0) {
       await this.showWithFiles(ref, message, files, { ...mention }).catch((error: unknown) => {
@@ -189,6 +189,16 @@ export class SlackAdapter implements ChatAdapter {
       });
     }
     return ref;
+  }
+
+  /** The keyed post Slack took before a crash kept the ledger from recording it. */
+  private findPost(target: ConversationRef, key: string, since: number): Promise<MessageRef | undefined> {
+    const where = { channelId: target.channelId, ...(target.threadId && { threadTs: target.threadId }) };
+    return lookBack(this.client, where, since, (m) =>
+      m.ts && keyOf(m) === key
+        ? { platform: "slack", channelId: target.channelId, messageId: m.ts }
+        : undefined,
+    );
   }
 
   /**
@@ -228,49 +238,6 @@ export class SlackAdapter implements ChatAdapter {
     }
   }
 
-  /**
-   * The message a keyed post left when the process died between Slack's answer and the ledger:
-   * read back from the conversation (since the post began, give or take the clocks' skew) by the
-   * key in its metadata. Reading needs the history scopes and membership of the conversation;
-   * where Slack refuses, nothing is found and the post is made again (a notice twice, never none).
-   */
-  private async findPosted(
-    target: ConversationRef,
-    key: string,
-    since: number,
-  ): Promise<MessageRef | undefined> {
-    const query = {
-      channel: target.channelId,
-      oldest: ((since - CLOCK_SKEW_MS) / 1000).toFixed(6),
-      include_all_metadata: true,
-      limit: HISTORY_PAGE,
-    };
-    let cursor: string | undefined;
-    try {
-      for (let page = 0; page < HISTORY_PAGES; page++) {
-        const answer = target.threadId
-          ? await this.client.conversations.replies({
-              ...query,
-              ts: target.threadId,
-              ...(cursor && { cursor }),
-            })
-          : await this.client.conversations.history({ ...query, ...(cursor && { cursor }) });
-        const hit = answer.messages?.find(
-          (m) =>
-            m.metadata?.event_type === POST_EVENT &&
-            (m.metadata.event_payload as { key?: unknown } | undefined)?.key === key,
-        );
-        if (hit?.ts) return { platform: "slack", channelId: target.channelId, messageId: hit.ts };
-        cursor = answer.response_metadata?.next_cursor || undefined;
-        if (!cursor) return undefined;
-      }
-    } catch (error) {
-      // Slack could not be reached: the delivery is retried, and looks again.
-      if (slackErrorCode(error) === undefined) throw error;
-    }
-    return undefined;
-  }
-
   /** The files that have not reached this message's thread yet (a delivery repeated after a restart). */
   private async notUploaded(ref: MessageRef, files: readonly OutgoingFile[]): Promise<OutgoingFile[]> {
     const done = await Promise.all(files.map((file) => this.ledger.has(uploadKey(ref, file))));
@@ -284,14 +251,25 @@ export class SlackAdapter implements ChatAdapter {
   private async upload(ref: MessageRef, files: readonly OutgoingFile[]): Promise<Record<string, string>> {
     const ids: Record<string, string> = {};
     for (const file of files) {
-      ids[file.name] = await this.ledger.once(uploadKey(ref, file), async () => {
-        await this.join(ref.channelId);
-        return uploadFile(this.client, file, { channelId: ref.channelId, threadTs: ref.messageId }).catch(
-          (error: unknown) => {
-            throw refusalOf(error);
-          },
-        );
-      });
+      ids[file.name] = await this.ledger.once(
+        uploadKey(ref, file),
+        async () => {
+          await this.join(ref.channelId);
+          return uploadFile(this.client, file, { channelId: ref.channelId, threadTs: ref.messageId }).catch(
+            (error: unknown) => {
+              throw refusalOf(error);
+            },
+          );
+        },
+        // Shared before a crash kept the ledger from recording it: the thread shows it.
+        (since) =>
+          lookBack(
+            this.client,
+            { channelId: ref.channelId, threadTs: ref.messageId },
+            since,
+            (m) => m.files?.find((f) => f.name === file.name)?.id,
+          ),
+      );
     }
     return ids;
   }

@@ -6,8 +6,9 @@ import type Keyv from "keyv";
  *
  * Slack has no idempotency key of its own (Discord's nonce). A record written after the call
  * leaves one window: a crash between Slack's answer and the write. For what can be found again
- * (a post carrying its key in its metadata), the ledger notes when the call began: a repeat that
- * finds that note looks for the earlier result before acting again. The core's delivery claim
+ * (a post carrying its key in its metadata, a file in its message's thread: see look-back.ts),
+ * the ledger notes when the call began: a repeat that finds that note looks for the earlier
+ * result before acting again. The core's delivery claim
  * already keeps two processes from running the same delivery.
  */
 

@@ -43,7 +43,7 @@ interface FileMeta {
 export function fileObject(state: SlackState, meta: FileMeta): SlackFile {
   const { filetype, mimetype } = typeOf(meta.name);
   const now = Math.floor(Date.now() / 1000);
-  const base = `${state.baseUrl}/files-pri/${state.teamId}-${meta.id}`;
+  const base = `${state.fileOrigin}/files-pri/${state.teamId}-${meta.id}`;
   const name = encodeURIComponent(meta.name);
   return {
     id: meta.id,

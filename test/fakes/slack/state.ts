@@ -163,6 +163,8 @@ export interface Channel {
 /** Everything the fake workspace knows; methods read and change it, tests inspect it. */
 export class SlackState {
   readonly baseUrl: string;
+  /** Where files' url_private points (Slack's file host is not its API host); see serveFilesFrom. */
+  fileOrigin: string;
   readonly triggerTtlMs: number;
   readonly keepUploads: boolean;
   readonly teamId = "T0MEDIA001";
@@ -197,6 +199,7 @@ export class SlackState {
 
   constructor(opts: StateOptions) {
     this.baseUrl = opts.baseUrl;
+    this.fileOrigin = opts.baseUrl;
     this.triggerTtlMs = opts.triggerTtlMs;
     this.keepUploads = opts.keepUploads;
     for (const [id, name, role] of [
