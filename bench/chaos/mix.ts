@@ -351,3 +351,12 @@ export function postedResults(world: CrashWorld): Map<string, number> {
   }
   return counts;
 }
+
+/** Tags any chat message shows (a job's own message, its result, a notice): the jobs the bot knew of. */
+export function shownTags(world: CrashWorld): Set<string> {
+  const texts = [
+    ...(world.discord?.messages().map((m) => JSON.stringify([m.content, m.embeds])) ?? []),
+    ...world.slack.messages().map((m) => m.text),
+  ];
+  return new Set(texts.flatMap((text) => text.match(new RegExp(TAG.source, "g")) ?? []));
+}
