@@ -62,7 +62,10 @@ export class CrashWorld {
 
   static async start(options: CrashWorldOptions = {}): Promise<CrashWorld> {
     const emu = await startEmulator({ timeScale: options.timeScale ?? 0.02 });
-    emu.account("test-key").creditsLimit = 1e9;
+    // A campaign sends more jobs than a plan's monthly quotas allow: every creation is accepted.
+    const account = emu.account("test-key");
+    account.creditsLimit = 1e9;
+    for (const usage of Object.values(account.usage)) usage.limit = "unlimited";
     const slack = await startFakeSlack();
     const discord = options.discord === false ? undefined : await startFakeDiscord();
     const slackApi = await startProxy(new URL(slack.apiUrl).origin);
