@@ -43,7 +43,14 @@ export async function startApp(config: Config, logger: Logger = createLogger({ l
     ? await startDiscord({ config: config.discord, bot, logger, store: stores.keyv("discord") })
     : undefined;
   const slack = config.slack
-    ? await startSlack({ config: config.slack, bot, logger, store: stores.keyv("slack"), http: server })
+    ? await startSlack({
+        config: config.slack,
+        bot,
+        logger,
+        store: stores.keyv("slack"),
+        installations: stores.installations,
+        http: server,
+      })
     : undefined;
   if (discord) server.readiness.watch("discord", discord.problem);
   if (slack) server.readiness.watch("slack", slack.problem);

@@ -81,6 +81,63 @@ describe("npm start", () => {
     expect(output.stderr).toContain("SLACK_BOT_TOKEN");
   });
 
+  it("installs Slack in a workspace through /slack/install and answers it with that workspace's token", async () => {
+    const emu = await startEmulator();
+    const fake = await startFakeSlack();
+    const dir = mkdtempSync(join(tmpdir(), "main-"));
+    const port = await freePort();
+    const globex = fake.addWorkspace("Globex");
+    const stateSecret = "state-secret-of-the-main-test";
+    const { child, output } = run({
+      MEDIA_API_URL: emu.url,
+      MEDIA_API_KEY: "test-key",
+      MEDIA_API_KEY_TENANTS: "*",
+      SECRETS_KEY: "7f".repeat(32),
+      STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`,
+      SLACK_CLIENT_ID: fake.clientId,
+      SLACK_CLIENT_SECRET: fake.clientSecret,
+      SLACK_STATE_SECRET: stateSecret,
+      SLACK_SIGNING_SECRET: fake.signingSecret,
+      SLACK_API_URL: fake.apiUrl,
+      PORT: String(port),
+      // Bolt, its InstallProvider and the WebClient say the most at debug: still no secret.
+      LOG_LEVEL: "debug",
+    });
+    started.push({ child, emu, fake, dir });
+    await until(
+      () => output.stdout.includes("media bot started"),
+      15_000,
+      () => output.stdout + output.stderr,
+    );
+    const base = `http://127.0.0.1:${port}`;
+    fake.redirectUrls.push(`${base}/slack/oauth_redirect`);
+
+    expect(await fake.install(`${base}/slack/install`, globex.id)).toMatchObject({ status: 200 });
+    const token = fake.botTokenOf(globex.id) ?? "";
+    const answer = await fake.slashCommand(`${base}/slack/events`, {
+      text: "usage",
+      user: globex.userIds.requester,
+      channel: globex.channelId,
+    });
+    expect(answer.status).toBe(200);
+    await until(
+      () => fake.ephemerals(globex.channelId).find((m) => JSON.stringify(m).includes("1000")),
+      10_000,
+      () => JSON.stringify(fake.calls),
+    );
+    const calls = fake.calls.filter((c) => c.method !== "oauth.v2.access");
+    expect(calls.map((c) => [c.method, c.token === token, c.answered.ok])).toEqual(
+      expect.arrayContaining([
+        ["auth.test", true, true],
+        ["users.info", true, true],
+        ["chat.postEphemeral", true, true],
+      ]),
+    );
+    expect(calls.filter((c) => c.token !== token)).toEqual([]);
+    for (const secret of [token, fake.clientSecret, stateSecret])
+      expect(output.stdout + output.stderr).not.toContain(secret);
+  });
+
   it("answers /media on Slack with the service's figures, then stops cleanly on SIGTERM", async () => {
     const emu = await startEmulator();
     const fake = await startFakeSlack();
@@ -329,6 +386,21 @@ describe("npm start with a bad credential or dependency", () => {
         stderr,
         /^Cannot start: SLACK_SIGNING_SECRET must be the app's 32-character Signing Secret/,
         pasted,
+      );
+    });
+
+    it("a partial set of the Slack OAuth variables, without their secrets", async () => {
+      const secret = "0123456789abcdef0123456789abcdef";
+      const { code, stderr } = await failedStart({
+        MEDIA_API_URL: "http://127.0.0.1:9",
+        SLACK_CLIENT_ID: "1000000001.4000000004",
+        SLACK_CLIENT_SECRET: secret,
+      });
+      expect(code).toBe(1);
+      expectOneLine(
+        stderr,
+        /^Cannot start: SLACK_STATE_SECRET is required with SLACK_CLIENT_ID and SLACK_CLIENT_SECRET: Slack OAuth installs need/,
+        secret,
       );
     });
 

@@ -4,7 +4,7 @@ import type { MediaClient } from "./api/client.js";
 import { CatalogCache } from "./catalog-cache.js";
 import type { Config } from "./config.js";
 import { BotError } from "./errors.js";
-import { type ActionForm, actionForm, handleAction } from "./flows/actions.js";
+import { type ActionForm, actionForm, type FormRequest, handleAction } from "./flows/actions.js";
 import { handleAutocomplete } from "./flows/autocomplete.js";
 import { handleCommand } from "./flows/command.js";
 import type { Core } from "./flows/core.js";
@@ -50,7 +50,7 @@ export interface Bot {
    * The form a follow-up asks first, pre-filled from its job (a store read, fast enough for the
    * platforms' first response); undefined: no form, handle the click as it is.
    */
-  actionForm(request: Pick<ActionEvent, "action" | "jobId" | "actor">): Promise<ActionForm | undefined>;
+  actionForm(request: FormRequest): Promise<ActionForm | undefined>;
   /** Up to 25 choices, within Discord's 3 seconds (empty rather than late). */
   handleAutocomplete(event: AutocompleteEvent): Promise<Choice[]>;
   /** Resumes every unfinished job and undelivered result of the store. */

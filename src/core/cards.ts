@@ -23,7 +23,7 @@ export interface Card {
   lines: Line[];
   /** Shown as a bar; `percent` null means "working, no figure yet". */
   progress?: { percent: number | null; label: string };
-  fields: { name: string; value: string; inline?: boolean }[];
+  fields: CardField[];
   /**
    * How a result was made, whole: the prompts and the settings it was made with. Shown apart from
    * the fields and small (Discord: fields, a long prompt in the description; Slack: a context block).
@@ -47,17 +47,28 @@ export interface CardMedia {
   alt?: string;
 }
 
+export interface CardField {
+  name: string;
+  value: string;
+  inline?: boolean;
+  /** Shown after the value as a link (a job's message in the jobs list). */
+  link?: { label: string; url: string };
+}
+
 export type ButtonStyle = "primary" | "secondary" | "success" | "danger";
 
-export type CardAction =
-  | { type: "button"; action: string; jobId: string; value?: string; label: string; style: ButtonStyle }
-  | {
-      type: "select";
-      action: string;
-      jobId: string;
-      placeholder: string;
-      options: { label: string; value: string; description?: string }[];
-    };
+/**
+ * A button. `jobId` is what the control acts on: our job id, or for the controls of a list (its
+ * pages, Show) the list's name. `value` must be what every adapter can carry (`CONTROL_VALUE`).
+ */
+export interface CardAction {
+  type: "button";
+  action: string;
+  jobId: string;
+  value?: string;
+  label: string;
+  style: ButtonStyle;
+}
 
 export function card(title: string, tone: Tone, parts: Partial<Omit<Card, "title" | "tone">> = {}): Card {
   return { title, tone, lines: [], fields: [], links: [], media: [], actions: [], ...parts };

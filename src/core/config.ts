@@ -78,6 +78,11 @@ const schema = z.object({
   SLACK_BOT_TOKEN: shaped(/^xoxb-/, "must be the Bot User OAuth Token (xoxb-...)"),
   SLACK_SIGNING_SECRET: shaped(/^[A-Za-z0-9]{32}$/, "must be the app's 32-character Signing Secret"),
   SLACK_APP_TOKEN: shaped(/^xapp-/, "must be an app-level token (xapp-...)"),
+  // OAuth installs (many workspaces): the app's Client ID and Secret, and a secret of the
+  // operator's own that signs the install's state.
+  SLACK_CLIENT_ID: shaped(/^\d+\.\d+$/, "must be the app's Client ID (digits.digits)"),
+  SLACK_CLIENT_SECRET: shaped(/^[A-Za-z0-9]{32}$/, "must be the app's 32-character Client Secret"),
+  SLACK_STATE_SECRET: shaped(/^.{16,}$/, "must be a random string of at least 16 characters"),
   PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** The name PORT had while only Slack used the server; PORT wins when both are set. */
   SLACK_PORT: z.coerce.number().int().min(0).max(65535).optional(),
@@ -103,8 +108,10 @@ export interface Config {
   port: number;
   storeUrl: string;
   discord?: { token: string; guildId?: string; restUrl: string };
+  /** Exactly one of `botToken` (one workspace) and `oauth` (installs through /slack/install). */
   slack?: {
-    botToken: string;
+    botToken?: string;
+    oauth?: SlackOAuth;
     signingSecret?: string;
     appToken?: string;
     port: number;
@@ -114,6 +121,12 @@ export interface Config {
   /** Stable name of this instance; unset: host name plus working directory (see jobs/liveness.ts). */
   instanceId?: string;
   logLevel: z.infer<typeof schema>["LOG_LEVEL"];
+}
+
+export interface SlackOAuth {
+  clientId: string;
+  clientSecret: string;
+  stateSecret: string;
 }
 
 export class ConfigError extends Error {
@@ -131,8 +144,12 @@ const SECRET_VARIABLES = new Set([
   "SLACK_BOT_TOKEN",
   "SLACK_SIGNING_SECRET",
   "SLACK_APP_TOKEN",
+  "SLACK_CLIENT_SECRET",
+  "SLACK_STATE_SECRET",
   "SECRETS_KEY",
 ]);
+
+const OAUTH_VARIABLES = ["SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET", "SLACK_STATE_SECRET"] as const;
 
 /** A URL's password, even in a value too broken to parse ("redis//:pw@host"). */
 function passwordOf(url: string): string | undefined {
@@ -166,9 +183,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   for (const name of SECRET_VARIABLES) addSecret(v[name as keyof typeof v] as string | undefined);
   addSecret(passwordOf(v.STORE_URL));
 
-  if (!v.DISCORD_TOKEN && !v.SLACK_BOT_TOKEN) {
+  const oauth = slackOAuth(v);
+  if (!v.DISCORD_TOKEN && !v.SLACK_BOT_TOKEN && !oauth) {
     throw new ConfigError(
-      "No chat platform is configured: set DISCORD_TOKEN for Discord, or SLACK_BOT_TOKEN with SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode) for Slack.",
+      "No chat platform is configured: set DISCORD_TOKEN for Discord, or SLACK_BOT_TOKEN with SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode) for Slack, or SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET for Slack installed in many workspaces.",
     );
   }
   if (v.SLACK_BOT_TOKEN && !v.SLACK_SIGNING_SECRET && !v.SLACK_APP_TOKEN) {
@@ -191,17 +209,56 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     discord: v.DISCORD_TOKEN
       ? { token: v.DISCORD_TOKEN, guildId: v.DISCORD_GUILD_ID, restUrl: v.DISCORD_REST_URL }
       : undefined,
-    slack: v.SLACK_BOT_TOKEN
-      ? {
-          botToken: v.SLACK_BOT_TOKEN,
-          signingSecret: v.SLACK_SIGNING_SECRET,
-          appToken: v.SLACK_APP_TOKEN,
-          port,
-          apiUrl: v.SLACK_API_URL,
-        }
-      : undefined,
+    slack:
+      v.SLACK_BOT_TOKEN || oauth
+        ? {
+            ...(v.SLACK_BOT_TOKEN ? { botToken: v.SLACK_BOT_TOKEN } : { oauth }),
+            signingSecret: v.SLACK_SIGNING_SECRET,
+            appToken: v.SLACK_APP_TOKEN,
+            port,
+            apiUrl: v.SLACK_API_URL,
+          }
+        : undefined,
     secretsKey: v.SECRETS_KEY,
     ...(v.INSTANCE_ID && { instanceId: v.INSTANCE_ID }),
     logLevel: v.LOG_LEVEL,
   };
+}
+
+/**
+ * OAuth installs: all three variables or none. They serve many workspaces over HTTP only (the
+ * install pages and POST /slack/events share the bot's one server), each workspace's token
+ * stored encrypted with SECRETS_KEY, so the single-workspace variables cannot come along.
+ */
+function slackOAuth(v: z.infer<typeof schema>): SlackOAuth | undefined {
+  const { SLACK_CLIENT_ID: clientId, SLACK_CLIENT_SECRET: clientSecret, SLACK_STATE_SECRET: stateSecret } = v;
+  if (!clientId && !clientSecret && !stateSecret) return undefined;
+  if (!clientId || !clientSecret || !stateSecret) {
+    const set = OAUTH_VARIABLES.filter((name) => v[name] !== undefined);
+    const missing = OAUTH_VARIABLES.filter((name) => v[name] === undefined);
+    throw new ConfigError(
+      `${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} required with ${set.join(" and ")}: Slack OAuth installs need SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET.`,
+    );
+  }
+  if (v.SLACK_BOT_TOKEN) {
+    throw new ConfigError(
+      "SLACK_BOT_TOKEN and SLACK_CLIENT_ID are two ways to run Slack: one workspace with a fixed token, or any number installed through /slack/install. Unset one (to move a workspace to OAuth, install the app there through /slack/install).",
+    );
+  }
+  if (v.SLACK_APP_TOKEN) {
+    throw new ConfigError(
+      "SLACK_APP_TOKEN (Socket Mode) cannot be used with SLACK_CLIENT_ID: OAuth installs are served over HTTP, next to POST /slack/events. Unset SLACK_APP_TOKEN and set SLACK_SIGNING_SECRET.",
+    );
+  }
+  if (!v.SLACK_SIGNING_SECRET) {
+    throw new ConfigError(
+      "SLACK_SIGNING_SECRET is required with SLACK_CLIENT_ID: Slack signs every request it sends.",
+    );
+  }
+  if (!v.SECRETS_KEY) {
+    throw new ConfigError(
+      "SECRETS_KEY is required with SLACK_CLIENT_ID: each workspace's token is stored encrypted with it.",
+    );
+  }
+  return { clientId, clientSecret, stateSecret };
 }

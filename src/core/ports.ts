@@ -54,14 +54,7 @@ export interface MessageRef {
  * How a gesture reached the bot. Every kind passes the same access check (allow-lists, admin-only
  * commands) and all but autocomplete count against the command rates.
  */
-export type EntryKind =
-  | "command"
-  | "form"
-  | "button"
-  | "select"
-  | "autocomplete"
-  | "message_shortcut"
-  | "context_menu";
+export type EntryKind = "command" | "form" | "button" | "autocomplete" | "message_shortcut" | "context_menu";
 
 /** A file a user attached; the adapter does the authenticated download when it is opened. */
 export interface Attachment {
@@ -98,6 +91,11 @@ export interface ChatAdapter {
   readonly platform: Platform;
   post(target: ConversationRef, message: Message, options?: PostOptions): Promise<MessageRef>;
   edit(ref: MessageRef, message: Message): Promise<void>;
+  /**
+   * Replaces the message whose button `target`'s gesture clicked, private ones too (a list's
+   * pages): Discord through the click's interaction, Slack through its response_url.
+   */
+  replace(target: ConversationRef, message: Message): Promise<void>;
   /** Largest file, in bytes, that can be uploaded to this conversation. */
   uploadLimit(target: ConversationRef): number;
   /** A link that opens the message in the platform's app, for people of the tenant that owns it. */
@@ -115,24 +113,31 @@ export interface CommandEvent {
   conversation: ConversationRef;
   /** Default "command"; "form" for a submitted modal. */
   entry?: Extract<EntryKind, "command" | "form" | "message_shortcut" | "context_menu">;
+  /**
+   * Job ids by file option: the option's attachment is that job's result (an image from the chat
+   * that the bot made), which the service already holds: its media id is used, nothing uploaded.
+   */
+  results?: Record<string, string>;
 }
 
-/** A button click, a select choice or a follow-up form submitted, on a message the bot posted. */
+/** A button click or a follow-up form submitted, on a message the bot posted. */
 export interface ActionEvent {
-  /** A name of the core's action catalogue: "confirm", "regenerate", "edit", ... */
+  /** A name of the core's action catalogue: "confirm", "regenerate", "edit", "page", ... */
   action: string;
-  /** Our job id, carried by the control. */
+  /** What the control acts on: our job id, or for a list's controls the list's name. */
   jobId: string;
   /** The variant number, the chosen style, ... */
   value?: string;
   /** A follow-up form's raw values by option name; the core checks them against the form. */
   fields?: Record<string, unknown>;
+  /** The files given in a follow-up's form, by option name (checked like a command's). */
+  attachments?: Record<string, Attachment[]>;
   actor: Actor;
   /** The message the control is on (a form may come without it). */
   message?: MessageRef;
   conversation: ConversationRef;
   /** Default "button". */
-  entry?: Extract<EntryKind, "button" | "select" | "form">;
+  entry?: Extract<EntryKind, "button" | "form">;
 }
 
 export interface AutocompleteEvent {

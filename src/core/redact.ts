@@ -42,7 +42,7 @@ const SHAPES: [RegExp, string][] = [
   // A JSON field named for a secret, at any depth (pino's key paths stop at a fixed depth, and a
   // library's error nests its request body deep: a DiscordAPIError's requestBody.json.token).
   [
-    /"((?:[\w-]*_)?(?:token|apiKey|api_key|x-api-key|authorization|botToken|appToken|accessToken|signingSecret|secretsKey|secret|password|response_url|responseUrl|cookie))"(\s*:\s*)"(?:[^"\\]|\\.)*"/gi,
+    /"((?:[\w-]*_)?(?:token|apiKey|api_key|x-api-key|authorization|botToken|appToken|accessToken|refreshToken|signingSecret|clientSecret|stateSecret|secretsKey|secret|password|response_url|responseUrl|cookie))"(\s*:\s*)"(?:[^"\\]|\\.)*"/gi,
     `"$1"$2"${REDACTED}"`,
   ],
   // Discord: /webhooks/<app>/<interaction token>, /interactions/<id>/<token>/callback.

@@ -109,6 +109,24 @@ export class DiscordAdapter implements ChatAdapter {
     });
   }
 
+  /** The clicked message, replaced through the click's own interaction (deferred as an update), private ones too. */
+  replace(target: ConversationRef, message: Message): Promise<void> {
+    return this.swap(target, message).catch((error: unknown) => {
+      throw refusalOf(error);
+    });
+  }
+
+  private async swap(target: ConversationRef, message: Message): Promise<void> {
+    const token = this.live(target);
+    if (!token || target.data?.deferral !== "update") {
+      throw new Error("only a click's own interaction can replace the message it clicked");
+    }
+    const rendered = renderMessage(message);
+    const files = await filesOf(rendered, this.uploadLimit(target));
+    const original = Routes.webhookMessage(this.options.applicationId(), token.token, "@original");
+    await this.options.rest.patch(original, { body: rendered.body, files, auth: false });
+  }
+
   private async send(target: ConversationRef, message: Message, options: PostOptions): Promise<MessageRef> {
     const rendered = renderMessage(
       message,

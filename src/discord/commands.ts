@@ -3,11 +3,15 @@ import {
   type APIApplicationCommandBasicOption,
   type APIApplicationCommandOption,
   ApplicationCommandOptionType,
+  ApplicationCommandType,
   ApplicationIntegrationType,
   InteractionContextType,
   PermissionFlagsBits,
+  type RESTPostAPIApplicationCommandsJSONBody,
   type RESTPostAPIChatInputApplicationCommandsJSONBody,
+  type RESTPostAPIContextMenuApplicationCommandsJSONBody,
 } from "discord-api-types/v10";
+import { IMAGE_INPUTS } from "../core/actions/image-inputs.js";
 import {
   type CommandGroup,
   commandGroups,
@@ -144,8 +148,23 @@ export function applicationCommands(): CommandJson[] {
   return commandGroups().map(topLevel);
 }
 
+/** Apps > "Edit image", ... on a message: the catalogue's images from the chat (no options, no description). */
+export function messageCommands(): RESTPostAPIContextMenuApplicationCommandsJSONBody[] {
+  return IMAGE_INPUTS.map((input) => ({
+    type: ApplicationCommandType.Message,
+    name: input.label,
+    contexts: [InteractionContextType.Guild],
+    integration_types: [ApplicationIntegrationType.GuildInstall],
+  }));
+}
+
+/** Everything the bot registers: slash commands and message commands, in one overwrite. */
+export function registeredCommands(): RESTPostAPIApplicationCommandsJSONBody[] {
+  return [...applicationCommands(), ...messageCommands()];
+}
+
 /** Changes whenever anything Discord shows changes; registration on start compares it. */
-export function definitionsHash(commands: readonly CommandJson[]): string {
+export function definitionsHash(commands: readonly RESTPostAPIApplicationCommandsJSONBody[]): string {
   return createHash("sha256").update(JSON.stringify(commands)).digest("hex");
 }
 

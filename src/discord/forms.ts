@@ -1,5 +1,6 @@
 import { describeOptions, type OptionInfo } from "../core/commands/catalogue.js";
 import type { AnyCommand, FormDef } from "../core/commands/define.js";
+import type { Choice } from "../core/ports.js";
 import { DISCORD_LIMITS } from "./limits.js";
 import type { FormField } from "./render/modal.js";
 
@@ -63,22 +64,30 @@ export function humanize(name: string): string {
   return [first.charAt(0).toUpperCase() + first.slice(1), ...rest].join(" ");
 }
 
-/** The inputs of `options`, showing `initial` values (by option name) where given. */
+/**
+ * The inputs of `options`, showing `initial` values (by option name) where given; `picks` are the
+ * entries of an option's list (voices), offered in a select since a modal cannot search a list.
+ */
 export function formFields(
   options: readonly OptionInfo[],
   initial: Record<string, string> = {},
+  picks: Record<string, readonly Choice[]> = {},
 ): FormField[] {
-  return options.map((o) => ({
-    name: o.name,
-    label: humanize(o.name),
-    description: o.description,
-    // A secret the user chose to enter must be given; the form-only traits stay optional.
-    required: o.required || o.secret === true,
-    ...(o.minLength !== undefined && { minLength: o.minLength }),
-    maxLength: o.maxLength ?? DISCORD_LIMITS.textInputMax,
-    ...(o.choices && { choices: o.choices }),
-    ...(initial[o.name] !== undefined && { value: initial[o.name] }),
-  }));
+  return options.map((o) => {
+    const choices = picks[o.name]?.length ? picks[o.name] : o.choices?.map((c) => ({ label: c, value: c }));
+    return {
+      name: o.name,
+      label: humanize(o.name),
+      description: o.description,
+      // A secret the user chose to enter must be given; the form-only traits stay optional.
+      required: o.required || o.secret === true,
+      ...(o.minLength !== undefined && { minLength: o.minLength }),
+      maxLength: o.maxLength ?? DISCORD_LIMITS.textInputMax,
+      ...(choices && { choices }),
+      ...(o.file && { files: o.file.max }),
+      ...(initial[o.name] !== undefined && { value: initial[o.name] }),
+    };
+  });
 }
 
 export function formCustomId(key: string): string {

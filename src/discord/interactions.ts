@@ -2,20 +2,25 @@ import {
   type AutocompleteInteraction,
   type ButtonInteraction,
   type ChatInputCommandInteraction,
+  ComponentType,
   type Interaction,
+  type MessageContextMenuCommandInteraction,
   MessageFlags,
   type ModalSubmitInteraction,
-  type StringSelectMenuInteraction,
 } from "discord.js";
 import { actionByName } from "../core/actions/catalogue.js";
+import { imageInputByLabel, noImageNotice } from "../core/actions/image-inputs.js";
 import type { Bot } from "../core/bot.js";
 import { commandByName } from "../core/commands/catalogue.js";
 import { FairQueue, laneOf } from "../core/fair-queue.js";
 import type { Logger } from "../core/log.js";
+import type { Attachment } from "../core/ports.js";
+import { errorCard } from "../core/render/errors.js";
 import { actorOf } from "./actor.js";
 import type { DiscordAdapter } from "./adapter.js";
 import { catalogueName } from "./commands.js";
 import { type ControlId, decodeControlId, encodeControlId } from "./custom-id.js";
+import { userAttachment } from "./files.js";
 import {
   commandLineOptions,
   formCustomId,
@@ -26,9 +31,10 @@ import {
   optionsOf,
 } from "./forms.js";
 import { DISCORD_LIMITS as L } from "./limits.js";
+import { imageAttachment, imageOf } from "./message-images.js";
 import { dmNotice, expiredFormNotice, staleControlNotice } from "./notices.js";
 import { readOptions } from "./options.js";
-import type { PendingForms } from "./pending-forms.js";
+import type { PendingForm, PendingForms } from "./pending-forms.js";
 import { formModal } from "./render/modal.js";
 import { cut } from "./render/text.js";
 
@@ -65,7 +71,10 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
   };
 
   /** The first response of a command or a form: "thinking…", in public or privately. */
-  async function defer(i: ChatInputCommandInteraction | ModalSubmitInteraction, ephemeral: boolean) {
+  async function defer(
+    i: ChatInputCommandInteraction | MessageContextMenuCommandInteraction | ModalSubmitInteraction,
+    ephemeral: boolean,
+  ) {
     await i.deferReply(ephemeral ? { flags: MessageFlags.Ephemeral } : {});
     return adapter.conversation(i, ephemeral ? "ephemeral" : "public");
   }
@@ -103,10 +112,42 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
     );
   }
 
+  /**
+   * Apps > "Edit image" on a message: the follow-up's form at once (the first response), with the
+   * message's image waiting for its submission; a message without an image is told so privately.
+   */
+  async function messageCommand(i: MessageContextMenuCommandInteraction): Promise<void> {
+    const input = imageInputByLabel(i.commandName);
+    const command = input && commandByName(input.command);
+    const source = imageOf(i.targetMessage, i.client.user.id);
+    if (!i.inGuild() || !input || !command || !source) {
+      const conversation = await defer(i, true);
+      const notice = !i.inGuild() ? dmNotice : input ? noImageNotice(input) : staleControlNotice;
+      later(i, "message command notice", () => adapter.post(conversation, notice, { ephemeral: true }));
+      return;
+    }
+    const key = forms.put({
+      command,
+      options: {},
+      attachments: {},
+      userId: i.user.id,
+      image: { option: input.file, source },
+    });
+    await i.showModal(formModal(formCustomId(key), input.title, formFields(optionsOf(input.form))));
+  }
+
+  /** The files of a submitted form: those the command line gave, and a message command's image. */
+  async function attachmentsOf(pending: PendingForm): Promise<Record<string, Attachment[]>> {
+    if (!pending.image) return pending.attachments;
+    const { option, source } = pending.image;
+    return { ...pending.attachments, [option]: [await imageAttachment(source)] };
+  }
+
   /** What a modal's inputs hold, by custom_id: the text typed, or the option chosen in a select. */
   function typedIn(i: ModalSubmitInteraction): Record<string, string> {
     return Object.fromEntries(
       [...i.fields.fields.values()].flatMap((f) => {
+        if (f.type === ComponentType.FileUpload) return [];
         if ("value" in f && typeof f.value === "string") return [[f.customId, f.value]];
         if ("values" in f && Array.isArray(f.values) && typeof f.values[0] === "string") {
           return [[f.customId, f.values[0]]];
@@ -116,16 +157,29 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
     );
   }
 
+  /** The files given in a modal's file uploads, by custom_id. */
+  function uploadedIn(i: ModalSubmitInteraction): Record<string, Attachment[]> {
+    return Object.fromEntries(
+      [...i.fields.fields.values()].flatMap((f) => {
+        if (f.type !== ComponentType.FileUpload) return [];
+        const files = [...(i.fields.getUploadedFiles(f.customId)?.values() ?? [])];
+        return [[f.customId, files.map(userAttachment)]];
+      }),
+    );
+  }
+
   /** A follow-up's form: the new job's message answers it, in public like a command's. */
   async function followUpForm(i: ModalSubmitInteraction, control: ControlId): Promise<void> {
     const conversation = await defer(i, false);
     const fields = typedIn(i);
+    const attachments = uploadedIn(i);
     later(i, control.action, () =>
       bot.handleAction({
         action: control.action,
         jobId: control.jobId,
         ...(control.value !== undefined && { value: control.value }),
         fields,
+        attachments,
         actor: actorOf(i),
         ...(i.message && {
           message: { platform: "discord", channelId: i.message.channelId, messageId: i.message.id },
@@ -149,25 +203,43 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
       return;
     }
     const typed = typedIn(i);
-    later(i, pending.command.name, () =>
-      bot.handleCommand({
+    const image = pending.image;
+    later(i, pending.command.name, async () => {
+      let attachments: Record<string, Attachment[]>;
+      try {
+        attachments = await attachmentsOf(pending);
+      } catch (error) {
+        await adapter.post(conversation, errorCard(error), { ephemeral: true });
+        return;
+      }
+      await bot.handleCommand({
         command: pending.command.name,
         options: { ...pending.options, ...typed },
-        attachments: pending.attachments,
+        attachments,
         actor: actorOf(i),
         conversation,
-        entry: "form",
-      }),
-    );
+        entry: image ? "context_menu" : "form",
+        ...(image?.source.jobId && { results: { [image.option]: image.source.jobId } }),
+      });
+    });
   }
 
-  async function control(i: ButtonInteraction | StringSelectMenuInteraction): Promise<void> {
+  async function control(i: ButtonInteraction): Promise<void> {
     const decoded = decodeControlId(i.customId);
     // A follow-up asks its form first: the modal must be the click's first response.
     if (decoded && i.inGuild() && actionByName(decoded.action)?.form) {
-      const form = await bot.actionForm({ action: decoded.action, jobId: decoded.jobId, actor: actorOf(i) });
+      const form = await bot.actionForm({
+        action: decoded.action,
+        jobId: decoded.jobId,
+        actor: actorOf(i),
+        ...(decoded.value !== undefined && { value: decoded.value }),
+        conversation: { channelId: i.channelId },
+      });
       if (form) {
-        const fields = formFields(optionsOf(form.form), form.initial).slice(0, L.modalComponents);
+        const fields = formFields(optionsOf(form.form), form.initial, form.choices).slice(
+          0,
+          L.modalComponents,
+        );
         await i.showModal(formModal(encodeControlId(decoded), form.title, fields));
         return;
       }
@@ -180,16 +252,14 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
       );
       return;
     }
-    const value = i.isStringSelectMenu() ? i.values[0] : decoded.value;
     later(i, decoded.action, () =>
       bot.handleAction({
         action: decoded.action,
         jobId: decoded.jobId,
-        ...(value !== undefined && { value }),
+        ...(decoded.value !== undefined && { value: decoded.value }),
         actor: actorOf(i),
         message: { platform: "discord", channelId: i.message.channelId, messageId: i.message.id },
         conversation,
-        entry: i.isStringSelectMenu() ? "select" : "button",
       }),
     );
   }
@@ -218,9 +288,10 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
     async handle(interaction) {
       try {
         if (interaction.isChatInputCommand()) await command(interaction);
+        else if (interaction.isMessageContextMenuCommand()) await messageCommand(interaction);
         else if (interaction.isAutocomplete()) await autocomplete(interaction);
         else if (interaction.isModalSubmit()) await modal(interaction);
-        else if (interaction.isButton() || interaction.isStringSelectMenu()) await control(interaction);
+        else if (interaction.isButton()) await control(interaction);
       } catch (error) {
         // Mostly a first response that came too late (10062): nothing can reach the user any more.
         logger.warn({ err: error, interactionId: interaction.id }, "interaction not answered");

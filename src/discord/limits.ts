@@ -39,6 +39,8 @@ export const DISCORD_LIMITS = {
   modalComponents: 5,
   modalLabel: 45,
   modalLabelDescription: 100,
+  /** Files of one file upload in a modal. */
+  modalFiles: 10,
   textInputMax: 4_000,
 
   autocompleteChoices: 25,

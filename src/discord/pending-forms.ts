@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { AnyCommand } from "../core/commands/define.js";
 import type { Attachment } from "../core/ports.js";
+import type { MessageImage } from "./message-images.js";
 
 /** A command waiting for its modal: what the command line already gave. */
 export interface PendingForm {
@@ -9,6 +10,8 @@ export interface PendingForm {
   attachments: Record<string, Attachment[]>;
   /** The user the modal was shown to. */
   userId: string;
+  /** A message command's: the image of the message it was used on, for the file option `option`. */
+  image?: { option: string; source: MessageImage };
 }
 
 /** Long enough to fill in a form without hurry; the attachments' CDN links outlive it. */

@@ -19,8 +19,8 @@ try {
   const count = await registerCommands({ rest, applicationId: application.id, ...(guildId && { guildId }) });
   console.log(
     guildId
-      ? `Registered ${count} slash commands in guild ${guildId}.`
-      : `Registered ${count} slash commands globally (Discord may take up to an hour to show changes everywhere).`,
+      ? `Registered ${count} commands (slash and message commands) in guild ${guildId}.`
+      : `Registered ${count} commands (slash and message commands) globally (Discord may take up to an hour to show changes everywhere).`,
   );
 } catch (error) {
   console.error(

@@ -1,7 +1,7 @@
 import { type REST, Routes } from "discord.js";
 import type Keyv from "keyv";
 import type { Logger } from "../core/log.js";
-import { applicationCommands, definitionsHash } from "./commands.js";
+import { definitionsHash, registeredCommands } from "./commands.js";
 
 /**
  * Registration of the slash commands: global (up to an hour to reach every server), or in one
@@ -21,9 +21,9 @@ function route({ applicationId, guildId }: RegistrationTarget) {
     : Routes.applicationCommands(applicationId);
 }
 
-/** Registers the catalogue's commands; resolves with how many there are. */
+/** Registers the catalogue's commands and the message commands; resolves with how many there are. */
 export async function registerCommands(target: RegistrationTarget): Promise<number> {
-  const commands = applicationCommands();
+  const commands = registeredCommands();
   await target.rest.put(route(target), { body: commands });
   return commands.length;
 }
@@ -35,11 +35,11 @@ export async function registerCommands(target: RegistrationTarget): Promise<numb
 export async function registerIfChanged(
   target: RegistrationTarget & { store: Keyv<unknown>; logger: Logger },
 ): Promise<boolean> {
-  const hash = definitionsHash(applicationCommands());
+  const hash = definitionsHash(registeredCommands());
   const key = `commands:${target.applicationId}:${target.guildId ?? "global"}`;
   if ((await target.store.get(key)) === hash) return false;
   const count = await registerCommands(target);
   await target.store.set(key, hash);
-  target.logger.info({ count, guildId: target.guildId ?? "global" }, "Discord: slash commands registered");
+  target.logger.info({ count, guildId: target.guildId ?? "global" }, "Discord: commands registered");
   return true;
 }

@@ -11,14 +11,17 @@ import type {
   PostOptions,
 } from "../core/ports.js";
 import { slackErrorCode } from "./error-code.js";
+import { REMOVED_FROM_WORKSPACE } from "./installations.js";
 import type { Ledger } from "./ledger.js";
 import { SLACK_LIMITS } from "./limits.js";
 import { lookBack, type Seen } from "./look-back.js";
 import { type Rendered, type RenderOptions, renderMessage } from "./render/card.js";
 import { uploadFile } from "./upload.js";
+import type { Workspaces } from "./workspaces.js";
 
 /**
- * The core's chat port on the Slack Web API with the bot token: chat.postMessage and
+ * The core's chat port on the Slack Web API, with the token of the conversation's workspace
+ * (`data.team`, see workspaces.ts): chat.postMessage and
  * chat.postEphemeral to post, chat.update to edit (response_urls expire after 30 minutes, jobs
  * do not), and the files of a card uploaded into the thread of the message that shows it.
  *
@@ -40,9 +43,13 @@ const NOT_A_MEMBER_CODES = new Set(["not_in_channel", "channel_not_found", "inva
 const REFUSALS: Record<string, string> = {
   ...Object.fromEntries([...NOT_A_MEMBER_CODES].map((code) => [code, NOT_A_MEMBER])),
   is_archived: "This channel is archived. Unarchive it so that the bot can post in it.",
-  account_inactive: "The bot was removed from this workspace. An admin can install it again.",
-  token_revoked: "The bot was removed from this workspace. An admin can install it again.",
+  account_inactive: REMOVED_FROM_WORKSPACE,
+  token_revoked: REMOVED_FROM_WORKSPACE,
+  invalid_auth: REMOVED_FROM_WORKSPACE,
 };
+
+/** Answers that mean the workspace's token is dead: the next call looks its installation up again. */
+const DEAD_TOKEN = new Set(["account_inactive", "token_revoked", "invalid_auth"]);
 
 /** The core's error for a refusal, or `error` itself (an outage, a rate limit: worth retrying). */
 function refusalOf(error: unknown): unknown {
@@ -62,6 +69,12 @@ const keyOf = (message: Seen) =>
 const postKey = (target: ConversationRef, idempotencyKey: string) =>
   `post:${target.channelId}:${idempotencyKey}`;
 
+/** The workspace a conversation or message is in, as the adapter recorded it. */
+function teamOf(ref: ConversationRef | MessageRef): string | undefined {
+  const team = ref.data?.team;
+  return typeof team === "string" ? team : undefined;
+}
+
 const uploadKey = (ref: MessageRef, file: OutgoingFile) =>
   `upload:${ref.channelId}:${ref.messageId}:${file.name}`;
 
@@ -69,12 +82,22 @@ function filesOf(message: Message): OutgoingFile[] {
   return isCard(message) ? message.media.flatMap((m) => (m.file ? [m.file] : [])) : [];
 }
 
-/** An ephemeral answer through a response_url (valid 30 minutes, five times). */
-async function respond(url: string, rendered: { text: string; blocks: unknown[] }): Promise<void> {
+/**
+ * An answer through a response_url (valid 30 minutes, five times): a new ephemeral message, or the
+ * clicked message replaced.
+ */
+async function respond(
+  url: string,
+  rendered: { text: string; blocks: unknown[] },
+  how: "ephemeral" | "replace" = "ephemeral",
+): Promise<void> {
   const answer = await request(url, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ response_type: "ephemeral", ...rendered }),
+    body: JSON.stringify({
+      ...(how === "replace" ? { replace_original: true } : { response_type: "ephemeral" }),
+      ...rendered,
+    }),
   });
   const body = await answer.body.text();
   if (answer.statusCode !== 200)
@@ -86,9 +109,20 @@ export class SlackAdapter implements ChatAdapter {
   private readonly joined = new Set<string>();
 
   constructor(
-    private readonly client: WebClient,
+    private readonly workspaces: Workspaces,
     private readonly ledger: Ledger,
   ) {}
+
+  /** The workspace's client, and what to make of its errors: a refusal, and a dead token forgotten. */
+  private async clientOf(ref: ConversationRef | MessageRef) {
+    const team = teamOf(ref);
+    const client = await this.workspaces.client(team);
+    const refused = (error: unknown): unknown => {
+      if (team && DEAD_TOKEN.has(slackErrorCode(error) ?? "")) this.workspaces.forget(team);
+      return refusalOf(error);
+    };
+    return { client, refused };
+  }
 
   uploadLimit(_target: ConversationRef): number {
     return SLACK_LIMITS.uploadBytes;
@@ -100,9 +134,42 @@ export class SlackAdapter implements ChatAdapter {
   }
 
   post(target: ConversationRef, message: Message, options: PostOptions = {}): Promise<MessageRef> {
-    return options.ephemeral
-      ? this.once(target, options, () => this.postEphemeral(target, message, options))
-      : this.postPublic(target, message, options);
+    if (!options.ephemeral) return this.postPublic(target, message, options);
+    // An ephemeral message cannot carry files: private files go to the person's DM with the bot.
+    if (filesOf(message).length > 0) return this.postDirect(target, message);
+    return this.once(target, options, () => this.postEphemeral(target, message, options));
+  }
+
+  /** The clicked message, ephemeral ones too, replaced through the click's response_url. */
+  async replace(target: ConversationRef, message: Message): Promise<void> {
+    const responseUrl = target.live?.responseUrl;
+    if (typeof responseUrl !== "string")
+      throw new Error("only a click's response_url can replace its message");
+    await respond(responseUrl, renderMessage(message), "replace");
+  }
+
+  /**
+   * A card with files, for one person's eyes: posted in their DM with the bot (the files uploaded
+   * under it as for any result), and said so where they asked.
+   */
+  private async postDirect(target: ConversationRef, message: Message): Promise<MessageRef> {
+    const user = target.data?.user;
+    if (typeof user !== "string") throw new Error("a private Slack message needs the conversation's user");
+    const { client, refused } = await this.clientOf(target);
+    const opened = await client.conversations.open({ users: user }).catch((error: unknown) => {
+      throw refused(error);
+    });
+    const dm = opened.channel?.id;
+    if (!dm) throw new Error("conversations.open answered without a channel");
+    const team = teamOf(target);
+    const ref = await this.postPublic(
+      { platform: "slack", channelId: dm, ...(team && { data: { team } }) },
+      message,
+      {},
+    );
+    const title = isCard(message) ? message.title : "The file";
+    await this.postEphemeral(target, { text: `${title}: sent to you in a direct message from the bot.` }, {});
+    return ref;
   }
 
   /** A keyed ephemeral post is sent once; one that cannot be read back stays unsent after a crash. */
@@ -143,10 +210,11 @@ export class SlackAdapter implements ChatAdapter {
   }
 
   private async update(ref: MessageRef, { text, blocks }: Rendered): Promise<void> {
-    await this.client.chat
+    const { client, refused } = await this.clientOf(ref);
+    await client.chat
       .update({ channel: ref.channelId, ts: ref.messageId, text, blocks })
       .catch((error: unknown) => {
-        throw refusalOf(error);
+        throw refused(error);
       });
   }
 
@@ -162,8 +230,10 @@ export class SlackAdapter implements ChatAdapter {
       ...mention,
     });
     const key = options.idempotencyKey && postKey(target, options.idempotencyKey);
+    const team = teamOf(target);
     const post = async (): Promise<MessageRef> => {
-      const answer = await this.client.chat
+      const { client, refused } = await this.clientOf(target);
+      const answer = await client.chat
         .postMessage({
           channel: target.channelId,
           text,
@@ -172,10 +242,15 @@ export class SlackAdapter implements ChatAdapter {
           ...(key && { metadata: { event_type: POST_EVENT, event_payload: { key } } }),
         })
         .catch((error: unknown) => {
-          throw refusalOf(error);
+          throw refused(error);
         });
       if (!answer.ts) throw new Error("chat.postMessage answered without a ts");
-      return { platform: "slack", channelId: answer.channel ?? target.channelId, messageId: answer.ts };
+      return {
+        platform: "slack",
+        channelId: answer.channel ?? target.channelId,
+        messageId: answer.ts,
+        ...(team && { data: { team } }),
+      };
     };
     // Only the message is keyed: a repeat after a failed upload completes the same message.
     const ref = key
@@ -192,11 +267,17 @@ export class SlackAdapter implements ChatAdapter {
   }
 
   /** The keyed post Slack took before a crash kept the ledger from recording it. */
-  private findPost(target: ConversationRef, key: string, since: number): Promise<MessageRef | undefined> {
+  private async findPost(
+    target: ConversationRef,
+    key: string,
+    since: number,
+  ): Promise<MessageRef | undefined> {
+    const { client } = await this.clientOf(target);
+    const team = teamOf(target);
     const where = { channelId: target.channelId, ...(target.threadId && { threadTs: target.threadId }) };
-    return lookBack(this.client, where, since, (m) =>
+    return lookBack(client, where, since, (m) =>
       m.ts && keyOf(m) === key
-        ? { platform: "slack", channelId: target.channelId, messageId: m.ts }
+        ? { platform: "slack", channelId: target.channelId, messageId: m.ts, ...(team && { data: { team } }) }
         : undefined,
     );
   }
@@ -216,14 +297,16 @@ export class SlackAdapter implements ChatAdapter {
     const rendered = renderMessage(message, {
       ...(options.mentionUserId && { mentionUserId: options.mentionUserId }),
     });
+    const team = teamOf(target);
     const ref = (messageId: string): MessageRef => ({
       platform: "slack",
       channelId: target.channelId,
       messageId,
-      data: { ephemeral: true },
+      data: { ephemeral: true, ...(team && { team }) },
     });
+    const { client, refused } = await this.clientOf(target);
     try {
-      const answer = await this.client.chat.postEphemeral({
+      const answer = await client.chat.postEphemeral({
         channel: target.channelId,
         user,
         ...rendered,
@@ -232,7 +315,7 @@ export class SlackAdapter implements ChatAdapter {
       return ref(answer.message_ts ?? "");
     } catch (error) {
       if (!NOT_A_MEMBER_CODES.has(slackErrorCode(error) ?? "") || typeof responseUrl !== "string")
-        throw refusalOf(error);
+        throw refused(error);
       await respond(responseUrl, rendered);
       return ref("");
     }
@@ -254,17 +337,18 @@ export class SlackAdapter implements ChatAdapter {
       ids[file.name] = await this.ledger.once(
         uploadKey(ref, file),
         async () => {
-          await this.join(ref.channelId);
-          return uploadFile(this.client, file, { channelId: ref.channelId, threadTs: ref.messageId }).catch(
+          const { client, refused } = await this.clientOf(ref);
+          await this.join(client, ref.channelId);
+          return uploadFile(client, file, { channelId: ref.channelId, threadTs: ref.messageId }).catch(
             (error: unknown) => {
-              throw refusalOf(error);
+              throw refused(error);
             },
           );
         },
         // Shared before a crash kept the ledger from recording it: the thread shows it.
-        (since) =>
+        async (since) =>
           lookBack(
-            this.client,
+            (await this.clientOf(ref)).client,
             { channelId: ref.channelId, threadTs: ref.messageId },
             since,
             (m) => m.files?.find((f) => f.name === file.name)?.id,
@@ -280,10 +364,10 @@ export class SlackAdapter implements ChatAdapter {
    * channels and DMs refuse the join (the bot is in them already, or needs an invite), and so
    * does an app installed before it asked for channels:join: each is tried once per process.
    */
-  private async join(channelId: string): Promise<void> {
+  private async join(client: WebClient, channelId: string): Promise<void> {
     if (this.joined.has(channelId)) return;
     try {
-      await this.client.conversations.join({ channel: channelId });
+      await client.conversations.join({ channel: channelId });
     } catch (error) {
       // Slack could not be reached: try again with the next upload.
       if (slackErrorCode(error) === undefined) throw error;

@@ -1,8 +1,17 @@
-import { App, type BlockAction, HTTPReceiver, SocketModeReceiver, type ViewSubmitAction } from "@slack/bolt";
+import {
+  App,
+  type BlockAction,
+  ErrorCode,
+  HTTPReceiver,
+  type MessageShortcut,
+  SocketModeReceiver,
+  type ViewSubmitAction,
+} from "@slack/bolt";
 import type { ModalView } from "@slack/types";
 import type { WebClient, WebClientOptions } from "@slack/web-api";
 import type Keyv from "keyv";
 import { actionByName } from "../core/actions/catalogue.js";
+import { IMAGE_INPUTS, noImageNotice } from "../core/actions/image-inputs.js";
 import type { Bot } from "../core/bot.js";
 import { type Card, card } from "../core/cards.js";
 import { commandByName } from "../core/commands/catalogue.js";
@@ -11,18 +20,23 @@ import { FairQueue, laneOf } from "../core/fair-queue.js";
 import type { Logger } from "../core/log.js";
 import type { Attachment, ConversationRef } from "../core/ports.js";
 import { errorCard } from "../core/render/errors.js";
+import type { InstallationStore } from "../store/index.js";
 import { Actors } from "./actors.js";
 import { SlackAdapter } from "./adapter.js";
 import { readCommandLine } from "./command-line.js";
 import { userFile } from "./files.js";
 import { fieldErrors } from "./form-errors.js";
+import { SlackInstallations } from "./installations.js";
 import { Ledger } from "./ledger.js";
 import { SLACK_LIMITS } from "./limits.js";
 import { boltLogger } from "./log.js";
+import { imageOf } from "./message-images.js";
+import { oauthReceiverOptions } from "./oauth.js";
 import { Recent } from "./recent.js";
 import { ACTION_ID, decodeActionId } from "./render/action-id.js";
 import { FORM_CALLBACK_ID, formView, needsForm, readContext, readForm } from "./render/form.js";
 import { cut } from "./render/mrkdwn.js";
+import { InstalledWorkspaces, singleWorkspace } from "./workspaces.js";
 
 /**
  * Bolt wired to the core. Every listener acknowledges first (Slack waits 3 s), opens a form with
@@ -50,6 +64,8 @@ export interface SlackAppOptions {
   store: Keyv<unknown>;
   /** Merged into the WebClient's options (tests turn retries off). */
   clientOptions?: WebClientOptions;
+  /** The bot's store of installations (`stores.installations`): required with `config.oauth`. */
+  installations?: InstallationStore;
 }
 
 /** The events path of the manifest's four URLs. */
@@ -57,12 +73,12 @@ export const EVENTS_PATH = "/slack/events";
 
 /**
  * The receiver is made here and handed to App so that Bolt never listens itself: in HTTP mode
- * its request listener is mounted on the bot's one server (src/http); in Socket Mode its client
- * tells whether the websocket is up.
+ * its request listener is mounted on the bot's one server (src/http), for the install pages too
+ * with OAuth (oauth.ts); in Socket Mode its client tells whether the websocket is up.
  */
-function createApp({ config, logger, clientOptions }: SlackAppOptions) {
+function createApp({ config, logger, clientOptions, installations }: SlackAppOptions) {
   const boltLog = boltLogger(logger);
-  const options = { slackApiUrl: config.apiUrl, ...clientOptions };
+  const options = { slackApiUrl: config.apiUrl, ...clientOptions, logger: boltLog };
   const common = {
     token: config.botToken,
     logger: boltLog,
@@ -78,14 +94,23 @@ function createApp({ config, logger, clientOptions }: SlackAppOptions) {
       logger: boltLog,
       installerOptions: { clientOptions: options },
     });
-    return { app: new App({ ...common, receiver }), receiver };
+    const app = new App({ ...common, receiver });
+    return { app, receiver, workspaces: singleWorkspace(app.client) };
   }
-  const receiver = new HTTPReceiver({
-    signingSecret: config.signingSecret ?? "",
-    endpoints: EVENTS_PATH,
-    logger: boltLog,
-  });
-  return { app: new App({ ...common, receiver }), receiver };
+  const http = { signingSecret: config.signingSecret ?? "", endpoints: EVENTS_PATH, logger: boltLog };
+  if (config.oauth) {
+    if (!installations) throw new Error("Slack OAuth needs the bot's installation store");
+    const store = new SlackInstallations(installations, logger);
+    const receiver = new HTTPReceiver({
+      ...http,
+      ...oauthReceiverOptions(config.oauth, store, config.apiUrl, options, logger),
+    });
+    const app = new App({ ...common, receiver });
+    return { app, receiver, installations: store, workspaces: new InstalledWorkspaces(store, options) };
+  }
+  const receiver = new HTTPReceiver(http);
+  const app = new App({ ...common, receiver });
+  return { app, receiver, workspaces: singleWorkspace(app.client) };
 }
 
 export interface SlackApp {
@@ -98,15 +123,17 @@ export interface SlackApp {
 
 export function createSlackApp(options: SlackAppOptions): SlackApp {
   const { bot, logger } = options;
-  const { app, receiver } = createApp(options);
-  const adapter = new SlackAdapter(app.client, new Ledger(options.store));
-  const actors = new Actors(app.client, logger);
+  const { app, receiver, workspaces, installations } = createApp(options);
+  const adapter = new SlackAdapter(workspaces, new Ledger(options.store));
+  const actors = new Actors(workspaces, logger);
   const recent = new Recent();
   const work = new FairQueue(CONCURRENT_WORK);
   const later = (teamId: string, userId: string, task: () => Promise<void>) =>
     work.add(laneOf("slack", teamId, userId), task);
 
+  /** `team` tells the adapter whose token answers there, also after a restart. */
   const conversation = (
+    teamId: string,
     channelId: string,
     userId: string,
     more: { threadId?: string; responseUrl?: string } = {},
@@ -114,7 +141,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     platform: "slack",
     channelId,
     ...(more.threadId && { threadId: more.threadId }),
-    data: { user: userId },
+    data: { user: userId, team: teamId },
     ...(more.responseUrl && { live: { responseUrl: more.responseUrl } }),
   });
 
@@ -124,6 +151,26 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     await adapter.post(where, message, { ephemeral: true }).catch((cause: unknown) => {
       logger.error({ err: cause, channel: where.channelId }, "could not tell the user");
     });
+  }
+
+  /**
+   * The files given in a form, by option, read with the workspace's client (the listener's);
+   * undefined once the user was told Slack would not say where one is.
+   */
+  async function userFiles(
+    client: WebClient,
+    ids: Record<string, string[]>,
+    where: ConversationRef,
+  ): Promise<Record<string, Attachment[]> | undefined> {
+    try {
+      const entries = Object.entries(ids).map(
+        async ([name, files]) => [name, await Promise.all(files.map((id) => userFile(client, id)))] as const,
+      );
+      return Object.fromEntries(await Promise.all(entries));
+    } catch (error) {
+      await tell(where, errorCard(error), error, "files.info failed");
+      return undefined;
+    }
   }
 
   async function openForm(
@@ -144,7 +191,10 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     await ack();
     if (!recent.first(`trigger:${command.trigger_id}`)) return;
     const request = readCommandLine(command.text);
-    const where = conversation(command.channel_id, command.user_id, { responseUrl: command.response_url });
+    const teamId = context.teamId ?? command.team_id;
+    const where = conversation(teamId, command.channel_id, command.user_id, {
+      responseUrl: command.response_url,
+    });
     if (request.command && needsForm(request.command, request.options)) {
       await openForm(
         client,
@@ -154,7 +204,6 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       );
       return;
     }
-    const teamId = context.teamId ?? command.team_id;
     await later(teamId, command.user_id, async () =>
       bot.handleCommand({
         command: request.name,
@@ -166,7 +215,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     );
   });
 
-  app.view<ViewSubmitAction>(FORM_CALLBACK_ID, async ({ ack, body, view, context }) => {
+  app.view<ViewSubmitAction>(FORM_CALLBACK_ID, async ({ ack, body, view, context, client }) => {
     const form = readContext(view.private_metadata);
     const followUp = form?.followUp;
     if (form && followUp) {
@@ -174,14 +223,19 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       await ack();
       if (!recent.first(`trigger:${body.trigger_id}`)) return;
       const teamId = context.teamId ?? body.team?.id ?? body.user.team_id ?? "";
+      const where = conversation(teamId, form.channelId, body.user.id);
       await later(teamId, body.user.id, async () => {
         const actor = await actors.of(teamId, body.user.id);
-        const asked = await bot.actionForm({ action: followUp.action, jobId: followUp.jobId, actor });
+        const asked = await bot.actionForm({ ...followUp, actor, conversation: where });
+        const values = asked ? readForm(asked.form, view.state.values) : { options: {}, files: {} };
+        const attachments = await userFiles(client, values.files, where);
+        if (!attachments) return;
         await bot.handleAction({
           ...followUp,
-          fields: asked ? readForm(asked.form, view.state.values).options : {},
+          fields: values.options,
+          attachments,
           actor,
-          conversation: conversation(form.channelId, body.user.id),
+          conversation: where,
           entry: "form",
         });
       });
@@ -200,27 +254,22 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     }
     await ack();
     if (!recent.first(`trigger:${body.trigger_id}`)) return;
-    const where = conversation(form.channelId, body.user.id);
     const teamId = context.teamId ?? body.team?.id ?? body.user.team_id ?? "";
+    const where = conversation(teamId, form.channelId, body.user.id);
+    // A message shortcut's image joins the files given in the form.
+    const image = form.image;
+    const files = image ? { ...values.files, [image.option]: [image.fileId] } : values.files;
     await later(teamId, body.user.id, async () => {
-      let attachments: Record<string, Attachment[]>;
-      try {
-        const entries = Object.entries(values.files).map(
-          async ([name, ids]) =>
-            [name, await Promise.all(ids.map((id) => userFile(app.client, id)))] as const,
-        );
-        attachments = Object.fromEntries(await Promise.all(entries));
-      } catch (error) {
-        await tell(where, errorCard(error), error, "files.info failed");
-        return;
-      }
+      const attachments = await userFiles(client, files, where);
+      if (!attachments) return;
       await bot.handleCommand({
         command: command.name,
         options: values.options,
         attachments,
         actor: await actors.of(teamId, body.user.id),
         conversation: where,
-        entry: "form",
+        entry: image ? "message_shortcut" : "form",
+        ...(image?.jobId && { results: { [image.option]: image.jobId } }),
       });
     });
   });
@@ -234,7 +283,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
           option: body.action_id,
           query: body.value,
           actor: actors.quick(teamId, body.user.id),
-          conversation: conversation(form.channelId, body.user.id),
+          conversation: conversation(teamId, form.channelId, body.user.id),
         })
       : [];
     await ack({
@@ -255,19 +304,26 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     const channelId = body.channel?.id ?? body.container.channel_id;
     const messageId = body.message?.ts ?? body.container.message_ts;
     if (!key || typeof channelId !== "string" || typeof messageId !== "string") return;
-    const value = action.type === "static_select" ? action.selected_option.value : key.value;
+    const { value } = key;
     const teamId = context.teamId ?? body.team?.id ?? body.user.team_id ?? "";
-    // A follow-up opens its form first, while the click's trigger_id is alive (a store read away).
+    // A follow-up opens its form first, while the click's trigger_id is alive: a store read away,
+    // and at most 1.5 s more for a form that shows an entry of the account's lists (a voice).
     if (actionByName(key.action)?.form) {
       const actor = actors.quick(teamId, body.user.id);
-      const form = await bot.actionForm({ action: key.action, jobId: key.jobId, actor });
+      const followUp = { action: key.action, jobId: key.jobId, ...(value !== undefined && { value }) };
+      const form = await bot.actionForm({ ...followUp, actor, conversation: { channelId } });
       if (form) {
-        const followUp = { action: key.action, jobId: key.jobId, ...(value !== undefined && { value }) };
         await openForm(
           client,
           body.trigger_id,
-          formView(form.form, form.initial, { command: form.form.name, channelId, followUp }, form.title),
-          conversation(channelId, body.user.id, { responseUrl: body.response_url }),
+          formView(
+            form.form,
+            form.initial,
+            { command: form.form.name, channelId, followUp },
+            form.title,
+            form.choices,
+          ),
+          conversation(teamId, channelId, body.user.id, { responseUrl: body.response_url }),
         );
         return;
       }
@@ -278,29 +334,77 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
         jobId: key.jobId,
         ...(value !== undefined && { value }),
         actor: await actors.of(teamId, body.user.id),
-        message: { platform: "slack", channelId, messageId },
-        conversation: conversation(channelId, body.user.id, { responseUrl: body.response_url }),
-        entry: action.type === "static_select" ? "select" : "button",
+        message: { platform: "slack", channelId, messageId, data: { team: teamId } },
+        conversation: conversation(teamId, channelId, body.user.id, { responseUrl: body.response_url }),
       }),
     );
   });
+
+  // "Edit image" and the other message shortcuts: the follow-up's form with the message's image.
+  for (const input of IMAGE_INPUTS) {
+    app.shortcut<MessageShortcut>(
+      { type: "message_action", callback_id: input.name },
+      async ({ ack, shortcut, client, context }) => {
+        await ack();
+        if (!recent.first(`trigger:${shortcut.trigger_id}`)) return;
+        const channelId = shortcut.channel.id;
+        const teamId = context.teamId ?? shortcut.team?.id ?? shortcut.user.team_id ?? "";
+        const where = conversation(teamId, channelId, shortcut.user.id, {
+          responseUrl: shortcut.response_url,
+        });
+        const image = imageOf(shortcut.message, context.botId);
+        if (!image) {
+          await adapter
+            .post(where, noImageNotice(input), { ephemeral: true })
+            .catch((error: unknown) => logger.warn({ err: error, channel: channelId }, "notice not posted"));
+          return;
+        }
+        const form = { command: input.command, channelId, image: { option: input.file, ...image } };
+        await openForm(client, shortcut.trigger_id, formView(input.form, {}, form, input.title), where);
+      },
+    );
+  }
 
   // Mentioning the bot shows the help, in the thread of the mention.
   app.event("app_mention", async ({ event, body, context }) => {
     const user = event.user;
     if (!user || !recent.first(`event:${body.event_id}`)) return;
-    await later(context.teamId ?? "", user, () =>
+    const teamId = context.teamId ?? body.team_id;
+    await later(teamId, user, () =>
       bot.handleCommand({
         command: "help",
         options: {},
         attachments: {},
-        actor: actors.quick(context.teamId ?? "", user),
-        conversation: conversation(event.channel, user, { threadId: event.thread_ts ?? event.ts }),
+        actor: actors.quick(teamId, user),
+        conversation: conversation(teamId, event.channel, user, { threadId: event.thread_ts ?? event.ts }),
       }),
     );
   });
 
+  /**
+   * Uninstalled, or the bot token revoked: the installation goes, and with it the token, so the
+   * workspace's jobs stop calling Slack (their deliveries end as undeliverable, said in `jobs`).
+   * With SLACK_BOT_TOKEN the token is the operator's to replace.
+   */
+  async function removed(teamId: string, why: string): Promise<void> {
+    workspaces.forget(teamId);
+    if (installations) await installations.remove(teamId);
+    else logger.error({ teamId, why }, "Slack: the app was removed from the workspace of SLACK_BOT_TOKEN");
+  }
+  app.event("app_uninstalled", async ({ body, context }) => {
+    await removed(context.teamId ?? body.team_id, "app_uninstalled");
+  });
+  app.event("tokens_revoked", async ({ event, body, context }) => {
+    // A user's token revoked leaves the bot's working.
+    if ((event.tokens.bot ?? []).length > 0) await removed(context.teamId ?? body.team_id, "tokens_revoked");
+  });
+
   app.error(async (error) => {
+    if (error.code === ErrorCode.AuthorizationError) {
+      // A request from a workspace the app is not installed in (any more): nothing to answer.
+      logger.warn({ err: error }, "Slack: a request from a workspace without an installation");
+      return;
+    }
     logger.error({ err: error }, "Slack listener failed");
   });
 

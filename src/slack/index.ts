@@ -4,9 +4,11 @@ import { ackSeconds } from "../core/metrics.js";
 import { type HttpServer, startHttpServer } from "../http/index.js";
 import type { SlackAdapter } from "./adapter.js";
 import { createSlackApp, EVENTS_PATH, type SlackAppOptions } from "./app.js";
+import { INSTALL_PATH, REDIRECT_PATH } from "./oauth.js";
 import { slackFailure } from "./startup.js";
 
 export { SLASH_COMMAND, type SlackAppOptions, type SlackConfig } from "./app.js";
+export { BOT_SCOPES, INSTALL_PATH, REDIRECT_PATH } from "./oauth.js";
 
 export interface SlackOptions extends SlackAppOptions {
   bot: SlackAppOptions["bot"] & Pick<Bot, "attach">;
@@ -18,6 +20,8 @@ export interface RunningSlack {
   adapter: SlackAdapter;
   /** HTTP mode: where Slack sends commands and clicks (the manifest's URLs end in /slack/events). */
   eventsUrl?: string;
+  /** OAuth: where a workspace's admin starts an install (GET). */
+  installUrl?: string;
   /** Why Slack cannot be used right now (token refused, websocket down), or undefined when it can. */
   problem(): string | undefined;
   /** Stops taking requests, then finishes the ones already acknowledged; call it before the bot's stop(). */
@@ -26,7 +30,8 @@ export interface RunningSlack {
 
 /**
  * Starts the Slack side: Socket Mode when SLACK_APP_TOKEN is set, else POST /slack/events on the
- * bot's HTTP server, verified by the signing secret. Attaches the adapter to the bot; the caller
+ * bot's HTTP server, verified by the signing secret (with OAuth, GET /slack/install and
+ * GET /slack/oauth_redirect beside it). Attaches the adapter to the bot; the caller
  * starts the bot (which resumes unfinished jobs) once every adapter is attached.
  */
 export async function startSlack(options: SlackOptions): Promise<RunningSlack> {
@@ -53,13 +58,22 @@ export async function startSlack(options: SlackOptions): Promise<RunningSlack> {
     },
   });
   options.logger.info({ port: http.port }, "Slack: listening for POST /slack/events");
+  // Bolt's InstallProvider answers the install pages through the same listener.
+  const oauth = Boolean(options.config.oauth);
+  const unmountInstall = (oauth ? [INSTALL_PATH, REDIRECT_PATH] : []).map((path) =>
+    http.mount({ method: "GET", path, handle: listener }),
+  );
+  if (oauth) options.logger.info({ port: http.port }, "Slack: installs at GET /slack/install");
   return {
     adapter,
     eventsUrl: `${http.url}${EVENTS_PATH}`,
-    // init() checked the token (auth.test) before anything was served.
+    ...(oauth && { installUrl: `${http.url}${INSTALL_PATH}` }),
+    // init() checked the token (auth.test) before anything was served; with OAuth each
+    // workspace's token is checked by Slack at install.
     problem: () => undefined,
     async stop() {
       unmount();
+      for (const take of unmountInstall) take();
       if (!options.http) await http.close();
       await settled();
     },

@@ -2,6 +2,7 @@ import type Keyv from "keyv";
 import { type Logger, pino } from "pino";
 import { type Claims, openClaims } from "./claims.js";
 import { type Indexes, openIndexes } from "./indexes.js";
+import { InstallationStore } from "./installations.js";
 import { JobStore, type JobStoreOptions } from "./jobs.js";
 import { DEFAULT_STORE_URL, openKeyvBackend } from "./keyv.js";
 import { OwnedRecords } from "./owned.js";
@@ -12,6 +13,7 @@ export type { ClaimHolder, Claims, Lease } from "./claims.js";
 export { withClaim } from "./claims.js";
 export { StoreError, type StoreErrorCode } from "./errors.js";
 export type { IndexEntry, Indexes } from "./indexes.js";
+export type { InstallationRef, InstallationStore } from "./installations.js";
 export type {
   Delivery,
   JobPatch,
@@ -32,6 +34,8 @@ export type { TenantPatch, TenantSettings, TenantStore } from "./tenants.js";
 export interface Stores {
   jobs: JobStore;
   tenants: TenantStore;
+  /** Chat apps installed by OAuth, per workspace, with their tokens encrypted. */
+  installations: InstallationStore;
   /** What each tenant made through the bot, for tenants that share the operator's key. */
   owned: OwnedRecords;
   /** For the engine's own claims (polling, delivery). Keys starting with `lock:` are the stores'. */
@@ -39,8 +43,8 @@ export interface Stores {
   /** Named sets of ids (the engine's record of which instance owns which jobs). */
   indexes: Indexes;
   /**
-   * Another namespace on the same connection, for caches; `jobs` and `tenants` belong to the
-   * stores. Close through `close()` below: a Keyv's own disconnect() would close the shared
+   * Another namespace on the same connection, for caches; `jobs`, `tenants` and `installations`
+   * belong to the stores. Close through `close()` below: a Keyv's own disconnect() would close the shared
    * connection under everyone.
    */
   keyv(namespace: string): Keyv<unknown>;
@@ -70,6 +74,7 @@ export async function openStores(
     return {
       jobs,
       tenants: new TenantStore(backend.keyv("tenants"), claims, box),
+      installations: new InstallationStore(backend.keyv("installations"), box),
       owned: new OwnedRecords(indexes),
       claims,
       indexes,

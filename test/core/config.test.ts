@@ -105,4 +105,62 @@ describe("loadConfig", () => {
       "sqlite://data/bot.sqlite",
     );
   });
+
+  describe("Slack OAuth installs", () => {
+    const oauth = {
+      MEDIA_API_URL: "http://127.0.0.1:4010",
+      SLACK_CLIENT_ID: "1000000001.4000000004",
+      SLACK_CLIENT_SECRET: "0123456789abcdef0123456789abcdef",
+      SLACK_STATE_SECRET: "a-state-secret-of-the-operator",
+      SLACK_SIGNING_SECRET: "fake0signing0secret0for0tests000",
+      SECRETS_KEY: "7f".repeat(32),
+    };
+
+    it("runs Slack on the three variables, without a bot token", () => {
+      expect(loadConfig(oauth).slack).toEqual({
+        oauth: {
+          clientId: "1000000001.4000000004",
+          clientSecret: "0123456789abcdef0123456789abcdef",
+          stateSecret: "a-state-secret-of-the-operator",
+        },
+        signingSecret: "fake0signing0secret0for0tests000",
+        port: 3000,
+        apiUrl: "https://slack.com/api/",
+      });
+    });
+
+    it("names what is missing from a partial set in one line", () => {
+      const { SLACK_STATE_SECRET: _state, SLACK_CLIENT_SECRET: _secret, ...onlyId } = oauth;
+      expect(failure({ ...oauth, SLACK_STATE_SECRET: "" })).toBe(
+        "SLACK_STATE_SECRET is required with SLACK_CLIENT_ID and SLACK_CLIENT_SECRET: Slack OAuth installs need SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET.",
+      );
+      expect(failure(onlyId)).toMatch(
+        /^SLACK_CLIENT_SECRET and SLACK_STATE_SECRET are required with SLACK_CLIENT_ID:/,
+      );
+    });
+
+    it("refuses the single-workspace variables beside it, and needs SECRETS_KEY and the signing secret", () => {
+      expect(failure({ ...oauth, SLACK_BOT_TOKEN: "xoxb-1" })).toMatch(
+        /^SLACK_BOT_TOKEN and SLACK_CLIENT_ID are two ways to run Slack/,
+      );
+      expect(failure({ ...oauth, SLACK_APP_TOKEN: "xapp-1" })).toMatch(
+        /^SLACK_APP_TOKEN \(Socket Mode\) cannot be used with SLACK_CLIENT_ID/,
+      );
+      expect(failure({ ...oauth, SECRETS_KEY: "" })).toMatch(/^SECRETS_KEY is required with SLACK_CLIENT_ID/);
+      expect(failure({ ...oauth, SLACK_SIGNING_SECRET: "" })).toMatch(
+        /^SLACK_SIGNING_SECRET is required with SLACK_CLIENT_ID/,
+      );
+    });
+
+    it("checks the shapes without echoing the secrets", () => {
+      expect(failure({ ...oauth, SLACK_CLIENT_ID: "A0MEDIAAPP" })).toBe(
+        'SLACK_CLIENT_ID must be the app\'s Client ID (digits.digits) (got "A0MEDIAAPP").',
+      );
+      const message = failure({ ...oauth, SLACK_CLIENT_SECRET: "xoxb-pasted-token" });
+      expect(message).toBe("SLACK_CLIENT_SECRET must be the app's 32-character Client Secret.");
+      expect(failure({ ...oauth, SLACK_STATE_SECRET: "short" })).toBe(
+        "SLACK_STATE_SECRET must be a random string of at least 16 characters.",
+      );
+    });
+  });
 });

@@ -109,6 +109,15 @@ export class FakeAdapter implements ChatAdapter {
     this.edits.push({ ref, message, files });
   }
 
+  /** The clicked message (the conversation's `clicked` ref, as the harness sets it) becomes `message`. */
+  async replace(target: ConversationRef, message: Message): Promise<void> {
+    const clicked = target.data?.clicked;
+    if (typeof clicked !== "string" || !this.state.has(clicked))
+      throw new MessageGoneError({ message: `replace of unknown message ${String(clicked)}` });
+    const ref = { platform: this.platform, channelId: target.channelId, messageId: clicked };
+    await this.edit(ref, message);
+  }
+
   private async receive(message: Message): Promise<ReceivedFile[]> {
     if (!isCard(message)) return [];
     const received: ReceivedFile[] = [];

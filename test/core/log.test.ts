@@ -53,4 +53,24 @@ describe("log redaction", () => {
     expect(out.match(/\[redacted\]/g)?.length).toBe(6);
     expect(out).toContain("boom");
   });
+
+  it("prints none of the tokens of a Slack installation, logged whole or quoted in a message", () => {
+    const { lines, logger } = capture();
+    const [bot, refresh, user] = [
+      "xoxb-11-22-botTokenOfAcme",
+      "xoxe-1-refreshTokenOfAcme",
+      "xoxp-33-userTok",
+    ];
+    const installation = {
+      team: { id: "T0ACME", name: "Acme" },
+      bot: { token: bot, refreshToken: refresh, userId: "U0BOT" },
+      user: { token: user, id: "U0ADMIN" },
+    };
+    logger.info({ installation }, "installed");
+    logger.warn({ oauth: { clientSecret: KEY, stateSecret: KEY } }, "config");
+    logger.error(`could not store ${JSON.stringify(installation)}`);
+    const out = lines.join("");
+    for (const secret of [bot, refresh, user, KEY, "refreshTokenOfAcme"]) expect(out).not.toContain(secret);
+    expect(out).toContain("T0ACME");
+  });
 });

@@ -12,13 +12,19 @@ describe("custom_id codec", () => {
     });
   });
 
-  it("stays within Discord's 100 characters at the largest parts it accepts", () => {
+  it("stays within Discord's 100 characters: parts that together are longer are refused", () => {
     const id = encodeControlId({ action: "a".repeat(24), jobId: "j".repeat(32), value: "v".repeat(38) });
     expect(id).toHaveLength(100);
     expect(decodeControlId(id)).toBeDefined();
+    // A list's page value is longer (it carries the search); its list name is short.
+    const page = encodeControlId({ action: "page", jobId: "mockup_videos", value: "v".repeat(64) });
+    expect(decodeControlId(page)).toEqual({ action: "page", jobId: "mockup_videos", value: "v".repeat(64) });
     expect(() => encodeControlId({ action: "a".repeat(25), jobId: "j" })).toThrow(RangeError);
     expect(() => encodeControlId({ action: "a", jobId: "j".repeat(33) })).toThrow(RangeError);
-    expect(() => encodeControlId({ action: "a", jobId: "j", value: "v".repeat(39) })).toThrow(RangeError);
+    expect(() => encodeControlId({ action: "a", jobId: "j", value: "v".repeat(65) })).toThrow(RangeError);
+    expect(() =>
+      encodeControlId({ action: "a".repeat(24), jobId: "j".repeat(32), value: "v".repeat(39) }),
+    ).toThrow(RangeError);
   });
 
   it("refuses to encode parts that would make the id ambiguous", () => {

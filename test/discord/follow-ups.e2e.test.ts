@@ -1,7 +1,8 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { APIMessage } from "discord-api-types/v10";
 import { describe, expect, it } from "vitest";
 import { decodeControlId } from "../../src/discord/custom-id.js";
-import type { InjectedInteraction } from "../fakes/discord/index.js";
+import type { FakeFile, InjectedInteraction } from "../fakes/discord/index.js";
 import { type DiscordWorld, discordWorldPerFile, shown } from "./harness.js";
 
 /**
@@ -54,10 +55,20 @@ async function open(message: APIMessage, action: string, user = world.fake.users
 /** Submits the modal and resolves with the new job's finished message. */
 async function submit(
   modal: ModalData,
-  fields: Record<string, string | string[]>,
+  fields: Record<string, string | string[] | FakeFile[]>,
 ): Promise<{ submitted: InjectedInteraction; message: APIMessage }> {
   const submitted = await world.fake.submitModal(modal.custom_id, fields);
   return { submitted, message: await world.jobMessage(submitted) };
+}
+
+/** The media id a delivered result keeps; the job's record takes it just after the message shows it. */
+async function storedMediaId(message: APIMessage): Promise<string> {
+  for (let tries = 0; tries < 400; tries++) {
+    const { mediaId } = ((await jobOf(message)).result ?? {}) as { mediaId?: string };
+    if (mediaId) return mediaId;
+    await sleep(20);
+  }
+  throw new Error("the result kept no media id");
 }
 
 const inputs = (modal: ModalData) => modal.components.map((c) => c.component.custom_id);
@@ -202,12 +213,29 @@ describe("follow-ups on photo avatars and mockups", () => {
     const modal = await open(kept, "avatar_video", world.fake.users.other, "1");
     expect(modal.title).toBe("Make a video");
     expect(inputs(modal)).toEqual(["script", "voice"]);
-    const { message } = await submit(modal, { script: "Hello from Vera", voice: "" });
+    // The voice is picked from the account's voices, the avatar's own first and chosen.
+    const voices = await world.media.as("test-key").voices.list();
+    const picker = modal.components[1]!.component;
+    expect(picker.type).toBe(3);
+    expect(picker.options?.map((o) => o.value).sort()).toEqual(voices.map((v) => v.id).sort());
+    expect(picker.options?.[0]).toMatchObject({ value: avatar?.voiceId, default: true });
+    const { message } = await submit(modal, { script: "Hello from Vera" });
 
     expect(world.creations("/api/video/create").map((c) => c.json)).toEqual([
       { avatarId, voiceId: avatar?.voiceId, name: "Hello from Vera", text: "Hello from Vera" },
     ]);
     expect(shown(message)).toContain("Avatar video: Hello from Vera");
+
+    // Another voice of the list, chosen in the picker.
+    const other = voices.find((v) => v.id !== avatar?.voiceId)!;
+    const again = await open(kept, "avatar_video", world.fake.users.other, "1");
+    await submit(again, { script: "Hello again", voice: [other.id] });
+    expect(world.creations("/api/video/create").at(-1)?.json).toEqual({
+      avatarId,
+      voiceId: other.id,
+      name: "Hello again",
+      text: "Hello again",
+    });
   });
 
   it("Animate under a mockup: the custom style takes the prompt of the form, in the shape chosen", async () => {
@@ -249,5 +277,106 @@ describe("follow-ups on photo avatars and mockups", () => {
     });
     expect(uploads()).toBe(before);
     expect(shown(message)).toContain("Mockup: on a marble table");
+  });
+});
+
+describe("follow-ups that take a file again", () => {
+  it("Use in mockup under a logo asset: the logo goes on the product photo of the form, the logo by its media id", async () => {
+    const asset = await result({
+      name: "mockup",
+      subcommand: "asset",
+      options: { prompt: "a fox head logo", type: "logo" },
+    });
+    const { mediaId } = (await jobOf(asset)).result as { mediaId: string };
+    const before = world.emu.callsTo("POST", "/api/media/initialize").length;
+    const modal = await open(asset, "use_in_mockup");
+    expect(modal.title).toBe("Use in a mockup");
+    expect(inputs(modal)).toEqual(["instruction", "product"]);
+    const product = world.png("mug.png", [250, 250, 250]);
+    const { message } = await submit(modal, { instruction: "logo on the mug", product: [product] });
+
+    // One upload: the product photo; the logo is the asset the service already holds.
+    const uploaded = world.emu.callsTo("POST", "/api/media/initialize").slice(before);
+    expect(uploaded.map((c) => c.json)).toEqual([
+      { fileName: "mug.png", contentType: "image/png", fileSize: product.data.length },
+    ]);
+    const generate = world.creations("/api/mockup/generate").at(-1)?.json as { productMediaId: string };
+    expect(generate).toEqual({
+      productMediaId: expect.any(String),
+      logoMediaIds: [mediaId],
+      instruction: "logo on the mug",
+    });
+    expect(world.emu.media(generate.productMediaId)).toMatchObject({ receivedBytes: product.data.length });
+    expect(shown(message)).toContain("Mockup: logo on the mug");
+  });
+
+  it("Regenerate under an avatar video made from audio asks for the audio again, saying why, and keeps the rest", async () => {
+    const [avatar] = await world.media.as("test-key").avatars.list();
+    const speech = { name: "hello.mp3", contentType: "audio/mpeg", data: new Uint8Array(3000).fill(7) };
+    const video = await result({
+      name: "video",
+      subcommand: "avatar",
+      options: { avatar: avatar!.id, name: "Greeting", full_body: true },
+      attachments: [{ ...speech, option: "audio" }],
+    });
+    // A script's Regenerate repeats at once; this one needs the file, so its button opens a form.
+    expect(() => world.controlId(video, "regenerate")).toThrow();
+    const modal = await open(video, "regenerate_spoken");
+    expect(modal.title).toBe("Regenerate");
+    expect(inputs(modal)).toEqual(["audio"]);
+    expect(JSON.stringify(modal.components)).toContain("keeps no copy of this video's audio");
+
+    const again = { name: "hello-again.mp3", contentType: "audio/mpeg", data: new Uint8Array(2500).fill(9) };
+    const { message } = await submit(modal, { audio: [again] });
+    const [first, second] = world.creations("/api/video/create").slice(-2);
+    expect(second?.fields).toEqual(first?.fields);
+    expect(second?.fields).toEqual({ avatarId: avatar!.id, name: "Greeting", im2vid_full: "true" });
+    expect(second?.files).toEqual([
+      expect.objectContaining({ field: "speechFile", filename: "hello-again.mp3", size: 2500 }),
+    ]);
+    expect(shown(message)).toContain("Avatar video: Greeting");
+  });
+});
+
+describe("follow-ups on a thumbnail", () => {
+  it("Edit, Animate and Remix start from the thumbnail's media id; Remix runs thumbnail generate again", async () => {
+    const thumbnail = await result({
+      name: "thumbnail",
+      subcommand: "generate",
+      options: { prompt: "a cooking show title", aspect_ratio: "9:16", negative_prompt: "text", seed: 11 },
+    });
+    const mediaId = await storedMediaId(thumbnail);
+    const before = uploads();
+
+    const edit = await open(thumbnail, "edit");
+    await submit(edit, { prompt: "warmer colours" });
+    expect(world.creations("/api/image/edit").at(-1)?.json).toEqual({
+      prompt: "warmer colours",
+      name: "warmer colours",
+      referenceImageMediaId: mediaId,
+    });
+
+    const animate = await open(thumbnail, "animate_image");
+    await submit(animate, { prompt: "steam rises", duration: "3", aspect_ratio: ["9:16"] });
+    expect(world.creations("/api/video/cinematic/create").at(-1)?.json).toEqual({
+      name: "steam rises",
+      prompt: "steam rises",
+      firstFrameImageMediaId: mediaId,
+      aspectRatio: "9:16",
+      durationSeconds: 3,
+    });
+
+    const remix = await open(thumbnail, "remix");
+    expect(inputs(remix)).toEqual(["prompt", "negative_prompt", "aspect_ratio", "seed"]);
+    const { message } = await submit(remix, { prompt: "a baking show title" });
+    expect(world.creations("/api/thumbnail/generate").at(-1)?.json).toEqual({
+      prompt: "a baking show title",
+      name: "a baking show title",
+      aspectRatio: "9:16",
+      negativePrompt: "text",
+      seed: 11,
+    });
+    expect(shown(message)).toContain("Thumbnail: a baking show title");
+    expect(uploads()).toBe(before);
   });
 });

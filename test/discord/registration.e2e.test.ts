@@ -2,14 +2,14 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { applicationCommands } from "../../src/discord/commands.js";
+import { registeredCommands } from "../../src/discord/commands.js";
 import { type DiscordWorld, discordWorldPerFile } from "./harness.js";
 
 /** Slash commands registered on start only when they changed, and by `npm run register:discord`. */
 
 let world: DiscordWorld;
 const CLI = fileURLToPath(new URL("../../src/discord/register-cli.ts", import.meta.url));
-const names = applicationCommands()
+const names = registeredCommands()
   .map((c) => c.name)
   .sort();
 
@@ -47,7 +47,7 @@ describe("npm run register:discord", () => {
     const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", CLI], {
       env: { PATH: process.env.PATH, DISCORD_TOKEN: world.fake.token, DISCORD_REST_URL: world.fake.restUrl },
     });
-    expect(stdout).toContain(`Registered ${names.length} slash commands globally`);
+    expect(stdout).toContain(`Registered ${names.length} commands (slash and message commands) globally`);
     expect(
       world.fake
         .commands()

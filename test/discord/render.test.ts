@@ -6,14 +6,13 @@ import {
   MessageEditRequestPartialSchema,
   ModalInteractionCallbackRequestSchema,
 } from "discord-api-spec/zod";
-import { ComponentType } from "discord-api-types/v10";
 import { describe, expect, it } from "vitest";
 import { card } from "../../src/core/cards.js";
 import { COMMANDS } from "../../src/core/commands/catalogue.js";
-import { ANIMATION_STYLES } from "../../src/core/commands/options.js";
 import type { OutgoingFile } from "../../src/core/ports.js";
 import { errorCard } from "../../src/core/render/errors.js";
 import { progressCard, queuedCard, resultCard, variantsCard } from "../../src/core/render/job.js";
+import { listCard, PAGE_SIZE, readPageValue, SEARCH_BYTES } from "../../src/core/render/lists.js";
 import { decodeControlId } from "../../src/discord/custom-id.js";
 import { formFields, formOptions } from "../../src/discord/forms.js";
 import { DISCORD_LIMITS } from "../../src/discord/limits.js";
@@ -140,40 +139,32 @@ describe("cards as Discord messages", () => {
     expect(description).toContain("(https://dl.example/big.mp4?X-Amz-Signature=abc%281%29)");
   });
 
-  it("gives a select its own row, with at most 25 options", () => {
-    const animateSelect = (jobId: string) => ({
-      type: "select" as const,
-      action: "animate",
-      jobId,
-      placeholder: "Animate…",
-      options: ANIMATION_STYLES.map((style) => ({ label: style, value: style })),
-    });
-    const many = {
-      ...animateSelect(view.id),
-      action: "pick",
-      options: Array.from({ length: 30 }, (_, i) => ({ label: `Style ${i}`, value: `s${i}` })),
-    };
+  it("fits a full list page, its Show buttons, its pages and the longest search in Discord's limits", () => {
+    const search = "é".repeat(SEARCH_BYTES / 2);
+    const entries = Array.from({ length: PAGE_SIZE }, (_, i) => ({
+      title: `${"Mockup video ".repeat(10)}${i}`,
+      detail: "d".repeat(300),
+      show: `cm2yaz9j10008l0qg9npyjg${i}`.padEnd(48, "x"),
+      link: { label: "message", url: `https://discord.com/channels/1/2/${i}` },
+    }));
+    const paging = { page: 999, totalPages: 1000, totalCount: 9999 };
     const { body } = renderMessage(
-      card("Mockup", "success", {
-        actions: [
-          { type: "button", action: "regenerate", jobId: view.id, label: "Regenerate", style: "secondary" },
-          animateSelect(view.id),
-          many,
-        ],
-      }),
+      listCard("Mockup videos", entries, paging, { empty: "none" }, { list: "mockup_videos", search }),
     );
     expectValid(body);
-    expect(body.components.map((row) => row.components.map((c) => c.type))).toEqual([
-      [ComponentType.Button],
-      [ComponentType.StringSelect],
-      [ComponentType.StringSelect],
-    ]);
-    const select = body.components[1]!.components[0]!;
-    expect(select.type === ComponentType.StringSelect && select.options.map((o) => o.value)).toContain(
-      "film_35mm_editorial",
+    const ids = body.components.flatMap((row) =>
+      row.components.map((c) => ("custom_id" in c ? c.custom_id : "")),
     );
-    const crowded = body.components[2]!.components[0]!;
-    expect(crowded.type === ComponentType.StringSelect && crowded.options).toHaveLength(25);
+    // Ten Show, Previous and Next: three rows of five at most.
+    expect(ids).toHaveLength(PAGE_SIZE + 2);
+    for (const id of ids) expect(id.length).toBeLessThanOrEqual(DISCORD_LIMITS.customId);
+    const next = decodeControlId(ids.at(-1)!)!;
+    expect(next).toMatchObject({ action: "page", jobId: "mockup_videos" });
+    expect(readPageValue(next.value!)).toEqual({ page: 1000, search });
+    const fields = body.embeds[0]!.fields!;
+    // Numbered as the Show buttons are (Discord's escapes aside).
+    expect(fields[0]!.name.replaceAll("\\", "")).toMatch(/^1\. Mockup video/);
+    expect(fields[0]!.value).toContain("[message](https://discord.com/channels/1/2/0)");
   });
 
   it("cuts an oversized card to every embed limit and the 6000-character total", () => {

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { createMediaClient } from "../../src/core/api/client.js";
@@ -175,11 +176,21 @@ describe("follow-ups on photo avatars and mockups in Slack", () => {
       logger: pino({ level: "silent" }),
     });
     const avatar = (await service.as("test-key").avatars.list()).find((a) => a.id === avatarId);
+    const voice = (await service.as("test-key").voices.list()).find((v) => v.id === avatar?.voiceId);
     await service.close();
 
     const view = await open(kept, "avatar_video", world.fake.users.other.id, "1");
     expect((view.title as { text: string }).text).toBe("Make a video");
     expect(inputIds(view)).toEqual(["script", "voice"]);
+    // The voice picker opens on the avatar's own voice, by its name.
+    const picker = view.blocks.find((b) => b.block_id === "voice") as {
+      element: { type: string; initial_option?: { text: { text: string }; value: string } };
+    };
+    expect(picker.element.type).toBe("external_select");
+    expect(picker.element.initial_option).toEqual({
+      text: { type: "plain_text", text: voice?.name },
+      value: avatar?.voiceId,
+    });
     const video = await submit(view, { script: "Hello from Vera" });
     expect(world.creations("/api/video/create").map((c) => c.json)).toEqual([
       { avatarId, voiceId: avatar?.voiceId, name: "Hello from Vera", text: "Hello from Vera" },
@@ -206,5 +217,130 @@ describe("follow-ups on photo avatars and mockups in Slack", () => {
     ).toEqual([
       { mockupId, animationStyle: "custom", userPrompt: "the mug turns slowly", aspectRatio: "16:9" },
     ]);
+  });
+});
+
+describe("follow-ups that take a file again, in Slack", () => {
+  it("Use in mockup under a logo asset: the logo goes on the product photo of the form, the logo by its media id", async () => {
+    const asset = await world.job("mockup asset a fox head logo --type logo");
+    const { mediaId } = (await jobOf(asset)).result as { mediaId: string };
+    const before = world.emu.callsTo("POST", "/api/media/initialize").length;
+    const view = await open(asset, "use_in_mockup");
+    expect(inputIds(view)).toEqual(["instruction", "product"]);
+    const product = world.png("mug.png", [250, 250, 250]);
+    const jobs = world.jobCount();
+    await world.submit(view, { instruction: "logo on the mug", product: [product] });
+    const mockup = await world.finished((await world.jobMessage(jobs)).ts);
+
+    // One upload: the product photo; the logo is the asset the service already holds.
+    const uploaded = world.emu.callsTo("POST", "/api/media/initialize").slice(before);
+    expect(uploaded.map((c) => c.json)).toEqual([
+      { fileName: "mug.png", contentType: "image/png", fileSize: product.size },
+    ]);
+    const generate = world.creations("/api/mockup/generate").at(-1)?.json as { productMediaId: string };
+    expect(generate).toEqual({
+      productMediaId: expect.any(String),
+      logoMediaIds: [mediaId],
+      instruction: "logo on the mug",
+    });
+    expect(world.emu.media(generate.productMediaId)).toMatchObject({ receivedBytes: product.size });
+    expect(headerOf(mockup)).toMatch(/^✅ Mockup: logo on the mug/);
+  });
+
+  it("Regenerate under an avatar video made from audio asks for the audio again, saying why, and keeps the rest", async () => {
+    const service = createMediaClient({
+      baseUrl: world.emu.url,
+      timeoutMs: 5_000,
+      logger: pino({ level: "silent" }),
+    });
+    const [avatar] = await service.as("test-key").avatars.list();
+    await service.close();
+    const speech = world.fake.addUserFile(Buffer.alloc(3000, 7), {
+      name: "hello.mp3",
+      mimetype: "audio/mpeg",
+    });
+    const form = await world.openForm("video avatar");
+    let jobs = world.jobCount();
+    await world.submit(form, { avatar: avatar!.id, name: "Greeting", full_body: ["true"], audio: [speech] });
+    const video = await world.finished((await world.jobMessage(jobs)).ts);
+    expect(actionIds(video).some((id) => id.startsWith("media:regenerate:"))).toBe(false);
+
+    const view = await open(video, "regenerate_spoken");
+    expect((view.title as { text: string }).text).toBe("Regenerate");
+    expect(inputIds(view)).toEqual(["audio"]);
+    expect(JSON.stringify(view.blocks)).toContain("keeps no copy of the audio");
+
+    const again = world.fake.addUserFile(Buffer.alloc(2500, 9), {
+      name: "hello-again.mp3",
+      mimetype: "audio/mpeg",
+    });
+    jobs = world.jobCount();
+    await world.submit(view, { audio: [again] });
+    const regenerated = await world.finished((await world.jobMessage(jobs)).ts);
+    const [first, second] = world.creations("/api/video/create").slice(-2);
+    expect(second?.fields).toEqual(first?.fields);
+    expect(second?.fields).toEqual({ avatarId: avatar!.id, name: "Greeting", im2vid_full: "true" });
+    expect(second?.files).toEqual([
+      expect.objectContaining({ field: "speechFile", filename: "hello-again.mp3", size: 2500 }),
+    ]);
+    expect(headerOf(regenerated)).toMatch(/^✅ Avatar video: Greeting/);
+  });
+});
+
+describe("follow-ups on a thumbnail in Slack", () => {
+  /** The media id a delivered result keeps; the job's record takes it just after the message shows it. */
+  async function storedMediaId(message: Message): Promise<string> {
+    for (let tries = 0; tries < 400; tries++) {
+      const { mediaId } = ((await jobOf(message)).result ?? {}) as { mediaId?: string };
+      if (mediaId) return mediaId;
+      await sleep(20);
+    }
+    throw new Error("the result kept no media id");
+  }
+
+  it("Edit, Animate and Remix start from the thumbnail's media id; Remix runs thumbnail generate again", async () => {
+    const thumbnail = await world.job(
+      "thumbnail generate a cooking show title --aspect-ratio 9:16 --negative-prompt text --seed 11",
+    );
+    const mediaId = await storedMediaId(thumbnail);
+    const before = uploads();
+
+    await submit(await open(thumbnail, "edit"), { prompt: "warmer colours" });
+    expect(world.creations("/api/image/edit").at(-1)?.json).toEqual({
+      prompt: "warmer colours",
+      name: "warmer colours",
+      referenceImageMediaId: mediaId,
+    });
+
+    await submit(await open(thumbnail, "animate_image"), {
+      prompt: "steam rises",
+      duration: "3",
+      aspect_ratio: "9:16",
+    });
+    expect(world.creations("/api/video/cinematic/create").at(-1)?.json).toEqual({
+      name: "steam rises",
+      prompt: "steam rises",
+      firstFrameImageMediaId: mediaId,
+      aspectRatio: "9:16",
+      durationSeconds: 3,
+    });
+
+    const remix = await open(thumbnail, "remix");
+    expect(inputIds(remix)).toEqual(["prompt", "negative_prompt", "aspect_ratio", "seed"]);
+    const remixed = await submit(remix, {
+      prompt: "a baking show title",
+      negative_prompt: "text",
+      aspect_ratio: "9:16",
+      seed: "11",
+    });
+    expect(world.creations("/api/thumbnail/generate").at(-1)?.json).toEqual({
+      prompt: "a baking show title",
+      name: "a baking show title",
+      aspectRatio: "9:16",
+      negativePrompt: "text",
+      seed: 11,
+    });
+    expect(headerOf(remixed)).toMatch(/^✅ Thumbnail: a baking show title/);
+    expect(uploads()).toBe(before);
   });
 });

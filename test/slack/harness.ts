@@ -8,7 +8,13 @@ import { type Bot, createBot } from "../../src/core/bot.js";
 import { scaledPolicy } from "../../src/core/jobs/policy.js";
 import type { RateLimits } from "../../src/core/rates.js";
 import type { SharedKeyTenants } from "../../src/core/tenancy.js";
-import { type RunningSlack, type SlackConfig, startSlack } from "../../src/slack/index.js";
+import {
+  INSTALL_PATH,
+  REDIRECT_PATH,
+  type RunningSlack,
+  type SlackConfig,
+  startSlack,
+} from "../../src/slack/index.js";
 import { openStores, type Stores } from "../../src/store/index.js";
 import { type Emulator, type EmulatorOptions, startEmulator } from "../fakes/media-api/index.js";
 import { solidPng } from "../fakes/media-api/png.js";
@@ -19,6 +25,7 @@ import {
   type SlackFile,
   type SlackView,
   startFakeSlack,
+  type Workspace,
 } from "../fakes/slack/index.js";
 
 /**
@@ -29,6 +36,8 @@ import {
 
 export const silent = pino({ level: "silent" });
 const SECRETS_KEY = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+/** SLACK_STATE_SECRET of the OAuth worlds. */
+export const STATE_SECRET = "state-secret-of-the-oauth-tests";
 
 export interface WorldOptions {
   socketMode?: boolean;
@@ -37,6 +46,11 @@ export interface WorldOptions {
   apiKeyTenants?: SharedKeyTenants;
   /** Command rates; default none. */
   rates?: RateLimits;
+  /**
+   * OAuth installs (SLACK_CLIENT_ID, ...) instead of the fake's preinstalled bot token: workspaces
+   * get the app through `installWorkspace`.
+   */
+  oauth?: boolean;
 }
 
 export class SlackWorld {
@@ -83,7 +97,9 @@ export class SlackWorld {
       logger: silent,
     });
     const config: SlackConfig = {
-      botToken: fake.botToken,
+      ...(options.oauth
+        ? { oauth: { clientId: fake.clientId, clientSecret: fake.clientSecret, stateSecret: STATE_SECRET } }
+        : { botToken: fake.botToken }),
       signingSecret: fake.signingSecret,
       ...(options.socketMode && { appToken: fake.appToken }),
       port: 0,
@@ -94,8 +110,12 @@ export class SlackWorld {
       bot,
       logger: silent,
       store: stores.keyv("slack"),
+      installations: stores.installations,
       clientOptions: { retryConfig: { retries: 0 } },
     });
+    // The app's Redirect URL, as set on its OAuth & Permissions page (each start has a new port).
+    if (slack.installUrl)
+      fake.redirectUrls.splice(0, Infinity, slack.installUrl.replace(INSTALL_PATH, REDIRECT_PATH));
     await bot.start();
     return { stores, client, bot, slack };
   }
@@ -103,6 +123,23 @@ export class SlackWorld {
   get eventsUrl(): string {
     if (!this.slack.eventsUrl) throw new Error("the Slack app runs in Socket Mode");
     return this.slack.eventsUrl;
+  }
+
+  get installUrl(): string {
+    if (!this.slack.installUrl) throw new Error("the Slack app runs without OAuth");
+    return this.slack.installUrl;
+  }
+
+  /**
+   * A new workspace of the fake Slack with the app installed through OAuth, as its admin would:
+   * GET /slack/install, Slack's consent page, GET /slack/oauth_redirect (world option `oauth`).
+   */
+  async installWorkspace(name: string): Promise<Workspace> {
+    const workspace = this.fake.addWorkspace(name);
+    const installed = await this.fake.install(this.installUrl, workspace.id);
+    if (installed.status !== 200)
+      throw new Error(`install of ${name} failed: ${installed.status} ${installed.body}`);
+    return workspace;
   }
 
   /** A stop and a new process over the same sqlite file, the same Slack and the same service. */
@@ -238,7 +275,10 @@ export function slackWorldPerFile(use: (world: SlackWorld) => void, options: Wor
  * A fake Slack and a bot of its own for each test that changes them for good (deleted messages
  * and channels, restarts): the returned function starts them, and they are closed after the test.
  */
-export function slackWorldPerTest(use: (world: SlackWorld) => void): () => Promise<void> {
+export function slackWorldPerTest(
+  use: (world: SlackWorld) => void,
+  options: WorldOptions = {},
+): () => Promise<void> {
   let world: SlackWorld | undefined;
   afterEach(async () => {
     await world?.close();
@@ -246,7 +286,7 @@ export function slackWorldPerTest(use: (world: SlackWorld) => void): () => Promi
     world = undefined;
   });
   return async () => {
-    world = await SlackWorld.start(await startFakeSlack());
+    world = await SlackWorld.start(await startFakeSlack(), options);
     use(world);
   };
 }

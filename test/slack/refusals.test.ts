@@ -6,6 +6,7 @@ import { MessageGoneError, UndeliverableError } from "../../src/core/errors.js";
 import type { MessageRef } from "../../src/core/ports.js";
 import { SlackAdapter } from "../../src/slack/adapter.js";
 import { Ledger } from "../../src/slack/ledger.js";
+import { singleWorkspace } from "../../src/slack/workspaces.js";
 
 /**
  * Which of Slack's answers to a post or an edit end a delivery (the channel refuses the bot:
@@ -24,7 +25,7 @@ function platformError(code: string): Error {
 function adapterFailingWith(error: Error): SlackAdapter {
   const fail = () => Promise.reject(error);
   const client = { chat: { update: fail, postMessage: fail } } as unknown as WebClient;
-  return new SlackAdapter(client, new Ledger(new Keyv()));
+  return new SlackAdapter(singleWorkspace(client), new Ledger(new Keyv()));
 }
 
 const where = { platform: "slack" as const, channelId: "C0MEDIA001" };

@@ -2,6 +2,7 @@ import { Readable } from "node:stream";
 import type { KnownBlock } from "@slack/types";
 import { describe, expect, it } from "vitest";
 import { type Card, card } from "../../src/core/cards.js";
+import { listCard, PAGE_SIZE, readPageValue, SEARCH_BYTES } from "../../src/core/render/lists.js";
 import { SLACK_LIMITS } from "../../src/slack/limits.js";
 import { decodeActionId, encodeActionId } from "../../src/slack/render/action-id.js";
 import { renderMessage } from "../../src/slack/render/card.js";
@@ -155,41 +156,29 @@ describe("renderMessage", () => {
     expect(texts(blocks)).not.toContain("📎");
   });
 
-  it("renders a select with its options and an encoded action id", () => {
+  it("fits a full list page, its Show buttons, its pages, links and the longest search in Slack's limits", () => {
+    const search = "ü".repeat(SEARCH_BYTES / 2);
+    const entries = Array.from({ length: PAGE_SIZE }, (_, i) => ({
+      title: `${"Mockup video ".repeat(10)}${i}`,
+      detail: "d".repeat(3000),
+      show: `cm2yaz9j10008l0qg9npyjg${i}`.padEnd(48, "x"),
+      link: { label: "message", url: `https://slack.com/archives/C1/p100000000${i}` },
+    }));
+    const paging = { page: 999, totalPages: 1000, totalCount: 9999 };
     const { blocks } = render(
-      card("Mockup", "success", {
-        actions: [
-          {
-            type: "select",
-            action: "animate",
-            jobId: "j2",
-            placeholder: "Animate…",
-            options: [
-              { label: "Luxury macro", value: "luxury_macro" },
-              { label: "Custom", value: "custom", description: "Uses the instruction" },
-            ],
-          },
-        ],
-      }),
+      listCard("Mockup videos", entries, paging, { empty: "none" }, { list: "mockup_videos", search }),
     );
-    expect(blocks.at(-1)).toEqual({
-      type: "actions",
-      elements: [
-        {
-          type: "static_select",
-          action_id: "media:animate:j2",
-          placeholder: { type: "plain_text", text: "Animate…", emoji: true },
-          options: [
-            { text: { type: "plain_text", text: "Luxury macro", emoji: true }, value: "luxury_macro" },
-            {
-              text: { type: "plain_text", text: "Custom", emoji: true },
-              value: "custom",
-              description: { type: "plain_text", text: "Uses the instruction", emoji: true },
-            },
-          ],
-        },
-      ],
-    });
+    const actions = blocks.filter((b) => b.type === "actions").flatMap((b) => b.elements);
+    expect(actions).toHaveLength(PAGE_SIZE + 2);
+    for (const element of actions) {
+      const id = "action_id" in element ? element.action_id! : "";
+      expect(id.length).toBeLessThanOrEqual(SLACK_LIMITS.actionId);
+    }
+    const next = decodeActionId((actions.at(-1) as { action_id: string }).action_id)!;
+    expect(next).toMatchObject({ action: "page", jobId: "mockup_videos" });
+    expect(readPageValue(next.value!)).toEqual({ page: 1000, search });
+    // Every field keeps its link whole, even when its text is cut.
+    expect(texts(blocks).match(/\|message>/g)).toHaveLength(PAGE_SIZE);
   });
 
   it("cuts everything to Slack's limits and keeps a long message within 50 blocks", () => {

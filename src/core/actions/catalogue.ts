@@ -8,9 +8,11 @@ import {
   avatarVideo,
   edit,
   regenerate,
+  regenerateSpoken,
   remix,
   useInMockup,
 } from "./follow-ups.js";
+import { page, show } from "./lists.js";
 
 /** Every control a job's message may carry; the adapters route clicks and forms by these names. */
 export const ACTIONS = [
@@ -20,9 +22,12 @@ export const ACTIONS = [
   animateImage,
   remix,
   regenerate,
+  regenerateSpoken,
   avatarVideo,
   animateMockup,
   useInMockup,
+  page,
+  show,
 ] as const satisfies readonly AnyAction[];
 
 export type ActionName = (typeof ACTIONS)[number]["name"];
@@ -36,6 +41,7 @@ export function actionByName(name: string): AnyAction | undefined {
 /** The buttons under a finished job: every action with a button that applies to it, in catalogue order. */
 export function controlsFor(job: JobRecord): CardAction[] {
   return ACTIONS.flatMap((def: AnyAction) => {
+    if (def.on === "list") return [];
     const button = def.button;
     if (!button || !def.appliesTo(job)) return [];
     const values = button.values?.(job) ?? [{ label: button.label, value: undefined }];

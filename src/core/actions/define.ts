@@ -1,9 +1,11 @@
 import type { z } from "zod";
 import type { JobRecord } from "../../store/jobs.js";
 import type { ButtonStyle, CardAction } from "../cards.js";
-import type { FormDef } from "../commands/define.js";
+import type { PickItem, PickSource } from "../catalog-cache.js";
+import type { AnyCommand, CommandContext, FormDef } from "../commands/define.js";
 import type { Core } from "../flows/core.js";
-import type { ActionEvent, ChatAdapter } from "../ports.js";
+import type { ActionEvent, Attachment, ChatAdapter } from "../ports.js";
+import type { ListName } from "../render/lists.js";
 import type { ActionName } from "./catalogue.js";
 
 /**
@@ -21,11 +23,22 @@ export interface ActionContext<V> {
   value: V;
   /** The form's fields, checked against its options (empty for actions without a form). */
   fields: Record<string, unknown>;
+  /** The files given in the form, checked against its file options (type, size, how many). */
+  attachments: Record<string, Attachment[]>;
+}
+
+/** What a form's initial values may depend on besides the job. */
+export interface FormContext {
+  /** The value of the control that opened the form (which avatar of a pair). */
+  value?: string;
+  lookup(source: PickSource, id: string): Promise<PickItem | undefined>;
 }
 
 export interface ActionDef<N extends string = string, V = unknown> {
   /** Fits the adapters' control ids: lower case, digits and "_", at most 24 characters. */
   name: N;
+  /** Acts on a job (the default), unlike the controls of a list. */
+  on?: "job";
   /** The value a button or select carries (checked on every click: old messages carry old values). */
   value?: z.ZodType<V>;
   /**
@@ -36,7 +49,8 @@ export interface ActionDef<N extends string = string, V = unknown> {
     /** The form's title: "Edit image". */
     title: string;
     of(job: JobRecord): FormDef;
-    initial?(job: JobRecord): Record<string, string>;
+    /** Values shown when the form opens; `lookup` reads the tenant's lists (an avatar's own voice). */
+    initial?(job: JobRecord, context: FormContext): Record<string, string> | Promise<Record<string, string>>;
   };
   /**
    * Who may use it: "requester" (the job's requester or an admin: choices about the job itself),
@@ -59,15 +73,48 @@ export interface ActionDef<N extends string = string, V = unknown> {
   run(ctx: ActionContext<V>): Promise<void>;
 }
 
+/** What a control this version cannot read (or no longer has) answers. */
+export const OLD_CONTROL = "This button is from an older version of the bot: run the command again.";
+
+export interface ListActionContext<V> {
+  event: ActionEvent;
+  adapter: ChatAdapter;
+  list: ListName;
+  /** The list's command, which reads the list again for whoever clicks. */
+  command: AnyCommand;
+  /** The context the command would get from the clicker, with these options (the list's, then `options`). */
+  context(options: Record<string, unknown>): Promise<CommandContext<Record<string, unknown>>>;
+  value: V;
+}
+
+/**
+ * A control on a list the bot posted (its pages, Show). No job is behind it: the list is read again
+ * for whoever clicks, as their own command would read it, so a click shows nobody more than they
+ * could list themselves.
+ */
+export interface ListActionDef<N extends string = string, V = unknown> {
+  name: N;
+  on: "list";
+  value: z.ZodType<V>;
+  /** Lists have no forms; declared so that every action of the catalogue answers `form`. */
+  form?: undefined;
+  run(ctx: ListActionContext<V>): Promise<void>;
+}
+
 // biome-ignore lint/suspicious/noExplicitAny: the catalogue holds actions of every value type
-export type AnyAction = ActionDef<string, any>;
+export type AnyAction = ActionDef<string, any> | ListActionDef<string, any>;
 
 /** Keeps an action's value type tied to its `run`, and its name a literal the builder can check. */
-export function defineAction<const N extends string, V = undefined>(def: ActionDef<N, V>): ActionDef<N, V> {
+export function defineAction<const N extends string, V = undefined>(def: ActionDef<N, V>): ActionDef<N, V>;
+export function defineAction<const N extends string, V>(def: ListActionDef<N, V>): ListActionDef<N, V>;
+export function defineAction(def: AnyAction): AnyAction {
   return def;
 }
 
-/** A button for `def` on job `jobId`; the value, when the action takes one, is checked on click. */
+/**
+ * A button for `def` on job `jobId` (or, for a list's controls, on the list so named); the value,
+ * when the action takes one, is checked on click.
+ */
 export function actionButton(
   name: ActionName,
   jobId: string,

@@ -2,13 +2,22 @@ import { z } from "zod";
 import type { JobRecord } from "../../store/jobs.js";
 import type { MediaApi } from "../api/client.js";
 import { commandByName } from "../commands/catalogue.js";
-import type { JobRequest, StartedJob } from "../commands/define.js";
+import type { FormDef, JobRequest, StartedJob } from "../commands/define.js";
 import { ActionError, InputError } from "../commands/errors.js";
+import { audioFile, imageFile } from "../commands/files.js";
 import { startImage } from "../commands/image.js";
 import { animationOptions, generateMockup, startMockupVideo } from "../commands/mockup.js";
 import { id, newSeed, text, titleFrom } from "../commands/options.js";
-import { startCinematic, startScriptedVideo, videoCinematic, voiceOrOwn } from "../commands/video.js";
+import {
+  type SpokenVideoRequest,
+  startCinematic,
+  startScriptedVideo,
+  startSpokenVideo,
+  videoCinematic,
+  voiceOrOwn,
+} from "../commands/video.js";
 import { launch, startWithinLimit } from "../flows/start.js";
+import { openAll, uploadAll } from "../flows/uploads.js";
 import type { Json } from "../ports.js";
 import { tenantKey } from "../tenancy.js";
 import { type ActionContext, defineAction } from "./define.js";
@@ -58,20 +67,29 @@ function mediaIdOf(job: JobRecord): string {
   return mediaId;
 }
 
+/** The form of Edit, on a result or on an image from the chat. */
+export const editForm: FormDef = {
+  name: "image.edit",
+  help: "Edit this image following a prompt",
+  options: z.object({ prompt: text(2000, "How the image should change") }),
+  main: "prompt",
+  starts: "image",
+};
+
+/** The form of Animate, on a result or on an image from the chat. */
+export const animateForm: FormDef = {
+  name: "video.cinematic",
+  help: "A cinematic clip that starts from this image",
+  options: videoCinematic.options.pick({ prompt: true, duration: true, aspect_ratio: true }),
+  main: "prompt",
+  starts: "video",
+};
+
 export const edit = defineAction({
   name: "edit",
   who: "anyone",
   button: { label: "Edit" },
-  form: {
-    title: "Edit image",
-    of: () => ({
-      name: "image.edit",
-      help: "Edit this image following a prompt",
-      options: z.object({ prompt: text(2000, "How the image should change") }),
-      main: "prompt",
-      starts: "image",
-    }),
-  },
+  form: { title: "Edit image", of: () => editForm },
   appliesTo: isImage,
   run: (ctx) => {
     const { prompt } = ctx.fields as { prompt: string };
@@ -86,16 +104,7 @@ export const animateImage = defineAction({
   name: "animate_image",
   who: "anyone",
   button: { label: "Animate" },
-  form: {
-    title: "Animate image",
-    of: () => ({
-      name: "video.cinematic",
-      help: "A cinematic clip that starts from this image",
-      options: videoCinematic.options.pick({ prompt: true, duration: true, aspect_ratio: true }),
-      main: "prompt",
-      starts: "video",
-    }),
-  },
+  form: { title: "Animate image", of: () => animateForm },
   appliesTo: isImage,
   run: (ctx) => {
     const value = ctx.fields as { prompt: string; duration?: number; aspect_ratio?: string };
@@ -191,6 +200,50 @@ export const regenerate = defineAction({
   },
 });
 
+/** What an avatar video made from an audio file kept: everything but the audio. */
+function spokenRequestOf(job: Pick<JobRecord, "inputs">): SpokenVideoRequest | undefined {
+  const spoken = record(record(job.inputs).spoken ?? null);
+  if (typeof spoken.avatarId !== "string" || typeof spoken.name !== "string") return undefined;
+  return {
+    avatarId: spoken.avatarId,
+    name: spoken.name,
+    ...(typeof spoken.im2vid_full === "boolean" && { im2vid_full: spoken.im2vid_full }),
+  };
+}
+
+/**
+ * Regenerate of an avatar video made from an audio file: the same avatar, name and body setting,
+ * with the audio given again, since the service cannot take the first one back. The form says
+ * so, rather than a button that would fail.
+ */
+export const regenerateSpoken = defineAction({
+  name: "regenerate_spoken",
+  who: "anyone",
+  button: { label: "Regenerate" },
+  form: {
+    title: "Regenerate",
+    of: () => ({
+      name: "video.avatar",
+      help: "The same avatar video again. The media service keeps no copy of the audio a video was made from, so attach the audio file again (the same one, or another).",
+      options: z.object({}),
+      files: {
+        audio: audioFile("The service keeps no copy of this video's audio: attach it again", {
+          required: true,
+        }),
+      },
+      starts: "video",
+    }),
+  },
+  appliesTo: (job) => job.state === "done" && spokenRequestOf(job) !== undefined,
+  run: (ctx) => {
+    const request = spokenRequestOf(ctx.job)!;
+    return startAs(ctx, "video.avatar", async (media) => {
+      const [speechFile] = await openAll(ctx.attachments.audio ?? []);
+      return startSpokenVideo(media, request, speechFile!);
+    });
+  },
+});
+
 function avatarIdsOf(job: Pick<JobRecord, "result">): string[] {
   const ids = record(job.result).avatarIds;
   return Array.isArray(ids) ? ids.filter((i): i is string => typeof i === "string") : [];
@@ -224,6 +277,11 @@ export const avatarVideo = defineAction({
       picks: { voice: "voices" },
       starts: "video",
     }),
+    initial: async (job, { value, lookup }): Promise<Record<string, string>> => {
+      const avatarId = avatarIdsOf(job)[Number(value ?? "1") - 1];
+      const voiceId = avatarId === undefined ? undefined : (await lookup("avatars", avatarId))?.voiceId;
+      return voiceId ? { voice: voiceId } : {};
+    },
   },
   appliesTo: (job) => job.command.startsWith("photo_avatar.") && avatarIdsOf(job).length > 0,
   run: async (ctx) => {
@@ -278,31 +336,53 @@ export const animateMockup = defineAction({
   },
 });
 
+const assetTypeOf = (job: Pick<JobRecord, "inputs">) => record(job.inputs).assetType;
+
+const mockupInstruction = {
+  instruction: text(2000, "How the mockup should look, e.g. on a marble table, soft light"),
+};
+
+/** A product asset is the mockup's product; a logo asset goes on a product photo given in the form. */
+const MOCKUP_FORMS: Record<string, FormDef> = {
+  product: {
+    name: "mockup.generate",
+    help: "A mockup with this image as the product",
+    options: z.object(mockupInstruction),
+    main: "instruction",
+    starts: "mockup",
+  },
+  logo: {
+    name: "mockup.generate",
+    help: "A mockup with this logo on the product photo you attach",
+    options: z.object(mockupInstruction),
+    main: "instruction",
+    files: { product: imageFile("Photo of the product the logo goes on (PNG, JPEG or WEBP)") },
+    starts: "mockup",
+  },
+};
+
 export const useInMockup = defineAction({
   name: "use_in_mockup",
   who: "anyone",
   button: { label: "Use in mockup" },
-  form: {
-    title: "Use in a mockup",
-    of: () => ({
-      name: "mockup.generate",
-      help: "A mockup with this image as the product",
-      options: z.object({
-        instruction: text(2000, "How the mockup should look, e.g. on a marble table, soft light"),
-      }),
-      main: "instruction",
-      starts: "mockup",
-    }),
-  },
+  form: { title: "Use in a mockup", of: (job) => MOCKUP_FORMS[String(assetTypeOf(job))]! },
   appliesTo: (job) =>
     (job.command === "mockup.asset" || job.command === "mockup.asset_edit") &&
-    record(job.inputs).assetType === "product" &&
+    Object.hasOwn(MOCKUP_FORMS, String(assetTypeOf(job))) &&
     resultMediaId(job) !== undefined,
   run: (ctx) => {
     const { instruction } = ctx.fields as { instruction: string };
-    const productMediaId = mediaIdOf(ctx.job);
-    return startAs(ctx, "mockup.generate", (media) =>
-      generateMockup(media, { productMediaId, logoMediaIds: [], instruction }),
-    );
+    const assetMediaId = mediaIdOf(ctx.job);
+    const asLogo = assetTypeOf(ctx.job) === "logo";
+    return startAs(ctx, "mockup.generate", async (media) => {
+      if (!asLogo)
+        return generateMockup(media, { productMediaId: assetMediaId, logoMediaIds: [], instruction });
+      const [productMediaId] = await uploadAll(media, ctx.attachments.product ?? []);
+      return generateMockup(media, {
+        productMediaId: productMediaId!,
+        logoMediaIds: [assetMediaId],
+        instruction,
+      });
+    });
   },
 });

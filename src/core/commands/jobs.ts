@@ -4,7 +4,7 @@ import type { JobState } from "../api/job-status.js";
 import { card, type Line } from "../cards.js";
 import { UndeliverableError } from "../errors.js";
 import { viewOf } from "../flows/results.js";
-import { listCard, pageOf } from "../render/lists.js";
+import { listActions, listCard, pageOf } from "../render/lists.js";
 import { isAdmin } from "../tenancy.js";
 import { defineCommand } from "./define.js";
 import { AccessError } from "./errors.js";
@@ -25,10 +25,12 @@ const KEPT = 100;
 const KEPT_ALL = 200;
 const RUNNING: ReadonlySet<JobState> = new Set(["queued", "working", "retrying", "needs_choice"]);
 
+const unposted = (job: JobRecord) => job.error?.code === UndeliverableError.code;
+
 function stateOf(job: JobRecord): string {
   const progress = job.state === "working" && job.progress !== null ? ` ${Math.round(job.progress)}%` : "";
-  const unposted = job.error?.code === UndeliverableError.code ? ` · not posted: ${job.error.message}` : "";
-  return `${STATE_WORDS[job.state]}${progress}${unposted}`;
+  const why = unposted(job) ? ` · not posted: ${job.error!.message}` : "";
+  return `${STATE_WORDS[job.state]}${progress}${why}`;
 }
 
 /** "5 min", "3 h", "2 d": how long ago the job started. */
@@ -70,12 +72,12 @@ export const jobs = defineCommand({
         ];
       });
       if (lines.length === 0) return { reply: card("Everyone's jobs", "info", { lines: ["No jobs yet."] }) };
-      const more = paging.page < paging.totalPages ? ` Use page ${paging.page + 1} for more.` : "";
       const running = all.filter((j) => RUNNING.has(j.state)).length;
       return {
         reply: card("Everyone's jobs", "info", {
           lines,
-          footer: `${running} running. Page ${paging.page} of ${paging.totalPages}, ${paging.totalCount} in all.${more}`,
+          actions: listActions([], paging, { list: "jobs_all" }),
+          footer: `${running} running. Page ${paging.page} of ${paging.totalPages}, ${paging.totalCount} in all.`,
         }),
       };
     }
@@ -83,11 +85,16 @@ export const jobs = defineCommand({
     const { items, paging } = pageOf(mine, options.page);
     const entries = items.map((job) => {
       const when = new Date(job.createdAt).toISOString().slice(0, 16).replace("T", " ");
+      // A result the channel refused has no message worth opening: the entry says why instead.
+      const url = unposted(job) ? undefined : services.messageUrl(job);
       return {
         title: viewOf(job).title,
         detail: `${stateOf(job)} · started ${when} UTC · job ${job.id}`,
+        ...(url && { link: { label: "Open its message", url } }),
       };
     });
-    return { reply: listCard("Your jobs", entries, paging, { empty: "You have no jobs yet." }) };
+    return {
+      reply: listCard("Your jobs", entries, paging, { empty: "You have no jobs yet." }, { list: "jobs" }),
+    };
   },
 });

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { Attachment } from "../ports.js";
 import { clip, megabytes } from "../render/text.js";
-import type { AnyCommand, FormDef } from "./define.js";
+import type { FormDef } from "./define.js";
 import { InputError } from "./errors.js";
 import { effectiveType, typeLabel } from "./files.js";
 
@@ -112,7 +112,7 @@ export function parseOptions<C extends FormDef>(
  * their content types are normalized (the upload declares them).
  */
 export function checkFiles(
-  def: AnyCommand,
+  def: Pick<FormDef, "name" | "files">,
   attachments: Record<string, Attachment[]>,
 ): Record<string, Attachment[]> {
   const specs = def.files ?? {};

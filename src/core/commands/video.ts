@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { MediaApi } from "../api/client.js";
+import type { FilePart } from "../api/multipart.js";
 import type { CinematicCreateInput } from "../api/resources/videos.js";
 import type { PickItem } from "../catalog-cache.js";
 import { videoMedia } from "../flows/results.js";
@@ -30,6 +31,31 @@ export async function startScriptedVideo(
     serviceJobId: jobId,
     title: `Avatar video: ${request.name}`,
     inputs: { name: request.name, request: { ...request } },
+  };
+}
+
+/**
+ * An avatar lip-syncing an audio file. The service keeps no copy of the audio it can be given
+ * again (video/create takes it only as a multipart file), so what is kept for Regenerate is the
+ * rest: the file is asked for again.
+ */
+export interface SpokenVideoRequest {
+  avatarId: string;
+  name: string;
+  im2vid_full?: boolean;
+}
+
+export async function startSpokenVideo(
+  media: MediaApi,
+  request: SpokenVideoRequest,
+  speechFile: FilePart,
+): Promise<StartedJob> {
+  const { jobId } = await media.videos.create({ ...request, speechFile });
+  return {
+    kind: "video",
+    serviceJobId: jobId,
+    title: `Avatar video: ${request.name}`,
+    inputs: { name: request.name, spoken: { ...request } },
   };
 }
 
@@ -78,8 +104,7 @@ export const videoAvatar = defineCommand({
       return { job: await startScriptedVideo(media, { ...common, voiceId, text: options.script }) };
     }
     const [speechFile] = await open("audio");
-    const { jobId } = await media.videos.create({ ...common, speechFile: speechFile! });
-    return { job: { kind: "video", serviceJobId: jobId, title: `Avatar video: ${name}`, inputs: { name } } };
+    return { job: await startSpokenVideo(media, common, speechFile!) };
   },
   again: (media, request) => startScriptedVideo(media, request as unknown as ScriptedVideoRequest),
 });

@@ -1,13 +1,20 @@
 import { randomUUID } from "node:crypto";
 import type { JobRecord } from "../../store/jobs.js";
 import { actionByName } from "../actions/catalogue.js";
-import type { AnyAction } from "../actions/define.js";
+import { type AnyAction, type ListActionDef, OLD_CONTROL } from "../actions/define.js";
+import type { MediaApi } from "../api/client.js";
+import { MAX_CHOICES, type PickItem, type PickSource } from "../catalog-cache.js";
+import { commandByName } from "../commands/catalogue.js";
 import type { FormDef } from "../commands/define.js";
 import { AccessError, ActionError } from "../commands/errors.js";
-import { parseOptions } from "../commands/validate.js";
-import type { ActionEvent, Actor } from "../ports.js";
-import { isAdmin } from "../tenancy.js";
+import { LISTS } from "../commands/lists.js";
+import { checkFiles, parseOptions } from "../commands/validate.js";
+import type { ActionEvent, Actor, Choice, ConversationRef } from "../ports.js";
+import { isListName } from "../render/lists.js";
+import { clip } from "../render/text.js";
+import { isAdmin, tenantKey, tenantOf } from "../tenancy.js";
 import { admit } from "./admit.js";
+import { commandContext } from "./command.js";
 import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
 
@@ -17,7 +24,7 @@ import { failureCard } from "./failures.js";
  */
 
 /** The job `jobId` when it is the actor's tenant's; undefined for another tenant's or a forgotten one. */
-async function jobOf(core: Core, jobId: string, actor: Actor): Promise<JobRecord | undefined> {
+export async function jobOf(core: Core, jobId: string, actor: Actor): Promise<JobRecord | undefined> {
   const job = await core.engine.get(jobId);
   return job && job.tenant.tenantId === actor.tenantId && job.tenant.platform === actor.platform
     ? job
@@ -29,6 +36,29 @@ export interface ActionForm {
   form: FormDef;
   /** Values shown in the form when it opens, by option name. */
   initial: Record<string, string>;
+  /**
+   * The entries of the form's pick lists (voices), the initial one first, for platforms whose
+   * forms cannot search a list (Discord's modals): at most 25. Left out when the list is not at
+   * hand in time; the option is then typed.
+   */
+  choices: Record<string, Choice[]>;
+}
+
+/** A click asking for a follow-up's form, where it was made. */
+export type FormRequest = Pick<ActionEvent, "action" | "jobId" | "actor" | "value"> & {
+  conversation: Pick<ConversationRef, "channelId">;
+};
+
+/** A form must be the click's first response, within Discord's 3 s: the lists get this much. */
+const LISTS_WITHIN_MS = 1_500;
+
+/** `items` as choices, `first` leading, as many as a select holds. */
+function choicesOf(items: readonly PickItem[], first: string | undefined): Choice[] {
+  const ordered = [...items.filter((i) => i.id === first), ...items.filter((i) => i.id !== first)];
+  return ordered.slice(0, MAX_CHOICES).map((item) => ({
+    label: clip([item.name, item.detail].filter(Boolean).join(" · "), 100),
+    value: item.id,
+  }));
 }
 
 /**
@@ -36,14 +66,52 @@ export interface ActionForm {
  * none (or the job is not known here: the click is then refused like any other). Opening a form
  * changes nothing, so it is not checked: its submission is, like a command's form.
  */
-export async function actionForm(
-  core: Core,
-  request: Pick<ActionEvent, "action" | "jobId" | "actor">,
-): Promise<ActionForm | undefined> {
+export async function actionForm(core: Core, request: FormRequest): Promise<ActionForm | undefined> {
   const form = actionByName(request.action)?.form;
   const job = form && (await jobOf(core, request.jobId, request.actor));
   if (!form || !job) return undefined;
-  return { title: form.title, form: form.of(job), initial: form.initial?.(job) ?? {} };
+  const def = form.of(job);
+  const tenant = tenantOf(request.actor);
+  const deadline = Date.now() + LISTS_WITHIN_MS;
+  // The account's lists are read as autocomplete reads them: for those let in, without counting.
+  let admitted: Promise<MediaApi> | undefined;
+  const media = () => {
+    admitted ??= admit(core, {
+      kind: "autocomplete",
+      actor: request.actor,
+      conversation: request.conversation,
+    }).then(() => core.media(tenant));
+    return admitted;
+  };
+  const lookup = async (source: PickSource, id: string) =>
+    core.cache.find(tenantKey(tenant), source, await media(), id);
+  const context = { ...(request.value !== undefined && { value: request.value }), lookup };
+  const initial = (await inTime(core, deadline, async () => form.initial?.(job, context))) ?? {};
+  const choices: Record<string, Choice[]> = {};
+  for (const [option, source] of Object.entries(def.picks ?? {})) {
+    if (!source) continue;
+    const items = await inTime(core, deadline, async () =>
+      core.cache.list(tenantKey(tenant), source, await media()),
+    );
+    if (items) choices[option] = choicesOf(items, initial[option]);
+  }
+  return { title: form.title, form: def, initial, choices };
+}
+
+/** What `work` gives by `deadline`; undefined when it is late or fails (the form opens without it). */
+async function inTime<T>(core: Core, deadline: number, work: () => Promise<T>): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([work(), late]);
+  } catch (error) {
+    core.logger.debug({ err: error }, "form opened without what it could not read in time");
+    return undefined;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function claimOrRefuse(core: Core, key: string, ttlMs: number, refusal: string): Promise<void> {
@@ -61,9 +129,33 @@ function checkedValue(def: AnyAction, event: ActionEvent): unknown {
   return parsed.data;
 }
 
+/**
+ * A control of a list (a page, Show): admitted like the list's own command, then run with that
+ * command's context for the clicker. `event.jobId` holds the list's name.
+ */
+async function listAction(core: Core, def: ListActionDef, event: ActionEvent): Promise<void> {
+  const list = event.jobId;
+  const command = isListName(list) ? commandByName(LISTS[list].command) : undefined;
+  if (!isListName(list) || !command) throw new ActionError("action.invalid", OLD_CONTROL);
+  const { actor, conversation } = event;
+  const settings = await admit(core, { kind: event.entry ?? "button", actor, conversation, command });
+  const value = checkedValue(def, event);
+  await def.run({
+    event,
+    adapter: core.adapter(actor.platform),
+    list,
+    command,
+    value,
+    context: (options) =>
+      commandContext(core, command, { options, attachments: {}, actor, conversation }, settings),
+  });
+}
+
 export async function handleAction(core: Core, event: ActionEvent): Promise<void> {
   const adapter = core.adapter(event.actor.platform);
   try {
+    const def = actionByName(event.action);
+    if (def?.on === "list") return await listAction(core, def, event);
     const settings = await admit(core, {
       kind: event.entry ?? "button",
       actor: event.actor,
@@ -76,13 +168,7 @@ export async function handleAction(core: Core, event: ActionEvent): Promise<void
         "The bot no longer knows this job (finished jobs are kept for 30 days). Run the command again.",
       );
     }
-    const def = actionByName(event.action);
-    if (!def) {
-      throw new ActionError(
-        "action.invalid",
-        "This button is from an older version of the bot: run the command again.",
-      );
-    }
+    if (!def) throw new ActionError("action.invalid", OLD_CONTROL);
     if (
       def.who === "requester" &&
       job.requester.userId !== event.actor.userId &&
@@ -103,9 +189,11 @@ export async function handleAction(core: Core, event: ActionEvent): Promise<void
       );
     }
     const value = checkedValue(def, event);
-    const fields = def.form ? parseOptions(def.form.of(job), event.fields ?? {}, settings.defaults) : {};
+    const form = def.form?.of(job);
+    const fields = form ? parseOptions(form, event.fields ?? {}, settings.defaults) : {};
+    const attachments = form ? checkFiles(form, event.attachments ?? {}) : {};
     if (def.claim) await claimOrRefuse(core, def.claim.key(job, event), def.claim.ttlMs, def.claim.refusal);
-    await def.run({ core, job, event, adapter, value, fields });
+    await def.run({ core, job, event, adapter, value, fields, attachments });
   } catch (error) {
     const card = await failureCard(error, {
       media: await core

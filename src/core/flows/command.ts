@@ -1,3 +1,5 @@
+import type { TenantSettings } from "../../store/tenants.js";
+import { resultMediaId } from "../actions/follow-ups.js";
 import type { MediaApi } from "../api/client.js";
 import { COMMANDS, commandByName, describeOptions } from "../commands/catalogue.js";
 import type { AnyCommand, BotServices, CommandContext } from "../commands/define.js";
@@ -7,6 +9,7 @@ import { BotError } from "../errors.js";
 import { commandsTotal } from "../metrics.js";
 import type { CommandEvent } from "../ports.js";
 import { type TenantRef, tenantKey, tenantOf } from "../tenancy.js";
+import { jobOf } from "./actions.js";
 import { admit } from "./admit.js";
 import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
@@ -52,12 +55,67 @@ function services(core: Core, tenant: TenantRef): BotServices {
     listTenantJobs: (actor, limit) => core.jobs.listByTenant(tenantOf(actor), limit),
     messageUrl: (job) => {
       const message = messageOf(job);
-      return message && core.adapter(job.tenant.platform).messageUrl(message, job.tenant.tenantId);
+      // A private message has no address anyone could open.
+      if (!message?.messageId || message.data?.ephemeral) return undefined;
+      return core.adapter(job.tenant.platform).messageUrl(message, job.tenant.tenantId);
     },
     commands: () => COMMANDS,
     describe: describeOptions,
     hasFallbackKey: core.tenancy.servesSharedKey(tenant),
   };
+}
+
+/** What a command is given to run with: its raw options and files, who and where. */
+type CommandInput = Pick<CommandEvent, "options" | "attachments" | "actor" | "conversation">;
+
+/**
+ * The context `command` runs in, once its gesture is admitted: the options checked (with the
+ * tenant's defaults), the files checked, the ids picked from lists found, the tenant's service.
+ * A list's page or Show click builds its list's command this way too.
+ */
+export async function commandContext<O extends Record<string, unknown>>(
+  core: Core,
+  command: AnyCommand,
+  input: CommandInput,
+  settings: TenantSettings,
+  /** Media ids the service holds already for a file option (the bot's own results): not uploaded again. */
+  reused: Record<string, string[]> = {},
+): Promise<CommandContext<O>> {
+  const { actor, conversation } = input;
+  const tenant = tenantOf(actor);
+  const options = parseOptions(command, input.options, settings.defaults);
+  const attachments = checkFiles(command, input.attachments);
+  const apiKey = await core.tenancy.apiKey(tenant);
+  if (command.usesService !== false && !apiKey) throw noApiKey();
+  const api = core.mediaWith(tenant, apiKey);
+  await checkPicks(core, command, options, tenant, api);
+  return {
+    options: options as O,
+    actor,
+    conversation,
+    settings,
+    media: api,
+    attachments,
+    upload: async (option) => reused[option] ?? uploadAll(api, attachments[option] ?? []),
+    open: (option) => openAll(attachments[option] ?? []),
+    lookup: (source, id) => core.cache.find(tenantKey(tenant), source, api, id),
+    uploadLimit: core.adapter(actor.platform).uploadLimit(conversation),
+    services: services(core, tenant),
+  };
+}
+
+/**
+ * The media ids of the files that are the bot's own results (`event.results`), by option: the
+ * service holds them already. A job unknown here or without an image leaves its attachment to upload.
+ */
+async function reusedResults(core: Core, event: CommandEvent): Promise<Record<string, string[]>> {
+  const reused: Record<string, string[]> = {};
+  for (const [option, jobId] of Object.entries(event.results ?? {})) {
+    const job = await jobOf(core, jobId, event.actor);
+    const mediaId = job && resultMediaId(job);
+    if (mediaId) reused[option] = [mediaId];
+  }
+  return reused;
 }
 
 export async function handleCommand(core: Core, event: CommandEvent): Promise<void> {
@@ -74,27 +132,8 @@ export async function handleCommand(core: Core, event: CommandEvent): Promise<vo
       );
     }
     const settings = await admit(core, { kind: event.entry ?? "command", actor, conversation, command });
-    const options = parseOptions(command, event.options, settings.defaults);
-    const attachments = checkFiles(command, event.attachments);
-    const apiKey = await core.tenancy.apiKey(tenant);
-    if (command.usesService !== false && !apiKey) throw noApiKey();
-    const api = core.mediaWith(tenant, apiKey);
-    media = api;
-    await checkPicks(core, command, options, tenant, api);
-
-    const ctx: CommandContext<typeof options> = {
-      options,
-      actor,
-      conversation,
-      settings,
-      media: api,
-      attachments,
-      upload: (option) => uploadAll(api, attachments[option] ?? []),
-      open: (option) => openAll(attachments[option] ?? []),
-      lookup: (source, id) => core.cache.find(tenantKey(tenant), source, api, id),
-      uploadLimit: adapter.uploadLimit(conversation),
-      services: services(core, tenant),
-    };
+    const ctx = await commandContext(core, command, event, settings, await reusedResults(core, event));
+    media = ctx.media;
     const answer = async () => {
       const outcome = await command.run(ctx);
       if ("reply" in outcome) {

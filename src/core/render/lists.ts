@@ -1,16 +1,82 @@
-import { type Card, card } from "../cards.js";
+import { actionButton } from "../actions/define.js";
+import { type Card, type CardAction, type CardField, card } from "../cards.js";
 
 /** Paged lists (avatars, voices, videos, mockups, assets, thumbnails, jobs, help). */
 
 export interface ListEntry {
   title: string;
   detail?: string;
+  /** The item's id when it has an image or video to show: the entry gets a Show button. */
+  show?: string;
+  /** Where the entry leads (a job's message). */
+  link?: { label: string; url: string };
 }
 
 export interface Paging {
   page: number;
   totalPages: number;
   totalCount: number;
+}
+
+/**
+ * The lists whose messages page and show: the name their controls carry (the control's subject,
+ * where a job's controls carry the job id). `jobs_all` is an admin's jobs --all.
+ */
+export const LIST_NAMES = [
+  "avatars",
+  "voices",
+  "videos",
+  "mockups",
+  "assets",
+  "mockup_videos",
+  "thumbnails",
+  "jobs",
+  "jobs_all",
+] as const;
+export type ListName = (typeof LIST_NAMES)[number];
+
+export function isListName(name: string): name is ListName {
+  return (LIST_NAMES as readonly string[]).includes(name);
+}
+
+/**
+ * What a list's page button carries besides the list: the page, and the search that narrowed it.
+ * Every control value must fit the adapters' ids (Discord's custom_id holds 100 characters, and a
+ * value only letters, digits, "_", "-" and "."), so the search travels as base64url of its UTF-8,
+ * which `SEARCH_BYTES` bounds: the page state needs no store and survives restarts.
+ */
+export const SEARCH_BYTES = 42;
+
+export interface PageRequest {
+  page: number;
+  search?: string;
+}
+
+export function pageValue({ page, search }: PageRequest): string {
+  return search ? `${page}.${Buffer.from(search, "utf8").toString("base64url")}` : String(page);
+}
+
+/** The page a button asks for; undefined for a value this version did not write. */
+export function readPageValue(value: string): PageRequest | undefined {
+  const match = /^(\d{1,4})(?:\.([\w-]+))?$/.exec(value);
+  if (!match) return undefined;
+  const search = match[2] && Buffer.from(match[2], "base64url").toString("utf8");
+  return { page: Number(match[1]), ...(search && { search }) };
+}
+
+/**
+ * What Show carries: the page the item was on (lists the service pages are read at that page
+ * again) and the item's id; ids an adapter could not carry get no Show button.
+ */
+const SHOWABLE_ID = /^[\w-]{1,48}$/;
+
+export function showValue(page: number, id: string): string | undefined {
+  return SHOWABLE_ID.test(id) ? `${page}.${id}` : undefined;
+}
+
+export function readShowValue(value: string): { page: number; id: string } | undefined {
+  const match = /^(\d{1,4})\.([\w-]{1,48})$/.exec(value);
+  return match ? { page: Number(match[1]), id: match[2]! } : undefined;
 }
 
 /** Discord shows at most 25 fields; ten entries also keep a Slack message readable. */
@@ -30,19 +96,55 @@ export function pageOf<T>(
   };
 }
 
+/** The list's own controls, carried by its card: which list, and the search that narrowed it. */
+export interface ListControls {
+  list: ListName;
+  search?: string;
+}
+
+/** Show per entry with media (numbered like the entries), then Previous and Next when there are such pages. */
+export function listActions(
+  entries: readonly ListEntry[],
+  paging: Paging,
+  controls: ListControls,
+): CardAction[] {
+  const shows = entries.flatMap((entry, i) => {
+    const value = entry.show === undefined ? undefined : showValue(paging.page, entry.show);
+    return value ? [actionButton("show", controls.list, `Show ${i + 1}`, { value })] : [];
+  });
+  const to = (page: number, label: string) =>
+    actionButton("page", controls.list, label, {
+      value: pageValue({ page, ...(controls.search && { search: controls.search }) }),
+    });
+  return [
+    ...shows,
+    ...(paging.page > 1 ? [to(paging.page - 1, "◀ Previous")] : []),
+    ...(paging.page < paging.totalPages ? [to(paging.page + 1, "Next ▶")] : []),
+  ];
+}
+
 export function listCard(
   title: string,
   entries: readonly ListEntry[],
   paging: Paging,
   texts: { empty: string; hint?: string },
+  controls?: ListControls,
 ): Card {
   if (paging.totalCount === 0 || entries.length === 0) {
     return card(title, "info", { lines: [texts.empty] });
   }
-  const more = paging.page < paging.totalPages ? ` Use page ${paging.page + 1} for more.` : "";
+  const numbered = controls !== undefined && entries.some((e) => e.show !== undefined);
+  const more = paging.page < paging.totalPages && !controls ? ` Use page ${paging.page + 1} for more.` : "";
   return card(title, "info", {
     lines: texts.hint ? [texts.hint] : [],
-    fields: entries.map((entry) => ({ name: entry.title, value: entry.detail || "-" })),
+    fields: entries.map(
+      (entry, i): CardField => ({
+        name: numbered ? `${i + 1}. ${entry.title}` : entry.title,
+        value: entry.detail || "-",
+        ...(entry.link && { link: entry.link }),
+      }),
+    ),
+    actions: controls ? listActions(entries, paging, controls) : [],
     footer: `Page ${paging.page} of ${paging.totalPages}, ${paging.totalCount} in all.${more}`,
   });
 }

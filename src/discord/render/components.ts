@@ -2,7 +2,6 @@ import {
   type APIActionRowComponent,
   type APIButtonComponentWithCustomId,
   type APIComponentInMessageActionRow,
-  type APIStringSelectComponent,
   ButtonStyle,
   ComponentType,
 } from "discord-api-types/v10";
@@ -20,7 +19,7 @@ const STYLES: Record<CardButtonStyle, APIButtonComponentWithCustomId["style"]> =
   danger: ButtonStyle.Danger,
 };
 
-function button(action: Extract<CardAction, { type: "button" }>): APIButtonComponentWithCustomId {
+function button(action: CardAction): APIButtonComponentWithCustomId {
   return {
     type: ComponentType.Button,
     style: STYLES[action.style],
@@ -33,40 +32,16 @@ function button(action: Extract<CardAction, { type: "button" }>): APIButtonCompo
   };
 }
 
-function select(action: Extract<CardAction, { type: "select" }>): APIStringSelectComponent {
-  return {
-    type: ComponentType.StringSelect,
-    custom_id: encodeControlId({ action: action.action, jobId: action.jobId }),
-    placeholder: cut(action.placeholder, L.selectPlaceholder),
-    options: action.options
-      .filter((o) => o.value.length <= L.selectOptionValue)
-      .slice(0, L.selectOptions)
-      .map((o) => ({
-        label: cut(o.label, L.selectOptionLabel),
-        value: o.value,
-        ...(o.description && { description: cut(o.description, L.selectOptionDescription) }),
-      })),
-  };
-}
-
 /**
- * A card's controls as action rows: buttons side by side (five to a row), each select on a row of
- * its own, as Discord requires; whatever does not fit in five rows is left out.
+ * A card's buttons as action rows, five to a row; whatever does not fit in five rows is left out.
  */
 export function actionRows(actions: readonly CardAction[]): Row[] {
   const rows: Row[] = [];
-  let buttons: Row | undefined;
-  for (const action of actions) {
-    if (action.type === "select") {
-      buttons = undefined;
-      rows.push({ type: ComponentType.ActionRow, components: [select(action)] });
-      continue;
-    }
-    if (!buttons || buttons.components.length === L.buttonsPerRow) {
-      buttons = { type: ComponentType.ActionRow, components: [] };
-      rows.push(buttons);
-    }
-    buttons.components.push(button(action));
+  for (let i = 0; i < actions.length && rows.length < L.actionRows; i += L.buttonsPerRow) {
+    rows.push({
+      type: ComponentType.ActionRow,
+      components: actions.slice(i, i + L.buttonsPerRow).map(button),
+    });
   }
-  return rows.slice(0, L.actionRows);
+  return rows;
 }

@@ -52,9 +52,12 @@ function description(card: Card, max: number): string {
 }
 
 function field(f: Card["fields"][number]): APIEmbedField {
+  // The link is kept whole: the value is cut to make room for it.
+  const to = f.link && isWebUrl(f.link.url) ? ` · ${link(f.link.label, f.link.url)}` : "";
+  const value = markdown(f.value, L.embedFieldValue - to.length) || "—";
   return {
     name: markdown(f.name, L.embedFieldName) || "\u200b",
-    value: markdown(f.value, L.embedFieldValue) || "—",
+    value: `${value}${to}`,
     ...(f.inline !== undefined && { inline: f.inline }),
   };
 }

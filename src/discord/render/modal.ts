@@ -17,20 +17,30 @@ export interface FormField {
   required: boolean;
   minLength?: number;
   maxLength: number;
-  choices?: readonly string[];
+  choices?: readonly { label: string; value: string }[];
   value?: string;
+  /** A file upload taking up to this many files, instead of a text box. */
+  files?: number;
 }
 
 function input(f: FormField) {
+  if (f.files !== undefined) {
+    return {
+      type: ComponentType.FileUpload as const,
+      custom_id: f.name,
+      required: f.required,
+      max_values: Math.min(f.files, L.modalFiles),
+    };
+  }
   if (f.choices) {
     return {
       type: ComponentType.StringSelect as const,
       custom_id: f.name,
       required: f.required,
       options: f.choices.slice(0, L.selectOptions).map((choice) => ({
-        label: cut(choice, L.selectOptionLabel),
-        value: choice,
-        ...(choice === f.value && { default: true }),
+        label: cut(choice.label, L.selectOptionLabel),
+        value: choice.value,
+        ...(choice.value === f.value && { default: true }),
       })),
     };
   }
@@ -49,7 +59,7 @@ function input(f: FormField) {
 /** Above this a prompt-like value gets a paragraph box rather than one line. */
 const ONE_LINE_MAX = 200;
 
-/** A modal of labelled text inputs (Discord's current modal layout: one Label per input). */
+/** A modal of labelled inputs (Discord's current modal layout: one Label per input). */
 export function formModal(
   customId: string,
   title: string,

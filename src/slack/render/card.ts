@@ -1,11 +1,4 @@
-import type {
-  ActionsBlockElement,
-  Button,
-  ContextBlock,
-  KnownBlock,
-  SectionBlock,
-  StaticSelect,
-} from "@slack/types";
+import type { Button, ContextBlock, KnownBlock, SectionBlock } from "@slack/types";
 import {
   type Card,
   type CardAction,
@@ -21,7 +14,7 @@ import { cut, escapeText, lineText, link, linkable, mrkdwn } from "./mrkdwn.js";
 
 /**
  * Core messages as Block Kit: a header with the tone, sections for text and fields, the progress
- * bar as text, images by URL, buttons and selects whose action_id routes the click back, and
+ * bar as text, images by URL, buttons whose action_id routes the click back, and
  * the footer as context. Pure: the adapter decides where files go and says so in `filesInThread`.
  */
 
@@ -76,8 +69,11 @@ function paragraphs(texts: readonly string[]): SectionBlock[] {
   return sections.map(section);
 }
 
-const fieldText = (field: Card["fields"][number], max: number) =>
-  cut(`*${escapeText(field.name)}*\n${escapeText(field.value)}`, max);
+/** The field's link is kept whole: the value is cut to make room for it. */
+function fieldText(field: Card["fields"][number], max: number): string {
+  const to = field.link && linkable(field.link.url) ? ` · ${link(field.link.url, field.link.label)}` : "";
+  return `${cut(`*${escapeText(field.name)}*\n${escapeText(field.value)}`, max - to.length)}${to}`;
+}
 
 /** Inline fields side by side (Slack's two columns, ten per section); the others as paragraphs. */
 function fieldBlocks(fields: Card["fields"]): SectionBlock[] {
@@ -168,40 +164,22 @@ const BUTTON_STYLE: Record<string, Button["style"]> = {
   danger: "danger",
 };
 
-function control(action: CardAction): ActionsBlockElement | undefined {
-  if (action.type === "button") {
-    const style = BUTTON_STYLE[action.style];
-    return {
-      type: "button",
-      action_id: encodeActionId({
-        action: action.action,
-        jobId: action.jobId,
-        ...(action.value !== undefined && { value: action.value }),
-      }),
-      text: plain(action.label, L.buttonText),
-      ...(style && { style }),
-    };
-  }
-  const options = action.options
-    .filter((o) => o.value.length <= L.optionValue)
-    .slice(0, L.selectOptions)
-    .map((o) => ({
-      text: plain(o.label, L.optionText),
-      value: o.value,
-      ...(o.description && { description: plain(o.description, L.optionText) }),
-    }));
-  if (options.length === 0) return undefined;
-  const select: StaticSelect = {
-    type: "static_select",
-    action_id: encodeActionId({ action: action.action, jobId: action.jobId }),
-    placeholder: plain(action.placeholder, L.placeholder),
-    options,
+function control(action: CardAction): Button {
+  const style = BUTTON_STYLE[action.style];
+  return {
+    type: "button",
+    action_id: encodeActionId({
+      action: action.action,
+      jobId: action.jobId,
+      ...(action.value !== undefined && { value: action.value }),
+    }),
+    text: plain(action.label, L.buttonText),
+    ...(style && { style }),
   };
-  return select;
 }
 
 function actionBlocks(actions: readonly CardAction[]): KnownBlock[] {
-  const elements = actions.map(control).filter((e) => e !== undefined);
+  const elements = actions.map(control);
   const blocks: KnownBlock[] = [];
   for (let i = 0; i < elements.length; i += L.actionsElements) {
     blocks.push({ type: "actions", elements: elements.slice(i, i + L.actionsElements) });

@@ -2,6 +2,7 @@ import type { ViewStateValue } from "@slack/bolt";
 import type { InputBlock, InputBlockElement, KnownBlock, ModalView, PlainTextOption } from "@slack/types";
 import type { OptionInfo } from "../../core/commands/catalogue.js";
 import type { FormDef } from "../../core/commands/define.js";
+import type { Choice } from "../../core/ports.js";
 import { spoken } from "../../core/render/help.js";
 import { megabytes } from "../../core/render/text.js";
 import { SLACK_LIMITS as L } from "../limits.js";
@@ -25,6 +26,8 @@ export interface FormContext {
   command: string;
   channelId: string;
   followUp?: { action: string; jobId: string; value?: string };
+  /** A message shortcut's: the image of the message (a Slack file) for the command's file option `option`. */
+  image?: { option: string; fileId: string; jobId?: string };
 }
 
 /** Slack's file_input takes file extensions, not MIME types. */
@@ -101,7 +104,8 @@ function selectElement(info: OptionInfo, choices: string[], value: string | unde
   };
 }
 
-function element(info: OptionInfo, value: string | undefined): InputBlockElement {
+/** `label`: what the initial entry of a pick list is called (a voice's name), when known. */
+function element(info: OptionInfo, value: string | undefined, label?: string): InputBlockElement {
   if (info.file) {
     const types = [...new Set(info.file.types.flatMap((t) => EXTENSIONS[t] ?? []))];
     return {
@@ -117,7 +121,7 @@ function element(info: OptionInfo, value: string | undefined): InputBlockElement
       action_id: info.name,
       min_query_length: 0,
       placeholder: plain(`Search ${info.pick}`, L.placeholder),
-      ...(value !== undefined && { initial_option: { text: plain(value, L.optionText), value } }),
+      ...(value !== undefined && { initial_option: { text: plain(label ?? value, L.optionText), value } }),
     };
   }
   if (info.choices) return selectElement(info, info.choices, value);
@@ -153,8 +157,14 @@ function hint(info: OptionInfo): string {
   return `${info.description}. Up to ${info.file.max} file${info.file.max === 1 ? "" : "s"}, ${megabytes(bytes)} each.`;
 }
 
-function input(info: OptionInfo, options: Record<string, unknown>): InputBlock {
+function input(
+  info: OptionInfo,
+  options: Record<string, unknown>,
+  picks: Record<string, readonly Choice[]>,
+): InputBlock {
   const boolean = info.type === "boolean" && !info.file;
+  const value = info.secret ? undefined : given(options, info.name);
+  const named = picks[info.name]?.find((c) => c.value === value)?.label;
   return {
     type: "input",
     block_id: info.name,
@@ -162,16 +172,20 @@ function input(info: OptionInfo, options: Record<string, unknown>): InputBlock {
     label: plain(label(info.name), L.inputLabel),
     // A checkbox already says what it does.
     ...(!boolean && { hint: plain(hint(info), L.inputHint) }),
-    element: element(info, info.secret ? undefined : given(options, info.name)),
+    element: element(info, value, named),
   };
 }
 
-/** `options` are shown as the inputs' values; `title` replaces the command's name (a follow-up's "Edit image"). */
+/**
+ * `options` are shown as the inputs' values; `title` replaces the command's name (a follow-up's
+ * "Edit image"); `picks` name the entries of pick lists shown as values (a voice by its name).
+ */
 export function formView(
   command: FormDef,
   options: Record<string, unknown>,
   context: FormContext,
   title = spoken(command.name).replaceAll("_", " "),
+  picks: Record<string, readonly Choice[]> = {},
 ): ModalView {
   const infos = optionsOf(command);
   const intro: KnownBlock = { type: "section", text: plain(command.help, L.sectionText) };
@@ -182,7 +196,7 @@ export function formView(
     title: plain(title.charAt(0).toUpperCase() + title.slice(1), L.viewTitle),
     submit: plain(command.starts ? "Start" : "Run", L.viewButton),
     close: plain("Cancel", L.viewButton),
-    blocks: [intro, ...infos.slice(0, L.viewBlocks - 1).map((info) => input(info, options))],
+    blocks: [intro, ...infos.slice(0, L.viewBlocks - 1).map((info) => input(info, options, picks))],
   };
 }
 
@@ -190,15 +204,20 @@ export function readContext(privateMetadata: string): FormContext | undefined {
   try {
     const value: unknown = JSON.parse(privateMetadata);
     if (typeof value !== "object" || value === null) return undefined;
-    const { command, channelId, followUp } = value as Record<string, unknown>;
+    const { command, channelId, followUp, image } = value as Record<string, unknown>;
     if (typeof command !== "string" || typeof channelId !== "string") return undefined;
     const { action, jobId, value: control } = (followUp ?? {}) as Record<string, unknown>;
+    const { option, fileId, jobId: resultJobId } = (image ?? {}) as Record<string, unknown>;
     return {
       command,
       channelId,
       ...(typeof action === "string" &&
         typeof jobId === "string" && {
           followUp: { action, jobId, ...(typeof control === "string" && { value: control }) },
+        }),
+      ...(typeof option === "string" &&
+        typeof fileId === "string" && {
+          image: { option, fileId, ...(typeof resultJobId === "string" && { jobId: resultJobId }) },
         }),
     };
   } catch {

@@ -4,7 +4,7 @@ import { actionButton } from "../../../src/core/actions/define.js";
 import { type CardAction, isCard } from "../../../src/core/cards.js";
 import { encodeControlId } from "../../../src/discord/custom-id.js";
 import { encodeActionId } from "../../../src/slack/render/action-id.js";
-import { type Harness, harnessPerFile, png } from "../bot/harness.js";
+import { file, type Harness, harnessPerFile, png } from "../bot/harness.js";
 
 /**
  * Every control a card carries names an action of the catalogue, and every action fits the
@@ -32,7 +32,7 @@ describe("the action catalogue", () => {
     }
   });
 
-  it("registers every control the results of every kind show", async () => {
+  it("registers every control the results of every kind and the lists show", async () => {
     const finish = async (...args: Parameters<Harness["startJob"]>) => h.finished(await h.startJob(...args));
     await finish("image.generate", { prompt: "a fox", seed: 3 });
     await finish("thumbnail.generate", { prompt: "a title card" });
@@ -43,15 +43,24 @@ describe("the action catalogue", () => {
       { attachments: { product: [png()] } },
     );
     await finish("mockup.asset", { prompt: "a white mug", type: "product" });
+    await finish(
+      "video.avatar",
+      { avatar: "cm2yaz9j10008l0qg9npyjgs3" },
+      { attachments: { audio: [file("speech.mp3", "audio/mpeg", 3000)] } },
+    );
     const design = await h.startJob("photo_avatar.design", { name: "Ada", gender: "female" });
     await h.shows(design, (card) => card.actions.length > 0);
     await h.click(design, "confirm", "1");
     await h.finished(design);
+    // The lists' controls: Show on a thumbnail, and a second page of jobs.
+    await h.command("thumbnail.list");
+    for (let i = 0; i < 5; i += 1) await finish("image.generate", { prompt: `fox ${i}` });
+    await h.command("jobs");
 
     const shown = controlsShown();
     const names = new Set(shown.map((c) => c.action));
     for (const name of names) expect(actionByName(name), name).toBeDefined();
-    // Every follow-up with a button is shown under at least one of these results.
+    // Every action is shown under at least one of these results or lists.
     for (const def of ACTIONS) expect(names.has(def.name), def.name).toBe(true);
   });
 

@@ -212,7 +212,12 @@ export class Harness {
           (options.value === undefined || a.value === options.value),
       );
     if (!control) throw new Error(`no ${action} control on the message`);
-    const form = await this.bot.actionForm({ action, jobId: control.jobId, actor: who });
+    const form = await this.bot.actionForm({
+      action,
+      jobId: control.jobId,
+      actor: who,
+      conversation: CHANNEL,
+    });
     if (!form) throw new Error(`${action} asks no form`);
     await this.bot.handleAction({
       action,
@@ -230,16 +235,16 @@ export class Harness {
   async click(ref: MessageRef, action: string, value?: string, who: Actor = actor()): Promise<void> {
     const card = this.chat.card(ref);
     const control = card.actions.find(
-      (a) => a.action === action && (a.type === "select" || value === undefined || a.value === value),
+      (a) => a.action === action && (value === undefined || a.value === value),
     );
     if (!control) throw new Error(`no ${action} control on the message`);
     const event: ActionEvent = {
       action,
       jobId: control.jobId,
-      ...(value === undefined ? {} : { value }),
+      ...(control.value !== undefined && { value: control.value }),
       actor: who,
       message: ref,
-      conversation: CHANNEL,
+      conversation: { ...CHANNEL, data: { ...CHANNEL.data, clicked: ref.messageId } },
     };
     await this.bot.handleAction(event);
   }

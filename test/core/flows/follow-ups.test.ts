@@ -39,3 +39,37 @@ describe("follow-ups belong to whoever starts them", () => {
     expect(notice?.message).toEqual({ text: "Image: make it blue is ready." });
   });
 });
+
+describe("the voice list of Make a video", () => {
+  it("is offered to those let in, the avatar's own voice first, and to no one the allow-list keeps out", async () => {
+    const design = await h.startJob("photo_avatar.design", { name: "Ada", gender: "female" });
+    await h.shows(design, (card) => card.actions.length > 0);
+    await h.click(design, "confirm", "1");
+    const kept = await h.finished(design);
+    const control = kept.actions.find((a) => a.action === "avatar_video")!;
+    const request = {
+      action: "avatar_video",
+      jobId: control.jobId,
+      actor: other(),
+      value: "1",
+      conversation: { channelId: "C-allowed" },
+    };
+    const [avatarId] = ((await h.stores.jobs.get(control.jobId))!.result as { avatarIds: string[] })
+      .avatarIds;
+    const avatar = (await h.client.as("test-key").avatars.list()).find((a) => a.id === avatarId);
+
+    const open = await h.bot.actionForm(request);
+    expect(open?.initial).toEqual({ voice: avatar?.voiceId });
+    expect(open?.choices.voice?.[0]?.value).toBe(avatar?.voiceId);
+
+    const tenant = { platform: other().platform, tenantId: other().tenantId };
+    await h.stores.tenants.update(tenant, { allowedChannelIds: ["C-allowed"] });
+    try {
+      const elsewhere = await h.bot.actionForm({ ...request, conversation: { channelId: "C-elsewhere" } });
+      expect(elsewhere?.choices).toEqual({});
+      expect(elsewhere?.initial).toEqual({});
+    } finally {
+      await h.stores.tenants.update(tenant, { allowedChannelIds: [] });
+    }
+  });
+});

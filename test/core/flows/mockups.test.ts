@@ -28,6 +28,7 @@ describe("mockups", () => {
       action: "animate_mockup",
       jobId: card.actions[0]!.jobId,
       actor: actor(),
+      conversation: { channelId: "C1" },
     });
     expect(form?.title).toBe("Animate mockup");
     expect(Object.keys(form!.form.options.shape)).toEqual(["style", "prompt", "aspect_ratio"]);

@@ -14,7 +14,8 @@ import { CDN_PREFIX, type CdnFault, serveAttachment } from "./cdn.js";
 import { type Clock, createClock } from "./clock.js";
 import { Gateway, type GatewayFrame } from "./gateway.js";
 import { createIds } from "./ids.js";
-import { createInjector, type Injector } from "./inject.js";
+import { createInjector, type FakeFile, type Injector } from "./inject.js";
+import { createMessage, type MessageBody } from "./messages.js";
 import { guildCreatePayload, readyPayload } from "./payloads.js";
 import { createRateLimits } from "./ratelimit.js";
 import { API_PREFIX, createRestHandler, type Fault, type RestCall, type ValidationError } from "./rest.js";
@@ -75,6 +76,7 @@ export interface FakeDiscord {
 
   sendCommand: Injector["sendCommand"];
   sendAutocomplete: Injector["sendAutocomplete"];
+  useMessageCommand: Injector["useMessageCommand"];
   clickButton: Injector["clickButton"];
   selectMenu: Injector["selectMenu"];
   submitModal: Injector["submitModal"];
@@ -107,6 +109,18 @@ export interface FakeDiscord {
     requestReconnect(): Promise<void>;
   };
   addUser(username: string, options?: { admin?: boolean }): APIUser;
+  /**
+   * A member posts in a channel (the seeded one by default): files become attachments; a link
+   * becomes the embed Discord's link preview makes, its image served through Discord's media
+   * proxy (`proxy_url`, here the fake's own file host). The bot gets no event (no message intents).
+   */
+  postAsUser(input: {
+    user?: APIUser;
+    channelId?: string;
+    content?: string;
+    files?: FakeFile[];
+    links?: { url: string; image: FakeFile }[];
+  }): APIMessage;
   /** A second tenant: a guild with its own channel, announced with GUILD_CREATE if the bot is connected. */
   addGuild(name: string): Promise<{ guild: { id: string; name: string }; channel: APITextChannel }>;
   /** A text channel in the seeded guild, announced with CHANNEL_CREATE. */
@@ -236,6 +250,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
 
     sendCommand: injector.sendCommand,
     sendAutocomplete: injector.sendAutocomplete,
+    useMessageCommand: injector.useMessageCommand,
     clickButton: injector.clickButton,
     selectMenu: injector.selectMenu,
     submitModal: injector.submitModal,
@@ -323,6 +338,34 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       const created = world.addChannel(seededGuild.id, name);
       if (gateway.hasSession) await gateway.dispatch("CHANNEL_CREATE", created);
       return created;
+    },
+    postAsUser({ user = users.requester, channelId = channel.id, content = "", files = [], links = [] }) {
+      const buffer = (file: FakeFile) => Buffer.from(file.data);
+      const embeds = links.map(({ url, image }) => {
+        const proxied = world.storeFile(channelId, {
+          filename: image.name,
+          contentType: image.contentType ?? "application/octet-stream",
+          data: buffer(image),
+        });
+        return { type: "image", url, image: { url, proxy_url: proxied.url, width: 64, height: 64 } };
+      });
+      return createMessage(world, {
+        channelId,
+        author: world.user(user.id),
+        body: {
+          content: [content, ...links.map((l) => l.url)].join(" ").trim(),
+          embeds: embeds as MessageBody["embeds"],
+        },
+        files: files.map((file, index) => ({
+          field: `files[${index}]`,
+          index,
+          filename: file.name,
+          contentType: file.contentType ?? "application/octet-stream",
+          size: buffer(file).length,
+          data: buffer(file),
+        })),
+        type: 0,
+      });
     },
     deleteMessage(messageId) {
       if (!world.messages.delete(messageId)) throw new Error(`fake Discord: no message ${messageId}`);

@@ -5,6 +5,7 @@ import {
   type APIInteraction,
   type APIMessage,
   type APIUser,
+  ApplicationCommandType,
   ComponentType,
   InteractionType,
   MessageFlags,
@@ -49,6 +50,13 @@ export interface AutocompleteInput extends Omit<CommandInput, "attachments"> {
   focused: string;
   /** What the user typed so far; Discord sends it as typed, unchecked. */
   value: string;
+}
+
+export interface MessageCommandInput extends Actor {
+  /** The message command's registered name: "Edit image". */
+  name: string;
+  /** The message it is used on. */
+  message: APIMessage | string;
 }
 
 /** What the fake dispatched, so a test can follow what the bot did with it. */
@@ -136,10 +144,15 @@ export function createInjector(deps: InjectorDeps) {
     return { channelId, guildId: channel.guild_id, userId };
   }
 
-  function findCommand(name: string, guildId: string | undefined, userId: string): APIApplicationCommand {
+  function findCommand(
+    name: string,
+    guildId: string | undefined,
+    userId: string,
+    type: ApplicationCommandType = ApplicationCommandType.ChatInput,
+  ): APIApplicationCommand {
     const guildCommands = guildId ? [...(world.guildCommands.get(guildId)?.values() ?? [])] : [];
     const all = [...guildCommands, ...world.globalCommands.values()];
-    const command = all.find((c) => c.name === name && (c.type ?? 1) === 1);
+    const command = all.find((c) => c.name === name && (c.type ?? 1) === type);
     if (!command) {
       return fail(
         `/${name} is not registered here (registered: ${all.map((c) => c.name).join(", ") || "none"})`,
@@ -391,6 +404,31 @@ export function createInjector(deps: InjectorDeps) {
       return inject(InteractionType.ApplicationCommand, where.userId, where.channelId, data);
     },
 
+    /**
+     * Apps > `name` on a message, as Discord's client sends it: a registered message command, the
+     * target's id, and the whole message in `resolved.messages`. Ephemeral messages have no menu.
+     */
+    async useMessageCommand(input: MessageCommandInput): Promise<InjectedInteraction> {
+      const message = messageOf(input.message);
+      if ((message.flags ?? 0) & MessageFlags.Ephemeral)
+        fail(`message ${message.id} is ephemeral: it has no Apps menu`);
+      const where = place({
+        name: input.name,
+        channelId: message.channel_id,
+        ...(input.user && { user: input.user }),
+      });
+      const command = findCommand(input.name, where.guildId, where.userId, ApplicationCommandType.Message);
+      const data = {
+        id: command.id,
+        name: command.name,
+        type: ApplicationCommandType.Message,
+        target_id: message.id,
+        resolved: { messages: { [message.id]: structuredClone(message) } },
+        ...(command.guild_id ? { guild_id: command.guild_id } : {}),
+      };
+      return inject(InteractionType.ApplicationCommand, where.userId, where.channelId, data);
+    },
+
     async sendAutocomplete(input: AutocompleteInput): Promise<InjectedInteraction> {
       const { where, data } = commandData(input, true);
       return inject(InteractionType.ApplicationCommandAutocomplete, where.userId, where.channelId, data);
@@ -432,6 +470,7 @@ export function createInjector(deps: InjectorDeps) {
     /**
      * Submits the modal the bot last showed with this custom_id, as the user it was shown to.
      * `fields` go by the custom_id of each input: text for text inputs, values for selects, files for file uploads.
+     * An input left out submits what the modal showed in it (pre-filled text, default options).
      */
     async submitModal(
       customId: string,
@@ -461,7 +500,9 @@ export function createInjector(deps: InjectorDeps) {
           case ComponentType.TextDisplay:
             return { type: ComponentType.TextDisplay, id: component.id };
           case ComponentType.TextInput: {
-            const text = typeof value === "string" ? value : "";
+            // An input left alone submits what it was pre-filled with.
+            const prefilled = typeof component.value === "string" ? component.value : "";
+            const text = typeof value === "string" ? value : prefilled;
             const min = typeof component.min_length === "number" ? component.min_length : 0;
             const max = typeof component.max_length === "number" ? component.max_length : 4000;
             if (component.required !== false && !text) fail(`modal ${customId}: ${id} is required`);
@@ -491,8 +532,12 @@ export function createInjector(deps: InjectorDeps) {
           case ComponentType.RoleSelect:
           case ComponentType.MentionableSelect:
           case ComponentType.ChannelSelect: {
+            // A select left alone submits its default options.
+            const defaults = ((component.options ?? []) as { value: string; default?: boolean }[])
+              .filter((o) => o.default)
+              .map((o) => o.value);
             const values = (
-              Array.isArray(value) ? value : typeof value === "string" ? [value] : []
+              Array.isArray(value) ? value : typeof value === "string" ? [value] : defaults
             ) as string[];
             selectValues(component, values, guildId, resolved);
             return { type: component.type, id: component.id, custom_id: id, values };

@@ -178,15 +178,19 @@ export function withComponentIds(components: MessageBody["components"]): unknown
 
 /** `attachment://name` in an embed points at that attachment of the same message. */
 function renderEmbeds(embeds: MessageBody["embeds"], attachments: APIAttachment[]): APIEmbed[] {
-  const resolve = (url: unknown) => {
-    if (typeof url !== "string" || !url.startsWith("attachment://")) return url;
-    return attachments.find((a) => a.filename === url.slice("attachment://".length))?.url ?? url;
-  };
+  const attached = (url: unknown) =>
+    typeof url === "string" && url.startsWith("attachment://")
+      ? attachments.find((a) => a.filename === url.slice("attachment://".length))
+      : undefined;
+  const resolve = (url: unknown) => attached(url)?.url ?? url;
   return (embeds ?? []).map((raw) => {
     const embed = withoutNulls(structuredClone(raw)) as Record<string, Record<string, unknown> | unknown>;
     for (const key of ["image", "thumbnail", "footer", "author"]) {
       const part = embed[key] as Record<string, unknown> | undefined;
       if (!part) continue;
+      // Discord shows an embed's images through its media proxy, and says where (proxy_url).
+      const proxied = (key === "image" || key === "thumbnail") && attached(part.url)?.proxy_url;
+      if (proxied) part.proxy_url = proxied;
       if ("url" in part && key !== "author") part.url = resolve(part.url);
       if ("icon_url" in part) part.icon_url = resolve(part.icon_url);
     }

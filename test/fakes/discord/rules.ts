@@ -185,8 +185,13 @@ export function commandRules(command: Json, path: string): Issue[] {
     if (!text(command.description)) {
       issues.push({ path: `${path}.description`, message: "a slash command needs a description" });
     }
-  } else if (text(command.description) || list(command.options).length) {
-    issues.push({ path, message: "user and message commands take no description and no options" });
+  } else {
+    if (text(command.description) || list(command.options).length) {
+      issues.push({ path, message: "user and message commands take no description and no options" });
+    }
+    if (name.length < 1 || name.length > 32) {
+      issues.push({ path: `${path}.name`, message: `"${name}" is not 1-32 characters` });
+    }
   }
   issues.push(...optionRules(list(command.options), `${path}.options`));
   const chars = commandChars(command);

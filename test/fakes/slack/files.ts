@@ -38,12 +38,14 @@ interface FileMeta {
   mimetype?: string;
   size: number;
   user: string;
+  /** The workspace it was shared in. */
+  team: string;
 }
 
 export function fileObject(state: SlackState, meta: FileMeta): SlackFile {
   const { filetype, mimetype } = typeOf(meta.name);
   const now = Math.floor(Date.now() / 1000);
-  const base = `${state.fileOrigin}/files-pri/${state.teamId}-${meta.id}`;
+  const base = `${state.fileOrigin}/files-pri/${meta.team}-${meta.id}`;
   const name = encodeURIComponent(meta.name);
   return {
     id: meta.id,
@@ -55,7 +57,7 @@ export function fileObject(state: SlackState, meta: FileMeta): SlackFile {
     filetype,
     pretty_type: filetype.toUpperCase(),
     user: meta.user,
-    user_team: state.teamId,
+    user_team: meta.team,
     size: meta.size,
     mode: "hosted",
     is_external: false,
@@ -76,12 +78,10 @@ export function addUserFile(
 ): SlackFile {
   const size = content instanceof Uint8Array ? content.byteLength : meta.size;
   if (size === undefined) throw new Error("addUserFile: a stream factory needs meta.size");
-  const file = fileObject(state, {
-    ...meta,
-    id: state.nextId("F"),
-    size,
-    user: meta.user ?? state.userIds.requester,
-  });
+  const user = meta.user ?? state.userIds.requester;
+  const team = state.users.get(user)?.team_id;
+  if (!team) throw new Error(`addUserFile: unknown user ${user}`);
+  const file = fileObject(state, { ...meta, id: state.nextId("F"), size, user, team });
   state.files.set(file.id, file);
   state.fileContents.set(file.id, content);
   if (meta.download) state.fileRefusals.set(file.id, meta.download);
@@ -158,11 +158,15 @@ export async function handleDownload(
 ): Promise<void> {
   const [, id = "", download] = FILE_PATH.exec(pathname) ?? [];
   const refusal = state.fileRefusals.get(id);
-  if (req.headers.authorization !== `Bearer ${state.botToken}` || refusal === "sign-in-page") {
+  // Only a live bot token of the file's own workspace opens it; anything else gets the sign-in page.
+  const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "";
+  const issued = state.tokens.get(token);
+  const file = state.files.get(id);
+  const allowed = issued?.kind === "bot" && !issued.revoked && (!file || issued.teamId === file.user_team);
+  if (!allowed || refusal === "sign-in-page") {
     res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(LOGIN_PAGE);
     return;
   }
-  const file = state.files.get(id);
   const content = state.fileContents.get(id);
   // Files uploaded through the external flow were only counted (unless kept), so there may be nothing to serve.
   if (!file || !content || refusal === 404) {

@@ -1,7 +1,9 @@
 /**
  * A local Slack for tests: the Web API the bot uses, upload URLs, user files, response_urls, Socket Mode,
- * and signed requests to the app. One HTTP server on 127.0.0.1 serves
- *   POST /api/{method}                    Web API (form or JSON; Bearer token)
+ * OAuth installs in several workspaces, and signed requests and events to the app. One HTTP server
+ * on 127.0.0.1 serves
+ *   POST /api/{method}                    Web API (form or JSON; Bearer token of one workspace)
+ *   GET  /oauth/v2/authorize              the consent page of an install (see oauth.ts)
  *   POST /upload/v1/{ticket}              upload_url from files.getUploadURLExternal
  *   GET  /files-pri/{team}-{file}/...     url_private(_download), bot token required
  *   POST /commands/... | /actions/...     response_url of a slash command / block action
@@ -16,13 +18,22 @@ import {
   type BlockActionInput,
   type Built,
   blockAction,
+  type MessageShortcutInput,
+  messageShortcut,
   type SlashCommandInput,
   slashCommand,
   type ViewSubmissionInput,
   viewSubmission,
 } from "./interactions.js";
+import {
+  AUTHORIZE_PATH,
+  handleAuthorize,
+  type InstallOptions,
+  type InstallResult,
+  installThroughBrowser,
+} from "./oauth.js";
 import { handleResponseUrl } from "./response-url.js";
-import { type AppAnswer, type Delivery, postSigned } from "./signing.js";
+import { type AppAnswer, type Delivery, postSigned, postSignedJson } from "./signing.js";
 import { type Envelope, type EnvelopeType, SocketModeServer } from "./socket-mode.js";
 import {
   type EphemeralMessage,
@@ -36,6 +47,7 @@ import {
   type SlackView,
   TRIGGER_TTL_MS,
   type Upload,
+  type Workspace,
 } from "./state.js";
 import { type ApiCall, type Fault, WebApi } from "./web-api.js";
 
@@ -45,9 +57,11 @@ export type {
   BlockActionInput,
   Built,
   InputValue,
+  MessageShortcutInput,
   SlashCommandInput,
   ViewSubmissionInput,
 } from "./interactions.js";
+export type { InstallOptions, InstallResult } from "./oauth.js";
 export { type AppAnswer, type Delivery, sign } from "./signing.js";
 export type { Envelope, EnvelopeType } from "./socket-mode.js";
 export type {
@@ -60,6 +74,7 @@ export type {
   SlackUser,
   SlackView,
   Upload,
+  Workspace,
 } from "./state.js";
 export type { ApiCall, Fault } from "./web-api.js";
 
@@ -89,6 +104,38 @@ export interface FakeSlack {
   users: { requester: SlackUser; other: SlackUser; admin: SlackUser };
   /** Every Web API call in arrival order. */
   calls: ApiCall[];
+  /** The app's Client ID and Secret (SLACK_CLIENT_ID, SLACK_CLIENT_SECRET). */
+  clientId: string;
+  clientSecret: string;
+  /** The app's Redirect URLs (OAuth & Permissions): set the bot's /slack/oauth_redirect before an install. */
+  redirectUrls: string[];
+  /**
+   * Another workspace (team) with a channel, a requester and an admin; the app is not installed in
+   * it. Commands from its channel come from its people; its token sees only it.
+   */
+  addWorkspace(name: string): Workspace;
+  /** A workspace by id; the first one, `teamId`, has the app installed with `botToken`. */
+  workspace(teamId: string): Workspace;
+  /** The app's live bot token in a workspace (issued by oauth.v2.access), if it is installed there. */
+  botTokenOf(teamId: string): string | undefined;
+  /**
+   * A browser installs the app in a workspace: the app's install URL, Slack's consent page, the
+   * redirect back to the app. Resolves with the app's final page.
+   */
+  install(installUrl: string, teamId: string, options?: InstallOptions): Promise<InstallResult>;
+  /** Signed Events API callback of `event` from a workspace. */
+  event(
+    eventsUrl: string,
+    teamId: string,
+    event: { type: string } & Record<string, unknown>,
+  ): Promise<AppAnswer>;
+  /**
+   * An admin uninstalls the app: its tokens stop working at once (token_revoked), then Slack sends
+   * `tokens_revoked` and `app_uninstalled`. Resolves with the app's two answers.
+   */
+  uninstall(eventsUrl: string, teamId: string): Promise<AppAnswer[]>;
+  /** An admin revokes the bot token only: it stops working, and Slack sends `tokens_revoked`. */
+  revokeBotToken(eventsUrl: string, teamId: string): Promise<AppAnswer>;
   /** A channel's messages as they stand now (updates applied), thread replies included (they carry thread_ts). */
   messages(channel?: string): Message[];
   ephemerals(channel?: string): EphemeralMessage[];
@@ -111,7 +158,16 @@ export interface FakeSlack {
     slashCommand(input?: SlashCommandInput): Built<Record<string, string>>;
     blockAction(input: BlockActionInput): Built<Record<string, unknown>>;
     viewSubmission(input: ViewSubmissionInput): Built<Record<string, unknown>>;
+    messageShortcut(input: MessageShortcutInput): Built<Record<string, unknown>>;
   };
+  /** A member posts in a channel (the seeded one by default), with files they attached (see addUserFile). */
+  postAsUser(input: { user?: string; channel?: string; text?: string; files?: SlackFile[] }): Message;
+  /** A member uses a message shortcut on a channel message. */
+  messageShortcut(
+    eventsUrl: string,
+    input: MessageShortcutInput,
+    delivery?: Delivery,
+  ): Promise<Delivered<Record<string, unknown>>>;
   /** Signed requests to a Bolt HTTP endpoint such as http://127.0.0.1:PORT/slack/events. */
   slashCommand(
     eventsUrl: string,
@@ -142,7 +198,7 @@ export interface FakeSlack {
    * Another channel of the workspace, public and with the bot invited unless told otherwise;
    * returns its id. A private channel without the bot is invisible to it (channel_not_found).
    */
-  addChannel(name: string, options?: { private?: boolean; botIsMember?: boolean }): string;
+  addChannel(name: string, options?: { private?: boolean; botIsMember?: boolean; team?: string }): string;
   /**
    * Files added from now on have their url_private at `origin` (a proxy in front of this fake, the
    * one the bot knows as SLACK_API_URL), as Slack's point at a file host of its own.
@@ -179,6 +235,7 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
     const { pathname } = new URL(req.url ?? "/", baseUrl);
     const [, first = "", second = ""] = pathname.split("/");
     if (first === "api" && second) return api.handle(req, res, second);
+    if (req.method === "GET" && pathname === AUTHORIZE_PATH) return handleAuthorize(state, req, res);
     if (first === "upload") return handleUpload(state, req, res, pathname.split("/").at(-1) ?? "");
     if (req.method === "GET" && isFilePath(pathname)) return handleDownload(state, req, res, pathname);
     if (req.method === "POST" && (first === "commands" || first === "actions")) {
@@ -202,9 +259,40 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
     slashCommand: (input = {}) => slashCommand(state, input),
     blockAction: (input) => blockAction(state, input),
     viewSubmission: (input) => viewSubmission(state, input),
+    messageShortcut: (input) => messageShortcut(state, input),
   };
   const isViewSubmission = (payload: object): payload is { view: { id: string } } =>
     "type" in payload && payload.type === "view_submission";
+
+  function event(eventsUrl: string, teamId: string, inner: { type: string } & Record<string, unknown>) {
+    const team = state.workspace(teamId);
+    const now = Math.floor(Date.now() / 1000);
+    return postSignedJson(
+      eventsUrl,
+      {
+        token: state.verificationToken,
+        team_id: team.id,
+        api_app_id: state.appId,
+        event: { ...inner, event_ts: state.nextTs() },
+        type: "event_callback",
+        event_id: state.nextId("Ev"),
+        event_time: now,
+        authorizations: [
+          {
+            enterprise_id: null,
+            team_id: team.id,
+            user_id: team.botUserId,
+            is_bot: true,
+            is_enterprise_install: false,
+          },
+        ],
+        is_ext_shared_channel: false,
+      },
+      state.signingSecret,
+    );
+  }
+  const tokensRevoked = (eventsUrl: string, team: Workspace) =>
+    event(eventsUrl, team.id, { type: "tokens_revoked", tokens: { bot: [team.botUserId] } });
 
   return {
     apiUrl: `${baseUrl}/api/`,
@@ -222,6 +310,26 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
       admin: user(state.userIds.admin),
     },
     calls: api.calls,
+    clientId: state.oauthApp.clientId,
+    clientSecret: state.oauthApp.clientSecret,
+    redirectUrls: state.oauthApp.redirectUrls,
+    addWorkspace: (name) => state.addWorkspace(name),
+    workspace: (teamId) => state.workspace(teamId),
+    botTokenOf: (teamId) => state.botTokenOf(teamId),
+    install: (installUrl, teamId, options) => installThroughBrowser(installUrl, teamId, options),
+    event,
+    async uninstall(eventsUrl, teamId) {
+      const team = state.workspace(teamId);
+      state.revokeTokens(teamId);
+      return [
+        await tokensRevoked(eventsUrl, team),
+        await event(eventsUrl, teamId, { type: "app_uninstalled" }),
+      ];
+    },
+    revokeBotToken(eventsUrl, teamId) {
+      state.revokeTokens(teamId);
+      return tokensRevoked(eventsUrl, state.workspace(teamId));
+    },
     messages: (channel = state.channelId) => state.messages.filter((m) => m.channel === channel),
     ephemerals: (channel = state.channelId) => state.ephemerals.filter((m) => m.channel === channel),
     get views() {
@@ -240,6 +348,15 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
     },
     async blockAction(eventsUrl, input, delivery) {
       const built = payloads.blockAction(input);
+      return {
+        ...built,
+        ...(await postSigned(eventsUrl, asForm(built.payload), state.signingSecret, delivery)),
+      };
+    },
+    postAsUser: ({ user = state.userIds.requester, channel = state.channelId, text = "", files }) =>
+      state.postUserMessage(channel, user, { text, files }),
+    async messageShortcut(eventsUrl, input, delivery) {
+      const built = payloads.messageShortcut(input);
       return {
         ...built,
         ...(await postSigned(eventsUrl, asForm(built.payload), state.signingSecret, delivery)),
@@ -267,9 +384,9 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
     serveFilesFrom(origin) {
       state.fileOrigin = origin;
     },
-    addChannel(name, { private: isPrivate = false, botIsMember = true } = {}) {
+    addChannel(name, { private: isPrivate = false, botIsMember = true, team = state.teamId } = {}) {
       const id = state.nextId("C");
-      state.channels.set(id, { id, name, isPrivate, botIsMember });
+      state.channels.set(id, { id, teamId: state.workspace(team).id, name, isPrivate, botIsMember });
       return id;
     },
     deleteMessage(ts, channel = state.channelId) {

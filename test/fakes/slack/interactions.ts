@@ -44,27 +44,29 @@ function isObject(value: unknown): value is Json {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function actor(state: SlackState, id: string | undefined) {
-  const user = state.users.get(id ?? state.userIds.requester);
+/** Who acts: by default the requester of the channel's workspace; a member of another one cannot. */
+function actor(state: SlackState, id: string | undefined, teamId: string) {
+  const user = state.users.get(id ?? state.workspace(teamId).userIds.requester);
   if (!user) throw new Error(`fake Slack: unknown user ${id}`);
-  return { id: user.id, username: user.name, name: user.name, team_id: state.teamId };
+  if (user.team_id !== teamId) throw new Error(`fake Slack: ${user.id} is not a member of ${teamId}`);
+  return { id: user.id, username: user.name, name: user.name, team_id: user.team_id };
 }
 
 function channelOf(state: SlackState, id: string | undefined) {
   const channel = state.channels.get(id ?? state.channelId);
   if (!channel) throw new Error(`fake Slack: unknown channel ${id}`);
-  return channel;
+  return { ...channel, team: state.workspace(channel.teamId) };
 }
 
 export function slashCommand(state: SlackState, input: SlashCommandInput): Built<Record<string, string>> {
-  const user = actor(state, input.user);
   const channel = channelOf(state, input.channel);
+  const user = actor(state, input.user, channel.teamId);
   const triggerId = state.issueTrigger(user.id);
   const response = state.issueResponseUrl("commands", user.id, channel.id);
   const payload = {
     token: state.verificationToken,
-    team_id: state.teamId,
-    team_domain: state.teamDomain,
+    team_id: channel.team.id,
+    team_domain: channel.team.domain,
     channel_id: channel.id,
     channel_name: channel.name,
     user_id: user.id,
@@ -127,8 +129,8 @@ function actionOf(state: SlackState, block: Json, element: Json, input: BlockAct
 }
 
 export function blockAction(state: SlackState, input: BlockActionInput): Built<Json> {
-  const user = actor(state, input.user);
   const channel = channelOf(state, input.channel);
+  const user = actor(state, input.user, channel.teamId);
   const message = state.findMessage(channel.id, input.message);
   const ephemeral = message ? undefined : state.findEphemeral(input.message);
   const blocks = message?.blocks ?? ephemeral?.blocks;
@@ -148,7 +150,7 @@ export function blockAction(state: SlackState, input: BlockActionInput): Built<J
     token: state.verificationToken,
     container: { type: "message", message_ts: input.message, channel_id: channel.id, is_ephemeral: !message },
     trigger_id: triggerId,
-    team: { id: state.teamId, domain: state.teamDomain },
+    team: { id: channel.team.id, domain: channel.team.domain },
     enterprise: null,
     is_enterprise_install: false,
     channel: { id: channel.id, name: channel.name },
@@ -157,6 +159,42 @@ export function blockAction(state: SlackState, input: BlockActionInput): Built<J
     state: { values: {} },
     response_url: response.url,
     actions: [actionOf(state, found.block, found.element, input)],
+  };
+  return { payload, triggerId, responseUrl: response.url, responseUrlPosts: response.posts };
+}
+
+export interface MessageShortcutInput {
+  /** The shortcut's callback_id, as the app's manifest declares it. */
+  callbackId: string;
+  /** The ts of the channel message it is used on. */
+  message: string;
+  user?: string;
+  channel?: string;
+}
+
+/** A message shortcut ("message_action"), as Slack sends it: the whole message, a trigger and a response_url. */
+export function messageShortcut(state: SlackState, input: MessageShortcutInput): Built<Json> {
+  const channel = channelOf(state, input.channel);
+  const user = actor(state, input.user, channel.teamId);
+  const message = state.findMessage(channel.id, input.message);
+  if (!message) throw new Error(`fake Slack: no message ${input.message} in ${channel.id}`);
+  const triggerId = state.issueTrigger(user.id);
+  const response = state.issueResponseUrl("actions", user.id, channel.id);
+  const { channel: _channel, upload: _upload, ...shownMessage } = message;
+  const payload = {
+    type: "message_action",
+    token: state.verificationToken,
+    action_ts: state.nextTs(),
+    team: { id: channel.team.id, domain: channel.team.domain },
+    user,
+    channel: { id: channel.id, name: channel.name },
+    is_enterprise_install: false,
+    enterprise: null,
+    callback_id: input.callbackId,
+    trigger_id: triggerId,
+    response_url: response.url,
+    message_ts: message.ts,
+    message: shownMessage,
   };
   return { payload, triggerId, responseUrl: response.url, responseUrlPosts: response.posts };
 }
@@ -205,11 +243,12 @@ function stateValues(view: SlackView, values: Record<string, InputValue>): Slack
 export function viewSubmission(state: SlackState, input: ViewSubmissionInput): Built<Json> {
   const view = state.views.get(input.viewId);
   if (!view?.open) throw new Error(`fake Slack: no open view ${input.viewId}`);
-  const user = actor(state, input.user ?? view.user);
+  const team = state.workspace(view.team_id);
+  const user = actor(state, input.user ?? view.user, team.id);
   const triggerId = state.issueTrigger(user.id);
   const payload = {
     type: "view_submission",
-    team: { id: state.teamId, domain: state.teamDomain },
+    team: { id: team.id, domain: team.domain },
     user,
     api_app_id: state.appId,
     token: state.verificationToken,

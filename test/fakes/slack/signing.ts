@@ -23,17 +23,42 @@ export interface AppAnswer {
 }
 
 /** POSTs a form-encoded request to a Bolt HTTP endpoint (e.g. http://127.0.0.1:PORT/slack/events). */
-export async function postSigned(
+export function postSigned(
   url: string,
   form: Record<string, string>,
   secret: string,
   delivery: Delivery = {},
 ): Promise<AppAnswer> {
-  const rawBody = new URLSearchParams(form).toString();
+  return post(
+    url,
+    new URLSearchParams(form).toString(),
+    "application/x-www-form-urlencoded",
+    secret,
+    delivery,
+  );
+}
+
+/** POSTs an Events API callback: JSON, signed the same way. */
+export function postSignedJson(
+  url: string,
+  body: object,
+  secret: string,
+  delivery: Delivery = {},
+): Promise<AppAnswer> {
+  return post(url, JSON.stringify(body), "application/json", secret, delivery);
+}
+
+async function post(
+  url: string,
+  rawBody: string,
+  contentType: string,
+  secret: string,
+  delivery: Delivery,
+): Promise<AppAnswer> {
   const timestamp = delivery.timestamp ?? Math.floor(Date.now() / 1000);
   const signingSecret = delivery.signingSecret === undefined ? secret : delivery.signingSecret;
   const headers: Record<string, string> = {
-    "content-type": "application/x-www-form-urlencoded",
+    "content-type": contentType,
     "user-agent": "Slackbot 1.0 (+https://api.slack.com/robots)",
     ...(signingSecret === null
       ? {}

@@ -151,13 +151,63 @@ export interface StateOptions {
   keepUploads: boolean;
 }
 
+/**
+ * A Slack workspace (team) with the app's bot user in it. Every token acts for one workspace: a
+ * call about another workspace's channel, user, file or view fails as it does on Slack
+ * (channel_not_found, user_not_found, file_not_found, ...).
+ */
+export interface Workspace {
+  id: string;
+  domain: string;
+  name: string;
+  botUserId: string;
+  botId: string;
+  /** The channel a workspace starts with; the bot is invited to it. */
+  channelId: string;
+  /** Members besides the bot: a requester and an admin. */
+  userIds: { requester: string; admin: string };
+}
+
+/** A token Slack issued, and what it acts for. A revoked one answers token_revoked. */
+export interface IssuedToken {
+  kind: "bot" | "app";
+  teamId: string;
+  revoked: boolean;
+}
+
+/** The app's OAuth settings (its Basic Information and OAuth & Permissions pages). */
+export interface OAuthApp {
+  clientId: string;
+  clientSecret: string;
+  /** Where Slack may send an installer back; the first is used when the request names none. */
+  redirectUrls: string[];
+}
+
+/** An authorization code from the consent page, traded once at oauth.v2.access. */
+export interface Grant {
+  teamId: string;
+  userId: string;
+  scopes: string[];
+  redirectUri?: string;
+  issuedAt: number;
+  used: boolean;
+  /** An org-wide (Enterprise Grid) install. */
+  orgWide: boolean;
+}
+
+/** Slack's codes die after 10 minutes. */
+export const GRANT_TTL_MS = 10 * 60_000;
+
 /** A conversation of the workspace; the bot reads and posts per Slack's rules for members and non-members. */
 export interface Channel {
   id: string;
+  teamId: string;
   name: string;
   isPrivate: boolean;
   /** Invited, or joined with conversations.join. */
   botIsMember: boolean;
+  /** A direct message between the bot and this user (conversations.open). */
+  imUser?: string;
 }
 
 /** Everything the fake workspace knows; methods read and change it, tests inspect it. */
@@ -179,8 +229,36 @@ export class SlackState {
   readonly channelId = "C0MEDIA001";
   readonly userIds = { requester: "U0REQUEST1", other: "U0OTHER001", admin: "U0ADMIN001" } as const;
   readonly channels = new Map<string, Channel>([
-    [this.channelId, { id: this.channelId, name: "media", isPrivate: false, botIsMember: true }],
+    [
+      this.channelId,
+      { id: this.channelId, teamId: this.teamId, name: "media", isPrivate: false, botIsMember: true },
+    ],
   ]);
+  readonly workspaces = new Map<string, Workspace>([
+    [
+      this.teamId,
+      {
+        id: this.teamId,
+        domain: this.teamDomain,
+        name: "Media Bot Fake Workspace",
+        botUserId: this.botUserId,
+        botId: this.botId,
+        channelId: this.channelId,
+        userIds: { requester: this.userIds.requester, admin: this.userIds.admin },
+      },
+    ],
+  ]);
+  /** The first workspace has the app installed already, with `botToken` (the single-token mode). */
+  readonly tokens = new Map<string, IssuedToken>([
+    [this.botToken, { kind: "bot", teamId: this.teamId, revoked: false }],
+    [this.appToken, { kind: "app", teamId: this.teamId, revoked: false }],
+  ]);
+  readonly oauthApp: OAuthApp = {
+    clientId: "1000000001.4000000004",
+    clientSecret: "fake0client0secret0for0tests0000",
+    redirectUrls: [],
+  };
+  readonly grants = new Map<string, Grant>();
   readonly users = new Map<string, SlackUser>();
   readonly messages: Message[] = [];
   readonly ephemerals: EphemeralMessage[] = [];
@@ -208,15 +286,93 @@ export class SlackState {
       [this.userIds.admin, "admin", "admin"],
       [this.botUserId, "mediabot", "bot"],
     ] as const) {
-      this.users.set(id, this.user(id, name, role));
+      this.users.set(id, this.user(id, name, role, this.teamId));
     }
   }
 
-  /** Another member of the workspace (several users, so that per-user job limits stay out of the way). */
-  addUser(name: string): SlackUser {
-    const user = this.user(this.nextId("U"), name, "member");
+  /** The bot's DM with `user`, opened once and the same afterwards, as Slack's conversations.open does. */
+  openIm(user: string, teamId: string): { channel: Channel; already: boolean } {
+    const open = [...this.channels.values()].find((c) => c.imUser === user);
+    if (open) return { channel: open, already: true };
+    const channel = {
+      id: this.nextId("D"),
+      teamId,
+      name: user,
+      isPrivate: true,
+      botIsMember: true,
+      imUser: user,
+    };
+    this.channels.set(channel.id, channel);
+    return { channel, already: false };
+  }
+
+  /** Another member of a workspace (several users, so that per-user job limits stay out of the way). */
+  addUser(name: string, teamId = this.teamId): SlackUser {
+    const user = this.user(this.nextId("U"), name, "member", teamId);
     this.users.set(user.id, user);
     return user;
+  }
+
+  /** Another workspace, with a channel, a requester, an admin and the app's bot user; nothing installed. */
+  addWorkspace(name: string): Workspace {
+    const id = this.nextId("T");
+    const [requester, admin, botUser] = [this.nextId("U"), this.nextId("U"), this.nextId("U")];
+    const workspace: Workspace = {
+      id,
+      domain: name.toLowerCase().replace(/[^a-z0-9]+/g, "-"),
+      name,
+      botUserId: botUser,
+      botId: this.nextId("B"),
+      channelId: this.nextId("C"),
+      userIds: { requester, admin },
+    };
+    this.workspaces.set(id, workspace);
+    this.channels.set(workspace.channelId, {
+      id: workspace.channelId,
+      teamId: id,
+      name: "general",
+      isPrivate: false,
+      botIsMember: true,
+    });
+    this.users.set(requester, this.user(requester, "requester", "member", id));
+    this.users.set(admin, this.user(admin, "admin", "admin", id));
+    this.users.set(botUser, this.user(botUser, "mediabot", "bot", id, workspace.botId));
+    return workspace;
+  }
+
+  workspace(teamId: string): Workspace {
+    const workspace = this.workspaces.get(teamId);
+    if (!workspace) throw new Error(`fake Slack: no workspace ${teamId}`);
+    return workspace;
+  }
+
+  /** The workspace a channel belongs to. */
+  workspaceOf(channelId: string): Workspace {
+    const channel = this.channels.get(channelId);
+    if (!channel) throw new Error(`fake Slack: no channel ${channelId}`);
+    return this.workspace(channel.teamId);
+  }
+
+  /** Installs the app in a workspace (oauth.v2.access): its live bot token, or a new one. */
+  installApp(teamId: string): string {
+    const live = this.botTokenOf(teamId);
+    if (live) return live;
+    const token = `xoxb-${this.secret(5)}-${this.secret(5)}-${this.secret(12)}`;
+    this.tokens.set(token, { kind: "bot", teamId, revoked: false });
+    return token;
+  }
+
+  /** The app's tokens in a workspace stop working (uninstall, or an admin revoking them). */
+  revokeTokens(teamId: string): void {
+    for (const issued of this.tokens.values())
+      if (issued.kind === "bot" && issued.teamId === teamId) issued.revoked = true;
+  }
+
+  /** The bot token the app holds in a workspace, if it is installed there. */
+  botTokenOf(teamId: string): string | undefined {
+    for (const [token, issued] of this.tokens)
+      if (issued.kind === "bot" && issued.teamId === teamId && !issued.revoked) return token;
+    return undefined;
   }
 
   /** Slack ids are an uppercase type letter and base-36 digits. */
@@ -248,7 +404,8 @@ export class SlackState {
     channel: string,
     original?: ResponseUrl["original"],
   ): ResponseUrl {
-    const url = `${this.baseUrl}/${kind}/${this.teamId}/${Date.now()}/${this.secret(12)}`;
+    const team = this.workspaceOf(channel).id;
+    const url = `${this.baseUrl}/${kind}/${team}/${Date.now()}/${this.secret(12)}`;
     const entry: ResponseUrl = { url, user, channel, issuedAt: Date.now(), uses: 0, original, posts: [] };
     this.responseUrls.set(new URL(url).pathname, entry);
     return entry;
@@ -267,18 +424,43 @@ export class SlackState {
     fields: Pick<Message, "text" | "blocks"> &
       Partial<Pick<Message, "thread_ts" | "files" | "upload" | "metadata">>,
   ): Message {
+    const workspace = this.workspaceOf(channel);
     const message: Message = {
       type: "message",
       channel,
       ts: this.nextTs(),
-      user: this.botUserId,
-      bot_id: this.botId,
+      user: workspace.botUserId,
+      bot_id: workspace.botId,
       app_id: this.appId,
-      team: this.teamId,
+      team: workspace.id,
       ...fields,
     };
     if (message.thread_ts === undefined) delete message.thread_ts;
     if (message.metadata === undefined) delete message.metadata;
+    this.messages.push(message);
+    return message;
+  }
+
+  /** A member's own message (no bot_id): text and the files they shared with it. */
+  postUserMessage(
+    channel: string,
+    user: string,
+    fields: Pick<Message, "text"> & Pick<Message, "files">,
+  ): Message {
+    const message: Message = {
+      type: "message",
+      channel,
+      ts: this.nextTs(),
+      user,
+      team: this.workspaceOf(channel).id,
+      text: fields.text,
+      blocks: [],
+      ...(fields.files?.length ? { files: fields.files, upload: true as const } : {}),
+    };
+    for (const file of fields.files ?? []) {
+      file.channels = [channel];
+      file.shares = { public: { [channel]: [{ ts: message.ts }] } };
+    }
     this.messages.push(message);
     return message;
   }
@@ -289,11 +471,17 @@ export class SlackState {
     return message;
   }
 
-  private user(id: string, name: string, role: "member" | "admin" | "bot"): SlackUser {
+  private user(
+    id: string,
+    name: string,
+    role: "member" | "admin" | "bot",
+    teamId: string,
+    botId = this.botId,
+  ): SlackUser {
     const realName = `${name[0]?.toUpperCase()}${name.slice(1)} Person`;
     return {
       id,
-      team_id: this.teamId,
+      team_id: teamId,
       name,
       real_name: realName,
       deleted: false,
@@ -311,7 +499,7 @@ export class SlackState {
         real_name: realName,
         display_name: name,
         image_72: `${this.baseUrl}/avatars/${id}.png`,
-        ...(role === "bot" ? { bot_id: this.botId } : {}),
+        ...(role === "bot" ? { bot_id: botId } : {}),
       },
     };
   }

@@ -185,6 +185,39 @@ describe("the fake Slack Web API, called by @slack/web-api's WebClient", () => {
     expect(fake.uploads).toEqual([expect.objectContaining({ channel: open, threadTs: posted.ts })]);
   });
 
+  it("opens one DM per person, where the bot posts and shares files but cannot join", async () => {
+    const fake = await fakeSlack();
+    const web = client(fake);
+    const user = fake.users.requester.id;
+    const opened = await web.conversations.open({ users: user });
+    const again = await web.conversations.open({ users: user });
+    const dm = opened.channel!.id!;
+    const refused = await Promise.all([
+      refusal(web.conversations.open({ users: "U0NOBODY01" })),
+      refusal(web.conversations.open({ users: `${user},${fake.users.other.id}` })),
+      refusal(web.conversations.join({ channel: dm })),
+    ]);
+    const ticket = await web.files.getUploadURLExternal({ filename: "fox.png", length: 3 });
+    await request(ticket.upload_url!, { method: "POST", body: "abc" }).then((r) => r.body.dump());
+    const posted = await web.chat.postMessage({ channel: dm, text: "yours" });
+    const shared = await web.files.completeUploadExternal({
+      files: [{ id: ticket.file_id! }],
+      channel_id: dm,
+      thread_ts: posted.ts!,
+    });
+
+    expect(dm).toMatch(/^D/);
+    expect(again).toMatchObject({ channel: { id: dm }, already_open: true });
+    expect(refused.map((r) => r.error)).toEqual([
+      "user_not_found",
+      "not_supported",
+      "method_not_supported_for_channel_type",
+    ]);
+    expect(shared.ok).toBe(true);
+    expect(fake.messages(dm)[0]?.text).toBe("yours");
+    expect(fake.uploads).toEqual([expect.objectContaining({ channel: dm, threadTs: posted.ts })]);
+  });
+
   it("serves a user's file at url_private_download only with the bot token, else Slack's HTML sign-in page", async () => {
     const fake = await fakeSlack();
     const bytes = new Uint8Array([137, 80, 78, 71, 1, 2, 3]);
@@ -427,7 +460,85 @@ describe("the fake Slack Web API, called by @slack/web-api's WebClient", () => {
     ]);
     expect(fake.messages()).toEqual([]);
   });
+
+  it("lets each workspace's token see only its own workspace, and refuses a revoked one", async () => {
+    const fake = await fakeSlack();
+    const globex = fake.addWorkspace("Globex");
+    const token = await installedToken(fake, globex.id);
+    const [home, away] = [client(fake), client(fake, token)];
+
+    expect(await away.auth.test()).toMatchObject({ team_id: globex.id, user_id: globex.botUserId });
+    await away.chat.postMessage({ channel: globex.channelId, text: "hello" });
+    expect(fake.messages(globex.channelId)).toEqual([
+      expect.objectContaining({ team: globex.id, user: globex.botUserId, text: "hello" }),
+    ]);
+    expect(await refusal(home.chat.postMessage({ channel: globex.channelId, text: "x" }))).toMatchObject({
+      error: "channel_not_found",
+    });
+    expect(await refusal(away.users.info({ user: fake.users.requester.id }))).toMatchObject({
+      error: "user_not_found",
+    });
+    const file = fake.addUserFile(Buffer.from("hi"), { name: "a.txt", mimetype: "text/plain" });
+    expect(await refusal(away.files.info({ file: file.id }))).toMatchObject({ error: "file_not_found" });
+    const download = await request(file.url_private_download, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(await download.body.text()).toBe(LOGIN_PAGE);
+
+    expect(await away.auth.revoke()).toMatchObject({ ok: true, revoked: true });
+    expect(await refusal(away.auth.test())).toMatchObject({ error: "token_revoked" });
+    expect(await home.auth.test()).toMatchObject({ team_id: fake.teamId });
+  });
+
+  it("trades an install's code once at oauth.v2.access, for the app holding the client secret", async () => {
+    const fake = await fakeSlack();
+    const globex = fake.addWorkspace("Globex");
+    const code = await consentCode(fake, globex.id);
+    const anonymous = client(fake, "");
+    const args = { client_id: fake.clientId, client_secret: fake.clientSecret, code };
+
+    expect(
+      await refusal(anonymous.oauth.v2.access({ ...args, client_secret: "0".repeat(32) })),
+    ).toMatchObject({ error: "bad_client_secret" });
+    const granted = await anonymous.oauth.v2.access(args);
+    expect(granted).toMatchObject({
+      ok: true,
+      token_type: "bot",
+      access_token: fake.botTokenOf(globex.id),
+      bot_user_id: globex.botUserId,
+      team: { id: globex.id, name: "Globex" },
+      is_enterprise_install: false,
+      scope: "commands,chat:write",
+    });
+    expect(await refusal(anonymous.oauth.v2.access(args))).toMatchObject({ error: "invalid_code" });
+  });
 });
+
+/** The consent page's code for `teamId`, as the app's redirect would receive it. */
+async function consentCode(fake: FakeSlack, teamId: string): Promise<string> {
+  fake.redirectUrls.splice(0, Infinity, "https://bot.example/slack/oauth_redirect");
+  const url = new URL("../oauth/v2/authorize", fake.apiUrl);
+  url.search = new URLSearchParams({
+    client_id: fake.clientId,
+    scope: "commands,chat:write",
+    state: "s1",
+  }).toString();
+  const consent = await fetch(url, { redirect: "manual", headers: { cookie: `fake-slack-team=${teamId}` } });
+  const back = new URL(consent.headers.get("location") ?? "");
+  expect(back.origin + back.pathname).toBe("https://bot.example/slack/oauth_redirect");
+  expect(back.searchParams.get("state")).toBe("s1");
+  return back.searchParams.get("code") ?? "";
+}
+
+async function installedToken(fake: FakeSlack, teamId: string): Promise<string> {
+  const code = await consentCode(fake, teamId);
+  const granted = await client(fake, "").oauth.v2.access({
+    client_id: fake.clientId,
+    client_secret: fake.clientSecret,
+    code,
+  });
+  return String(granted.access_token);
+}
 
 describe("conversations.history and conversations.replies", () => {
   it("find a post by its metadata, shown only to those who ask for it, newest first and paged", async () => {

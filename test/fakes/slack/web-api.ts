@@ -102,10 +102,13 @@ export class WebApi {
   private run(method: string, args: Args, token: string | undefined): Result {
     const entry = METHODS[method];
     if (!entry) return fail("unknown_method");
+    if (entry.token === "none") return entry.run({ state: this.state, args });
     if (!token) return fail("not_authed");
-    const kind = token === this.state.botToken ? "bot" : token === this.state.appToken ? "app" : undefined;
-    if (!kind) return fail("invalid_auth");
-    if (kind !== entry.token) return fail("not_allowed_token_type");
-    return entry.run({ state: this.state, args });
+    const issued = this.state.tokens.get(token);
+    if (!issued) return fail("invalid_auth");
+    // Uninstalled, or revoked by an admin: the token stays known and refused.
+    if (issued.revoked) return fail("token_revoked");
+    if (issued.kind !== entry.token) return fail("not_allowed_token_type");
+    return entry.run({ state: this.state, args, team: this.state.workspace(issued.teamId) });
   }
 }

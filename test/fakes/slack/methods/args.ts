@@ -1,4 +1,4 @@
-import type { SlackState } from "../state.js";
+import type { SlackState, Workspace } from "../state.js";
 
 /** A Web API call's arguments: form fields (strings) or a JSON body (any values). */
 export type Args = Record<string, unknown>;
@@ -6,16 +6,27 @@ export type Args = Record<string, unknown>;
 export type Failure = { ok: false; error: string } & Record<string, unknown>;
 export type Result = ({ ok: true } & Record<string, unknown>) | Failure;
 
-export interface MethodContext {
+export interface AnonymousContext {
   state: SlackState;
   args: Args;
 }
 
-export interface Method {
-  /** Slack refuses a bot token for app-level methods and an app token for everything else. */
-  token: "bot" | "app";
-  run(ctx: MethodContext): Result;
+export interface MethodContext extends AnonymousContext {
+  /** The workspace the caller's token acts for. */
+  team: Workspace;
 }
+
+export type Method =
+  | {
+      /** Slack refuses a bot token for app-level methods and an app token for everything else. */
+      token: "bot" | "app";
+      run(ctx: MethodContext): Result;
+    }
+  | {
+      /** oauth.v2.access: the app's client id and secret, no token. */
+      token: "none";
+      run(ctx: AnonymousContext): Result;
+    };
 
 export function fail(error: string, extra: Record<string, unknown> = {}): Failure {
   return { ok: false, error, ...extra };
@@ -45,15 +56,20 @@ export function jsonArg(args: Args, key: string): unknown {
   }
 }
 
-/** A channel the bot can see: any public one (chat:write.public), a private one only as a member. */
-export function knownChannel(state: SlackState, args: Args, key = "channel"): string | Failure {
+/**
+ * A channel the bot can see: any public one of its workspace (chat:write.public), a private one
+ * only as a member; another workspace's channels do not exist for its token.
+ */
+export function knownChannel({ state, args, team }: MethodContext, key = "channel"): string | Failure {
   const channel = state.channels.get(str(args, key) ?? "");
-  return channel && (!channel.isPrivate || channel.botIsMember) ? channel.id : fail("channel_not_found");
+  return channel && channel.teamId === team.id && (!channel.isPrivate || channel.botIsMember)
+    ? channel.id
+    : fail("channel_not_found");
 }
 
 /** What needs the bot in the channel: ephemeral messages, and sharing files into it. */
-export function memberChannel(state: SlackState, args: Args, key = "channel"): string | Failure {
-  const channel = knownChannel(state, args, key);
+export function memberChannel(ctx: MethodContext, key = "channel"): string | Failure {
+  const channel = knownChannel(ctx, key);
   if (isFailure(channel)) return channel;
-  return state.channels.get(channel)?.botIsMember ? channel : fail("not_in_channel");
+  return ctx.state.channels.get(channel)?.botIsMember ? channel : fail("not_in_channel");
 }

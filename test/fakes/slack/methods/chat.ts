@@ -66,8 +66,9 @@ function readMetadata(args: Args): Message["metadata"] | Failure | undefined {
 export const chatMethods: Record<string, Method> = {
   "chat.postMessage": {
     token: "bot",
-    run({ state, args }) {
-      const channel = knownChannel(state, args);
+    run(ctx) {
+      const { state, args } = ctx;
+      const channel = knownChannel(ctx);
       if (isFailure(channel)) return channel;
       const content = newContent(args, state.files);
       if (isFailure(content)) return content;
@@ -83,28 +84,30 @@ export const chatMethods: Record<string, Method> = {
   },
   "chat.update": {
     token: "bot",
-    run({ state, args }) {
-      const channel = knownChannel(state, args);
+    run(ctx) {
+      const { state, args, team } = ctx;
+      const channel = knownChannel(ctx);
       if (isFailure(channel)) return channel;
       const message = state.findMessage(channel, str(args, "ts") ?? "");
       if (!message) return fail("message_not_found");
-      if (message.user !== state.botUserId) return fail("cant_update_message");
+      if (message.user !== team.botUserId) return fail("cant_update_message");
       const content = readContent(args, state.files);
       if (isFailure(content)) return content;
       // Slack keeps what the update leaves out: blocks stay unless `blocks` is given (an empty array clears them).
       message.text = content.text ?? message.text;
       message.blocks = content.blocks ?? message.blocks;
-      message.edited = { user: state.botUserId, ts: state.nextTs() };
+      message.edited = { user: team.botUserId, ts: state.nextTs() };
       return { ok: true, channel, ts: message.ts, text: message.text, message: shown(message) };
     },
   },
   "chat.postEphemeral": {
     token: "bot",
-    run({ state, args }) {
-      const channel = memberChannel(state, args);
+    run(ctx) {
+      const { state, args, team } = ctx;
+      const channel = memberChannel(ctx);
       if (isFailure(channel)) return channel;
       const user = state.users.get(str(args, "user") ?? "");
-      if (!user || user.is_bot) return fail("user_not_in_channel");
+      if (!user || user.is_bot || user.team_id !== team.id) return fail("user_not_in_channel");
       const content = newContent(args, state.files);
       if (isFailure(content)) return content;
       const thread_ts = str(args, "thread_ts");

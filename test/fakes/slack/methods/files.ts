@@ -22,12 +22,13 @@ export const fileMethods: Record<string, Method> = {
   },
   "files.completeUploadExternal": {
     token: "bot",
-    run({ state, args }) {
+    run(ctx) {
+      const { state, args, team } = ctx;
       const requested = jsonArg(args, "files");
       if (!Array.isArray(requested) || requested.length === 0) return fail("invalid_arguments");
       const channel = str(args, "channel_id");
       if (channel !== undefined) {
-        const member = memberChannel(state, args, "channel_id");
+        const member = memberChannel(ctx, "channel_id");
         if (isFailure(member))
           return fail(member.error === "channel_not_found" ? "invalid_channel" : member.error);
       }
@@ -57,7 +58,8 @@ export const fileMethods: Record<string, Method> = {
           name: upload.filename,
           title,
           size: bytes,
-          user: state.botUserId,
+          user: team.botUserId,
+          team: team.id,
         });
         state.files.set(file.id, file);
         return file;
@@ -82,9 +84,9 @@ export const fileMethods: Record<string, Method> = {
   },
   "files.info": {
     token: "bot",
-    run({ state, args }) {
+    run({ state, args, team }) {
       const file = state.files.get(str(args, "file") ?? "");
-      if (!file) return fail("file_not_found");
+      if (!file || file.user_team !== team.id) return fail("file_not_found");
       return { ok: true, file, comments: [], response_metadata: { next_cursor: "" } };
     },
   },

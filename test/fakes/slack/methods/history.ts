@@ -1,5 +1,5 @@
-import type { Message, SlackState } from "../state.js";
-import { type Args, fail, isFailure, knownChannel, type Method, str } from "./args.js";
+import type { Message } from "../state.js";
+import { type Args, fail, isFailure, type Method, memberChannel, str } from "./args.js";
 import { shown } from "./chat.js";
 
 /**
@@ -12,12 +12,6 @@ import { shown } from "./chat.js";
 
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 999;
-
-function memberOnly(state: SlackState, args: Args): string | ReturnType<typeof fail> {
-  const channel = knownChannel(state, args);
-  if (isFailure(channel)) return channel;
-  return state.channels.get(channel)?.botIsMember ? channel : fail("not_in_channel");
-}
 
 function page(messages: Message[], args: Args) {
   const oldest = Number(str(args, "oldest") ?? "0");
@@ -58,8 +52,9 @@ const newestFirst = (a: Message, b: Message) => Number(b.ts) - Number(a.ts);
 export const historyMethods: Record<string, Method> = {
   "conversations.history": {
     token: "bot",
-    run({ state, args }) {
-      const channel = memberOnly(state, args);
+    run(ctx) {
+      const { state, args } = ctx;
+      const channel = memberChannel(ctx);
       if (isFailure(channel)) return channel;
       const top = state.messages.filter(
         (m) => m.channel === channel && (m.thread_ts === undefined || m.thread_ts === m.ts),
@@ -69,8 +64,9 @@ export const historyMethods: Record<string, Method> = {
   },
   "conversations.replies": {
     token: "bot",
-    run({ state, args }) {
-      const channel = memberOnly(state, args);
+    run(ctx) {
+      const { state, args } = ctx;
+      const channel = memberChannel(ctx);
       if (isFailure(channel)) return channel;
       const ts = str(args, "ts") ?? "";
       const parent = state.findMessage(channel, ts);

@@ -2,6 +2,7 @@ import type { Method } from "./args.js";
 import { chatMethods } from "./chat.js";
 import { fileMethods } from "./files.js";
 import { historyMethods } from "./history.js";
+import { oauthMethods } from "./oauth.js";
 import { viewMethods } from "./views.js";
 import { workspaceMethods } from "./workspace.js";
 
@@ -11,4 +12,5 @@ export const METHODS: Record<string, Method> = {
   ...viewMethods,
   ...fileMethods,
   ...historyMethods,
+  ...oauthMethods,
 };

@@ -1,6 +1,6 @@
 import type { AnyBlock } from "@slack/types";
 import { viewErrors } from "../blocks.js";
-import type { SlackState, SlackView } from "../state.js";
+import type { SlackState, SlackView, Workspace } from "../state.js";
 import { type Args, type Failure, fail, isFailure, jsonArg, type Method, str } from "./args.js";
 
 /** Slack answers a malformed view with invalid_arguments and its reasons in response_metadata. */
@@ -32,12 +32,13 @@ export function materialize(
   id: string,
   user: string,
 ): SlackView {
+  const team: Workspace = state.workspace(state.users.get(user)?.team_id ?? state.teamId);
   return {
     ...input,
     type: String(input.type),
     blocks: (input.blocks as AnyBlock[] | undefined) ?? [],
     id,
-    team_id: state.teamId,
+    team_id: team.id,
     private_metadata: (input.private_metadata as string | undefined) ?? "",
     callback_id: (input.callback_id as string | undefined) ?? "",
     external_id: (input.external_id as string | undefined) ?? "",
@@ -48,8 +49,8 @@ export function materialize(
     root_view_id: id,
     previous_view_id: null,
     app_id: state.appId,
-    app_installed_team_id: state.teamId,
-    bot_id: state.botId,
+    app_installed_team_id: team.id,
+    bot_id: team.botId,
     user,
     open: true,
   };
@@ -64,11 +65,12 @@ export function viewPayload(view: SlackView): Omit<SlackView, "user" | "open"> {
 export const viewMethods: Record<string, Method> = {
   "views.open": {
     token: "bot",
-    run({ state, args }) {
+    run({ state, args, team }) {
       const triggerId = str(args, "trigger_id");
       if (!triggerId) return fail("invalid_arguments");
       const trigger = state.triggers.get(triggerId);
-      if (!trigger) return fail("invalid_trigger_id");
+      // A trigger works only with the token of the workspace it was given in.
+      if (!trigger || state.users.get(trigger.user)?.team_id !== team.id) return fail("invalid_trigger_id");
       if (trigger.used) return fail("exchanged_trigger_id");
       if (Date.now() - trigger.issuedAt > state.triggerTtlMs) return fail("expired_trigger_id");
       const input = readView(args);
@@ -82,12 +84,12 @@ export const viewMethods: Record<string, Method> = {
   },
   "views.update": {
     token: "bot",
-    run({ state, args }) {
+    run({ state, args, team }) {
       const viewId = str(args, "view_id");
       const externalId = str(args, "external_id");
       if (!viewId && !externalId) return fail("invalid_arguments");
-      const current = [...state.views.values()].find((v) =>
-        viewId ? v.id === viewId : v.external_id === externalId,
+      const current = [...state.views.values()].find(
+        (v) => v.team_id === team.id && (viewId ? v.id === viewId : v.external_id === externalId),
       );
       if (!current) return fail("not_found");
       const hash = str(args, "hash");

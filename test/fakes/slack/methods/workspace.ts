@@ -3,37 +3,44 @@ import { fail, isFailure, knownChannel, type Method, str } from "./args.js";
 /**
  * auth.test, users.info and apps.connections.open: who is calling, who is who, where Socket Mode
  * connects; conversations.join: a bot joins a public channel itself (channels:join), a private one
- * only by invitation.
+ * only by invitation; conversations.open: the bot's DM with one person (im:write).
  */
 export const workspaceMethods: Record<string, Method> = {
   "auth.test": {
     token: "bot",
-    run({ state }) {
+    run({ team }) {
       return {
         ok: true,
-        url: `https://${state.teamDomain}.slack.com/`,
-        team: "Media Bot Fake Workspace",
+        url: `https://${team.domain}.slack.com/`,
+        team: team.name,
         user: "mediabot",
-        team_id: state.teamId,
-        user_id: state.botUserId,
-        bot_id: state.botId,
+        team_id: team.id,
+        user_id: team.botUserId,
+        bot_id: team.botId,
         is_enterprise_install: false,
       };
     },
   },
+  "auth.revoke": {
+    token: "bot",
+    run({ state, team }) {
+      state.revokeTokens(team.id);
+      return { ok: true, revoked: true };
+    },
+  },
   "users.info": {
     token: "bot",
-    run({ state, args }) {
+    run({ state, args, team }) {
       const user = state.users.get(str(args, "user") ?? "");
-      return user ? { ok: true, user } : fail("user_not_found");
+      return user && user.team_id === team.id ? { ok: true, user } : fail("user_not_found");
     },
   },
   "conversations.join": {
     token: "bot",
-    run({ state, args }) {
-      const id = knownChannel(state, args);
+    run(ctx) {
+      const id = knownChannel(ctx);
       if (isFailure(id)) return id;
-      const channel = state.channels.get(id)!;
+      const channel = ctx.state.channels.get(id)!;
       if (channel.isPrivate) return fail("method_not_supported_for_channel_type");
       const already = channel.botIsMember;
       channel.botIsMember = true;
@@ -45,6 +52,18 @@ export const workspaceMethods: Record<string, Method> = {
           response_metadata: { warnings: ["already_in_channel"] },
         }),
       };
+    },
+  },
+  "conversations.open": {
+    token: "bot",
+    run({ state, args, team }) {
+      const users = (str(args, "users") ?? "").split(",").filter(Boolean);
+      if (users.length === 0) return fail("users_list_not_supplied");
+      // Several users make a group DM, which the bot does not use.
+      if (users.length > 1) return fail("not_supported");
+      if (state.users.get(users[0]!)?.team_id !== team.id) return fail("user_not_found");
+      const { channel, already } = state.openIm(users[0]!, team.id);
+      return { ok: true, channel: { id: channel.id }, ...(already && { no_op: true, already_open: true }) };
     },
   },
   "apps.connections.open": {
