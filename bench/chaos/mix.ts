@@ -336,17 +336,20 @@ export function postedResults(world: CrashWorld): Map<string, number> {
   const notices = [
     ...(world.discord?.messages().map((m) => ({
       text: m.content,
+      // A finished card's title (which holds the tag) is in its embed, not in the mention.
+      title: m.embeds.map((e) => e.title ?? "").join(" "),
       finished: m.embeds.some((e) => e.color === 0x57f287 || e.color === 0xed4245),
     })) ?? []),
     ...world.slack.messages().map((m) => ({
       text: m.text,
+      title: "",
       finished: /"type":"header","text":\{"type":"plain_text","text":"(✅|❌)/.test(JSON.stringify(m.blocks)),
     })),
   ];
-  for (const { text, finished } of notices) {
+  for (const { text, title, finished } of notices) {
     // The notice mentions the requester; the job's own card may say "is ready" too, and is not one.
-    if (!/^<@[^>]+> /.test(text) || !(finished || /( is ready\.|: the job failed)/.test(text))) continue;
-    const tag = TAG.exec(text)?.[0];
+    if (!/^<@[^>]+>/.test(text) || !(finished || /( is ready\.|: the job failed)/.test(text))) continue;
+    const tag = TAG.exec(`${text} ${title}`)?.[0];
     if (tag) counts.set(tag, (counts.get(tag) ?? 0) + 1);
   }
   return counts;
