@@ -27,6 +27,8 @@ export interface CrashWorldOptions {
   storeUrl?: string;
   /** Without Discord the bot runs Slack alone (several instances cannot share the fake's one gateway session). */
   discord?: boolean;
+  /** Keeps each process's log lines in `<logDir>/<instance>-<n>.log` (n counts its starts). */
+  logDir?: string;
 }
 
 export interface Instance {
@@ -46,6 +48,7 @@ interface Seat {
 export class CrashWorld {
   /** What an instance keeps across its restarts. */
   private readonly seats = new Map<string, Seat>();
+  private starts = 0;
 
   private constructor(
     readonly emu: Emulator,
@@ -59,10 +62,15 @@ export class CrashWorld {
 
   static async start(options: CrashWorldOptions = {}): Promise<CrashWorld> {
     const emu = await startEmulator({ timeScale: options.timeScale ?? 0.02 });
-    emu.account("test-key").creditsLimit = 1e9;
+    // A campaign sends more jobs than a plan's monthly quotas allow: every creation is accepted.
+    const account = emu.account("test-key");
+    account.creditsLimit = 1e9;
+    for (const usage of Object.values(account.usage)) usage.limit = "unlimited";
     const slack = await startFakeSlack();
     const discord = options.discord === false ? undefined : await startFakeDiscord();
     const slackApi = await startProxy(new URL(slack.apiUrl).origin);
+    // The bot trusts its SLACK_API_URL's host with the token of a file download, as Slack's file hosts.
+    slack.serveFilesFrom(slackApi.url);
     const discordRest = discord && (await startProxy(new URL(discord.restUrl).origin));
     const dir = mkdtempSync(join(tmpdir(), "crash-world-"));
     return new CrashWorld(emu, slack, discord, slackApi, discordRest, dir, options);
@@ -98,6 +106,7 @@ export class CrashWorld {
           }),
       },
       this.options.entry,
+      this.options.logDir && join(this.options.logDir, `${id}-${++this.starts}.log`),
     );
     try {
       await bot.ready();

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { appendFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { createInterface } from "node:readline";
 
@@ -20,12 +21,16 @@ export class BotProcess {
   private readonly lines: string[] = [];
   private started = false;
 
-  private constructor(private readonly child: ChildProcess) {
+  private constructor(
+    private readonly child: ChildProcess,
+    logFile: string | undefined,
+  ) {
     this.exited = new Promise((resolve) => child.once("exit", resolve));
     for (const stream of [child.stdout, child.stderr]) {
       if (!stream) continue;
       createInterface({ input: stream }).on("line", (line) => {
         if (line.includes('"media bot started"')) this.started = true;
+        if (logFile) appendFileSync(logFile, `${line}\n`);
         this.lines.push(line);
         if (this.lines.length > KEPT_LINES) this.lines.shift();
       });
@@ -35,8 +40,9 @@ export class BotProcess {
   /**
    * Starts the bot with only PATH from the caller's environment, and `env`. Its HTTP server takes
    * any free port unless `env` names one, so that bots started side by side never collide.
+   * With `logFile`, every line it logs is also appended there (the whole life, not only the tail).
    */
-  static start(env: Record<string, string>, entry: Entry = "src"): BotProcess {
+  static start(env: Record<string, string>, entry: Entry = "src", logFile?: string): BotProcess {
     const args = entry === "src" ? ["--import", "tsx", "src/main.ts"] : ["dist/main.js"];
     const child = spawn(process.execPath, args, {
       cwd: root,
@@ -48,7 +54,7 @@ export class BotProcess {
       },
       stdio: ["ignore", "pipe", "pipe"],
     });
-    return new BotProcess(child);
+    return new BotProcess(child, logFile);
   }
 
   get pid(): number | undefined {

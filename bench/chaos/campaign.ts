@@ -9,12 +9,14 @@ import { createMediaClient, fetchStatus, type MediaApi } from "../../src/core/ap
 import type { JobKind } from "../../src/core/api/job-status.js";
 import type { CrashWorld, Instance } from "../../test/crash-world.js";
 import { STATUS_PATH } from "../../test/crash-world.js";
+import type { RecordedCall } from "../../test/fakes/media-api/index.js";
 import type { HttpProxy, ProxiedRequest } from "../../test/fakes/proxy.js";
 import {
   CONFIRM_PATH,
   CREATION_PATH,
   postedResults,
   type Scenario,
+  shownTags,
   TAG,
   type Traffic,
   UPLOAD_PATH,
@@ -348,6 +350,25 @@ function watchRecovery(proxies: Set<HttpProxy>, pending: Set<string>, kill: Kill
   );
 }
 
+/**
+ * Commands whose creation call the service took, but whose process was killed before it recorded
+ * the job (whatever moment the kill was armed for: a poll of another job may come a few ms after
+ * the answer): the bot never knew of the job, exactly as when the answer itself is cut off. The
+ * bot records a job before it shows it, so such a command never shows a job message, and a kill
+ * followed its creation call closely.
+ */
+function killedBeforeRecorded(world: CrashWorld, creations: RecordedCall[], kills: Kill[]): string[] {
+  const shown = shownTags(world);
+  return creations.flatMap((call) => {
+    const tag = TAG.exec(JSON.stringify(call.json ?? call.fields ?? {}))?.[0];
+    const cut = kills.some((k) => k.at >= call.at && k.at - call.at < RECORD_WINDOW_MS);
+    return tag && call.status === 200 && cut && !shown.has(tag) ? [tag] : [];
+  });
+}
+
+/** From a creation call's arrival at the service to the bot's record of its job, on a loaded machine. */
+const RECORD_WINDOW_MS = 10_000;
+
 export interface Summary {
   commandsSent: number;
   notAcknowledged: number;
@@ -379,7 +400,10 @@ export function summarize(
     if (tag && call.status === 200) creationsOf.set(tag, (creationsOf.get(tag) ?? 0) + 1);
   }
   const posted = postedResults(world);
-  const lostAnswers = new Set(result.kills.flatMap((k) => (k.lostAnswerOf ? [k.lostAnswerOf] : [])));
+  const lostAnswers = new Set([
+    ...result.kills.flatMap((k) => (k.lostAnswerOf ? [k.lostAnswerOf] : [])),
+    ...killedBeforeRecorded(world, creations, result.kills),
+  ]);
   const acknowledged = result.commands.filter((c) => c.acknowledged);
   const withJob = acknowledged.filter((c) => (creationsOf.get(c.tag) ?? 0) > 0);
   const expected = withJob.filter((c) => !lostAnswers.has(c.tag));

@@ -8,22 +8,36 @@
  *
  *   npm run bench -- chaos [--kills 100] [--pair-kills 10] [--pair-store sqlite|redis]
  *                          [--time-scale 0.1] [--concurrency 10] [--drain 60] [--seed 1]
- *                          [--entry dist|src] [--out bench/results]
+ *                          [--entry dist|src] [--out bench/results] [--logs DIR]
+ *                          [--moments creation,post] [--scenarios design,cinematic]
  *
  * --kills: kills of the single-instance run, --pair-kills: of the two-instance run (0 skips either);
  * --time-scale: the emulator's job durations (0.1: a 3-minute video takes 18 s, an image 2 s); --drain: seconds
  * results may take after the last kill; --entry src runs src/main.ts through tsx, without a build.
+ * --logs: where each run keeps every bot process's log, its store and a trace of the chats and
+ * the service's calls (default: a temp dir, named at the end), to trace a lost or doubled tag;
+ * --moments / --scenarios: only these moments / the scenarios whose name holds one of these words
+ * (to reproduce one class fast).
  */
 import { execFileSync, spawn } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { createConnection } from "node:net";
-import { availableParallelism, cpus, totalmem } from "node:os";
+import { availableParallelism, cpus, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { CrashWorld } from "../../test/crash-world.js";
 import { freePort } from "../../test/main-process.js";
 import { seededRandom } from "../random.js";
 import { percentile } from "../stats.js";
-import { MOMENTS, type Moment, runCampaign, type Summary, summarize } from "./campaign.js";
-import { SCENARIOS, weighted } from "./mix.js";
+import {
+  type CampaignResult,
+  MOMENTS,
+  type Moment,
+  runCampaign,
+  type Summary,
+  summarize,
+} from "./campaign.js";
+import { SCENARIOS, type Scenario, TAG, weighted } from "./mix.js";
 import { type RunReport, write } from "./report.js";
 
 const { values } = parseArgs({
@@ -38,11 +52,19 @@ const { values } = parseArgs({
     seed: { type: "string", default: "1" },
     entry: { type: "string", default: "dist" },
     out: { type: "string", default: new URL("../results", import.meta.url).pathname },
+    logs: { type: "string" },
+    moments: { type: "string" },
+    scenarios: { type: "string" },
   },
 });
 const entry = values.entry === "src" ? "src" : "dist";
 const timeScale = Number(values["time-scale"]);
 const pairStore = values["pair-store"] === "redis" ? "redis" : "sqlite";
+
+const logsRoot = values.logs ?? mkdtempSync(join(tmpdir(), "chaos-logs-"));
+const onlyMoments = values.moments?.split(",");
+const onlyScenarios = values.scenarios?.split(",");
+const chosen = (scenario: Scenario) => !onlyScenarios || onlyScenarios.some((w) => scenario.name.includes(w));
 
 const random = seededRandom(Number(values.seed));
 const log = (line: string) => console.log(line);
@@ -82,10 +104,13 @@ async function campaign(
   kills: number,
   options: { instances: string[]; discord: boolean; moments: readonly Moment[]; storeUrl?: string },
 ): Promise<RunReport> {
+  const logDir = join(logsRoot, options.instances.length > 1 ? "pair" : "single");
+  mkdirSync(logDir, { recursive: true });
   const world = await CrashWorld.start({
     timeScale,
     entry,
     discord: options.discord,
+    logDir,
     ...(options.storeUrl && { storeUrl: options.storeUrl }),
   });
   try {
@@ -94,8 +119,8 @@ async function campaign(
       world,
       instances: options.instances,
       kills,
-      moments: options.moments,
-      scenarios: weighted(SCENARIOS.filter((s) => options.discord || s.platform === "slack")),
+      moments: options.moments.filter((m) => !onlyMoments || onlyMoments.includes(m)),
+      scenarios: weighted(SCENARIOS.filter((s) => (options.discord || s.platform === "slack") && chosen(s))),
       concurrency: Number(values.concurrency),
       armMs: 10_000,
       pauseMs: 1_000,
@@ -106,6 +131,7 @@ async function campaign(
     });
     const summary: Summary = summarize(world, result, percentile);
     console.log(JSON.stringify(summary, null, 2));
+    keepTrace(world, result, logDir);
     return {
       name,
       instances: options.instances,
@@ -118,6 +144,28 @@ async function campaign(
   } finally {
     await world.close();
   }
+}
+
+/** What a lost or doubled tag is traced with, beside the processes' logs: the store, the chats, the calls. */
+function keepTrace(world: CrashWorld, result: CampaignResult, dir: string): void {
+  const store = world.storeUrl.replace(/^sqlite:\/\//, "");
+  for (const suffix of ["", "-wal", "-shm"])
+    if (world.storeUrl.startsWith("sqlite://") && existsSync(store + suffix))
+      copyFileSync(store + suffix, join(dir, `bot.sqlite${suffix}`));
+  const trace = {
+    commands: result.commands,
+    kills: result.kills,
+    slack: world.slack.messages(),
+    discord: world.discord?.messages() ?? [],
+    service: world.emu.calls.map(({ at, method, path, status, json, fields }) => ({
+      at,
+      method,
+      path,
+      status,
+      tag: TAG.exec(JSON.stringify(json ?? fields ?? {}))?.[0],
+    })),
+  };
+  writeFileSync(join(dir, "trace.json"), JSON.stringify(trace, null, 1));
 }
 
 if (entry === "dist") {
@@ -164,4 +212,4 @@ const files = write(
   { command, timeScale, entry, concurrency: Number(values.concurrency), seed: Number(values.seed), machine },
   runs,
 );
-console.log(`written: ${files.json}, ${files.md}`);
+console.log(`written: ${files.json}, ${files.md}; logs, stores and traces: ${logsRoot}`);

@@ -17,8 +17,10 @@ export type Platform = "discord" | "slack";
 const AVATAR = "cm2yaz9j10008l0qg9npyjgs3";
 /** How long a user waits for "thinking…" (Discord) or Slack's answer before calling it lost. */
 const ACK_MS = 5_000;
-/** How long the variants of a design may take to show, restarts included. */
-const VARIANTS_MS = 60_000;
+/** How long the variants of a design may take to show and be kept, restarts included. */
+const VARIANTS_MS = 90_000;
+/** How long a user waits for the buttons to go after a click the bot answered before clicking again. */
+const RECLICK_MS = 8_000;
 
 export interface Traffic {
   world: CrashWorld;
@@ -117,23 +119,42 @@ async function discordDesign(traffic: Traffic, tag: string, pick: number): Promi
   );
   if (!submitted) return false;
   const [action, value] = pick % 2 === 0 ? ["confirm", "1"] : ["confirm_both", undefined];
-  // A click the bot did not answer (it was being killed) is clicked again, as a user would.
-  while (!traffic.over) {
-    const message = await until(
-      () => {
-        const original = fake.original(submitted.id);
-        return original && controlOf(original, action!, value) && original;
-      },
-      VARIANTS_MS,
-      () => `variants of ${tag}`,
-    ).catch(() => undefined);
-    if (!message) return true;
-    const clicked = await discordAcked(traffic, () =>
-      fake.clickButton(message, controlOf(message, action!, value)!, traffic.user("discord", pick)),
-    );
-    if (clicked) return true;
-  }
+  const offered = () => {
+    const original = fake.original(submitted.id);
+    return original && controlOf(original, action!, value) ? original : undefined;
+  };
+  await keepUntilDone(traffic, tag, offered, async (message) =>
+    Boolean(
+      await discordAcked(traffic, () =>
+        fake.clickButton(message, controlOf(message, action!, value)!, traffic.user("discord", pick)),
+      ),
+    ),
+  );
   return true;
+}
+
+/**
+ * Clicks Keep as a user would until the result comes: once the variants offer it, again when
+ * the bot did not answer the click (it was being killed), and again when the buttons are still,
+ * or again, offered a while after an answered click (a kill swallowed the click before it reached
+ * the service, or the service's status showed the variants again after an unanswered confirm).
+ */
+async function keepUntilDone<T>(
+  traffic: Traffic,
+  tag: string,
+  offered: () => T | undefined,
+  click: (control: T) => Promise<boolean>,
+): Promise<void> {
+  let clickedAt = Number.NEGATIVE_INFINITY;
+  const end = Date.now() + VARIANTS_MS;
+  while (!traffic.over && Date.now() < end && !postedResults(traffic.world).has(tag)) {
+    const control = offered();
+    if (control && Date.now() - clickedAt > RECLICK_MS) {
+      const answered = await click(control);
+      clickedAt = answered ? Date.now() : Number.NEGATIVE_INFINITY;
+    }
+    await sleep(250);
+  }
 }
 
 // ---- Slack ----------------------------------------------------------------------------------
@@ -173,19 +194,14 @@ async function slackDesign(traffic: Traffic, tag: string, pick: number): Promise
   const fake = traffic.world.slack;
   if (!(await slackCommand(traffic, `photo_avatar design ${tag} --gender female`, pick))) return false;
   const keep = (id: string) => (pick % 2 === 0 ? id.endsWith(":1") : id.startsWith("media:confirm_both:"));
-  while (!traffic.over) {
-    const action = await until(
-      () => {
-        const message = slackJobMessage(traffic, tag);
-        const id =
-          message &&
-          [...JSON.stringify(message.blocks).matchAll(/"action_id":"([^"]+)"/g)].map((m) => m[1]!).find(keep);
-        return message && id && { ts: message.ts, id };
-      },
-      VARIANTS_MS,
-      () => `variants of ${tag}`,
-    ).catch(() => undefined);
-    if (!action) return true;
+  const offered = () => {
+    const message = slackJobMessage(traffic, tag);
+    const id =
+      message &&
+      [...JSON.stringify(message.blocks).matchAll(/"action_id":"([^"]+)"/g)].map((m) => m[1]!).find(keep);
+    return message && id ? { ts: message.ts, id } : undefined;
+  };
+  await keepUntilDone(traffic, tag, offered, async (action) => {
     const instance = await traffic.live();
     const answer = await fake
       .blockAction(instance.slackEventsUrl, {
@@ -194,8 +210,8 @@ async function slackDesign(traffic: Traffic, tag: string, pick: number): Promise
         user: traffic.user("slack", pick),
       })
       .catch(() => undefined);
-    if (answer?.status === 200) return true;
-  }
+    return answer?.status === 200;
+  });
   return true;
 }
 
@@ -310,18 +326,40 @@ export const UPLOAD_PATH = /^\/api\/media\/(initialize|finalize)$/;
 /** The tag a text starts a title with, e.g. "Image: chaos-17 a red fox is ready." */
 export const TAG = /\bchaos-\d+\b/;
 
-/** Results posted in the chats: tag -> how many notices to the requester ("is ready" or "failed"). */
+/**
+ * Results posted in the chats: tag -> how many posts told the requester of one (a mention and
+ * "is ready" or "failed"; or, for a job whose own message was never recorded, the finished card
+ * posted for the requester: Slack's ✅/❌ header, Discord's green or red embed).
+ */
 export function postedResults(world: CrashWorld): Map<string, number> {
   const counts = new Map<string, number>();
-  const texts = [
-    ...(world.discord?.messages().map((m) => m.content) ?? []),
-    ...world.slack.messages().map((m) => m.text),
+  const notices = [
+    ...(world.discord?.messages().map((m) => ({
+      text: m.content,
+      // A finished card's title (which holds the tag) is in its embed, not in the mention.
+      title: m.embeds.map((e) => e.title ?? "").join(" "),
+      finished: m.embeds.some((e) => e.color === 0x57f287 || e.color === 0xed4245),
+    })) ?? []),
+    ...world.slack.messages().map((m) => ({
+      text: m.text,
+      title: "",
+      finished: /"type":"header","text":\{"type":"plain_text","text":"(✅|❌)/.test(JSON.stringify(m.blocks)),
+    })),
   ];
-  for (const text of texts) {
+  for (const { text, title, finished } of notices) {
     // The notice mentions the requester; the job's own card may say "is ready" too, and is not one.
-    if (!/^<@[^>]+> .*( is ready\.|: the job failed)/.test(text)) continue;
-    const tag = TAG.exec(text)?.[0];
+    if (!/^<@[^>]+>/.test(text) || !(finished || /( is ready\.|: the job failed)/.test(text))) continue;
+    const tag = TAG.exec(`${text} ${title}`)?.[0];
     if (tag) counts.set(tag, (counts.get(tag) ?? 0) + 1);
   }
   return counts;
+}
+
+/** Tags any chat message shows (a job's own message, its result, a notice): the jobs the bot knew of. */
+export function shownTags(world: CrashWorld): Set<string> {
+  const texts = [
+    ...(world.discord?.messages().map((m) => JSON.stringify([m.content, m.embeds])) ?? []),
+    ...world.slack.messages().map((m) => m.text),
+  ];
+  return new Set(texts.flatMap((text) => text.match(new RegExp(TAG.source, "g")) ?? []));
 }

@@ -14,6 +14,7 @@ import { slackErrorCode } from "./error-code.js";
 import { REMOVED_FROM_WORKSPACE } from "./installations.js";
 import type { Ledger } from "./ledger.js";
 import { SLACK_LIMITS } from "./limits.js";
+import { lookBack, type Seen } from "./look-back.js";
 import { type Rendered, type RenderOptions, renderMessage } from "./render/card.js";
 import { uploadFile } from "./upload.js";
 import type { Workspaces } from "./workspaces.js";
@@ -57,6 +58,16 @@ function refusalOf(error: unknown): unknown {
   const reason = REFUSALS[code];
   return reason ? new UndeliverableError(reason, { message: `Slack ${code}`, cause: error }) : error;
 }
+
+/** The metadata event type of keyed posts: the key in its payload finds a post again after a crash. */
+const POST_EVENT = "media_bot_post";
+const keyOf = (message: Seen) =>
+  message.metadata?.event_type === POST_EVENT
+    ? (message.metadata.event_payload as { key?: unknown } | undefined)?.key
+    : undefined;
+
+const postKey = (target: ConversationRef, idempotencyKey: string) =>
+  `post:${target.channelId}:${idempotencyKey}`;
 
 /** The workspace a conversation or message is in, as the adapter recorded it. */
 function teamOf(ref: ConversationRef | MessageRef): string | undefined {
@@ -161,11 +172,9 @@ export class SlackAdapter implements ChatAdapter {
     return ref;
   }
 
-  /** A keyed post creates its message once, also when it is repeated after a crash. */
+  /** A keyed ephemeral post is sent once; one that cannot be read back stays unsent after a crash. */
   private once(target: ConversationRef, options: PostOptions, post: () => Promise<MessageRef>) {
-    return options.idempotencyKey
-      ? this.ledger.once(`post:${target.channelId}:${options.idempotencyKey}`, post)
-      : post();
+    return options.idempotencyKey ? this.ledger.once(postKey(target, options.idempotencyKey), post) : post();
   }
 
   async edit(ref: MessageRef, message: Message): Promise<void> {
@@ -220,9 +229,9 @@ export class SlackAdapter implements ChatAdapter {
       ...(files.length > 0 && { filesInThread: "uploading" }),
       ...mention,
     });
-    // Only the message is keyed: a repeat after a failed upload completes the same message.
+    const key = options.idempotencyKey && postKey(target, options.idempotencyKey);
     const team = teamOf(target);
-    const ref = await this.once(target, options, async (): Promise<MessageRef> => {
+    const post = async (): Promise<MessageRef> => {
       const { client, refused } = await this.clientOf(target);
       const answer = await client.chat
         .postMessage({
@@ -230,6 +239,7 @@ export class SlackAdapter implements ChatAdapter {
           text,
           blocks,
           ...(target.threadId && { thread_ts: target.threadId }),
+          ...(key && { metadata: { event_type: POST_EVENT, event_payload: { key } } }),
         })
         .catch((error: unknown) => {
           throw refused(error);
@@ -241,7 +251,11 @@ export class SlackAdapter implements ChatAdapter {
         messageId: answer.ts,
         ...(team && { data: { team } }),
       };
-    });
+    };
+    // Only the message is keyed: a repeat after a failed upload completes the same message.
+    const ref = key
+      ? await this.ledger.once(key, post, (since) => this.findPost(target, key, since))
+      : await post();
     if (files.length > 0) {
       await this.showWithFiles(ref, message, files, { ...mention }).catch((error: unknown) => {
         // Deleted while its file travelled: that was the result's message, and whoever deleted
@@ -250,6 +264,22 @@ export class SlackAdapter implements ChatAdapter {
       });
     }
     return ref;
+  }
+
+  /** The keyed post Slack took before a crash kept the ledger from recording it. */
+  private async findPost(
+    target: ConversationRef,
+    key: string,
+    since: number,
+  ): Promise<MessageRef | undefined> {
+    const { client } = await this.clientOf(target);
+    const team = teamOf(target);
+    const where = { channelId: target.channelId, ...(target.threadId && { threadTs: target.threadId }) };
+    return lookBack(client, where, since, (m) =>
+      m.ts && keyOf(m) === key
+        ? { platform: "slack", channelId: target.channelId, messageId: m.ts, ...(team && { data: { team } }) }
+        : undefined,
+    );
   }
 
   /**
@@ -304,15 +334,26 @@ export class SlackAdapter implements ChatAdapter {
   private async upload(ref: MessageRef, files: readonly OutgoingFile[]): Promise<Record<string, string>> {
     const ids: Record<string, string> = {};
     for (const file of files) {
-      ids[file.name] = await this.ledger.once(uploadKey(ref, file), async () => {
-        const { client, refused } = await this.clientOf(ref);
-        await this.join(client, ref.channelId);
-        return uploadFile(client, file, { channelId: ref.channelId, threadTs: ref.messageId }).catch(
-          (error: unknown) => {
-            throw refused(error);
-          },
-        );
-      });
+      ids[file.name] = await this.ledger.once(
+        uploadKey(ref, file),
+        async () => {
+          const { client, refused } = await this.clientOf(ref);
+          await this.join(client, ref.channelId);
+          return uploadFile(client, file, { channelId: ref.channelId, threadTs: ref.messageId }).catch(
+            (error: unknown) => {
+              throw refused(error);
+            },
+          );
+        },
+        // Shared before a crash kept the ledger from recording it: the thread shows it.
+        async (since) =>
+          lookBack(
+            (await this.clientOf(ref)).client,
+            { channelId: ref.channelId, threadTs: ref.messageId },
+            since,
+            (m) => m.files?.find((f) => f.name === file.name)?.id,
+          ),
+      );
     }
     return ids;
   }

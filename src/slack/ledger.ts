@@ -4,28 +4,50 @@ import type Keyv from "keyv";
  * What the adapter already did, by key, in the bot's store (namespace `slack`), so that a job
  * delivered again after a crash neither posts its notice twice nor uploads its file twice.
  *
- * Slack has no idempotency key of its own (Discord's nonce), and finding an earlier post by
- * reading the channel back would need the history scopes of every channel the bot answers in.
- * A record written after the call leaves one window: a crash between Slack's answer and the
- * write. The core's delivery claim already keeps two processes from running the same delivery.
+ * Slack has no idempotency key of its own (Discord's nonce). A record written after the call
+ * leaves one window: a crash between Slack's answer and the write. For what can be found again
+ * (a post carrying its key in its metadata, a file in its message's thread: see look-back.ts),
+ * the ledger notes when the call began: a repeat that finds that note looks for the earlier
+ * result before acting again. The core's delivery claim
+ * already keeps two processes from running the same delivery.
  */
 
 /** Jobs, and therefore their deliveries, are kept for 30 days. */
 const KEEP_MS = 30 * 24 * 60 * 60_000;
 
+/** Looks for what an interrupted call under the key did, begun at `since` (ms); undefined: not done. */
+export type Find<T> = (since: number) => Promise<T | undefined>;
+
 export class Ledger {
-  constructor(private readonly keyv: Keyv<unknown>) {}
+  constructor(
+    private readonly keyv: Keyv<unknown>,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   async has(key: string): Promise<boolean> {
     return (await this.keyv.get(key)) !== undefined;
   }
 
-  /** Runs `act` unless it already ran under `key`; either way resolves with its recorded (JSON) answer. */
-  async once<T>(key: string, act: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `act` unless it already ran under `key`; either way resolves with its recorded (JSON)
+   * answer. With `find`, a call that began but was never recorded is looked for before acting.
+   */
+  async once<T>(key: string, act: () => Promise<T>, find?: Find<T>): Promise<T> {
     const earlier = await this.keyv.get(key);
     if (earlier !== undefined) return earlier as T;
+    if (find) {
+      const began = await this.keyv.get(beganKey(key));
+      const found = typeof began === "number" ? await find(began) : undefined;
+      if (found !== undefined) {
+        await this.keyv.set(key, found, KEEP_MS);
+        return found;
+      }
+      await this.keyv.set(beganKey(key), this.now(), KEEP_MS);
+    }
     const value = await act();
     await this.keyv.set(key, value, KEEP_MS);
     return value;
   }
 }
+
+const beganKey = (key: string) => `began:${key}`;

@@ -28,6 +28,11 @@ export const BOT_SCOPES = [
   "users:read",
   "im:write",
   "app_mentions:read",
+  // Read back only after a crash, to find a notice or file Slack took before the bot recorded it.
+  "channels:history",
+  "groups:history",
+  "im:history",
+  "mpim:history",
 ];
 
 /** Slack's consent page sits beside its Web API: https://slack.com/api/ -> https://slack.com/oauth/v2/authorize. */

@@ -1,4 +1,5 @@
-import { withClaim } from "../../store/claims.js";
+import { setTimeout as sleep } from "node:timers/promises";
+import { StoreError } from "../../store/errors.js";
 import type { JobRecord } from "../../store/jobs.js";
 import type { StartedJob } from "../commands/define.js";
 import { JobLimitError } from "../commands/errors.js";
@@ -8,31 +9,43 @@ import type { Actor, ChatAdapter, ConversationRef, MessageRef } from "../ports.j
 import { queuedCard, unpostedCard, untrackedCard } from "../render/job.js";
 import type { Core } from "./core.js";
 
+/** Bounds a start whose process lives but hangs (a slow upload); a crashed process's claim is free at once. */
+const START_CLAIM_MS = 120_000;
+const START_WAIT_MS = 150_000;
+
 /**
  * A person's running jobs are capped, checked before any creation call. Starts of one person run
  * one at a time (a claim in the store, so across processes too): two commands sent together would
- * otherwise both count the same running jobs and both pass. The claim outlives a slow upload.
+ * otherwise both count the same running jobs and both pass. The claim outlives a slow upload, and
+ * is held in this process's name: a process killed mid-start does not hold the person's next
+ * command for the claim's two minutes, its restart (or the lapse of its heartbeat) frees it.
  */
 export async function startWithinLimit<T>(core: Core, actor: Actor, start: () => Promise<T>): Promise<T> {
   const key = `start:${actor.platform}:${actor.tenantId}:${actor.userId}`;
-  return withClaim(
-    core.claims,
-    key,
-    async () => {
-      if ((await core.engine.countActive(actor)) >= core.jobLimit) throw new JobLimitError(core.jobLimit);
-      return start();
-    },
-    { ttlMs: 120_000, waitMs: 150_000 },
-  );
+  const { liveness } = core.engine;
+  const deadline = Date.now() + START_WAIT_MS;
+  while (!(await liveness.claim(key, START_CLAIM_MS))) {
+    if (Date.now() >= deadline)
+      throw new StoreError("store.busy", `${key} stayed locked for ${START_WAIT_MS} ms`);
+    await sleep(50 + Math.random() * 50);
+  }
+  try {
+    if ((await core.engine.countActive(actor)) >= core.jobLimit) throw new JobLimitError(core.jobLimit);
+    return await start();
+  } finally {
+    await liveness.release(key);
+  }
 }
 
 /**
- * A job the service accepted gets its message (queued), then the engine tracks it; a job whose
- * outcome is already known (synchronous operations) is finished at once and delivered like any other.
+ * A job the service accepted is recorded, then gets its message (queued), then the engine polls
+ * it; a job whose outcome is already known (synchronous operations) is finished at once and
+ * delivered like any other. The record comes first: a crash after the service's answer must not
+ * forget a job whose credits are spent.
  *
- * The credits are spent once the service has the job, so a message that cannot be posted (the
- * platform down, no access to the channel) must not lose it: the job is tracked without one, its
- * outcome gets a post of its own, and the actor is told privately that the job runs.
+ * A message that cannot be posted (the platform down, no access to the channel) must not lose
+ * the job either: it is tracked without one, its outcome gets a post of its own, and the actor
+ * is told privately that the job runs.
  */
 export async function launch(
   core: Core,
@@ -47,32 +60,37 @@ export async function launch(
     .catch((error: unknown) =>
       core.logger.warn({ err: error, serviceJobId: started.serviceJobId }, "job id not kept for its tenant"),
     );
-  let message: MessageRef | undefined;
   let why: string | undefined;
-  try {
-    message = await adapter.post(conversation, queuedCard(view));
-  } catch (error) {
-    // Not rethrown: the service has the job, and its credits, whatever the chat platform does.
-    core.logger.warn({ err: error, command, serviceJobId: started.serviceJobId }, "job message not posted");
-    why = error instanceof BotError ? error.userMessage : undefined;
-  }
+  const announce = async () => {
+    try {
+      return await adapter.post(conversation, queuedCard(view));
+    } catch (error) {
+      // Not rethrown: the service has the job, and its credits, whatever the chat platform does.
+      core.logger.warn({ err: error, command, serviceJobId: started.serviceJobId }, "job message not posted");
+      why = error instanceof BotError ? error.userMessage : undefined;
+      return undefined;
+    }
+  };
   let job: JobRecord;
   try {
-    job = await core.engine.track({
-      kind: started.kind,
-      command,
-      serviceJobId: started.serviceJobId,
-      requester: actor,
-      conversation,
-      message: message ?? null,
-      inputs: { ...started.inputs, title: started.title },
-    });
+    job = await core.engine.track(
+      {
+        kind: started.kind,
+        command,
+        serviceJobId: started.serviceJobId,
+        requester: actor,
+        conversation,
+        message: null,
+        inputs: { ...started.inputs, title: started.title },
+      },
+      announce,
+    );
   } catch (error) {
-    if (message) await adapter.edit(message, untrackedCard(view)).catch(() => undefined);
+    await adapter.post(conversation, untrackedCard(view)).catch(() => undefined);
     throw error;
   }
   jobTransitionsTotal.inc({ kind: job.kind, state: "queued" });
-  if (!message) {
+  if (!job.message) {
     // Best effort: the job is recorded whether or not the actor hears of it.
     await adapter
       .post(conversation, unpostedCard({ ...view, id: job.id }, why), { ephemeral: true })

@@ -23,6 +23,9 @@ export interface TrackRequest {
   inputs: Json;
 }
 
+/** Posts a stored job's message; undefined when it could not be posted (the outcome then gets a post). */
+export type Announce = () => Promise<MessageRef | undefined>;
+
 export interface JobHooks<Job> {
   /** Read the service's status of this job (with the tenant's key). Throwing means "try again later". */
   fetchStatus(job: Job, signal: AbortSignal): Promise<NormalizedStatus>;

@@ -3,7 +3,7 @@ import type { Claims, Indexes, JobRecord, JobStore } from "../../store/index.js"
 import type { JobState, NormalizedStatus } from "../api/job-status.js";
 import type { Logger } from "../log.js";
 import type { Actor } from "../ports.js";
-import type { JobHooks, TrackRequest } from "./contract.js";
+import type { Announce, JobHooks, TrackRequest } from "./contract.js";
 import { Delivery } from "./delivery.js";
 import { defaultInstanceId, Liveness } from "./liveness.js";
 import { expiredChoiceOutcome, outcomeOf } from "./outcomes.js";
@@ -41,8 +41,12 @@ export interface JobEngineOptions {
 }
 
 export interface JobEngine {
-  /** Persists the job (state queued) and, once started, polls it soon. */
-  track(req: TrackRequest): Promise<JobRecord>;
+  /**
+   * Persists the job (state queued) and, once started, polls it soon. With `announce`, the job's
+   * message is posted after the record is stored (a crash between the service's answer and the
+   * record would forget a paid job) and recorded before polling starts.
+   */
+  track(req: TrackRequest, announce?: Announce): Promise<JobRecord>;
   /**
    * A flow learned the outcome itself (a confirm answer, a synchronous mockup, a selfie avatar):
    * records it and delivers it exactly once, however often and wherever it is called. `status`
@@ -172,9 +176,9 @@ class Engine implements JobEngine {
   // The API
   // ---------------------------------------------------------------------------------------------
 
-  async track(req: TrackRequest): Promise<JobRecord> {
+  async track(req: TrackRequest, announce?: Announce): Promise<JobRecord> {
     const { platform, tenantId, userId } = req.requester;
-    const job = await this.store.create({
+    const created = await this.store.create({
       kind: req.kind,
       command: req.command,
       serviceJobId: req.serviceJobId,
@@ -184,7 +188,9 @@ class Engine implements JobEngine {
       inputs: req.inputs,
     });
     // Before start() (or after stop()) the record is all: start() takes it up, as an orphan.
-    if (this.running && (await this.ownership.take(job.id, this.liveness.id))) await this.takeUp(job, "soon");
+    const owned = this.running && (await this.ownership.take(created.id, this.liveness.id));
+    const job = announce ? await this.attach(created, announce) : created;
+    if (owned) await this.takeUp(job, "soon");
     return job;
   }
 
@@ -197,6 +203,25 @@ class Engine implements JobEngine {
     const job = tracked ? await this.leavePolling(tracked) : await this.store.get(jobId);
     if (!job) throw new Error(`finish(): no job ${jobId}`);
     return this.deliver(jobId, job, outcomeOf(status));
+  }
+
+  /**
+   * Posts the job's message once its record exists, and records the message before polling
+   * starts, so that the result edits it. A crash in between leaves a job without a message,
+   * which its restart polls and whose outcome gets a post of its own: never a paid job forgotten.
+   */
+  private async attach(job: JobRecord, announce: Announce): Promise<JobRecord> {
+    const message = await announce();
+    if (!message) return job;
+    try {
+      return (await updateJob(this.store, job, () => ({ message }))) ?? job;
+    } catch (error) {
+      this.log.warn(
+        { err: error, jobId: job.id },
+        "job message posted but not recorded; its outcome gets a post",
+      );
+      return job;
+    }
   }
 
   async resume(jobId: string): Promise<void> {

@@ -45,7 +45,7 @@ interface FileMeta {
 export function fileObject(state: SlackState, meta: FileMeta): SlackFile {
   const { filetype, mimetype } = typeOf(meta.name);
   const now = Math.floor(Date.now() / 1000);
-  const base = `${state.baseUrl}/files-pri/${meta.team}-${meta.id}`;
+  const base = `${state.fileOrigin}/files-pri/${meta.team}-${meta.id}`;
   const name = encodeURIComponent(meta.name);
   return {
     id: meta.id,

@@ -199,6 +199,11 @@ export interface FakeSlack {
    * returns its id. A private channel without the bot is invisible to it (channel_not_found).
    */
   addChannel(name: string, options?: { private?: boolean; botIsMember?: boolean; team?: string }): string;
+  /**
+   * Files added from now on have their url_private at `origin` (a proxy in front of this fake, the
+   * one the bot knows as SLACK_API_URL), as Slack's point at a file host of its own.
+   */
+  serveFilesFrom(origin: string): void;
   /** Someone deletes a message (the bot's too: admins may): chat.update then answers message_not_found. */
   deleteMessage(ts: string, channel?: string): void;
   /**
@@ -375,6 +380,9 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
         return ack;
       },
       disconnect: (reason) => socket.disconnect(reason),
+    },
+    serveFilesFrom(origin) {
+      state.fileOrigin = origin;
     },
     addChannel(name, { private: isPrivate = false, botIsMember = true, team = state.teamId } = {}) {
       const id = state.nextId("C");

@@ -62,6 +62,8 @@ export interface Message {
   files?: SlackFile[];
   upload?: true;
   edited?: { user: string; ts: string };
+  /** What the app attached (chat.postMessage `metadata`); conversations.history shows it on request. */
+  metadata?: { event_type: string; event_payload: Record<string, unknown> };
 }
 
 export interface EphemeralMessage {
@@ -211,6 +213,8 @@ export interface Channel {
 /** Everything the fake workspace knows; methods read and change it, tests inspect it. */
 export class SlackState {
   readonly baseUrl: string;
+  /** Where files' url_private points (Slack's file host is not its API host); see serveFilesFrom. */
+  fileOrigin: string;
   readonly triggerTtlMs: number;
   readonly keepUploads: boolean;
   readonly teamId = "T0MEDIA001";
@@ -273,6 +277,7 @@ export class SlackState {
 
   constructor(opts: StateOptions) {
     this.baseUrl = opts.baseUrl;
+    this.fileOrigin = opts.baseUrl;
     this.triggerTtlMs = opts.triggerTtlMs;
     this.keepUploads = opts.keepUploads;
     for (const [id, name, role] of [
@@ -416,7 +421,8 @@ export class SlackState {
 
   postMessage(
     channel: string,
-    fields: Pick<Message, "text" | "blocks"> & Partial<Pick<Message, "thread_ts" | "files" | "upload">>,
+    fields: Pick<Message, "text" | "blocks"> &
+      Partial<Pick<Message, "thread_ts" | "files" | "upload" | "metadata">>,
   ): Message {
     const workspace = this.workspaceOf(channel);
     const message: Message = {
@@ -430,6 +436,7 @@ export class SlackState {
       ...fields,
     };
     if (message.thread_ts === undefined) delete message.thread_ts;
+    if (message.metadata === undefined) delete message.metadata;
     this.messages.push(message);
     return message;
   }

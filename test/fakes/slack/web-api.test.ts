@@ -539,3 +539,61 @@ async function installedToken(fake: FakeSlack, teamId: string): Promise<string> 
   });
   return String(granted.access_token);
 }
+
+describe("conversations.history and conversations.replies", () => {
+  it("find a post by its metadata, shown only to those who ask for it, newest first and paged", async () => {
+    const fake = await fakeSlack();
+    const web = client(fake);
+    const channel = fake.channelId;
+    const first = await web.chat.postMessage({ channel, text: "before" });
+    const keyed = await web.chat.postMessage({
+      channel,
+      text: "notice",
+      metadata: { event_type: "media_bot_post", event_payload: { key: "post:1" } },
+    });
+    await web.chat.postMessage({ channel, text: "in the thread", thread_ts: keyed.ts! });
+
+    const plain = await web.conversations.history({ channel });
+    expect(plain.messages?.map((m) => m.text)).toEqual(["notice", "before"]);
+    expect(plain.messages?.[0]).not.toHaveProperty("metadata");
+
+    const since = await web.conversations.history({ channel, oldest: first.ts!, include_all_metadata: true });
+    expect(since.messages).toEqual([
+      expect.objectContaining({
+        ts: keyed.ts,
+        metadata: { event_type: "media_bot_post", event_payload: { key: "post:1" } },
+      }),
+    ]);
+
+    const page1 = await web.conversations.history({ channel, limit: 1 });
+    expect(page1.messages?.map((m) => m.text)).toEqual(["notice"]);
+    const page2 = await web.conversations.history({
+      channel,
+      limit: 1,
+      cursor: page1.response_metadata?.next_cursor ?? "",
+    });
+    expect(page2.messages?.map((m) => m.text)).toEqual(["before"]);
+    expect(page2.has_more).toBe(false);
+
+    const thread = await web.conversations.replies({ channel, ts: keyed.ts! });
+    expect(thread.messages?.map((m) => m.text)).toEqual(["notice", "in the thread"]);
+  });
+
+  it("refuse a conversation the bot is not in, and malformed metadata", async () => {
+    const fake = await fakeSlack();
+    const web = client(fake);
+    const open = fake.addChannel("open", { botIsMember: false });
+    expect(await refusal(web.conversations.history({ channel: open }))).toMatchObject({
+      error: "not_in_channel",
+    });
+    expect(
+      await refusal(
+        web.chat.postMessage({
+          channel: fake.channelId,
+          text: "x",
+          metadata: { event_type: "x" } as never,
+        }),
+      ),
+    ).toMatchObject({ error: "invalid_metadata_format" });
+  });
+});

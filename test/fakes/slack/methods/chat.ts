@@ -47,9 +47,20 @@ function newContent(args: Args, files: ReadonlyMap<string, unknown>): Required<C
   return empty ? fail("no_text") : { text: content.text ?? "", blocks: content.blocks ?? [] };
 }
 
-function shown(message: Message) {
-  const { channel: _channel, ...rest } = message;
-  return rest;
+/** A message as the Web API shows it: metadata only to those who ask for it (include_all_metadata). */
+export function shown(message: Message, withMetadata = false) {
+  const { channel: _channel, metadata, ...rest } = message;
+  return withMetadata && metadata ? { ...rest, metadata } : rest;
+}
+
+/** chat.postMessage's `metadata`: an event_type and an event_payload object, or invalid_metadata_format. */
+function readMetadata(args: Args): Message["metadata"] | Failure | undefined {
+  const metadata = jsonArg(args, "metadata");
+  if (metadata === undefined) return undefined;
+  const { event_type, event_payload } = (metadata ?? {}) as Record<string, unknown>;
+  if (typeof event_type !== "string" || typeof event_payload !== "object" || event_payload === null)
+    return fail("invalid_metadata_format");
+  return { event_type, event_payload: event_payload as Record<string, unknown> };
 }
 
 export const chatMethods: Record<string, Method> = {
@@ -61,7 +72,13 @@ export const chatMethods: Record<string, Method> = {
       if (isFailure(channel)) return channel;
       const content = newContent(args, state.files);
       if (isFailure(content)) return content;
-      const message = state.postMessage(channel, { ...content, thread_ts: str(args, "thread_ts") });
+      const metadata = readMetadata(args);
+      if (isFailure(metadata)) return metadata;
+      const message = state.postMessage(channel, {
+        ...content,
+        thread_ts: str(args, "thread_ts"),
+        ...(metadata && { metadata }),
+      });
       return { ok: true, channel, ts: message.ts, message: shown(message) };
     },
   },

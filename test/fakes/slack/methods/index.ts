@@ -1,6 +1,7 @@
 import type { Method } from "./args.js";
 import { chatMethods } from "./chat.js";
 import { fileMethods } from "./files.js";
+import { historyMethods } from "./history.js";
 import { oauthMethods } from "./oauth.js";
 import { viewMethods } from "./views.js";
 import { workspaceMethods } from "./workspace.js";
@@ -10,5 +11,6 @@ export const METHODS: Record<string, Method> = {
   ...chatMethods,
   ...viewMethods,
   ...fileMethods,
+  ...historyMethods,
   ...oauthMethods,
 };

@@ -1,0 +1,194 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CrashWorld, type Instance } from "./crash-world.js";
+import { solidPng } from "./fakes/media-api/png.js";
+import type { ProxiedAnswer } from "./fakes/proxy.js";
+import { until } from "./main-process.js";
+
+/**
+ * `kill -9` of the real bot process (src/main.ts) the instant a chat accepted one of its posts,
+ * before the bot could record it, then a restart with the same INSTANCE_ID:
+ *
+ * - the job's first message ("Queued"): the job must have been recorded before it, or the paid
+ *   job is forgotten and its result never comes;
+ * - the result's keyed notice on Slack: the restart must find the notice Slack already has (by the
+ *   key in its metadata), not post it a second time; and the same for the result's file, shared
+ *   into the job message's thread.
+ */
+
+const INSTANCE = "crash-posts";
+const RECOVERY_MS = 20_000;
+const JOB_MS = 3_000;
+
+let world: CrashWorld;
+let instance: Instance;
+
+beforeAll(async () => {
+  world = await CrashWorld.start();
+  instance = await world.startInstance(INSTANCE);
+}, 60_000);
+afterAll(async () => {
+  await instance?.bot.kill();
+  await world?.close();
+});
+
+/**
+ * SIGKILLs the bot once the chat answered the first request that `matches`, before the answer
+ * can reach the bot; resolves once the bot is dead.
+ */
+function killOnAnswer(
+  proxy: { onAnswer(listener: (a: ProxiedAnswer) => void): () => void },
+  matches: (a: ProxiedAnswer) => boolean,
+): Promise<void> {
+  return new Promise((killed) => {
+    const stop = proxy.onAnswer((answer) => {
+      if (answer.status !== 200 || !matches(answer)) return;
+      stop();
+      void instance.bot.kill().then(killed);
+    });
+  });
+}
+
+async function restart(): Promise<number> {
+  const at = Date.now();
+  instance = await world.startInstance(INSTANCE);
+  return at;
+}
+
+const waitFor = <T>(check: () => T | undefined | false, since: number, what: () => string) =>
+  until(check, RECOVERY_MS - (Date.now() - since), () => `${what()}\nbot log:\n${instance.bot.tail()}`);
+
+describe("a bot killed once the chat accepted the job's first message, before the job was recorded", () => {
+  it("Slack: the restart still delivers the result, once, within 20 s", async () => {
+    const fake = world.slack;
+    // The job had no message yet: its result comes as a finished card for the requester.
+    const ready = () =>
+      fake.messages().filter((m) => m.text.startsWith("<@") && m.text.includes("launch fox on Slack"));
+    world.emu.planNextJob("image", { durationMs: JOB_MS });
+    const killed = killOnAnswer(world.slackApi, (a) => a.path.endsWith("/chat.postMessage"));
+
+    await fake.slashCommand(instance.slackEventsUrl, { text: "image generate launch fox on Slack" });
+    await killed;
+    const restartedAt = await restart();
+
+    await waitFor(
+      () => ready().length > 0,
+      restartedAt,
+      () => JSON.stringify(fake.messages().map((m) => m.text)),
+    );
+    await sleep(1_000); // a second notice, if any, would show by now
+    expect(ready()).toHaveLength(1);
+    expect(world.emu.callsTo("POST", "/api/image/generate")).toHaveLength(1);
+  }, 60_000);
+
+  it("Discord: the restart still delivers the result, once, within 20 s", async () => {
+    const fake = world.discord!;
+    const title = "Cinematic video: launch waves on Discord";
+    // The job had no message yet: its result comes as a finished card for the requester.
+    const ready = () =>
+      fake.messages().filter((m) => m.content.startsWith("<@") && m.embeds[0]?.title === title);
+    world.emu.planNextJob("video", { durationMs: JOB_MS });
+    // The deferred answer becomes the job's message ("Queued") once the service took the job.
+    const killed = killOnAnswer(
+      world.discordRest!,
+      (a) => a.method === "PATCH" && a.path.endsWith("/messages/%40original"),
+    );
+
+    await fake.sendCommand({
+      name: "video",
+      subcommand: "cinematic",
+      options: { prompt: "launch waves on Discord", duration: 5 },
+      attachments: [
+        { name: "frame.png", contentType: "image/png", data: solidPng([9, 80, 160]), option: "first_frame" },
+      ],
+    });
+    await killed;
+    const restartedAt = await restart();
+
+    await waitFor(
+      () => ready().length > 0,
+      restartedAt,
+      () => JSON.stringify(fake.messages().map((m) => m.content)),
+    );
+    await sleep(1_000);
+    expect(ready()).toHaveLength(1);
+    expect(world.emu.callsTo("POST", "/api/video/cinematic/create")).toHaveLength(1);
+  }, 60_000);
+});
+
+describe("a bot killed while it starts a person's job", () => {
+  it("does not hold that person's next command after the restart", async () => {
+    const fake = world.slack;
+    const user = fake.addUser("restless").id;
+    const queued = (what: string) =>
+      fake.messages().filter((m) => m.text.startsWith(`Image: ${what}: Queued`));
+    world.emu.planNextJob("image", { durationMs: JOB_MS });
+    const killed = killOnAnswer(world.slackApi, (a) => a.path.endsWith("/chat.postMessage"));
+
+    await fake.slashCommand(instance.slackEventsUrl, { text: "image generate first fox", user });
+    await killed;
+    const restartedAt = await restart();
+    await fake.slashCommand(instance.slackEventsUrl, { text: "image generate second fox", user });
+
+    // Not after the two minutes a start claim of the dead process would last.
+    await waitFor(
+      () => queued("second fox").length > 0,
+      restartedAt,
+      () => JSON.stringify(fake.messages().map((m) => m.text)),
+    );
+    expect(queued("second fox")).toHaveLength(1);
+  }, 60_000);
+});
+
+describe("a bot killed once Slack accepted a result's notice, before it recorded the post", () => {
+  it("the restart finds the notice in the channel and does not post it again", async () => {
+    const fake = world.slack;
+    const user = fake.addUser("notified").id;
+    const ready = () => fake.messages().filter((m) => /^<@\w+> .*notice fox on Slack is ready/.test(m.text));
+    const creations = world.emu.callsTo("POST", "/api/image/generate").length;
+    world.emu.planNextJob("image", { durationMs: JOB_MS });
+    const killed = killOnAnswer(
+      world.slackApi,
+      (a) => a.path.endsWith("/chat.postMessage") && ready().length > 0,
+    );
+
+    await fake.slashCommand(instance.slackEventsUrl, { text: "image generate notice fox on Slack", user });
+    await killed;
+    const restartedAt = await restart();
+
+    // The restart delivers the job again (its record says "delivering"): give it the time to.
+    await waitFor(
+      () => /Delivered|job delivered/.test(instance.bot.tail(200)),
+      restartedAt,
+      () => "the restart to deliver the job again",
+    );
+    await sleep(1_000);
+    expect(ready()).toHaveLength(1);
+    expect(world.emu.callsTo("POST", "/api/image/generate")).toHaveLength(creations + 1);
+  }, 60_000);
+});
+
+describe("a bot killed once Slack shared a result's file, before it recorded the upload", () => {
+  it("the restart finds the file in the thread and does not upload it again", async () => {
+    const fake = world.slack;
+    const user = fake.addUser("uploaded").id;
+    const ready = () => fake.messages().filter((m) => /^<@\w+> .*file fox on Slack is ready/.test(m.text));
+    const job = () => fake.messages().find((m) => m.text.startsWith("Image: file fox on Slack"));
+    world.emu.planNextJob("image", { durationMs: JOB_MS });
+    const killed = killOnAnswer(world.slackApi, (a) => a.path.endsWith("/files.completeUploadExternal"));
+
+    await fake.slashCommand(instance.slackEventsUrl, { text: "image generate file fox on Slack", user });
+    await killed;
+    const restartedAt = await restart();
+
+    await waitFor(
+      () => ready().length > 0,
+      restartedAt,
+      () => JSON.stringify(fake.messages().map((m) => m.text)),
+    );
+    await sleep(1_000);
+    const shared = fake.uploads.filter((u) => u.completed && u.threadTs === job()?.ts);
+    expect(shared).toHaveLength(1);
+    expect(ready()).toHaveLength(1);
+  }, 60_000);
+});
