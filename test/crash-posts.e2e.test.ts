@@ -140,6 +140,37 @@ describe("a bot killed while it starts a person's job", () => {
   }, 60_000);
 });
 
+describe("a bot killed once the service answered a creation call, before the answer reached it", () => {
+  it("the restart tells the person the job may have been created, once, and never repeats the call", async () => {
+    const fake = world.slack;
+    const user = fake.addUser("unlucky").id;
+    const told = () =>
+      fake
+        .messages()
+        .filter((m) => m.text.startsWith(`<@${user}>`) && m.text.includes("may have been created"));
+    const creations = () => world.emu.callsTo("POST", "/api/image/generate").length;
+    const before = creations();
+    world.emu.planNextJob("image", { durationMs: JOB_MS });
+    const killed = killOnAnswer(instance.media, (a) => a.path.endsWith("/api/image/generate"));
+
+    await fake.slashCommand(instance.slackEventsUrl, { text: "image generate lost answer fox", user });
+    await killed;
+    const restartedAt = await restart();
+
+    await waitFor(
+      () => told().length > 0,
+      restartedAt,
+      () => JSON.stringify(fake.messages().map((m) => m.text)),
+    );
+    // A second restart has nothing left to tell.
+    await instance.bot.kill();
+    await restart();
+    await sleep(1_500);
+    expect(told()).toHaveLength(1);
+    expect(creations() - before).toBe(1);
+  }, 60_000);
+});
+
 describe("a bot killed once Slack accepted a result's notice, before it recorded the post", () => {
   it("the restart finds the notice in the channel and does not post it again", async () => {
     const fake = world.slack;

@@ -10,6 +10,7 @@ import { handleCommand } from "./flows/command.js";
 import type { Core } from "./flows/core.js";
 import { failureCard } from "./flows/failures.js";
 import { createHooks } from "./flows/hooks.js";
+import { StartIntents } from "./flows/start-intents.js";
 import { createJobEngine, type JobEngineOptions } from "./jobs/engine.js";
 import type { Logger } from "./log.js";
 import type { ActionEvent, AutocompleteEvent, ChatAdapter, Choice, CommandEvent, Platform } from "./ports.js";
@@ -29,7 +30,7 @@ export interface BotOptions {
    */
   config: Pick<Config, "media"> & Partial<Pick<Config, "rates">>;
   media: MediaClient;
-  stores: Pick<Stores, "jobs" | "tenants" | "claims" | "indexes" | "owned">;
+  stores: Pick<Stores, "jobs" | "tenants" | "claims" | "indexes" | "owned" | "keyv">;
   /** Polling policy and engine identity (tests shrink the policy). */
   engine?: Pick<JobEngineOptions, "policy" | "instanceId">;
   logger: Logger;
@@ -97,12 +98,14 @@ export function createBot(options: BotOptions): Bot {
   const media: Core["media"] = async (tenant) => mediaWith(tenant, await tenancy.apiKey(tenant));
   const remember = (tenant: TenantRef, ids: readonly string[]) => stores.owned.add(tenant, ids);
 
+  const starts = new StartIntents(stores.keyv("starts"), stores.indexes);
   const engine = createJobEngine({
     store: stores.jobs,
     claims: stores.claims,
     indexes: stores.indexes,
     hooks: createHooks({ adapter, media, remember, logger }),
     logger,
+    leftBehind: (instanceId) => starts.tellLeftBehind(instanceId, adapter, logger),
     ...(options.clock && { clock: options.clock }),
     ...options.engine,
   });
@@ -113,6 +116,7 @@ export function createBot(options: BotOptions): Bot {
     engine,
     jobs: stores.jobs,
     claims: stores.claims,
+    starts,
     cache: new CatalogCache({
       ...(options.pickListTtlMs !== undefined && { ttlMs: options.pickListTtlMs }),
       ...(options.clock && { clock: () => options.clock!.now() }),

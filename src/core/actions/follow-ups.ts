@@ -37,7 +37,8 @@ async function startAs(
   command: string,
   start: (media: MediaApi) => Promise<StartedJob>,
 ): Promise<void> {
-  await startWithinLimit(core, event.actor, async () => {
+  const { actor, conversation } = event;
+  await startWithinLimit(core, { command, actor, conversation }, async () => {
     const started = await start(await core.media(job.tenant));
     await launch(core, adapter, { command, started, actor: event.actor, conversation: event.conversation });
   });

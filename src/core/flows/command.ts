@@ -142,7 +142,9 @@ export async function handleCommand(core: Core, event: CommandEvent): Promise<vo
         await launch(core, adapter, { command: command.name, started: outcome.job, actor, conversation });
       }
     };
-    await (command.starts ? startWithinLimit(core, actor, answer) : answer());
+    await (command.starts
+      ? startWithinLimit(core, { command: command.name, actor, conversation }, answer)
+      : answer());
     commandsTotal.inc({ command: command.name, outcome: "ok" });
   } catch (error) {
     // A name outside the catalogue is counted as "unknown": labels stay a closed set.

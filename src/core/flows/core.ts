@@ -7,6 +7,7 @@ import type { Logger } from "../log.js";
 import type { ChatAdapter, Platform } from "../ports.js";
 import type { CommandRates } from "../rates.js";
 import type { Tenancy, TenantKey, TenantRef } from "../tenancy.js";
+import type { StartIntents } from "./start-intents.js";
 
 /** Everything the flows share; built once by createBot. */
 export interface Core {
@@ -19,6 +20,8 @@ export interface Core {
   cache: CatalogCache;
   logger: Logger;
   rates: CommandRates;
+  /** Starts under way, told to their person when a crash cuts them short. */
+  starts: StartIntents;
   /** Jobs one person may have running at once. */
   jobLimit: number;
   adapter(platform: Platform): ChatAdapter;

@@ -19,8 +19,15 @@ const START_WAIT_MS = 150_000;
  * otherwise both count the same running jobs and both pass. The claim outlives a slow upload, and
  * is held in this process's name: a process killed mid-start does not hold the person's next
  * command for the claim's two minutes, its restart (or the lapse of its heartbeat) frees it.
+ * The start itself is on record meanwhile (start-intents.ts), so that a crash before the job is
+ * tracked is told to the person rather than left silent.
  */
-export async function startWithinLimit<T>(core: Core, actor: Actor, start: () => Promise<T>): Promise<T> {
+export async function startWithinLimit<T>(
+  core: Core,
+  what: { command: string; actor: Actor; conversation: ConversationRef },
+  start: () => Promise<T>,
+): Promise<T> {
+  const { actor } = what;
   const key = `start:${actor.platform}:${actor.tenantId}:${actor.userId}`;
   const { liveness } = core.engine;
   const deadline = Date.now() + START_WAIT_MS;
@@ -31,7 +38,14 @@ export async function startWithinLimit<T>(core: Core, actor: Actor, start: () =>
   }
   try {
     if ((await core.engine.countActive(actor)) >= core.jobLimit) throw new JobLimitError(core.jobLimit);
-    return await start();
+    const done = await core.starts.open(liveness.id, what);
+    try {
+      return await start();
+    } finally {
+      await done().catch((error: unknown) =>
+        core.logger.warn({ err: error, command: what.command }, "finished start not forgotten"),
+      );
+    }
   } finally {
     await liveness.release(key);
   }

@@ -29,6 +29,8 @@ export interface JobEngineOptions {
   indexes: Indexes;
   hooks: JobHooks<JobRecord>;
   logger: Logger;
+  /** What else to answer for when an instance's last process is gone (its own after a restart, or a lapsed one's). */
+  leftBehind?: (instanceId: string) => Promise<void>;
   /** Time for ages, stuck limits and edit intervals; timers still wait in real time. */
   clock?: { now(): number };
   /** Defaults of policy.ts, changed field by field (durations scaled with `scaledPolicy` in tests). */
@@ -141,6 +143,7 @@ class Engine implements JobEngine {
       ownership: this.ownership,
       store: this.store,
       logger: this.log,
+      leftBehind: opts.leftBehind ?? (async () => undefined),
       adopt: (job) => this.takeUp(job, "spread"),
       gateMs: this.policy.lapseMs * 4,
       orphanScanMs: this.policy.orphanScanMs,
@@ -276,7 +279,7 @@ class Engine implements JobEngine {
         this.policy.orphanScanMs,
       ),
     ];
-    await this.recovery.ownJobs();
+    await this.recovery.ownJobs({ restarted: true });
     await this.recovery.deadInstances();
     await this.recovery.orphans({ gated: false });
   }
@@ -381,7 +384,7 @@ class Engine implements JobEngine {
     for (const [id, tracked] of this.jobs) {
       if (tracked.mode !== "deliver" && (await this.ownership.ownerOf(id)) !== me) this.forget(id);
     }
-    await this.recovery.ownJobs();
+    await this.recovery.ownJobs({ restarted: false });
   }
 
   /** Ends polling of a job here (its outcome is known); resolves with its latest stored record. */

@@ -9,6 +9,8 @@ export interface RecoveryDeps {
   ownership: Ownership;
   store: JobStore;
   logger: Logger;
+  /** Answers for what else `instanceId`'s last process left unfinished (starts cut short). */
+  leftBehind(instanceId: string): Promise<void>;
   /** Takes up a job this instance owns now. */
   adopt(job: JobRecord): Promise<void>;
   /** The longest a takeover may hold its gate. */
@@ -31,14 +33,19 @@ const SLICE = 100;
 export class Recovery {
   constructor(private readonly deps: RecoveryDeps) {}
 
-  /** This instance's own jobs, as its previous process left them. */
-  async ownJobs(): Promise<void> {
+  /**
+   * This instance's own jobs, as its previous process left them; `restarted` (at start, not when a
+   * lapsed heartbeat comes back) also answers for what else that process left: this one has
+   * nothing under way yet that could be mistaken for it.
+   */
+  async ownJobs({ restarted }: { restarted: boolean }): Promise<void> {
     const { liveness, ownership } = this.deps;
     const me = liveness.id;
     await this.underGate(me, { wait: true }, async () => {
       const ids = await ownership.listed(me);
       const gone = await this.adoptEach(ids, async (id) => (await ownership.ownerOf(id)) === me);
       await ownership.unlist(me, gone);
+      if (restarted) await this.leftBehind(me);
     });
   }
 
@@ -80,6 +87,7 @@ export class Recovery {
         logger.warn({ instanceId: dead, jobs: ids.length }, "taking over the jobs of a lapsed instance");
       await this.adoptEach(ids, (id) => ownership.take(id, liveness.id, dead));
       await ownership.unlist(dead, ids);
+      await this.leftBehind(dead);
       if ((await ownership.listed(dead)).length === 0) await liveness.unregister(dead);
     });
   }
@@ -108,6 +116,14 @@ export class Recovery {
       );
     }
     return refused;
+  }
+
+  private async leftBehind(instance: string): Promise<void> {
+    await this.deps
+      .leftBehind(instance)
+      .catch((error: unknown) =>
+        this.deps.logger.warn({ err: error, instanceId: instance }, "could not answer for a lapsed instance"),
+      );
   }
 
   private async underGate(

@@ -63,10 +63,14 @@ describe("crash recovery", () => {
     const job = await recorded("video", 3_000);
     const child = await doomedEngine(job.id, "pod-0");
     const hooks = new RecordingHooks(world.api);
-    const { engine } = await world.engine(hooks, { instanceId: "pod-1" });
+    // What else the dead instance left (starts cut short) is answered for by whoever takes over.
+    const answeredFor: string[] = [];
+    const leftBehind = async (instanceId: string) => void answeredFor.push(instanceId);
+    const { engine } = await world.engine(hooks, { instanceId: "pod-1", leftBehind });
     await engine.start();
     await sleep(lapseMs / 2);
     expect(hooks.for(hooks.reads, job.id)).toHaveLength(0); // its owner lives: not ours to poll
+    expect(answeredFor).toEqual(["pod-1"]); // its own restart, nothing of pod-0's
     const killedAt = await kill(child);
 
     await until("taken over", () => hooks.for(hooks.reads, job.id).length > 0, 5_000);
@@ -74,6 +78,7 @@ describe("crash recovery", () => {
     expect(after).toBeLessThan(lapseMs * 2);
     await until("delivered", async () => (await engine.get(job.id))?.delivery === "delivered", 10_000);
     expect(hooks.for(hooks.delivered, job.id)).toHaveLength(1);
+    expect(answeredFor).toEqual(["pod-1", "pod-0"]);
   });
 });
 

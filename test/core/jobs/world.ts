@@ -98,7 +98,7 @@ export interface World {
   engine(
     hooks: RecordingHooks,
     opts?: { policy?: PolicyOverrides; instanceId?: string; storeUrl?: string } & Partial<
-      Pick<JobEngineOptions, "clock">
+      Pick<JobEngineOptions, "clock" | "leftBehind">
     >,
   ): Promise<{ engine: JobEngine; stores: Stores }>;
   /** Stops every engine, clears the emulator and starts a new sqlite file: tests share nothing. */
@@ -148,6 +148,7 @@ export async function startWorld(
         policy: scaledPolicy(SCALE, opts.policy),
         ...(opts.instanceId ? { instanceId: opts.instanceId } : {}),
         ...(opts.clock ? { clock: opts.clock } : {}),
+        ...(opts.leftBehind ? { leftBehind: opts.leftBehind } : {}),
       });
       engines.push(engine);
       return { engine, stores };
