@@ -328,7 +328,10 @@ class Engine implements JobEngine {
    */
   private async takeUp(job: JobRecord, first: "soon" | "spread"): Promise<void> {
     const known = this.jobs.get(job.id);
-    if (known) {
+    // A click on another instance took the choice this one waited for (beginChoice there): the
+    // job runs again, and is this instance's to poll if it comes back to it (that one died).
+    if (known?.mode === "choice" && job.state !== "needs_choice") this.forget(job.id);
+    else if (known) {
       // Another engine recorded an outcome (a flow's finish() there): stop polling, make sure it is delivered.
       if (known.mode === "poll" && job.version > known.job.version && isTerminal(job.state)) {
         this.hold(this.leavePolling(known).then(() => this.deliver(job.id, job)));

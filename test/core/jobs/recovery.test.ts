@@ -132,6 +132,28 @@ describe("choices", () => {
     expect(world.emulator.callsTo("POST", "/api/avatar/design/confirm-both")).toHaveLength(1);
   });
 
+  it("a choice begun on another instance that died before confirming brings the variants back where they were shown", async () => {
+    // pod-1 showed the variants and waits for the choice; the click lands on pod-0, which dies
+    // before its confirm leaves. pod-1 takes its jobs over, and must not take this one for the
+    // choice it was waiting for.
+    const hooks = new RecordingHooks(world.api);
+    const { engine: shower, job } = await waitingForChoice(hooks, "pod-1");
+    const clicked = (await world.engine(new RecordingHooks(world.api), { instanceId: "pod-0" })).engine;
+    await clicked.start();
+    expect(await clicked.beginChoice(job.id)).toMatchObject({ state: "working" });
+    await clicked.stop();
+
+    const shownBefore = hooks.shown.length;
+    const readsBefore = hooks.for(hooks.reads, job.id).length;
+    await until("read again", () => hooks.for(hooks.reads, job.id).length > readsBefore, 5_000);
+    await until("waiting again", async () => (await shower.get(job.id))?.state === "needs_choice");
+    await until("variants shown again", () =>
+      hooks.shown.slice(shownBefore).some((s) => s.status?.state === "needs_choice"),
+    );
+    expect(hooks.delivered).toHaveLength(0);
+    expect(world.emulator.callsTo("POST", "/api/avatar/design/confirm")).toHaveLength(0);
+  });
+
   it("a choice that never reached the service brings the variants back", async () => {
     const { engine, job } = await waitingForChoice(new RecordingHooks(world.api), "pod-0");
     await engine.beginChoice(job.id);
