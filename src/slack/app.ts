@@ -350,7 +350,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       { type: "message_action", callback_id: input.name },
       async ({ ack, shortcut, client, context }) => {
         await ack();
-        if (!recent.first(`trigger:${shortcut.trigger_id}`)) return;
+        if (!(await recent.first(`trigger:${shortcut.trigger_id}`))) return;
         const channelId = shortcut.channel.id;
         const teamId = context.teamId ?? shortcut.team?.id ?? shortcut.user.team_id ?? "";
         const where = conversation(teamId, channelId, shortcut.user.id, {

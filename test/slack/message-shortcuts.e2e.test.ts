@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { Message, SlackView } from "../fakes/slack/index.js";
+import { postSigned } from "../fakes/slack/signing.js";
 import { headerOf, jobIdOf, type SlackWorld, slackWorldPerFile } from "./harness.js";
 
 /**
@@ -124,6 +125,32 @@ describe("message shortcuts", () => {
       receivedBytes: picture.size,
     });
     expect(headerOf(thumbnail)).toMatch(/^✅ Thumbnail: a cooking channel intro/);
+  });
+
+  it("delivered twice by Slack (x-slack-retry-num) opens its form once, with no error", async () => {
+    const posted = world.fake.postAsUser({ text: "twice", files: [world.png("twice.png", [1, 2, 3])] });
+    const before = world.fake.views.length;
+    const { payload } = world.fake.payloads.messageShortcut({
+      callbackId: "edit_image",
+      message: posted.ts,
+      user: world.fake.users.other.id,
+    });
+
+    const form = { payload: JSON.stringify(payload) };
+    const answers = await Promise.all([
+      postSigned(world.eventsUrl, form, world.fake.signingSecret),
+      postSigned(world.eventsUrl, form, world.fake.signingSecret, {
+        retryNum: 1,
+        retryReason: "http_timeout",
+      }),
+    ]);
+    await world.until(() => world.fake.views[before]);
+    await new Promise((resolve) => setTimeout(resolve, 500)); // a second form, if any, opens by now
+
+    expect(answers.map((a) => a.status)).toEqual([200, 200]);
+    expect(world.fake.views.length - before).toBe(1);
+    // The copy must not try the spent trigger again: that tells the person the form did not open.
+    expect(world.fake.ephemerals().filter((m) => m.text.includes("did not open"))).toEqual([]);
   });
 
   it("on a message without an image: a private answer that says so, no form and no service call", async () => {
