@@ -28,6 +28,8 @@ export async function connectGateway(options: GatewayOptions): Promise<Inbound> 
     await client.login(config.token);
     await ready;
   } catch (error) {
+    // Nobody waits for READY any more: an 'error' the client emits later must not reject unheard.
+    ready.catch(() => undefined);
     await client.destroy();
     throw loginFailure(error, config.restUrl);
   }
