@@ -39,7 +39,7 @@ export async function startApp(config: Config, logger: Logger = createLogger({ l
     media,
     stores,
     logger,
-    ...(config.instanceId && { engine: { instanceId: config.instanceId } }),
+    engine: { intake: server.intake, ...(config.instanceId && { instanceId: config.instanceId }) },
   });
   const discord = config.discord
     ? await startDiscord({

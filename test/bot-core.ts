@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { type Logger, pino } from "pino";
 import { createMediaClient, type MediaClient } from "../src/core/api/client.js";
 import { type Bot, createBot } from "../src/core/bot.js";
+import type { Intake } from "../src/core/intake.js";
 import { scaledPolicy } from "../src/core/jobs/policy.js";
 import { openStores, type Stores } from "../src/store/index.js";
 
@@ -25,6 +26,8 @@ export interface BotCoreOptions {
   logger?: Logger;
   /** For tenants' own API keys (setup); none when left out. */
   secretsKey?: string;
+  /** The HTTP server's requests, which the engine's reads and deliveries yield to, as in the app. */
+  intake?: Intake;
 }
 
 export interface BotCore {
@@ -43,6 +46,7 @@ export async function openBotCore({
   timeoutMs = 20_000,
   logger = pino({ level: "silent" }),
   secretsKey,
+  intake,
 }: BotCoreOptions): Promise<BotCore> {
   const stores = await openStores(`sqlite://${join(dir, "bot.sqlite")}`, secretsKey, logger);
   const media = createMediaClient({ baseUrl: mediaUrl, timeoutMs, logger });
@@ -52,7 +56,7 @@ export async function openBotCore({
     },
     media,
     stores,
-    engine: { policy: scaledPolicy(scale) },
+    engine: { policy: scaledPolicy(scale), ...(intake && { intake }) },
     logger,
   });
   return {

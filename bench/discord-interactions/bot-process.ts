@@ -7,6 +7,7 @@
  *   node --import tsx bot-process.ts <restUrl> <token> <guildId> <publicKey> <mediaUrl> <dir>
  */
 import { startDiscord } from "../../src/discord/index.js";
+import { pino } from "pino";
 import { startHttpServer } from "../../src/http/index.js";
 import { openBotCore } from "../../test/bot-core.js";
 
@@ -14,9 +15,10 @@ const [restUrl, token, guildId, publicKey, mediaUrl, dir] = process.argv.slice(2
 if (!restUrl || !token || !guildId || !publicKey || !mediaUrl || !dir)
   throw new Error("usage: see the header");
 
-const core = await openBotCore({ mediaUrl, dir, scale: 0.01 });
+// One HTTP server whose requests the interactions' work and the job engine yield to, as in the app.
+const http = await startHttpServer({ port: 0, host: "127.0.0.1", logger: pino({ level: "silent" }) });
+const core = await openBotCore({ mediaUrl, dir, scale: 0.01, intake: http.intake });
 const { bot, stores, logger } = core;
-const http = await startHttpServer({ port: 0, host: "127.0.0.1", logger });
 const discord = await startDiscord({
   config: { token, restUrl, guildId, publicKey },
   bot,

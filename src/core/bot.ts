@@ -31,8 +31,8 @@ export interface BotOptions {
   config: Pick<Config, "media"> & Partial<Pick<Config, "rates">>;
   media: MediaClient;
   stores: Pick<Stores, "jobs" | "tenants" | "claims" | "indexes" | "owned" | "keyv">;
-  /** Polling policy and engine identity (tests shrink the policy). */
-  engine?: Pick<JobEngineOptions, "policy" | "instanceId">;
+  /** Polling policy, engine identity (tests shrink the policy) and the requests it yields to. */
+  engine?: Pick<JobEngineOptions, "policy" | "instanceId" | "intake">;
   logger: Logger;
   clock?: { now(): number };
   /** Jobs one person may have running at once. Default 3. */

@@ -1,4 +1,5 @@
 import PQueue from "p-queue";
+import type { Intake } from "./intake.js";
 
 /**
  * The work the core does for the adapters' gestures, with a few shared slots and one lane per
@@ -12,7 +13,11 @@ export class FairQueue {
   private readonly shared: PQueue;
   private readonly lanes = new Map<string, PQueue>();
 
-  constructor(concurrency: number) {
+  /** `intake`: the requests this work answers; it waits while a burst of them arrives (intake.ts). */
+  constructor(
+    concurrency: number,
+    private readonly intake?: Intake,
+  ) {
     this.shared = new PQueue({ concurrency });
   }
 
@@ -27,6 +32,7 @@ export class FairQueue {
     return own
       .add(() =>
         this.shared.add(async () => {
+          await this.intake?.settled();
           await task();
         }),
       )

@@ -57,6 +57,7 @@ export async function startDiscord(options: DiscordOptions): Promise<RunningDisc
     adapter,
     forms: new PendingForms(options.stores, options.clock),
     logger,
+    ...(options.http && { intake: options.http.intake }),
   });
   bot.attach(adapter);
   client.on(Events.Error, (error) => logger.error({ err: error }, "Discord client error"));

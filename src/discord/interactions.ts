@@ -13,6 +13,7 @@ import { imageInputByLabel, noImageNotice } from "../core/actions/image-inputs.j
 import type { Bot } from "../core/bot.js";
 import { commandByName } from "../core/commands/catalogue.js";
 import { FairQueue, laneOf } from "../core/fair-queue.js";
+import type { Intake } from "../core/intake.js";
 import type { Logger } from "../core/log.js";
 import type { Attachment } from "../core/ports.js";
 import { errorCard } from "../core/render/errors.js";
@@ -50,6 +51,8 @@ export interface InteractionHandlerOptions {
   adapter: DiscordAdapter;
   forms: PendingForms;
   logger: Logger;
+  /** The bot's HTTP requests: the work behind the acks waits while a burst of them arrives. */
+  intake?: Intake;
 }
 
 export interface InteractionHandler {
@@ -63,7 +66,7 @@ const CONCURRENT_WORK = 16;
 
 export function createInteractionHandler(options: InteractionHandlerOptions): InteractionHandler {
   const { bot, adapter, forms, logger } = options;
-  const work = new FairQueue(CONCURRENT_WORK);
+  const work = new FairQueue(CONCURRENT_WORK, options.intake);
   const later = (i: Interaction, what: string, task: () => Promise<unknown>) => {
     work
       .add(laneOf("discord", i.guildId ?? "", i.user.id), task)

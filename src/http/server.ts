@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Intake } from "../core/intake.js";
 import type { Logger } from "../core/log.js";
 
 /**
@@ -19,6 +20,8 @@ export interface HttpServer {
   readonly port: number;
   /** The loopback address of the server, for logs and tests. */
   readonly url: string;
+  /** The requests coming in: the work behind their acks waits while a burst arrives (core/intake.ts). */
+  readonly intake: Intake;
   /** Adds a route; the function returned takes it away (a platform that stops taking requests). */
   mount(route: Route): () => void;
   /** Stops listening and ends the connections left open. */
@@ -31,13 +34,17 @@ export interface HttpServerOptions {
   /** Default: every interface, as a container needs. */
   host?: string;
   logger: Logger;
+  /** Default: one of its own. */
+  intake?: Intake;
 }
 
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
   const routes = new Map<string, Route>();
   const keyOf = (method: string, path: string) => `${method} ${path}`;
+  const intake = options.intake ?? new Intake();
 
   const server = createServer((req, res) => {
+    intake.arrived();
     const path = (req.url ?? "/").split("?", 1)[0]!;
     const route = routes.get(keyOf(req.method ?? "GET", path));
     if (!route) {
@@ -58,6 +65,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
         res.end();
       });
   });
+  // A new connection is the earliest sign of a request: its bytes are read a turn of the loop later.
+  server.on("connection", () => intake.arrived());
   server.on("clientError", (_error, socket) => {
     if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\n\r\n");
   });
@@ -76,6 +85,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   return {
     port,
     url: `http://127.0.0.1:${port}`,
+    intake,
     mount(route) {
       const key = keyOf(route.method, route.path);
       if (routes.has(key)) throw new Error(`${key} is already served`);

@@ -18,6 +18,7 @@ import { type Card, card } from "../core/cards.js";
 import { commandByName } from "../core/commands/catalogue.js";
 import type { Config } from "../core/config.js";
 import { FairQueue, laneOf } from "../core/fair-queue.js";
+import type { Intake } from "../core/intake.js";
 import type { Logger } from "../core/log.js";
 import type { Attachment, ConversationRef } from "../core/ports.js";
 import { errorCard } from "../core/render/errors.js";
@@ -70,6 +71,8 @@ export interface SlackAppOptions {
   clientOptions?: WebClientOptions;
   /** The bot's store of installations (`stores.installations`): required with `config.oauth`. */
   installations?: InstallationStore;
+  /** HTTP mode: the server's requests; the work behind the acks waits while a burst of them arrives. */
+  intake?: Intake;
 }
 
 /** The events path of the manifest's four URLs. */
@@ -131,7 +134,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   const adapter = new SlackAdapter(workspaces, new Ledger(options.store));
   const actors = new Actors(workspaces, logger);
   const recent = new Recent(options.claims, randomUUID());
-  const work = new FairQueue(CONCURRENT_WORK);
+  const work = new FairQueue(CONCURRENT_WORK, options.intake);
   const later = (teamId: string, userId: string, task: () => Promise<void>) =>
     work.add(laneOf("slack", teamId, userId), task);
 

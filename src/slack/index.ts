@@ -1,5 +1,6 @@
 import type { HTTPReceiver, SocketModeReceiver } from "@slack/bolt";
 import type { Bot } from "../core/bot.js";
+import { Intake } from "../core/intake.js";
 import { ackSeconds } from "../core/metrics.js";
 import { type HttpServer, startHttpServer } from "../http/index.js";
 import type { SlackAdapter } from "./adapter.js";
@@ -35,15 +36,18 @@ export interface RunningSlack {
  * starts the bot (which resumes unfinished jobs) once every adapter is attached.
  */
 export async function startSlack(options: SlackOptions): Promise<RunningSlack> {
-  const { app, receiver, adapter, settled } = createSlackApp(options);
   const { apiUrl, appToken } = options.config;
+  const intake = appToken ? undefined : (options.http?.intake ?? new Intake());
+  const { app, receiver, adapter, settled } = createSlackApp({ ...options, ...(intake && { intake }) });
   await app.init().catch((error: unknown) => {
     throw slackFailure(error, "SLACK_BOT_TOKEN", apiUrl);
   });
   options.bot.attach(adapter);
   if (appToken) return startSocketMode(options, receiver as SocketModeReceiver, adapter, settled);
 
-  const http = options.http ?? (await startHttpServer({ port: options.config.port, logger: options.logger }));
+  const http =
+    options.http ??
+    (await startHttpServer({ port: options.config.port, logger: options.logger, ...(intake && { intake }) }));
   const listener = (receiver as HTTPReceiver).requestListener;
   const unmount = http.mount({
     method: "POST",

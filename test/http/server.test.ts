@@ -1,5 +1,6 @@
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
+import { Intake } from "../../src/core/intake.js";
 import { healthRoutes } from "../../src/http/health.js";
 import { type HttpServer, Readiness, startHttpServer } from "../../src/http/index.js";
 
@@ -11,8 +12,8 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function serve(): Promise<HttpServer> {
-  server = await startHttpServer({ port: 0, logger });
+async function serve(intake?: Intake): Promise<HttpServer> {
+  server = await startHttpServer({ port: 0, logger, ...(intake && { intake }) });
   return server;
 }
 
@@ -25,6 +26,14 @@ describe("the bot's HTTP server", () => {
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.headers.get("allow")).toBe("POST");
     expect((await fetch(`${http.url}/nothing`)).status).toBe(404);
+  });
+
+  it("notes each request, so the work behind the acks waits while more arrive", async () => {
+    const http = await serve(new Intake({ quietMs: 60_000 }));
+    http.mount({ method: "POST", path: "/slack/events", handle: (_req, res) => void res.end() });
+    expect(http.intake.heldFor()).toBe(0);
+    await fetch(`${http.url}/slack/events`, { method: "POST" });
+    expect(http.intake.heldFor()).toBeGreaterThan(0);
   });
 
   it("answers a failing handler with 500 and goes on serving", async () => {

@@ -10,11 +10,14 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
+import { pino } from "pino";
+import { startHttpServer } from "../../src/http/index.js";
 import { startSlack } from "../../src/slack/index.js";
 import { openBotCore } from "../bot-core.js";
 
 const [apiUrl, botToken, signingSecret, mediaUrl, dir] = process.argv.slice(2);
 if (!apiUrl || !botToken || !signingSecret || !mediaUrl || !dir) throw new Error("usage: see the header");
+const silent = pino({ level: "silent" });
 const gc = globalThis.gc;
 if (!gc) throw new Error("run with --expose-gc");
 
@@ -25,9 +28,12 @@ function memory(): { rss: number; peak: number } {
   return { rss: kb("VmRSS"), peak: kb("VmHWM") };
 }
 
-const core = await openBotCore({ mediaUrl, dir, scale: 0.005 });
+// One HTTP server whose requests both the Slack side and the job engine yield to, as in the app.
+const http = await startHttpServer({ port: 0, logger: silent });
+const core = await openBotCore({ mediaUrl, dir, scale: 0.005, logger: silent, intake: http.intake });
 const { bot, stores, logger } = core;
 const slack = await startSlack({
+  http,
   config: { botToken, signingSecret, port: 0, apiUrl },
   bot,
   logger,
@@ -50,3 +56,4 @@ for await (const line of createInterface({ input: process.stdin })) {
 }
 await slack.stop();
 await core.close();
+await http.close();

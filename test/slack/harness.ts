@@ -5,9 +5,11 @@ import { pino } from "pino";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { createMediaClient, type MediaClient } from "../../src/core/api/client.js";
 import { type Bot, createBot } from "../../src/core/bot.js";
+import { Intake, type IntakeOptions } from "../../src/core/intake.js";
 import { scaledPolicy } from "../../src/core/jobs/policy.js";
 import type { RateLimits } from "../../src/core/rates.js";
 import type { SharedKeyTenants } from "../../src/core/tenancy.js";
+import { startHttpServer } from "../../src/http/index.js";
 import {
   INSTALL_PATH,
   REDIRECT_PATH,
@@ -51,6 +53,11 @@ export interface WorldOptions {
    * get the app through `installWorkspace`.
    */
   oauth?: boolean;
+  /**
+   * The bot's own HTTP server (as the app runs it) whose arrivals hold the work behind the acks
+   * with these windows; default: Slack's server of its own, with the default windows.
+   */
+  intake?: IntakeOptions;
 }
 
 export class SlackWorld {
@@ -75,6 +82,9 @@ export class SlackWorld {
 
   private static async bot(fake: FakeSlack, emu: Emulator, dir: string, options: WorldOptions) {
     const stores = await openStores(`sqlite://${join(dir, "bot.sqlite")}`, SECRETS_KEY, silent);
+    const http = options.intake
+      ? await startHttpServer({ port: 0, logger: silent, intake: new Intake(options.intake) })
+      : undefined;
     const client = createMediaClient({
       baseUrl: emu.url,
       timeoutMs: 5_000,
@@ -93,7 +103,7 @@ export class SlackWorld {
       },
       media: client,
       stores,
-      engine: { policy: scaledPolicy(0.005) },
+      engine: { policy: scaledPolicy(0.005), ...(http && { intake: http.intake }) },
       logger: silent,
     });
     const config: SlackConfig = {
@@ -105,7 +115,8 @@ export class SlackWorld {
       port: 0,
       apiUrl: fake.apiUrl,
     };
-    const slack = await startSlack({
+    const started = await startSlack({
+      ...(http && { http }),
       config,
       bot,
       logger: silent,
@@ -114,6 +125,15 @@ export class SlackWorld {
       installations: stores.installations,
       clientOptions: { retryConfig: { retries: 0 } },
     });
+    const slack = http
+      ? {
+          ...started,
+          async stop() {
+            await started.stop();
+            await http.close();
+          },
+        }
+      : started;
     // The app's Redirect URL, as set on its OAuth & Permissions page (each start has a new port).
     if (slack.installUrl)
       fake.redirectUrls.splice(0, Infinity, slack.installUrl.replace(INSTALL_PATH, REDIRECT_PATH));

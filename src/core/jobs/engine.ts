@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Claims, Indexes, JobRecord, JobStore } from "../../store/index.js";
 import type { JobState, NormalizedStatus } from "../api/job-status.js";
+import type { Intake } from "../intake.js";
 import type { Logger } from "../log.js";
 import type { Actor } from "../ports.js";
 import type { Announce, JobHooks, TrackRequest } from "./contract.js";
@@ -40,6 +41,8 @@ export interface JobEngineOptions {
    * at once. Default: host name plus working directory, suffixed when a live process has it.
    */
   instanceId?: string;
+  /** The bot's incoming requests: status reads and deliveries wait while a burst of them arrives. */
+  intake?: Pick<Intake, "settled">;
 }
 
 export interface JobEngine {
@@ -114,6 +117,8 @@ class Engine implements JobEngine {
   private readonly jobs = new Map<string, Tracked>();
   /** Deliveries under way in this engine, so a second finish() joins the first. */
   private readonly delivering = new Map<string, Promise<void>>();
+  /** Resolves once a burst of incoming requests has been acknowledged (intake.ts). */
+  private readonly yielded: () => Promise<void>;
   /** Everything stop() must wait for. */
   private readonly inFlight = new Set<Promise<unknown>>();
   private running = false;
@@ -127,6 +132,8 @@ class Engine implements JobEngine {
     this.now = clock ? () => clock.now() : Date.now;
     this.store = opts.store;
     this.hooks = opts.hooks;
+    const intake = opts.intake;
+    this.yielded = intake ? () => intake.settled() : () => Promise.resolve();
     this.log = opts.logger.child({ component: "jobs" });
     this.liveness = new Liveness({
       claims: opts.claims,
@@ -160,6 +167,7 @@ class Engine implements JobEngine {
       throttle: this.throttle,
       jobs: this.jobs,
       running: () => this.running,
+      yielded: this.yielded,
       hold: (work) => this.hold(work),
       settle: (tracked, outcome) => this.settle(tracked, outcome),
       takeOver: (tracked) => this.takeOver(tracked),
@@ -462,6 +470,7 @@ class Engine implements JobEngine {
     const under = this.delivering.get(id);
     if (under) return under;
     const attempt = (async () => {
+      await this.yielded();
       const result = await this.delivery.run(job, outcome);
       switch (result.kind) {
         case "delivered":

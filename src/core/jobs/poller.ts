@@ -22,6 +22,8 @@ export interface PollerDeps {
   /** The engine's jobs: one is polled while it is its id's entry, in mode `poll`. */
   jobs: Map<string, Tracked>;
   running(): boolean;
+  /** Resolves once the bot's incoming requests leave room: a read waits while a burst is acknowledged. */
+  yielded(): Promise<void>;
   /** Work the engine's stop must wait for. */
   hold(work: Promise<unknown>): void;
   /** The job ended (an outcome read or decided here): stop polling it and deliver the outcome. */
@@ -75,6 +77,7 @@ export class Poller {
 
   /** One status read, run by the queue of caps; resolves when the read is over, not its handling. */
   private async read(tracked: Tracked): Promise<void> {
+    await this.deps.yielded();
     if (!this.isPolling(tracked)) return;
     const controller = new AbortController();
     const timeout = setTimeout(

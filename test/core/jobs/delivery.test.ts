@@ -4,6 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { NormalizedStatus } from "../../../src/core/api/job-status.js";
 import { UndeliverableError } from "../../../src/core/errors.js";
+import { Intake } from "../../../src/core/intake.js";
 import { RecordingHooks, startWorld, until, type World } from "./world.js";
 
 let world: World;
@@ -21,6 +22,27 @@ const done: NormalizedStatus = {
 };
 
 describe("delivery", () => {
+  it("waits while a burst of requests is being acknowledged, then delivers once", async () => {
+    const hooks = new RecordingHooks(world.api);
+    // Generous windows: a slow machine's pauses between this test's arrivals must not end the burst.
+    const intake = new Intake({ quietMs: 300, maxHoldMs: 10_000 });
+    const { engine } = await world.engine(hooks, { intake });
+    await engine.start();
+    const job = await engine.track(await world.serviceJob("mockup", { durationMs: 5_000 }));
+    intake.arrived();
+    const finished = engine.finish(job.id, done);
+    let lastArrival = 0;
+    for (const end = Date.now() + 600; Date.now() < end; ) {
+      intake.arrived();
+      lastArrival = Date.now();
+      await sleep(10);
+    }
+    await finished;
+
+    expect(hooks.delivered).toHaveLength(1);
+    expect(hooks.delivered[0]!.at).toBeGreaterThanOrEqual(lastArrival);
+  });
+
   it("delivers once when a flow calls finish() twice at the same time", async () => {
     const hooks = new RecordingHooks(world.api);
     const { engine } = await world.engine(hooks);

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { Intake } from "../../../src/core/intake.js";
 import type { JobEngine } from "../../../src/core/jobs/engine.js";
 import { fixedPolicy, scaledPolicy } from "../../../src/core/jobs/policy.js";
 import type { JobRecord } from "../../../src/store/index.js";
@@ -199,5 +200,26 @@ describe("polling", () => {
       kind: "photo_avatar",
       avatarIds: [expect.any(String)],
     });
+  });
+
+  it("reads no status and delivers nothing while a burst of requests is being acknowledged, then delivers", async () => {
+    const hooks = new RecordingHooks(world.api);
+    // Generous windows: a slow machine's pauses between this test's arrivals must not end the burst.
+    const intake = new Intake({ quietMs: 300, maxHoldMs: 10_000 });
+    const { engine } = await world.engine(hooks, { intake });
+    await engine.start();
+    intake.arrived();
+    const job = await engine.track(await world.serviceJob("image", { durationMs: 50 }));
+    let lastArrival = 0;
+    for (const end = Date.now() + 800; Date.now() < end; ) {
+      intake.arrived();
+      lastArrival = Date.now();
+      await sleep(10);
+    }
+    await delivered(engine, hooks, job);
+    const reads = hooks.for(hooks.reads, job.id);
+    expect(reads.length).toBeGreaterThan(0);
+    expect(reads[0]!.at).toBeGreaterThanOrEqual(lastArrival);
+    expect(hooks.delivered[0]!.at).toBeGreaterThanOrEqual(lastArrival);
   });
 });

@@ -98,7 +98,7 @@ export interface World {
   engine(
     hooks: RecordingHooks,
     opts?: { policy?: PolicyOverrides; instanceId?: string; storeUrl?: string } & Partial<
-      Pick<JobEngineOptions, "clock" | "leftBehind">
+      Pick<JobEngineOptions, "clock" | "leftBehind" | "intake">
     >,
   ): Promise<{ engine: JobEngine; stores: Stores }>;
   /** Stops every engine, clears the emulator and starts a new sqlite file: tests share nothing. */
@@ -149,6 +149,7 @@ export async function startWorld(
         ...(opts.instanceId ? { instanceId: opts.instanceId } : {}),
         ...(opts.clock ? { clock: opts.clock } : {}),
         ...(opts.leftBehind ? { leftBehind: opts.leftBehind } : {}),
+        ...(opts.intake ? { intake: opts.intake } : {}),
       });
       engines.push(engine);
       return { engine, stores };
