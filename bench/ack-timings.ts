@@ -5,9 +5,9 @@
  * by ACK_TIMINGS when the process exits. Times are epoch milliseconds with a fraction
  * (performance.timeOrigin + performance.now()), comparable across the bench's processes.
  *
- * - Slack (HTTP): `received` when the bot's server starts on the request (its headers parsed),
- *   `answered` when the response has been handed to the socket. Requests are named by their
- *   x-bench-id header.
+ * - Slack (HTTP): `accepted` when the bot's server accepted the request's connection, `received`
+ *   when it starts on the request (its headers parsed), `answered` when the response has been
+ *   handed to the socket. Requests are named by their x-bench-id header.
  * - Discord (gateway): `received` when the gateway packet reached discord.js (the bench's bot
  *   process calls `noteGateway`), `answered` when the interaction callback request was created.
  *   Interactions are named by their id.
@@ -17,7 +17,7 @@ import { writeFileSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 
 export interface AckTimings {
-  marks: Record<string, { received?: number; answered?: number }>;
+  marks: Record<string, { accepted?: number; received?: number; answered?: number }>;
   /** The bot's event-loop delay over the whole run, ms. */
   loopDelay: { p50: number; p99: number; max: number };
 }
@@ -25,18 +25,27 @@ export interface AckTimings {
 const marks: AckTimings["marks"] = {};
 const now = () => performance.timeOrigin + performance.now();
 
-export function mark(id: string, what: "received" | "answered", at = now()): void {
+export function mark(id: string, what: "accepted" | "received" | "answered", at = now()): void {
   marks[id] ??= {};
   marks[id][what] ??= at;
 }
 
 interface ServerMessage {
-  request: { headers: Record<string, string | string[] | undefined> };
+  request: { headers: Record<string, string | string[] | undefined>; socket: object };
 }
 
+/** When the bot's server accepted each connection (libuv accepts one per turn of the loop). */
+const acceptedAt = new WeakMap<object, number>();
+subscribe("net.server.socket", (message) => {
+  acceptedAt.set((message as { socket: object }).socket, now());
+});
 subscribe("http.server.request.start", (message) => {
-  const id = (message as ServerMessage).request.headers["x-bench-id"];
-  if (typeof id === "string") mark(id, "received");
+  const { request } = message as ServerMessage;
+  const id = request.headers["x-bench-id"];
+  if (typeof id !== "string") return;
+  mark(id, "received");
+  const accepted = acceptedAt.get(request.socket);
+  if (accepted !== undefined) mark(id, "accepted", accepted);
 });
 subscribe("http.server.response.finish", (message) => {
   const id = (message as ServerMessage).request.headers["x-bench-id"];

@@ -34,6 +34,11 @@ export interface Timed {
 export interface Breakdown {
   /** Sent until the bot's process started on it (transfer, and waiting for the bot's event loop). */
   toBot: { p50: number; p99: number };
+  /**
+   * The part of `toBot` until the bot's server accepted the connection (HTTP only): one accept
+   * per turn of the bot's event loop, so long turns show here.
+   */
+  toAccept?: { p50: number; p99: number };
   /** In the bot until its ack left: signature, parsing, the handler up to its ack. */
   inBot: { p50: number; p99: number };
   /** The ack's way back until the sender had it. */
@@ -77,11 +82,17 @@ export function roundFigures(times: readonly number[] | readonly Timed[], failed
 
 /** The measured rounds' requests against the bot's own marks (bench/ack-timings.ts). */
 export function breakdown(rounds: readonly Round[], timings: AckTimings): Breakdown {
-  const parts = { toBot: [] as number[], inBot: [] as number[], back: [] as number[] };
+  const parts = {
+    toBot: [] as number[],
+    toAccept: [] as number[],
+    inBot: [] as number[],
+    back: [] as number[],
+  };
   for (const t of rounds.flatMap((r) => r.timed ?? [])) {
     const mark = timings.marks[t.id];
     if (mark?.received === undefined || mark.answered === undefined) continue;
     parts.toBot.push(mark.received - t.sent);
+    if (mark.accepted !== undefined) parts.toAccept.push(mark.accepted - t.sent);
     parts.inBot.push(mark.answered - mark.received);
     parts.back.push(t.acked - mark.answered);
   }
@@ -91,6 +102,7 @@ export function breakdown(rounds: readonly Round[], timings: AckTimings): Breakd
   };
   return {
     toBot: figures(parts.toBot),
+    ...(parts.toAccept.length > 0 && { toAccept: figures(parts.toAccept) }),
     inBot: figures(parts.inBot),
     back: figures(parts.back),
     loopDelay: timings.loopDelay,
@@ -166,7 +178,7 @@ export function report(result: AckResult, burst: string): void {
   const b = result.breakdown;
   if (b) {
     console.log(
-      `  where it goes (p50 / p99 ms): to the bot ${b.toBot.p50} / ${b.toBot.p99}, in the bot ${b.inBot.p50} / ${b.inBot.p99}, back ${b.back.p50} / ${b.back.p99}; bot loop delay p99 ${b.loopDelay.p99} ms (${b.requests} requests)`,
+      `  where it goes (p50 / p99 ms): to the bot ${b.toBot.p50} / ${b.toBot.p99}${b.toAccept ? ` (of which until the bot accepted the connection ${b.toAccept.p50} / ${b.toAccept.p99})` : ""}, in the bot ${b.inBot.p50} / ${b.inBot.p99}, back ${b.back.p50} / ${b.back.p99}; bot loop delay p99 ${b.loopDelay.p99} ms (${b.requests} requests)`,
     );
   }
   const file = fileURLToPath(new URL(`./results/${result.name}.json`, import.meta.url));

@@ -6,8 +6,9 @@
  *
  *   node --import tsx bot-process.ts <restUrl> <token> <guildId> <publicKey> <mediaUrl> <dir>
  */
-import { startDiscord } from "../../src/discord/index.js";
+
 import { pino } from "pino";
+import { startDiscord } from "../../src/discord/index.js";
 import { startHttpServer } from "../../src/http/index.js";
 import { openBotCore } from "../../test/bot-core.js";
 
