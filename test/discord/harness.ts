@@ -6,6 +6,7 @@ import { pino } from "pino";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { createMediaClient, type MediaClient } from "../../src/core/api/client.js";
 import { type Bot, createBot } from "../../src/core/bot.js";
+import { Intake, type IntakeOptions } from "../../src/core/intake.js";
 import { scaledPolicy } from "../../src/core/jobs/policy.js";
 import type { RateLimits } from "../../src/core/rates.js";
 import type { SharedKeyTenants } from "../../src/core/tenancy.js";
@@ -52,6 +53,11 @@ export interface WorldOptions {
    * Endpoint URL points there. Default "gateway".
    */
   interactions?: "gateway" | "http";
+  /**
+   * "http" mode: the windows of the server's intake, which the interactions' work and the engine
+   * wait on while a burst arrives (as the app wires them); default the bot's own.
+   */
+  intake?: IntakeOptions;
   /** DISCORD_SHARDS; default none (one shard). */
   shards?: DiscordConfig["shards"];
 }
@@ -108,6 +114,14 @@ export class DiscordWorld {
       logger: silent,
     });
     const apiKey = options.apiKey === undefined ? "test-key" : (options.apiKey ?? undefined);
+    const http =
+      options.interactions === "http"
+        ? await startHttpServer({
+            port: 0,
+            logger: silent,
+            ...(options.intake && { intake: new Intake(options.intake) }),
+          })
+        : undefined;
     const bot = createBot({
       config: {
         media: {
@@ -120,11 +134,9 @@ export class DiscordWorld {
       },
       media,
       stores,
-      engine: { policy: scaledPolicy(0.005) },
+      engine: { policy: scaledPolicy(0.005), ...(http && { intake: http.intake }) },
       logger: silent,
     });
-    const http =
-      options.interactions === "http" ? await startHttpServer({ port: 0, logger: silent }) : undefined;
     const discord = await startDiscord({
       config: {
         token: fake.token,
