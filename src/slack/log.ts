@@ -38,6 +38,9 @@ export function boltLogger(logger: Logger): BoltLogger {
   const write =
     (level: "debug" | "info" | "warn" | "error") =>
     (...parts: unknown[]) => {
+      // The WebClient logs every call at debug whatever the level: scrubbing costs a JSON parse
+      // and stringify per payload, so nothing is built for a line that would not be written.
+      if (!logger.isLevelEnabled(level)) return;
       const [first, ...rest] = parts;
       const text = first instanceof Error ? first.message : scrubPayload(String(first));
       logger[level](
