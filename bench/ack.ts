@@ -61,6 +61,10 @@ export interface AckResult<Name extends string = string> {
   breakdown?: Breakdown;
 }
 
+/** Issue 14's burst: this many commands (or clicks) at once, each platform's acks under TARGET_P99_MS at p99. */
+export const BURST = 200;
+export const TARGET_P99_MS = 250;
+
 const ms = (value: number) => Math.round(value * 10) / 10;
 const sleep = (time: number) => new Promise((resolve) => setTimeout(resolve, time));
 

@@ -25,6 +25,7 @@ import {
 } from "../../test/fakes/discord/index.js";
 import {
   type AckResult,
+  BURST,
   breakdown,
   type Round,
   readTimings,
@@ -33,10 +34,9 @@ import {
   runRounds,
   startProcess,
   stopProcess,
+  TARGET_P99_MS,
 } from "../ack.js";
 
-const BURST = 200;
-const TARGET_P99_MS = 250;
 const BOT = fileURLToPath(new URL("./bot-process.ts", import.meta.url));
 const EMULATOR = fileURLToPath(new URL("./emulator-process.ts", import.meta.url));
 

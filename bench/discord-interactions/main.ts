@@ -23,16 +23,16 @@ import {
 } from "../../test/fakes/discord/index.js";
 import {
   type AckResult,
+  BURST,
   type Round,
   report,
   roundFigures,
   runRounds,
   startProcess,
   stopProcess,
+  TARGET_P99_MS,
 } from "../ack.js";
 
-const BURST = 200;
-const TARGET_P99_MS = 250;
 const BOT = fileURLToPath(new URL("./bot-process.ts", import.meta.url));
 const EMULATOR = fileURLToPath(new URL("../discord-ack/emulator-process.ts", import.meta.url));
 

@@ -22,6 +22,7 @@ import { startEmulator } from "../../test/fakes/media-api/index.js";
 import { sign, startFakeSlack } from "../../test/fakes/slack/index.js";
 import {
   type AckResult,
+  BURST,
   breakdown,
   type Round,
   readTimings,
@@ -30,10 +31,9 @@ import {
   runRounds,
   startProcess,
   stopProcess,
+  TARGET_P99_MS,
 } from "../ack.js";
 
-const BURST = 200;
-const TARGET_P99_MS = 250;
 /** The bot runs alone in its process: the fakes and this load generator do not share its event loop. */
 const BOT = fileURLToPath(new URL("../../test/slack/bot-process.ts", import.meta.url));
 /** Loaded into the bot's process: when each request reached it and when its ack left. */
