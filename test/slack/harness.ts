@@ -9,7 +9,7 @@ import { Intake, type IntakeOptions } from "../../src/core/intake.js";
 import { scaledPolicy } from "../../src/core/jobs/policy.js";
 import type { RateLimits } from "../../src/core/rates.js";
 import type { SharedKeyTenants } from "../../src/core/tenancy.js";
-import { startHttpServer } from "../../src/http/index.js";
+import { type HttpServer, startHttpServer } from "../../src/http/index.js";
 import {
   INSTALL_PATH,
   REDIRECT_PATH,
@@ -70,6 +70,8 @@ export class SlackWorld {
     public client: MediaClient,
     public bot: Bot,
     public slack: RunningSlack,
+    /** The bot's own HTTP server, with world option `intake`. */
+    public http: HttpServer | undefined,
   ) {}
 
   static async start(fake: FakeSlack, options: WorldOptions = {}): Promise<SlackWorld> {
@@ -77,7 +79,17 @@ export class SlackWorld {
     emu.account("test-key").creditsLimit = 1_000_000;
     const dir = mkdtempSync(join(tmpdir(), "slack-world-"));
     const parts = await SlackWorld.bot(fake, emu, dir, options);
-    return new SlackWorld(fake, emu, dir, options, parts.stores, parts.client, parts.bot, parts.slack);
+    return new SlackWorld(
+      fake,
+      emu,
+      dir,
+      options,
+      parts.stores,
+      parts.client,
+      parts.bot,
+      parts.slack,
+      parts.http,
+    );
   }
 
   private static async bot(fake: FakeSlack, emu: Emulator, dir: string, options: WorldOptions) {
@@ -115,7 +127,7 @@ export class SlackWorld {
       port: 0,
       apiUrl: fake.apiUrl,
     };
-    const started = await startSlack({
+    const slack = await startSlack({
       ...(http && { http }),
       config,
       bot,
@@ -125,20 +137,11 @@ export class SlackWorld {
       installations: stores.installations,
       clientOptions: { retryConfig: { retries: 0 } },
     });
-    const slack = http
-      ? {
-          ...started,
-          async stop() {
-            await started.stop();
-            await http.close();
-          },
-        }
-      : started;
     // The app's Redirect URL, as set on its OAuth & Permissions page (each start has a new port).
     if (slack.installUrl)
       fake.redirectUrls.splice(0, Infinity, slack.installUrl.replace(INSTALL_PATH, REDIRECT_PATH));
     await bot.start();
-    return { stores, client, bot, slack };
+    return { stores, client, bot, slack, http };
   }
 
   get eventsUrl(): string {
@@ -172,6 +175,7 @@ export class SlackWorld {
 
   async shutdown(): Promise<void> {
     await this.slack.stop();
+    await this.http?.close();
     await this.bot.stop();
     await this.client.close();
     await this.stores.close();
