@@ -15,6 +15,9 @@ import { createJobEngine, type JobEngineOptions } from "./jobs/engine.js";
 import type { Logger } from "./log.js";
 import type { ActionEvent, AutocompleteEvent, ChatAdapter, Choice, CommandEvent, Platform } from "./ports.js";
 import { CommandRates } from "./rates.js";
+import { SpendAlerts } from "./spend/alerts.js";
+import { Spending } from "./spend/spending.js";
+import { currentTap } from "./spend/tap.js";
 import { Tenancy, type TenantKey, type TenantRef } from "./tenancy.js";
 import { scopedTo } from "./tenant-view.js";
 
@@ -30,7 +33,7 @@ export interface BotOptions {
    */
   config: Pick<Config, "media"> & Partial<Pick<Config, "rates">>;
   media: MediaClient;
-  stores: Pick<Stores, "jobs" | "tenants" | "claims" | "indexes" | "owned" | "keyv">;
+  stores: Pick<Stores, "jobs" | "tenants" | "claims" | "indexes" | "owned" | "keyv" | "spend">;
   /** Polling policy, engine identity (tests shrink the policy) and the requests it yields to. */
   engine?: Pick<JobEngineOptions, "policy" | "instanceId" | "intake">;
   logger: Logger;
@@ -99,6 +102,21 @@ export function createBot(options: BotOptions): Bot {
   const remember = (tenant: TenantRef, ids: readonly string[]) => stores.owned.add(tenant, ids);
 
   const starts = new StartIntents(stores.keyv("starts"), stores.indexes);
+  const alerts = new SpendAlerts({
+    claims: stores.claims,
+    settings: (tenant) => tenancy.settings(tenant),
+    adapter,
+    logger,
+    owner: `alerts:${process.pid}`,
+  });
+  const spending = new Spending({
+    store: stores.spend,
+    apiKey: (tenant) => tenancy.apiKey(tenant),
+    mediaWith,
+    alerts,
+    logger,
+  });
+  client.onUsage((usage) => currentTap()?.heard(usage));
   const engine = createJobEngine({
     store: stores.jobs,
     claims: stores.claims,
@@ -117,6 +135,8 @@ export function createBot(options: BotOptions): Bot {
     jobs: stores.jobs,
     claims: stores.claims,
     starts,
+    spending,
+    spend: stores.spend,
     cache: new CatalogCache({
       ...(options.pickListTtlMs !== undefined && { ttlMs: options.pickListTtlMs }),
       ...(options.clock && { clock: () => options.clock!.now() }),

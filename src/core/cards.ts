@@ -35,12 +35,16 @@ export interface Card {
   footer?: string;
 }
 
+/** What the service makes and the core fetches as results. */
+export type ResultKind = "image" | "video";
+
 /**
  * A result to show: uploaded when `file` is present (the core leaves it out when the result is
- * bigger than the conversation accepts), otherwise reachable at `url`.
+ * bigger than the conversation accepts), otherwise reachable at `url`. A "file" is a document the
+ * bot made (a CSV export): attached as it is, never shown as a picture or a player.
  */
 export interface CardMedia {
-  kind: "image" | "video";
+  kind: ResultKind | "file";
   name: string;
   file?: OutgoingFile;
   url?: string;

@@ -1,4 +1,4 @@
-import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
 /**
  * What GET /metrics shows, in one process-wide registry, as prom-client's own examples do: the
@@ -96,3 +96,26 @@ export function serviceRoute(pathname: string, isApi: boolean): string {
     .map((segment) => (/\d/.test(segment) || segment.length > 24 ? ":id" : segment))
     .join("/");
 }
+
+// Tenant labels ("discord:<guild>", "slack:<team>") grow with the servers the bot serves, not
+// with traffic: a deployment serves a bounded, known set of them.
+export const creditsSpentTotal = new Counter({
+  name: "mediabot_credits_spent_total",
+  help: "Credits the bot's jobs cost, as attributed from the service's usage readings, by job kind and tenant",
+  labelNames: ["kind", "tenant"] as const,
+  registers: [registry],
+});
+
+export const creditsRemaining = new Gauge({
+  name: "mediabot_credits_remaining",
+  help: "Credits left on the account of a tenant's API key at its last reading",
+  labelNames: ["tenant"] as const,
+  registers: [registry],
+});
+
+export const budgetRefusalsTotal = new Counter({
+  name: "mediabot_budget_refusals_total",
+  help: "Starts refused by a budget before any creation call, by the budget's scope (user, role, channel, everyone)",
+  labelNames: ["scope"] as const,
+  registers: [registry],
+});

@@ -98,6 +98,8 @@ export interface ChatAdapter {
   replace(target: ConversationRef, message: Message): Promise<void>;
   /** Largest file, in bytes, that can be uploaded to this conversation. */
   uploadLimit(target: ConversationRef): number;
+  /** A channel of the tenant, to post in outside any gesture (spending alerts). */
+  channel(tenantId: string, channelId: string): ConversationRef;
   /** A link that opens the message in the platform's app, for people of the tenant that owns it. */
   messageUrl(ref: MessageRef, tenantId: string): string;
 }

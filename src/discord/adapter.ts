@@ -92,6 +92,11 @@ export class DiscordAdapter implements ChatAdapter {
     return typeof limit === "number" && limit > 0 ? limit : DISCORD_LIMITS.defaultUploadBytes;
   }
 
+  /** A plain channel post, with the bot token: no interaction to answer through. */
+  channel(_guildId: string, channelId: string): ConversationRef {
+    return { platform: "discord", channelId };
+  }
+
   /** The tenant of a Discord job is its guild. */
   messageUrl(ref: MessageRef, guildId: string): string {
     return `https://discord.com/channels/${guildId}/${ref.channelId}/${ref.messageId}`;

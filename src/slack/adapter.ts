@@ -128,6 +128,11 @@ export class SlackAdapter implements ChatAdapter {
     return SLACK_LIMITS.uploadBytes;
   }
 
+  /** The workspace names the token to post with (many workspaces over OAuth). */
+  channel(teamId: string, channelId: string): ConversationRef {
+    return { platform: "slack", channelId, data: { team: teamId } };
+  }
+
   /** Slack's archive link (the message ts without its dot), which opens in the signed-in workspace. */
   messageUrl(ref: MessageRef, _teamId: string): string {
     return `https://slack.com/archives/${ref.channelId}/p${ref.messageId.replace(".", "")}`;

@@ -7,6 +7,7 @@ import { JobStore, type JobStoreOptions } from "./jobs.js";
 import { DEFAULT_STORE_URL, openKeyvBackend } from "./keyv.js";
 import { OwnedRecords } from "./owned.js";
 import { createSecretBox } from "./secrets.js";
+import { SpendStore } from "./spend.js";
 import { openSwap } from "./swap.js";
 import { TenantStore } from "./tenants.js";
 
@@ -30,6 +31,7 @@ export { isFinished } from "./jobs.js";
 export type { OwnedRecords } from "./owned.js";
 export type { Json } from "./records.js";
 export { SecretsError, type SecretsErrorCode } from "./secrets.js";
+export type { Budget, BudgetBook, JobSpend, SpendStore, StoredReading } from "./spend.js";
 export type { TenantPatch, TenantSettings, TenantStore } from "./tenants.js";
 
 export interface Stores {
@@ -39,6 +41,8 @@ export interface Stores {
   installations: InstallationStore;
   /** What each tenant made through the bot, for tenants that share the operator's key. */
   owned: OwnedRecords;
+  /** What each job cost, whose it was, and the budgets that bound it. */
+  spend: SpendStore;
   /** For the engine's own claims (polling, delivery). Keys starting with `lock:` are the stores'. */
   claims: Claims;
   /** Named sets of ids (the engine's record of which instance owns which jobs). */
@@ -84,6 +88,7 @@ export async function openStores(
       tenants: new TenantStore(backend.keyv("tenants"), claims, box),
       installations: new InstallationStore(backend.keyv("installations"), box),
       owned: new OwnedRecords(indexes),
+      spend: new SpendStore(backend.keyv("spend"), indexes, claims),
       claims,
       indexes,
       keyv: (namespace) => backend.keyv(namespace),

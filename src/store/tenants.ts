@@ -15,6 +15,10 @@ export interface TenantSettings {
   adminUserIds: string[];
   /** Option defaults by option name, e.g. `{ aspect_ratio: "16:9" }`. */
   defaults: Record<string, string | number | boolean>;
+  /** The channel spending alerts go to, or null for none. */
+  alertChannelId: string | null;
+  /** Fractions of credits (and of each per-type quota) left at which an alert is posted, highest first. */
+  alertAt: number[];
   /** Whether the tenant has its own API key; the key itself only comes from `getApiKey`. */
   hasApiKey: boolean;
   /** Epoch milliseconds of the last change, or null for a tenant never set up. */
@@ -28,7 +32,12 @@ export interface TenantPatch {
   allowedChannelIds?: string[];
   adminUserIds?: string[];
   defaults?: TenantSettings["defaults"];
+  alertChannelId?: string | null;
+  alertAt?: number[];
 }
+
+/** Alerts at 20 % and 5 % of credits or quota left, unless an admin picks others. */
+export const DEFAULT_ALERT_AT = [0.2, 0.05];
 
 const ids = z.array(z.string().min(1));
 const defaults = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]));
@@ -40,6 +49,9 @@ const recordSchema = z.object({
   // Absent in records written before the list existed.
   adminUserIds: ids.default([]),
   defaults,
+  // Absent in records written before spending alerts existed.
+  alertChannelId: z.string().min(1).nullable().default(null),
+  alertAt: z.array(z.number().gt(0).lt(1)).max(5).default(DEFAULT_ALERT_AT),
   updatedAt: z.number().int().nonnegative(),
 });
 type TenantRecord = z.infer<typeof recordSchema>;
@@ -74,6 +86,9 @@ export class TenantStore {
         allowedChannelIds: patch.allowedChannelIds ?? current?.allowedChannelIds ?? [],
         adminUserIds: patch.adminUserIds ?? current?.adminUserIds ?? [],
         defaults: patch.defaults ?? current?.defaults ?? {},
+        alertChannelId:
+          patch.alertChannelId !== undefined ? patch.alertChannelId : (current?.alertChannelId ?? null),
+        alertAt: patch.alertAt ?? current?.alertAt ?? DEFAULT_ALERT_AT,
         updatedAt: Date.now(),
       });
       await lease.confirm();
@@ -109,6 +124,8 @@ function view(record: TenantRecord | undefined): TenantSettings {
     allowedChannelIds: record?.allowedChannelIds ?? [],
     adminUserIds: record?.adminUserIds ?? [],
     defaults: record?.defaults ?? {},
+    alertChannelId: record?.alertChannelId ?? null,
+    alertAt: record?.alertAt ?? DEFAULT_ALERT_AT,
     hasApiKey: Boolean(record?.apiKey),
     updatedAt: record?.updatedAt ?? null,
   };

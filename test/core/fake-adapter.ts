@@ -62,6 +62,10 @@ export class FakeAdapter implements ChatAdapter {
     return this.limit;
   }
 
+  channel(_tenantId: string, channelId: string): ConversationRef {
+    return { platform: this.platform, channelId };
+  }
+
   messageUrl(ref: MessageRef, tenantId: string): string {
     return `https://chat.invalid/${tenantId}/${ref.channelId}/${ref.messageId}`;
   }

@@ -121,6 +121,23 @@ describe("cards as Discord messages", () => {
     expect(body.embeds[0]!.description).toContain("[Download the video](https://dl.example/clip.mp4)");
   });
 
+  it("attaches a document (a CSV export) as it is, never as an embed image", () => {
+    const csv = file("spending.csv", "text/csv");
+    const { body, files } = renderMessage(
+      card("Spending export: 3 jobs this period", "success", {
+        media: [{ kind: "file", name: "spending.csv", file: csv, alt: "The period's jobs" }],
+      }),
+    );
+    expectValid(body);
+    expect(files).toEqual([{ name: "spending.csv", file: csv }]);
+    expect(body.attachments).toEqual([
+      { id: "0", filename: "spending.csv", description: "The period's jobs" },
+    ]);
+    expect(body.embeds).toHaveLength(1);
+    expect(body.embeds[0]!.image).toBeUndefined();
+    expect(JSON.stringify(body.embeds)).not.toContain("attachment://");
+  });
+
   it("gives a result over the upload limit as a link with the reason, and uploads nothing", () => {
     const url = "https://dl.example/big.mp4?X-Amz-Signature=abc(1)";
     const { body, files } = renderMessage(

@@ -146,6 +146,19 @@ describe("renderMessage", () => {
     );
   });
 
+  it("puts a document (a CSV export) into the thread and never shows it as an image", () => {
+    const csv = { ...file, name: "spending.csv", contentType: "text/csv" };
+    const exported = card("Spending export", "success", {
+      media: [{ kind: "file", name: "spending.csv", file: csv }],
+    });
+    const { blocks } = render(exported, { filesInThread: "uploaded", fileIds: { "spending.csv": "F1" } });
+    expect(blocks.filter((b) => b.type === "image")).toEqual([]);
+    expect(texts(blocks)).toContain("📎 spending.csv: in the thread of this message");
+    expect(texts(render(exported, { filesInThread: "uploading" }).blocks)).toContain(
+      "📎 spending.csv: uploading into the thread of this message…",
+    );
+  });
+
   it("shows a file's link instead when it cannot go into a thread (ephemeral)", () => {
     const { blocks } = render(
       card("Video", "success", {

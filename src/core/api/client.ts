@@ -2,7 +2,7 @@ import type { Dispatcher } from "undici";
 import { createLogger, type Logger } from "../log.js";
 import { addSecret } from "../redact.js";
 import { createTransport } from "./http.js";
-import { bindKey } from "./resources/caller.js";
+import { bindKey, type UsageListener } from "./resources/caller.js";
 import { images } from "./resources/images.js";
 import { media } from "./resources/media.js";
 import { mockups } from "./resources/mockups.js";
@@ -45,6 +45,11 @@ export interface MediaClient {
     mockups: ReturnType<typeof mockups>;
     thumbnails: ReturnType<typeof thumbnails>;
   };
+  /**
+   * `listener` hears the usage figures of every creation answer that has them, whichever key made
+   * the call: how the bot attributes each charge without every command passing them on.
+   */
+  onUsage(listener: UsageListener): void;
   close(): Promise<void>;
 }
 
@@ -57,6 +62,15 @@ export function createMediaClient(options: MediaClientOptions): MediaClient {
     dispatcher: options.dispatcher,
   });
   const thumbnailsListPath = options.thumbnailsListPath ?? "/api/thumbnails";
+  const listeners: UsageListener[] = [];
+  const tell: UsageListener = (usage) => {
+    // A listener's fault must never turn a paid, started job into an error.
+    for (const listener of listeners) {
+      try {
+        listener(usage);
+      } catch {}
+    }
+  };
 
   return {
     baseUrl: transport.baseUrl,
@@ -64,7 +78,7 @@ export function createMediaClient(options: MediaClientOptions): MediaClient {
       // Every key the bot calls with (the operator's, a tenant's decrypted one, one being set up)
       // is from now on redacted from every log line.
       addSecret(apiKey);
-      const c = bindKey(transport, apiKey);
+      const c = bindKey(transport, apiKey, tell);
       return {
         usage: usage(c),
         media: media(c),
@@ -76,6 +90,9 @@ export function createMediaClient(options: MediaClientOptions): MediaClient {
         mockups: mockups(c),
         thumbnails: thumbnails(c, thumbnailsListPath),
       };
+    },
+    onUsage: (listener) => {
+      listeners.push(listener);
     },
     close: () => transport.close(),
   };

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { budget } from "./budget.js";
 import type { AnyCommand, FileSpec, FormDef, PickSource } from "./define.js";
 import { help } from "./help.js";
 import { imageEdit, imageGenerate, imageInpaint } from "./image.js";
@@ -9,7 +10,6 @@ import {
   mockupList,
   mockupVideos,
   thumbnailList,
-  usage,
   videoList,
   voices,
 } from "./lists.js";
@@ -17,6 +17,7 @@ import { mockupAsset, mockupAssetEdit, mockupGenerate, mockupVideo } from "./moc
 import { photoAvatarDesign, photoAvatarSelfie } from "./photo-avatar.js";
 import { setup } from "./setup.js";
 import { thumbnailGenerate } from "./thumbnail.js";
+import { usage } from "./usage.js";
 import { videoAvatar, videoCinematic, videoGet } from "./video.js";
 
 /**
@@ -47,6 +48,7 @@ export const COMMANDS: readonly AnyCommand[] = [
   thumbnailList,
   jobs,
   setup,
+  budget,
   help,
 ];
 

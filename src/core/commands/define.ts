@@ -1,11 +1,14 @@
 import type { z } from "zod";
 import type { JobRecord } from "../../store/jobs.js";
+import type { Budget } from "../../store/spend.js";
 import type { TenantSettings, TenantStore } from "../../store/tenants.js";
 import type { MediaApi, MediaClient } from "../api/client.js";
 import type { JobKind, NormalizedStatus } from "../api/job-status.js";
 import type { FilePart } from "../api/multipart.js";
+import type { Usage } from "../api/schemas.js";
 import type { PickItem, PickSource } from "../catalog-cache.js";
 import type { Actor, Attachment, ConversationRef, Json, Message } from "../ports.js";
+import type { BudgetView, SpendReport, SpendRow } from "../spend/model.js";
 import type { OptionInfo } from "./catalogue.js";
 
 export type { PickSource } from "../catalog-cache.js";
@@ -38,6 +41,23 @@ export interface BotServices {
   describe(command: AnyCommand): OptionInfo[];
   /** The default API key (MEDIA_API_KEY) is set and serves this tenant (MEDIA_API_KEY_TENANTS). */
   hasFallbackKey: boolean;
+  spend: SpendServices;
+}
+
+/** This period's spending and budgets of the actor's server or workspace. */
+export interface SpendServices {
+  /**
+   * The report as `viewer` may see it (admins: everyone), after recording `account` (a fresh
+   * reading) between the charges; with the rows of every job and the period's name.
+   */
+  report(
+    viewer: Actor,
+    conversation: ConversationRef,
+    account: Usage,
+  ): Promise<{ report: SpendReport; rows: SpendRow[]; period: string }>;
+  /** The budgets as `viewer` may see them, at their standing in the period last seen. */
+  budgets(viewer: Actor, conversation: ConversationRef): Promise<BudgetView[]>;
+  changeBudgets(actor: Actor, change: (rules: Budget[]) => Budget[]): Promise<Budget[]>;
 }
 
 export interface CommandContext<O> {
@@ -94,6 +114,8 @@ export interface CommandDef<S extends z.ZodObject = z.ZodObject> {
   adminOnly?: boolean;
   /** Answers only the actor sees. */
   ephemeral?: boolean;
+  /** Slack opens the command's form when it comes with nothing typed after it (commands with many optional settings). */
+  formWhenBare?: true;
   /** The kind of job it starts: such commands count against the per-user job limit. */
   starts?: JobKind;
   /** False for commands that work without the service's API key (help, jobs, setup). */
@@ -119,5 +141,5 @@ export function defineCommand<S extends z.ZodObject>(def: CommandDef<S>): Comman
 /** What a form needs of a command: its options and how they are asked. Follow-up forms have one too. */
 export type FormDef = Pick<
   AnyCommand,
-  "name" | "help" | "options" | "main" | "files" | "picks" | "secret" | "starts"
+  "name" | "help" | "options" | "main" | "files" | "picks" | "secret" | "starts" | "formWhenBare"
 >;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { MediaApi } from "../api/client.js";
 import type { Item } from "../api/schemas.js";
-import type { CardMedia } from "../cards.js";
+import type { ResultKind } from "../cards.js";
 import {
   type ListEntry,
   type ListName,
@@ -11,11 +11,10 @@ import {
   SEARCH_BYTES,
 } from "../render/lists.js";
 import { clip, day } from "../render/text.js";
-import { usageCard } from "../render/usage.js";
 import { defineCommand, type Outcome } from "./define.js";
 import { page, text } from "./options.js";
 
-/** The read-only commands: usage and the paged lists of what the account holds. */
+/** The read-only commands: the paged lists of what the account holds. */
 
 // The search rides in the page buttons (see pageValue): bounded so that it always fits them.
 const search = text(SEARCH_BYTES, "Show only entries whose name contains this").refine(
@@ -62,19 +61,14 @@ function listOutcome(
 
 /** An item's image or video, as Show posts it: where its bytes are (a service path or a signed link). */
 export interface ItemMedia {
-  kind: CardMedia["kind"];
+  kind: ResultKind;
   name: string;
   /** A service-relative path (sent with the key) or an absolute link. */
   source: string;
 }
 
 /** The first of the item's link fields, else its media id's key-authenticated view. */
-function mediaOf(
-  item: Item,
-  kind: CardMedia["kind"],
-  name: string,
-  ...urlKeys: string[]
-): ItemMedia | undefined {
+function mediaOf(item: Item, kind: ResultKind, name: string, ...urlKeys: string[]): ItemMedia | undefined {
   const mediaId = pick(item, "mediaId");
   const source = pick(item, ...urlKeys) ?? (mediaId && `/api/media/${encodeURIComponent(mediaId)}/view`);
   return source ? { kind, name, source } : undefined;
@@ -85,16 +79,6 @@ function mediaOf(
  * for a list the service pages), then its media. Undefined: the item is gone, or has no media.
  */
 export type FindMedia = (media: MediaApi, id: string, page: number) => Promise<ItemMedia | undefined>;
-
-export const usage = defineCommand({
-  name: "usage",
-  help: "Show the plan, credits left, per-type quotas and the reset date",
-  options: z.object({}),
-  ephemeral: true,
-  async run({ media }) {
-    return { reply: usageCard(await media.usage.get()) };
-  },
-});
 
 /** A list the service returns whole: the bot filters by `search` and pages it. */
 function listCommand(spec: {

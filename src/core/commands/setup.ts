@@ -45,12 +45,47 @@ function settingsCard(
       { name: "Allowed channels", value: list(settings.allowedChannelIds, "Every channel"), inline: true },
       { name: "Extra admins", value: list(settings.adminUserIds, "None"), inline: true },
       {
+        name: "Spending alerts",
+        value: settings.alertChannelId
+          ? `In ${settings.alertChannelId} at ${settings.alertAt.map((f) => `${Math.round(f * 100)} %`).join(", ")} left`
+          : "Off (set alerts_channel)",
+        inline: true,
+      },
+      {
         name: "Default aspect ratio",
         value: String(settings.defaults.aspect_ratio ?? "Service default"),
         inline: true,
       },
     ],
   });
+}
+
+/** "here" is where setup runs; "none" turns alerts off. */
+function alertChannel(value: string, here: string): string | null {
+  if (/^\s*here\s*$/i.test(value)) return here;
+  const [id, ...more] = idList(value, "alerts_channel");
+  if (more.length > 0) throw new InputError("input.invalid_option", "alerts_channel takes one channel.");
+  return id ?? null;
+}
+
+/** "20, 5" or "20%,5%" -> [0.2, 0.05]: whole or decimal percentages strictly between 0 and 100. */
+export function alertFractions(value: string): number[] {
+  const parts = value
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map((part) => part.replace(/%$/, ""));
+  const fractions = parts.map(Number).map((percent) => percent / 100);
+  if (
+    parts.length === 0 ||
+    parts.length > 5 ||
+    fractions.some((f) => !Number.isFinite(f) || f <= 0 || f >= 1)
+  ) {
+    throw new InputError(
+      "input.invalid_option",
+      "alert_at takes up to 5 percentages between 0 and 100 separated by commas, for example 20, 5.",
+    );
+  }
+  return [...new Set(fractions)].sort((a, b) => b - a);
 }
 
 export const setup = defineCommand({
@@ -69,12 +104,14 @@ export const setup = defineCommand({
       .enum(IMAGE_ASPECT_RATIOS)
       .describe("Aspect ratio of images when none is given")
       .optional(),
+    alerts_channel: text(200, "Channel for spending alerts (a mention, here, or none)").optional(),
+    alert_at: text(100, "Credits left, in percent, at which to alert (default 20, 5)").optional(),
   }),
   secret: ["api_key"],
   adminOnly: true,
   ephemeral: true,
   usesService: false,
-  async run({ options, actor, settings, services }) {
+  async run({ options, actor, conversation, settings, services }) {
     const tenant = { platform: actor.platform, tenantId: actor.tenantId };
     const patch: TenantPatch = {};
     if (options.api_key !== undefined && options.remove_api_key) {
@@ -89,6 +126,10 @@ export const setup = defineCommand({
     if (options.default_aspect_ratio !== undefined) {
       patch.defaults = { ...settings.defaults, aspect_ratio: options.default_aspect_ratio };
     }
+    if (options.alerts_channel !== undefined) {
+      patch.alertChannelId = alertChannel(options.alerts_channel, conversation.channelId);
+    }
+    if (options.alert_at !== undefined) patch.alertAt = alertFractions(options.alert_at);
     if (options.remove_api_key) patch.apiKey = null;
     if (options.api_key !== undefined) {
       // A mistyped key would otherwise only show up as failures on everyone's next command.

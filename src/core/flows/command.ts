@@ -13,6 +13,7 @@ import { jobOf } from "./actions.js";
 import { admit } from "./admit.js";
 import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
+import { spendServices } from "./spend.js";
 import { launch, messageOf, startWithinLimit } from "./start.js";
 import { openAll, uploadAll } from "./uploads.js";
 
@@ -62,6 +63,7 @@ function services(core: Core, tenant: TenantRef): BotServices {
     commands: () => COMMANDS,
     describe: describeOptions,
     hasFallbackKey: core.tenancy.servesSharedKey(tenant),
+    spend: spendServices(core),
   };
 }
 

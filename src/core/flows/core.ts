@@ -1,11 +1,13 @@
 import type { Claims } from "../../store/claims.js";
 import type { JobStore } from "../../store/jobs.js";
+import type { SpendStore } from "../../store/spend.js";
 import type { MediaApi, MediaClient } from "../api/client.js";
 import type { CatalogCache } from "../catalog-cache.js";
 import type { JobEngine } from "../jobs/engine.js";
 import type { Logger } from "../log.js";
 import type { ChatAdapter, Platform } from "../ports.js";
 import type { CommandRates } from "../rates.js";
+import type { Spending } from "../spend/spending.js";
 import type { Tenancy, TenantKey, TenantRef } from "../tenancy.js";
 import type { StartIntents } from "./start-intents.js";
 
@@ -15,13 +17,17 @@ export interface Core {
   tenancy: Tenancy;
   engine: JobEngine;
   /** The store's lists that the engine does not keep (a tenant's jobs, for its admins). */
-  jobs: Pick<JobStore, "listByTenant">;
+  jobs: Pick<JobStore, "listByTenant" | "get">;
   claims: Claims;
   cache: CatalogCache;
   logger: Logger;
   rates: CommandRates;
   /** Starts under way, told to their person when a crash cuts them short. */
   starts: StartIntents;
+  /** Budgets and the cost of every paid start. */
+  spending: Spending;
+  /** The spending records, for reports. */
+  spend: SpendStore;
   /** Jobs one person may have running at once. */
   jobLimit: number;
   adapter(platform: Platform): ChatAdapter;

@@ -1,6 +1,6 @@
 import { checkResultType, RESULT_FILES, resultStream } from "../api/fetch-policy.js";
 import type { Download } from "../api/http.js";
-import type { CardMedia } from "../cards.js";
+import type { ResultKind } from "../cards.js";
 import type { ResultMediaView } from "../render/job.js";
 import { abandon } from "../streams.js";
 
@@ -34,7 +34,7 @@ export function publicUrl(url: string | undefined): string | undefined {
  * conversation's limit, or an unknown size with a link to fall back on, leaves the file out.
  */
 export async function fileOrLink(
-  kind: CardMedia["kind"],
+  kind: ResultKind,
   name: string,
   fetch: () => Promise<Download>,
   url: string | undefined,

@@ -7,6 +7,7 @@ import { BotError } from "../errors.js";
 import { jobTransitionsTotal } from "../metrics.js";
 import type { Actor, ChatAdapter, ConversationRef, MessageRef } from "../ports.js";
 import { queuedCard, unpostedCard, untrackedCard } from "../render/job.js";
+import { currentTap } from "../spend/tap.js";
 import type { Core } from "./core.js";
 
 /** Bounds a start whose process lives but hangs (a slow upload); a crashed process's claim is free at once. */
@@ -20,7 +21,9 @@ const START_WAIT_MS = 150_000;
  * is held in this process's name: a process killed mid-start does not hold the person's next
  * command for the claim's two minutes, its restart (or the lapse of its heartbeat) frees it.
  * The start itself is on record meanwhile (start-intents.ts), so that a crash before the job is
- * tracked is told to the person rather than left silent.
+ * tracked is told to the person rather than left silent. Budgets are checked and the job's cost
+ * recorded around the start (spend/spending.ts), inside the claim: one person's starts are priced
+ * in the order they were made.
  */
 export async function startWithinLimit<T>(
   core: Core,
@@ -38,14 +41,16 @@ export async function startWithinLimit<T>(
   }
   try {
     if ((await core.engine.countActive(actor)) >= core.jobLimit) throw new JobLimitError(core.jobLimit);
-    const done = await core.starts.open(liveness.id, what);
-    try {
-      return await start();
-    } finally {
-      await done().catch((error: unknown) =>
-        core.logger.warn({ err: error, command: what.command }, "finished start not forgotten"),
-      );
-    }
+    return await core.spending.around(what, async () => {
+      const done = await core.starts.open(liveness.id, what);
+      try {
+        return await start();
+      } finally {
+        await done().catch((error: unknown) =>
+          core.logger.warn({ err: error, command: what.command }, "finished start not forgotten"),
+        );
+      }
+    });
   } finally {
     await liveness.release(key);
   }
@@ -103,6 +108,7 @@ export async function launch(
     await adapter.post(conversation, untrackedCard(view)).catch(() => undefined);
     throw error;
   }
+  currentTap()?.tracked(job);
   jobTransitionsTotal.inc({ kind: job.kind, state: "queued" });
   if (!job.message) {
     // Best effort: the job is recorded whether or not the actor hears of it.

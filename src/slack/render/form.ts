@@ -62,6 +62,7 @@ function given(options: Record<string, unknown>, name: string): string | undefin
 export function needsForm(command: FormDef, options: Record<string, unknown>): boolean {
   const infos = optionsOf(command);
   if (infos.some((o) => o.secret)) return true;
+  if (command.formWhenBare && Object.keys(options).length === 0) return true;
   if (infos.some((o) => o.required && (o.type === "file" || given(options, o.name) === undefined)))
     return true;
   return infos.some((o) => o.type === "file") && Object.keys(options).length === 0;

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { CallOptions, Download, Transport } from "../http.js";
 import { type FieldValue, type FilePart, fileBody, isFilePart, multipartBody } from "../multipart.js";
+import type { Usage } from "../schemas.js";
 
 export type { CallOptions, Download } from "../http.js";
 export type { FilePart } from "../multipart.js";
@@ -39,7 +40,16 @@ export function path(strings: TemplateStringsArray, ...ids: string[]): string {
 const hasFiles = (input: object) =>
   Object.values(input).some((value) => isFilePart(value) || (Array.isArray(value) && value.some(isFilePart)));
 
-export function bindKey(transport: Transport, apiKey: string | undefined): Caller {
+/** Told of every creation answer that carries the account's usage figures (spend.ts reads them). */
+export type UsageListener = (usage: Usage) => void;
+
+function tellUsage<T>(body: T, onUsage: UsageListener): T {
+  const usage = (body as { usage?: Usage } | null)?.usage;
+  if (usage && typeof usage === "object") onUsage(usage);
+  return body;
+}
+
+export function bindKey(transport: Transport, apiKey: string | undefined, onUsage?: UsageListener): Caller {
   return {
     get: (path, schema, opts, query) => transport.json({ method: "GET", path, query, apiKey }, schema, opts),
 
@@ -48,7 +58,8 @@ export function bindKey(transport: Transport, apiKey: string | undefined): Calle
       const call = multipart
         ? { method: "POST" as const, path, apiKey, body: multipartBody(input as Record<string, FieldValue>) }
         : { method: "POST" as const, path, apiKey, json: input };
-      return transport.json(call, schema, opts);
+      const answer = transport.json(call, schema, opts);
+      return onUsage ? answer.then((body) => tellUsage(body, onUsage)) : answer;
     },
 
     put: (url, file, opts) =>

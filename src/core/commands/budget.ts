@@ -1,0 +1,100 @@
+import { z } from "zod";
+import type { Budget } from "../../store/spend.js";
+import { budgetsCard } from "../render/budgets.js";
+import { SPEND_KINDS } from "../spend/kinds.js";
+import { defineCommand } from "./define.js";
+import { InputError } from "./errors.js";
+import { flag, wholeNumber } from "./options.js";
+
+/** Who a budget binds, from what an admin typed: a mention, or one of the words for many people. */
+export function budgetTarget(value: string): Pick<Budget, "scope" | "id"> {
+  const text = value.trim();
+  if (/^(each|each person|everyone each|per person)$/i.test(text)) return { scope: "user", id: "*" };
+  if (/^(everyone|all|server|workspace)$/i.test(text)) return { scope: "everyone", id: "" };
+  const mention = /^<(@&|@!?|#)([\w-]+)(?:\|[^>]*)?>$/.exec(text);
+  if (mention) {
+    const scope = mention[1] === "@&" ? "role" : mention[1] === "#" ? "channel" : "user";
+    return { scope, id: mention[2]! };
+  }
+  const prefixed = /^(user|person|role|channel):([\w-]{1,40})$/i.exec(text);
+  if (prefixed) {
+    const word = prefixed[1]!.toLowerCase();
+    return { scope: word === "person" ? "user" : (word as Budget["scope"]), id: prefixed[2]! };
+  }
+  if (/^<!subteam\^/.test(text)) {
+    throw new InputError(
+      "input.invalid_option",
+      "Budgets for Slack user groups are not supported yet: set one per person, for each person, for a channel, or for everyone.",
+    );
+  }
+  throw new InputError(
+    "input.invalid_option",
+    `for takes a person, role or channel mention, "each" (every person on their own) or "everyone" (all together), not "${text.slice(0, 40)}".`,
+  );
+}
+
+/** Admins see and set this period's budgets; the service's reset date starts each period anew. */
+export const budget = defineCommand({
+  name: "budget",
+  help: "Admins: see or set spending budgets per person, role, channel or everyone",
+  main: "for",
+  options: z.object({
+    for: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .describe("A person, role or channel mention, each (every person), or everyone")
+      .optional(),
+    credits: wholeNumber(0, 10_000_000, "Credits per period").optional(),
+    jobs: wholeNumber(0, 100_000, "Jobs per period (of one kind with kind)").optional(),
+    kind: z
+      .enum(SPEND_KINDS)
+      .describe("The kind of job the jobs limit counts (default: every kind)")
+      .optional(),
+    remove: flag("Remove the budgets set for this target").optional(),
+  }),
+  adminOnly: true,
+  ephemeral: true,
+  usesService: false,
+  formWhenBare: true,
+  async run({ options, actor, conversation, services }) {
+    const changing = options.credits !== undefined || options.jobs !== undefined || options.remove;
+    if (!changing) {
+      const views = await services.spend.budgets({ ...actor, isAdmin: true }, conversation);
+      return {
+        reply: budgetsCard(
+          "Budgets",
+          views,
+          views.length === 0
+            ? ["No budgets are set: anyone allowed to use the bot may spend the account's credits."]
+            : [],
+        ),
+      };
+    }
+    if (!options.for)
+      throw new InputError(
+        "input.missing_option",
+        "Say who the budget is for: a mention, each, or everyone.",
+      );
+    if (options.kind && options.jobs === undefined) {
+      throw new InputError(
+        "input.invalid_option",
+        "kind goes with jobs: for example jobs 10 kind cinematic.",
+      );
+    }
+    const target = budgetTarget(options.for);
+    const same = (rule: Budget) => rule.scope === target.scope && rule.id === target.id;
+    await services.spend.changeBudgets(actor, (rules) => {
+      if (options.remove) return rules.filter((rule) => !same(rule));
+      const next: Budget[] = [];
+      if (options.credits !== undefined) next.push({ ...target, unit: "credits", limit: options.credits });
+      if (options.jobs !== undefined)
+        next.push({ ...target, unit: options.kind ?? "jobs", limit: options.jobs });
+      const replaced = new Set(next.map((rule) => rule.unit));
+      return [...rules.filter((rule) => !(same(rule) && replaced.has(rule.unit))), ...next];
+    });
+    const views = await services.spend.budgets({ ...actor, isAdmin: true }, conversation);
+    return { reply: budgetsCard(options.remove ? "Budget removed" : "Budget saved", views, []) };
+  },
+});

@@ -1,0 +1,43 @@
+import { z } from "zod";
+import { fileFromBuffer, spendChartPng } from "../render/spend-chart.js";
+import { spendCsv } from "../render/spend-csv.js";
+import { spendingCard, spendingExportCard } from "../render/spending.js";
+import { isAdmin } from "../tenancy.js";
+import { defineCommand } from "./define.js";
+import { AccessError } from "./errors.js";
+
+/**
+ * The account's figures and this period's spending through the bot: everyone's for admins, one's
+ * own for members; `export` hands admins every job of the period as CSV.
+ */
+export const usage = defineCommand({
+  name: "usage",
+  help: "Credits left, this period's spending by person, kind and day, and your budgets",
+  options: z.object({
+    view: z
+      .enum(["summary", "export"])
+      .describe("summary (default), or export: every job of the period as CSV (admins)")
+      .optional(),
+  }),
+  main: "view",
+  ephemeral: true,
+  async run({ options, actor, conversation, settings, media, services }) {
+    const account = await media.usage.get();
+    const admin = isAdmin(actor, settings);
+    const viewer = { ...actor, isAdmin: admin };
+    if (options.view === "export") {
+      if (!admin) {
+        throw new AccessError(
+          "access.admin_only",
+          "Only admins can export everyone's spending. Run usage without export to see your own.",
+        );
+      }
+      const { rows, period } = await services.spend.report(viewer, conversation, account);
+      const csv = fileFromBuffer(`spending-${period}.csv`, "text/csv", Buffer.from(spendCsv(rows)));
+      return { reply: spendingExportCard(rows.length, csv) };
+    }
+    const { report } = await services.spend.report(viewer, conversation, account);
+    const png = await spendChartPng(report);
+    return { reply: spendingCard(account, report, png && fileFromBuffer("usage.png", "image/png", png)) };
+  },
+});

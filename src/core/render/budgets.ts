@@ -1,0 +1,23 @@
+import { type Card, card } from "../cards.js";
+import type { BudgetView } from "../spend/model.js";
+
+const unitText = (view: BudgetView) =>
+  view.unit === "credits"
+    ? "credits"
+    : view.unit.jobs === "jobs"
+      ? "jobs"
+      : `${view.unit.jobs.replaceAll("_", " ")} jobs`;
+
+/** One line per budget: where it stands this period, and what is left. */
+export function budgetLine(view: BudgetView): string {
+  const left = Math.max(0, view.limit - view.used);
+  return `${view.used} of ${view.limit} ${unitText(view)} (${left} left)`;
+}
+
+export function budgetsCard(title: string, views: readonly BudgetView[], lines: string[]): Card {
+  return card(title, "info", {
+    lines,
+    fields: views.map((view) => ({ name: view.label, value: budgetLine(view), inline: true })),
+    footer: "Budgets count this billing period; they start again when the service's usage resets.",
+  });
+}

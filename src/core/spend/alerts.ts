@@ -1,0 +1,162 @@
+import type { Claims } from "../../store/claims.js";
+import type { TenantSettings } from "../../store/tenants.js";
+import type { Usage } from "../api/schemas.js";
+import { type Card, card, type Line } from "../cards.js";
+import type { Logger } from "../log.js";
+import type { ChatAdapter, Platform } from "../ports.js";
+import { day } from "../render/text.js";
+import type { TenantRef } from "../tenancy.js";
+import { periodOf } from "./readings.js";
+
+/**
+ * Alerts to the channel an admin picked, before the credits run out and when they have: one per
+ * threshold per period however many jobs cross it and however many replicas see it (a claim in
+ * the store, held until the period is over), and at most one an hour for failed creations.
+ */
+
+const QUOTA_NAMES: Record<string, string> = {
+  ai_actor_videos: "Avatar videos",
+  ai_images: "Images",
+  cinematic_videos: "Cinematic videos",
+};
+
+const HOUR = 3600_000;
+const DAY = 24 * HOUR;
+/** Without a reset date, a threshold is told again at most once a month. */
+const OPEN_PERIOD_MS = 31 * DAY;
+
+const percent = (fraction: number) => `${Math.round(fraction * 100)} %`;
+
+export interface AlertDeps {
+  claims: Claims;
+  settings(tenant: TenantRef): Promise<TenantSettings>;
+  adapter(platform: Platform): ChatAdapter;
+  logger: Logger;
+  /** Who holds the alert claims: this process. */
+  owner: string;
+  now?: () => number;
+}
+
+interface Crossing {
+  /** The claim that makes it once: what and which threshold, in which period. */
+  key: string;
+  line: string;
+}
+
+/** The thresholds `usage` has fallen under, lowest first: credits, then each limited quota. */
+export function crossings(usage: Usage, thresholds: readonly number[]): Crossing[][] {
+  const period = periodOf(usage) ?? "open";
+  const groups: Crossing[][] = [];
+  const sorted = [...thresholds].sort((a, b) => a - b);
+  const { credits_limit: limit, credits_used: used } = usage;
+  const remaining =
+    usage.credits_remaining ?? (limit !== undefined && used !== undefined ? limit - used : undefined);
+  if (limit !== undefined && limit > 0 && remaining !== undefined) {
+    const left = remaining / limit;
+    const crossed = sorted.filter((threshold) => left <= threshold);
+    if (crossed.length > 0) {
+      groups.push(
+        crossed.map((threshold) => ({
+          key: `credits:${threshold}:${period}`,
+          line: `Credits are running low: ${Math.max(0, remaining)} of ${limit} left (${percent(Math.max(0, left))}), under the ${percent(crossed[0]!)} alert.`,
+        })),
+      );
+    }
+  }
+  for (const [type, quota] of Object.entries(usage.usage ?? {})) {
+    // "unlimited" (or any text) never runs out.
+    if (typeof quota.limit !== "number" || quota.limit <= 0 || quota.used === undefined) continue;
+    const left = (quota.limit - quota.used) / quota.limit;
+    const crossed = sorted.filter((threshold) => left <= threshold);
+    if (crossed.length === 0) continue;
+    const name = QUOTA_NAMES[type] ?? type.replaceAll("_", " ");
+    groups.push(
+      crossed.map((threshold) => ({
+        key: `quota:${type}:${threshold}:${period}`,
+        line: `${name}: ${quota.used} of ${quota.limit} used this period (${percent(Math.max(0, left))} left), under the ${percent(crossed[0]!)} alert.`,
+      })),
+    );
+  }
+  return groups;
+}
+
+export class SpendAlerts {
+  /** Claims this process already took or saw taken: no store call for a threshold long crossed. */
+  private readonly told = new Set<string>();
+  private readonly now: () => number;
+
+  constructor(private readonly deps: AlertDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  /** After any reading of the tenant's account: posts what it newly crossed, once. */
+  async afterReading(tenant: TenantRef, usage: Usage): Promise<void> {
+    const settings = await this.deps.settings(tenant);
+    const channel = settings.alertChannelId;
+    if (!channel) return;
+    const ttl = this.untilPeriodEnds(usage);
+    for (const group of crossings(usage, settings.alertAt)) {
+      // One message for the lowest threshold crossed; the higher ones it passed are taken with it.
+      let first = true;
+      let post = false;
+      for (const crossing of group) {
+        const won = await this.once(tenant, crossing.key, ttl);
+        if (first) post = won;
+        first = false;
+      }
+      if (post) {
+        const resets = day(usage.usage_reset_date);
+        await this.post(
+          tenant,
+          channel,
+          card("Spending alert", "warning", {
+            lines: [
+              group[0]!.line,
+              resets ? `The period resets on ${resets}.` : "",
+              "See who spent what with the usage command; an admin can set budgets with the budget command.",
+            ].filter(Boolean),
+          }),
+        );
+      }
+    }
+  }
+
+  /** A creation the service refused for lack of credits or quota: told once an hour at most. */
+  async creationRefused(tenant: TenantRef, by: { userId: string; command: string }): Promise<void> {
+    const settings = await this.deps.settings(tenant);
+    const channel = settings.alertChannelId;
+    if (!channel || !(await this.once(tenant, `refused:${Math.floor(this.now() / HOUR)}`, HOUR))) return;
+    const line: Line = [
+      "A creation failed because the account is out of credits or over its plan limit (",
+      { userId: by.userId },
+      ` ran ${by.command}). Nothing more can be made until the reset date or a plan upgrade.`,
+    ];
+    await this.post(tenant, channel, card("Out of credits", "error", { lines: [line] }));
+  }
+
+  private async once(tenant: TenantRef, what: string, ttlMs: number): Promise<boolean> {
+    const key = `alert:${tenant.platform}:${tenant.tenantId}:${what}`;
+    if (this.told.has(key)) return false;
+    const won = await this.deps.claims.acquire(key, this.deps.owner, ttlMs);
+    // Taken here or elsewhere, it is told for this period either way.
+    this.told.add(key);
+    return won;
+  }
+
+  private untilPeriodEnds(usage: Usage): number {
+    const reset = Date.parse(usage.usage_reset_date ?? "");
+    return Number.isFinite(reset) ? Math.max(HOUR, reset - this.now() + DAY) : OPEN_PERIOD_MS;
+  }
+
+  private async post(tenant: TenantRef, channelId: string, message: Card): Promise<void> {
+    const adapter = this.deps.adapter(tenant.platform);
+    await adapter
+      .post(adapter.channel(tenant.tenantId, channelId), message)
+      .catch((error: unknown) =>
+        this.deps.logger.warn(
+          { err: error, tenant: `${tenant.platform}:${tenant.tenantId}` },
+          "spending alert not posted",
+        ),
+      );
+  }
+}

@@ -1,0 +1,234 @@
+import { randomUUID } from "node:crypto";
+import type { JobSpend, SpendStore } from "../../store/spend.js";
+import type { MediaApi } from "../api/client.js";
+import type { Usage } from "../api/schemas.js";
+import { BotError, QuotaExceededError } from "../errors.js";
+import type { Logger } from "../log.js";
+import { budgetRefusalsTotal, creditsRemaining, creditsSpentTotal } from "../metrics.js";
+import type { Actor, ConversationRef } from "../ports.js";
+import { type TenantKey, type TenantRef, tenantKey, tenantOf } from "../tenancy.js";
+import type { SpendAlerts } from "./alerts.js";
+import { type BudgetSubject, pruneHolds, type Refusal, release, reserve, settle } from "./budgets.js";
+import { spendKindOf } from "./kinds.js";
+import { keyIdOf, OPEN_PERIOD, periodOf, readingOf } from "./readings.js";
+import { runTapped, StartTap } from "./tap.js";
+
+/**
+ * Every paid start, wrapped: the account read before the creation call (free), the budgets
+ * checked and reserved, the call made by the command's own code, then the job's reading after
+ * its charge recorded with who, where and what, the reservation replaced by the real cost, and
+ * the alerts told. Nothing here ever repeats or delays a creation call; a fault in the
+ * bookkeeping after the call is logged, never shown as a failed job.
+ */
+
+export class BudgetError extends BotError {
+  readonly code = "limit.budget";
+  constructor(
+    userMessage: string,
+    readonly scope: string,
+  ) {
+    super(userMessage);
+  }
+}
+
+export interface SpendingDeps {
+  store: SpendStore;
+  apiKey(tenant: TenantRef): Promise<TenantKey | undefined>;
+  mediaWith(tenant: TenantRef, key: TenantKey | undefined): MediaApi;
+  alerts: SpendAlerts;
+  logger: Logger;
+  now?: () => number;
+}
+
+export interface PaidStart {
+  command: string;
+  actor: Actor;
+  conversation: ConversationRef;
+}
+
+/** The probe before a creation call must not hold a start up when the service is slow to answer it. */
+const PROBE_TIMEOUT_MS = 5_000;
+
+export class Spending {
+  private readonly now: () => number;
+
+  constructor(private readonly deps: SpendingDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  /** Runs `start` (whose creation call is paid) within the budgets, and records what it cost. */
+  async around<T>(paid: PaidStart, start: () => Promise<T>): Promise<T> {
+    const kind = spendKindOf(paid.command);
+    const tenant = tenantOf(paid.actor);
+    const key = kind && (await this.deps.apiKey(tenant));
+    // Without a key the command is refused before any call; unknown kinds start nothing paid.
+    if (!kind || !key) return start();
+    const keyId = keyIdOf(key.value);
+    const media = this.deps.mediaWith(tenant, key);
+    const before = await media.usage.get({ timeoutMs: PROBE_TIMEOUT_MS }).catch(() => undefined);
+    const period = await this.periodFor(keyId, before);
+    const subject: BudgetSubject = {
+      userId: paid.actor.userId,
+      roleIds: paid.actor.roleIds,
+      channelId: paid.conversation.channelId,
+    };
+    const holdId = randomUUID();
+    const rules = await this.deps.store.budgets(tenant);
+    if (rules.length > 0) {
+      const refusal = await this.deps.store.withBook(tenant, period, (book) => {
+        const outcome = reserve(pruneHolds(book, this.now()), rules, {
+          subject,
+          kind,
+          command: paid.command,
+          holdId,
+          now: this.now(),
+        });
+        return "refusal" in outcome ? { result: outcome.refusal } : { book: outcome.book, result: undefined };
+      });
+      if (refusal) {
+        budgetRefusalsTotal.inc({ scope: refusal.rule.scope });
+        throw new BudgetError(refusalMessage(refusal, paid.actor, period), refusal.rule.scope);
+      }
+    }
+    const tap = new StartTap();
+    let result: T;
+    try {
+      result = await runTapped(tap, start);
+    } catch (error) {
+      tap.close();
+      await this.deps.store
+        .withBook(tenant, period, (book) => ({ book: release(book, holdId), result: undefined }))
+        .catch((cause: unknown) =>
+          this.deps.logger.warn({ err: cause }, "budget reservation not given back"),
+        );
+      if (error instanceof QuotaExceededError) {
+        await this.deps.alerts
+          .creationRefused(tenant, { userId: paid.actor.userId, command: paid.command })
+          .catch((cause: unknown) => this.deps.logger.warn({ err: cause }, "out-of-credits alert failed"));
+      }
+      throw error;
+    }
+    tap.close();
+    await this.record({ paid, tenant, kind, keyId, period, holdId, subject, before, tap, media }).catch(
+      (error: unknown) =>
+        this.deps.logger.warn(
+          { err: error, command: paid.command, jobId: tap.jobId },
+          "job spending not recorded",
+        ),
+    );
+    return result;
+  }
+
+  /** A look at the account outside any start (the usage command): a probe between charges. */
+  async probe(tenant: TenantRef, key: TenantKey, usage: Usage): Promise<string> {
+    const keyId = keyIdOf(key.value);
+    const period = await this.periodFor(keyId, usage);
+    const reading = readingOf(usage, this.now());
+    if (reading) await this.deps.store.putProbe(keyId, period, reading);
+    this.observe(tenant, usage);
+    return period;
+  }
+
+  private async record(state: {
+    paid: PaidStart;
+    tenant: TenantRef;
+    kind: string;
+    keyId: string;
+    period: string;
+    holdId: string;
+    subject: BudgetSubject;
+    before: Usage | undefined;
+    tap: StartTap;
+    media: MediaApi;
+  }): Promise<void> {
+    const { paid, tenant, kind, keyId, period, holdId, subject, tap } = state;
+    if (!tap.jobId || !tap.serviceJobId) {
+      // A reply without a job (a refusal shown as a card): nothing was made, nothing is held.
+      await this.deps.store.withBook(tenant, period, (book) => ({
+        book: release(book, holdId),
+        result: undefined,
+      }));
+      return;
+    }
+    // Operations whose answer has no usage figures are read right after: approximate when
+    // another call on the key lands in between.
+    const approximate = tap.usage === undefined;
+    const afterUsage =
+      tap.usage ?? (await state.media.usage.get({ timeoutMs: PROBE_TIMEOUT_MS }).catch(() => undefined));
+    const before = state.before && readingOf(state.before, this.now());
+    const after = afterUsage && readingOf(afterUsage, this.now());
+    const spend: JobSpend = {
+      jobId: tap.jobId,
+      serviceJobId: tap.serviceJobId,
+      tenant,
+      userId: paid.actor.userId,
+      channelId: paid.conversation.channelId,
+      kind,
+      command: paid.command,
+      keyId,
+      period,
+      at: this.now(),
+      ...(before && { before }),
+      ...(after && { after }),
+      ...(after && approximate && { approximate }),
+    };
+    await this.deps.store.putJob(spend);
+    const credits = await this.deps.store.withBook(tenant, period, (book) => {
+      const settled = settle(book, {
+        holdId,
+        jobId: tap.jobId!,
+        subject,
+        kind,
+        command: paid.command,
+        ...(before && { before }),
+        ...(after && { after }),
+      });
+      return { book: settled.book, result: settled.credits };
+    });
+    if (credits !== undefined) creditsSpentTotal.inc({ kind, tenant: tenantKey(tenant) }, credits);
+    if (afterUsage) this.observe(tenant, afterUsage);
+  }
+
+  /** The gauge, and the alerts of a fresh reading (in the background of nothing: awaited by the caller's chain). */
+  private observe(tenant: TenantRef, usage: Usage): void {
+    if (typeof usage.credits_remaining === "number") {
+      creditsRemaining.set({ tenant: tenantKey(tenant) }, usage.credits_remaining);
+    }
+    this.deps.alerts
+      .afterReading(tenant, usage)
+      .catch((error: unknown) => this.deps.logger.warn({ err: error }, "spending alert check failed"));
+  }
+
+  /** The reading's period, remembered per key for the starts whose probe did not answer. */
+  private async periodFor(keyId: string, usage: Usage | undefined): Promise<string> {
+    const period = periodOf(usage);
+    if (!period) return (await this.deps.store.period(keyId)) ?? OPEN_PERIOD;
+    if ((await this.deps.store.period(keyId)) !== period) await this.deps.store.setPeriod(keyId, period);
+    return period;
+  }
+}
+
+function refusalMessage(refusal: Refusal, actor: Actor, period: string): string {
+  const { rule, used, limit } = refusal;
+  const place = actor.platform === "discord" ? "server" : "workspace";
+  const whose =
+    rule.scope === "user"
+      ? rule.id === "*"
+        ? "the budget each person has"
+        : "your budget"
+      : rule.scope === "role"
+        ? "the budget of a role you have"
+        : rule.scope === "channel"
+          ? "this channel's budget"
+          : `this ${place}'s budget`;
+  const unit =
+    rule.unit === "credits"
+      ? "credits"
+      : rule.unit === "jobs"
+        ? "jobs"
+        : `${rule.unit.replaceAll("_", " ")} jobs`;
+  const left = Math.max(0, limit - used);
+  const resets =
+    period === OPEN_PERIOD ? "when the service's billing period resets" : `on ${period.slice(0, 10)}`;
+  return `This would go over ${whose}: ${used} of ${limit} ${unit} used this period, ${left} left. It resets ${resets}. An admin of this ${place} can raise it with the budget command. Nothing was started or charged.`;
+}

@@ -1,0 +1,102 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { isCard } from "../../../src/core/cards.js";
+import { eventually } from "../fake-adapter.js";
+import { actor, admin, CHANNEL, Harness, text } from "./harness.js";
+
+/**
+ * Spending through the core, over the emulator's real account: budgets checked before any
+ * creation call, alerts told once however many jobs cross a threshold.
+ */
+
+const ALERTS = "alerts-1";
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+const member = (n: number) => actor({ userId: `member-${n}` });
+const alertsIn = (harness: Harness, title: string) =>
+  harness.chat.posts.filter(
+    (post) => post.target.channelId === ALERTS && isCard(post.message) && post.message.title === title,
+  );
+
+describe("budgets", () => {
+  it("a person over their budget is refused before any creation call, told what is left and who can raise it", async () => {
+    h = await Harness.start();
+    await h.command("budget", { for: "<@member-1>", jobs: 2 }, { actor: admin() });
+    expect(h.lastEphemeral().title).toBe("Budget saved");
+    for (let i = 0; i < 2; i++)
+      await h.startJob("image.generate", { prompt: `fox ${i}` }, { actor: member(1) });
+    await h.command("image.generate", { prompt: "one fox too many" }, { actor: member(1) });
+    const refusal = text(h.lastEphemeral());
+    expect(refusal).toMatch(/over your budget: 2 of 2 jobs used this period, 0 left/);
+    expect(refusal).toMatch(/resets on \d{4}-\d{2}-\d{2}/);
+    expect(refusal).toMatch(
+      /An admin .* can raise it with the budget command\. Nothing was started or charged\./,
+    );
+    expect(h.creations("/api/image/generate")).toHaveLength(2);
+    // Someone else is not held back by member-1's budget.
+    await h.startJob("image.generate", { prompt: "another fox" }, { actor: member(2) });
+    expect(h.creations("/api/image/generate")).toHaveLength(3);
+  });
+
+  it("a credit budget for everyone holds the whole server to it, and members cannot change budgets", async () => {
+    h = await Harness.start();
+    await h.command("budget", { for: "everyone", credits: 3 }, { actor: admin() });
+    await h.command("budget", { for: "everyone", credits: 1000 }, { actor: member(1) });
+    expect(h.lastEphemeral().lines.join(" ")).toMatch(/Only admins/);
+    // Images cost 1 credit each at the emulator: the fourth would go over.
+    for (let i = 0; i < 3; i++)
+      await h.startJob("image.generate", { prompt: `fox ${i}` }, { actor: member(i) });
+    await h.command("image.generate", { prompt: "fox 4" }, { actor: member(4) });
+    expect(text(h.lastEphemeral())).toMatch(
+      /over this server's budget: 3 of 3 credits used this period, 0 left/,
+    );
+    expect(h.creations("/api/image/generate")).toHaveLength(3);
+    await h.command("budget", {}, { actor: admin() });
+    expect(text(h.lastEphemeral())).toContain("Everyone together: 3 of 3 credits (0 left)");
+  });
+});
+
+describe("alerts", () => {
+  it("50 jobs crossing the 20 % threshold post one alert, and crossing 5 % one more", async () => {
+    h = await Harness.start({ jobLimit: 50 });
+    await h.command("setup", { alerts_channel: `<#${ALERTS}>` }, { actor: admin() });
+    // 1000 credits, 780 used: 22 % left; each image costs 1.
+    h.emu.account("test-key").creditsUsed = 780;
+    await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        h!.command("image.generate", { prompt: `fox ${i}` }, { actor: member(i) }),
+      ),
+    );
+    expect(h.creations("/api/image/generate", true)).toHaveLength(50);
+    await eventually(() => alertsIn(h!, "Spending alert").length === 1);
+    // Late checks of the last readings must not add a second one.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const alerts = alertsIn(h, "Spending alert");
+    expect(alerts).toHaveLength(1);
+    expect(text(alerts[0]!.message as never)).toMatch(
+      /Credits are running low: \d+ of 1000 left \(\d+ %\), under the 20 % alert/,
+    );
+    h.emu.account("test-key").creditsUsed = 955;
+    await h.startJob("image.generate", { prompt: "fox" }, { actor: member(99) });
+    await eventually(() => alertsIn(h!, "Spending alert").length === 2);
+    expect(text(alertsIn(h, "Spending alert")[1]!.message as never)).toMatch(/under the 5 % alert/);
+  });
+
+  it("creations refused for lack of credits are told once, not per refusal", async () => {
+    h = await Harness.start();
+    await h.command(
+      "setup",
+      { alerts_channel: "here" },
+      { actor: admin(), conversation: { ...CHANNEL, channelId: ALERTS } },
+    );
+    h.emu.account("test-key").creditsUsed = 1000;
+    for (let i = 0; i < 3; i++)
+      await h.command("image.generate", { prompt: `fox ${i}` }, { actor: member(i) });
+    await eventually(() => alertsIn(h!, "Out of credits").length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(alertsIn(h, "Out of credits")).toHaveLength(1);
+  });
+});
