@@ -172,8 +172,20 @@ export class SlackAdapter implements ChatAdapter {
       message,
       {},
     );
-    const title = isCard(message) ? message.title : "The file";
-    await this.postEphemeral(target, { text: `${title}: sent to you in a direct message from the bot.` }, {});
+    // Where they asked, the person sees the answer itself; only its files are elsewhere.
+    const note = isCard(message)
+      ? {
+          ...message,
+          media: message.media.filter((medium) => !medium.file),
+          lines: [
+            ...message.lines,
+            `${filesOf(message)
+              .map((f) => f.name)
+              .join(", ")}: sent to you in a direct message from the bot.`,
+          ],
+        }
+      : { text: "The file was sent to you in a direct message from the bot." };
+    await this.postEphemeral(target, note, {});
     return ref;
   }
 

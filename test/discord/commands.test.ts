@@ -112,11 +112,14 @@ describe("application commands from the catalogue", () => {
     expect(fileOptionBase(imageEdit, "prompt")).toBe("prompt");
   });
 
-  it("hides setup from non-admins and never offers the API key as a text option", () => {
+  it("hides setup and budget from non-admins and never offers the API key as a text option", () => {
     const setup = commands.find((c) => c.name === "setup")!;
     expect(setup.default_member_permissions).toBe("32");
     expect(optionsOf("setup").find((o) => o.name === "api_key")).toMatchObject({ type: Opt.Boolean });
-    expect(commands.filter((c) => c.default_member_permissions).map((c) => c.name)).toEqual(["setup"]);
+    expect(commands.filter((c) => c.default_member_permissions).map((c) => c.name)).toEqual([
+      "setup",
+      "budget",
+    ]);
   });
 
   it("leaves the photo-avatar traits to the modal and keeps every command out of DMs", () => {
