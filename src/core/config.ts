@@ -36,7 +36,7 @@ const storeUrl = z
     "must be sqlite://<path> or redis://<host>:<port>",
   );
 
-/** "*", or guild / team ids separated by commas; unset: none (see the README for why). */
+/** "*", or guild / team ids separated by commas; unset: none (docs/security.md says why). */
 const keyTenants = z
   .string()
   .trim()
