@@ -73,6 +73,17 @@ afterEach(async () => {
 });
 
 describe("npm start", () => {
+  it("with nothing configured, points to .env.example and the playground in its one line", async () => {
+    const { output, exited } = run({});
+    expect(await exited).toBe(1);
+    const lines = output.stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^Cannot start: MEDIA_API_URL and a chat platform .*\.env\.example.*npm run playground/,
+    );
+    expect(output.stdout).toBe("");
+  });
+
   it("refuses to start without a chat platform, in one line naming the variables", async () => {
     const { output, exited } = run({ MEDIA_API_URL: "http://127.0.0.1:9" });
     expect(await exited).toBe(1);

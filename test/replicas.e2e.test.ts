@@ -176,7 +176,7 @@ describeRedis("replicas behind a round-robin balancer", (redis) => {
 
     // Every job is created and tracked in the store (the 16 of this load and the photo avatar's,
     // all under way) before the kill: a command
-    // between its creation call and its job record dies with its replica (see the README).
+    // between its creation call and its job record dies with its replica (docs/scaling.md).
     await waitFor(
       () => creations().length === 19,
       10_000,

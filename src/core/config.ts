@@ -36,7 +36,7 @@ const storeUrl = z
     "must be sqlite://<path> or redis://<host>:<port>",
   );
 
-/** "*", or guild / team ids separated by commas; unset: none (see the README for why). */
+/** "*", or guild / team ids separated by commas; unset: none (docs/security.md says why). */
 const keyTenants = z
   .string()
   .trim()
@@ -191,6 +191,16 @@ const SECRET_VARIABLES = new Set([
 
 const OAUTH_VARIABLES = ["SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET", "SLACK_STATE_SECRET"] as const;
 
+/** Any of these, or MEDIA_API_URL, means someone began configuring the bot. */
+const PLATFORM_VARIABLES = [
+  "DISCORD_TOKEN",
+  "DISCORD_PUBLIC_KEY",
+  "SLACK_BOT_TOKEN",
+  "SLACK_SIGNING_SECRET",
+  "SLACK_APP_TOKEN",
+  ...OAUTH_VARIABLES,
+] as const;
+
 /** A URL's password, even in a value too broken to parse ("redis//:pw@host"). */
 function passwordOf(url: string): string | undefined {
   return /^[^@]*?:\/*[^:@/]*:([^@]+)@/.exec(url)?.[1];
@@ -208,6 +218,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .map((name) => [name, env[name]?.trim()] as const)
       .filter(([, value]) => value !== undefined && value !== ""),
   );
+  // A first `npm start` with nothing set: say where to begin, not only the first missing name.
+  if (
+    present.MEDIA_API_URL === undefined &&
+    PLATFORM_VARIABLES.every((name) => present[name] === undefined)
+  ) {
+    throw new ConfigError(
+      "MEDIA_API_URL and a chat platform (DISCORD_TOKEN, or a Slack app's tokens) are not set: copy .env.example to .env and fill it in, or try the bot without any credentials with npm run playground.",
+    );
+  }
   const parsed = schema.safeParse(present);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

@@ -137,7 +137,7 @@ function topLevel(group: CommandGroup): CommandJson {
     name: group.name,
     description: cut(group.help, L.commandDescription),
     options,
-    // The bot works in servers only (see the README): the commands are not offered in DMs.
+    // The bot works in servers only (docs/discord.md says why): the commands are not offered in DMs.
     contexts: [InteractionContextType.Guild],
     integration_types: [ApplicationIntegrationType.GuildInstall],
     ...(adminOnly && { default_member_permissions: MANAGE_GUILD }),

@@ -50,6 +50,18 @@ describe("loadConfig", () => {
     );
   });
 
+  it("points a first start with nothing configured to .env.example and the playground", () => {
+    for (const env of [{}, { LOG_LEVEL: "debug", MEDIA_API_KEY: "k", DISCORD_TOKEN: " " }]) {
+      const message = failure(env);
+      expect(message).toMatch(/^MEDIA_API_URL and a chat platform .* are not set: /);
+      expect(message).toContain("copy .env.example to .env");
+      expect(message).toContain("npm run playground");
+      expect(message).not.toContain("\n");
+    }
+    // Begun configuring: the usual line naming what is missing.
+    expect(failure({ SLACK_APP_TOKEN: "xapp-1" })).toBe("MEDIA_API_URL is required.");
+  });
+
   it("names a missing variable in one line", () => {
     const message = failure({ DISCORD_TOKEN: "x" });
     expect(message).toBe("MEDIA_API_URL is required.");
