@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { isCard } from "../../../src/core/cards.js";
+import { registry } from "../../../src/core/metrics.js";
 import { eventually } from "../fake-adapter.js";
 import { actor, admin, CHANNEL, Harness, text } from "./harness.js";
 
@@ -56,6 +57,20 @@ describe("budgets", () => {
     expect(h.creations("/api/image/generate")).toHaveLength(3);
     await h.command("budget", {}, { actor: admin() });
     expect(text(h.lastEphemeral())).toContain("Everyone together: 3 of 3 credits (0 left)");
+  });
+
+  it("shows on /metrics: credits spent by kind and tenant, credits left, budget refusals", async () => {
+    h = await Harness.start();
+    const value = async (pattern: RegExp) => Number(pattern.exec(await registry.metrics())?.[1] ?? 0);
+    const spent = /mediabot_credits_spent_total\{kind="image",tenant="discord:guild-1"\} (\d+)/;
+    const refused = /mediabot_budget_refusals_total\{scope="user"\} (\d+)/;
+    const [spentBefore, refusedBefore] = [await value(spent), await value(refused)];
+    await h.command("budget", { for: "each", jobs: 1 }, { actor: admin() });
+    await h.startJob("image.generate", { prompt: "fox" }, { actor: member(1) });
+    await h.command("image.generate", { prompt: "fox again" }, { actor: member(1) });
+    expect(await value(spent)).toBe(spentBefore + 1);
+    expect(await value(refused)).toBe(refusedBefore + 1);
+    expect(await registry.metrics()).toMatch(/mediabot_credits_remaining\{tenant="discord:guild-1"\} 999/);
   });
 });
 
