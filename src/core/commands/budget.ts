@@ -7,8 +7,9 @@ import { InputError } from "./errors.js";
 import { flag, wholeNumber } from "./options.js";
 
 /** Who a budget binds, from what an admin typed: a mention, or one of the words for many people. */
-export function budgetTarget(value: string): Pick<Budget, "scope" | "id"> {
+export function budgetTarget(value: string, here: string): Pick<Budget, "scope" | "id"> {
   const text = value.trim();
+  if (/^(here|this channel)$/i.test(text)) return { scope: "channel", id: here };
   if (/^(each|each person|everyone each|per person)$/i.test(text)) return { scope: "user", id: "*" };
   if (/^(everyone|all|server|workspace)$/i.test(text)) return { scope: "everyone", id: "" };
   const mention = /^<(@&|@!?|#)([\w-]+)(?:\|[^>]*)?>$/.exec(text);
@@ -29,7 +30,7 @@ export function budgetTarget(value: string): Pick<Budget, "scope" | "id"> {
   }
   throw new InputError(
     "input.invalid_option",
-    `for takes a person, role or channel mention, "each" (every person on their own) or "everyone" (all together), not "${text.slice(0, 40)}".`,
+    `for takes a person, role or channel mention (or user:ID, role:ID, channel:ID), "here" (this channel), "each" (every person on their own) or "everyone" (all together), not "${text.slice(0, 40)}".`,
   );
 }
 
@@ -44,7 +45,7 @@ export const budget = defineCommand({
       .trim()
       .min(1)
       .max(200)
-      .describe("A person, role or channel mention, each (every person), or everyone")
+      .describe("A person, role or channel mention, here, each (every person), or everyone")
       .optional(),
     credits: wholeNumber(0, 10_000_000, "Credits per period").optional(),
     jobs: wholeNumber(0, 100_000, "Jobs per period (of one kind with kind)").optional(),
@@ -83,7 +84,7 @@ export const budget = defineCommand({
         "kind goes with jobs: for example jobs 10 kind cinematic.",
       );
     }
-    const target = budgetTarget(options.for);
+    const target = budgetTarget(options.for, conversation.channelId);
     const same = (rule: Budget) => rule.scope === target.scope && rule.id === target.id;
     await services.spend.changeBudgets(actor, (rules) => {
       if (options.remove) return rules.filter((rule) => !same(rule));

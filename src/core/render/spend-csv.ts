@@ -21,21 +21,23 @@ function quoted(value: string): string {
   return NEEDS_QUOTES.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
 }
 
-/** Text from people or the service: guarded, then quoted (RFC 4180). */
+/** Text the bot did not make itself: guarded, then quoted (RFC 4180). */
 function text(value: string): string {
   return quoted(FORMULA_START.test(value) ? `'${value}` : value);
 }
 
 function record(row: SpendRow): string {
   return [
-    text(row.at),
+    quoted(row.at),
     text(row.userId),
     text(row.channelId),
     text(row.kind),
     text(row.command),
     // A number is never a formula; a negative one (a refund) must stay a number.
     row.credits === null ? "" : String(row.credits),
-    text(row.jobId),
+    // The bot's own ids are base64url and may start with "-": kept as the chat shows them, so a
+    // sheet joins on them; they never hold a formula.
+    quoted(row.jobId),
     text(row.serviceJobId),
     text(row.status),
   ].join(",");

@@ -37,7 +37,7 @@ describe("spending CSV", () => {
     );
   });
 
-  it("makes a field a spreadsheet would run as a formula plain text", () => {
+  it("makes a field a spreadsheet would run as a formula plain text, but keeps the bot's own job ids as the chat shows them", () => {
     const csv = spendCsv([
       {
         ...row,
@@ -45,14 +45,14 @@ describe("spending CSV", () => {
         channelId: "+1",
         kind: "-2",
         command: "@SUM(A1)",
-        jobId: "\tj",
+        jobId: "-97CW5kB_wUn",
         serviceJobId: "\rs",
         status: "ok=fine",
         credits: -3,
       },
     ]);
     expect(csv.slice(csv.indexOf("\r\n") + 2)).toBe(
-      `2026-03-04T10:15:00.000Z,"'=HYPERLINK(""http://x"",""y"")",'+1,'-2,'@SUM(A1),-3,'\tj,"'\rs",ok=fine\r\n`,
+      `2026-03-04T10:15:00.000Z,"'=HYPERLINK(""http://x"",""y"")",'+1,'-2,'@SUM(A1),-3,-97CW5kB_wUn,"'\rs",ok=fine\r\n`,
     );
   });
 });
