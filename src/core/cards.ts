@@ -1,4 +1,4 @@
-import type { OutgoingFile } from "./ports.js";
+import type { Readable } from "node:stream";
 
 /**
  * The neutral view model every adapter renders (Discord embeds and components, Slack Block Kit).
@@ -33,6 +33,15 @@ export interface Card {
   media: CardMedia[];
   actions: CardAction[];
   footer?: string;
+}
+
+/** A file the bot sends; opened only when the adapter uploads it, so big videos stream through. */
+export interface OutgoingFile {
+  name: string;
+  contentType: string;
+  /** Known size in bytes, when the source says it. */
+  size?: number;
+  open(): Promise<Readable>;
 }
 
 /**
