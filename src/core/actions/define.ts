@@ -1,17 +1,16 @@
 import type { z } from "zod";
 import type { JobRecord } from "../../store/jobs.js";
-import type { ButtonStyle, CardAction } from "../cards.js";
+import type { ButtonStyle } from "../cards.js";
 import type { PickItem, PickSource } from "../catalog-cache.js";
 import type { AnyCommand, CommandContext, FormDef } from "../commands/define.js";
 import type { Core } from "../flows/core.js";
 import type { ActionEvent, Attachment, ChatAdapter } from "../ports.js";
 import type { ListName } from "../render/lists.js";
-import type { ActionName } from "./catalogue.js";
 
 /**
  * A control on a job's message, defined once like a command: what its value may be, who may use
  * it, which results show it and what it does. Adapters route clicks and form submissions by its
- * name; renderers place it with `actionButton`, so no name is spelled twice.
+ * name; the catalogue places its button (actionButton, catalogue.ts), so no name is spelled twice.
  */
 
 export interface ActionContext<V> {
@@ -109,24 +108,4 @@ export function defineAction<const N extends string, V = undefined>(def: ActionD
 export function defineAction<const N extends string, V>(def: ListActionDef<N, V>): ListActionDef<N, V>;
 export function defineAction(def: AnyAction): AnyAction {
   return def;
-}
-
-/**
- * A button for `def` on job `jobId` (or, for a list's controls, on the list so named); the value,
- * when the action takes one, is checked on click.
- */
-export function actionButton(
-  name: ActionName,
-  jobId: string,
-  label: string,
-  options: { style?: ButtonStyle | undefined; value?: string } = {},
-): CardAction {
-  return {
-    type: "button",
-    action: name,
-    jobId,
-    label,
-    style: options.style ?? "secondary",
-    ...(options.value !== undefined && { value: options.value }),
-  };
 }

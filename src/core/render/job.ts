@@ -1,6 +1,6 @@
-import { actionButton } from "../actions/define.js";
 import type { NormalizedStatus } from "../api/job-status.js";
 import { type Card, type CardAction, type CardMedia, card } from "../cards.js";
+import { controlButton } from "./controls.js";
 import { duration, megabytes, plural } from "./text.js";
 
 /**
@@ -69,9 +69,9 @@ export function variantsCard(view: JobView, previewUrls: readonly [string, strin
       alt: `Variant ${i + 1}`,
     })),
     actions: [
-      actionButton("confirm", view.id, "Keep 1", { style: "primary", value: "1" }),
-      actionButton("confirm", view.id, "Keep 2", { style: "primary", value: "2" }),
-      actionButton("confirm_both", view.id, "Keep both", { style: "success" }),
+      controlButton("confirm", view.id, "Keep 1", { style: "primary", value: "1" }),
+      controlButton("confirm", view.id, "Keep 2", { style: "primary", value: "2" }),
+      controlButton("confirm_both", view.id, "Keep both", { style: "success" }),
     ],
     footer: footer(view),
   });
