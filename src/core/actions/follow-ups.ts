@@ -17,9 +17,9 @@ import {
   voiceOrOwn,
 } from "../commands/video.js";
 import { launch, startWithinLimit } from "../flows/start.js";
-import { openAll, uploadAll } from "../flows/uploads.js";
 import type { Json } from "../ports.js";
 import { tenantKey } from "../tenancy.js";
+import { openAll, uploadAll } from "../uploads.js";
 import { type ActionContext, defineAction } from "./define.js";
 
 /**

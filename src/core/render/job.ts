@@ -1,3 +1,4 @@
+import type { JobRecord } from "../../store/jobs.js";
 import type { NormalizedStatus } from "../api/job-status.js";
 import { type Card, type CardAction, type CardMedia, card } from "../cards.js";
 import { controlButton } from "./controls.js";
@@ -12,6 +13,12 @@ export interface JobView {
   /** Our job id: the footer names it, so people can quote it when asking for help. */
   id: string;
   title: string;
+}
+
+/** The view of a job record: its id, and the title its inputs keep. */
+export function viewOf(job: Pick<JobRecord, "id" | "inputs">): JobView {
+  const inputs = job.inputs as { title?: unknown } | null;
+  return { id: job.id, title: typeof inputs?.title === "string" ? inputs.title : "Media job" };
 }
 
 /** Before the engine has a record there is no id to show yet. */
