@@ -1,4 +1,4 @@
-import type { OutgoingFile } from "./ports.js";
+import type { Readable } from "node:stream";
 
 /**
  * The neutral view model every adapter renders (Discord embeds and components, Slack Block Kit).
@@ -37,6 +37,14 @@ export interface Card {
 
 /** What the service makes and the core fetches as results. */
 export type ResultKind = "image" | "video";
+/** A file the bot sends; opened only when the adapter uploads it, so big videos stream through. */
+export interface OutgoingFile {
+  name: string;
+  contentType: string;
+  /** Known size in bytes, when the source says it. */
+  size?: number;
+  open(): Promise<Readable>;
+}
 
 /**
  * A result to show: uploaded when `file` is present (the core leaves it out when the result is

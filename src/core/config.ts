@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { mediaOrigin } from "./api/http.js";
 import { DEFAULT_RATE_LIMITS, type RateLimits } from "./rates.js";
 import { addSecret, redactText } from "./redact.js";
 import type { SharedKeyTenants } from "./tenancy.js";
@@ -22,11 +23,6 @@ const httpUrl = z
   .string()
   .trim()
   .refine((v) => /^https?:\/\/[^\s/]+/.test(v) && URL.canParse(v), "must be an http(s) URL");
-
-/** The service paths all begin with /api/, so a base given with /api is the same service. */
-export function mediaOrigin(url: string): string {
-  return url.replace(/\/+$/, "").replace(/\/api$/, "");
-}
 
 const storeUrl = z
   .string()

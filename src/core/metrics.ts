@@ -1,4 +1,8 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, Gauge, Histogram } from "prom-client";
+import { registry } from "../metrics-registry.js";
+
+export { registry, timed } from "../metrics-registry.js";
+export { storeSeconds } from "../store/metrics.js";
 
 /**
  * What GET /metrics shows, in one process-wide registry, as prom-client's own examples do: the
@@ -8,13 +12,9 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom
  * service routes with their ids blanked), so the series stay few whatever the traffic.
  */
 
-export const registry = new Registry();
-collectDefaultMetrics({ register: registry });
-
 /** Seconds: acks must land within Slack's and Discord's 3 s; anything near that is trouble. */
 const ACK_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5];
 const CALL_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
-const STORE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
 
 export const commandsTotal = new Counter({
   name: "mediabot_commands_total",
@@ -66,24 +66,6 @@ export const serviceErrorsTotal = new Counter({
   labelNames: ["code"] as const,
   registers: [registry],
 });
-
-export const storeSeconds = new Histogram({
-  name: "mediabot_store_seconds",
-  help: "Store operations (keyv get, set, delete), by operation",
-  labelNames: ["op"] as const,
-  buckets: STORE_BUCKETS,
-  registers: [registry],
-});
-
-/** Times a promise into a histogram, failures included. */
-export async function timed<T>(observe: (seconds: number) => void, work: () => Promise<T>): Promise<T> {
-  const started = performance.now();
-  try {
-    return await work();
-  } finally {
-    observe((performance.now() - started) / 1000);
-  }
-}
 
 /**
  * A service path as a label: segments that are ids (any digit, or long opaque tokens) become

@@ -1,6 +1,8 @@
 import type { Readable } from "node:stream";
 import type { Card } from "./cards.js";
 
+export type { OutgoingFile } from "./cards.js";
+
 /**
  * The boundary between the core and the chat platforms. Adapters turn platform payloads into these
  * events and implement `ChatAdapter`; everything the bot decides happens in the core.
@@ -61,15 +63,6 @@ export interface Attachment {
   name: string;
   contentType: string;
   size: number;
-  open(): Promise<Readable>;
-}
-
-/** A file the bot sends; opened only when the adapter uploads it, so big videos stream through. */
-export interface OutgoingFile {
-  name: string;
-  contentType: string;
-  /** Known size in bytes, when the source says it. */
-  size?: number;
   open(): Promise<Readable>;
 }
 

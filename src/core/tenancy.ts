@@ -1,8 +1,7 @@
 import { SecretsError } from "../store/secrets.js";
 import type { TenantPatch, TenantSettings, TenantStore } from "../store/tenants.js";
-import type { AnyCommand } from "./commands/define.js";
-import { AccessError, SetupError } from "./commands/errors.js";
 import type { Actor, ConversationRef, Platform } from "./ports.js";
+import { AccessError, SetupError } from "./refusals.js";
 
 /**
  * A tenant is a Discord guild or a Slack workspace: it owns an API key (its own, stored
@@ -91,7 +90,7 @@ export class Tenancy {
     actor: Actor,
     conversation: Pick<ConversationRef, "channelId">,
     settings: TenantSettings,
-    command?: AnyCommand,
+    command?: { name: string; adminOnly?: boolean | undefined },
   ): void {
     const admin = isAdmin(actor, settings);
     if (command?.adminOnly && !admin) {

@@ -4,8 +4,9 @@ import KeyvRedis, { createClient, type RedisClientType } from "@keyv/redis";
 import KeyvSqlite from "@keyv/sqlite";
 import Keyv from "keyv";
 import type { Logger } from "pino";
-import { storeSeconds, timed } from "../core/metrics.js";
+import { timed } from "../metrics-registry.js";
 import { StoreError } from "./errors.js";
+import { storeSeconds } from "./metrics.js";
 import { deserialize, serialize } from "./serialize.js";
 
 /**

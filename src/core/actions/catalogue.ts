@@ -1,7 +1,8 @@
 import type { JobRecord } from "../../store/jobs.js";
 import type { CardAction } from "../cards.js";
+import { type ButtonOptions, buttonOf } from "../render/controls.js";
 import { confirm, confirmBoth } from "./choose.js";
-import { type AnyAction, actionButton } from "./define.js";
+import type { AnyAction } from "./define.js";
 import {
   animateImage,
   animateMockup,
@@ -36,6 +37,19 @@ const BY_NAME = new Map<string, AnyAction>(ACTIONS.map((a) => [a.name, a]));
 
 export function actionByName(name: string): AnyAction | undefined {
   return BY_NAME.get(name);
+}
+
+/**
+ * A button for action `name` on job `jobId` (or, for a list's controls, on the list so named); the
+ * value, when the action takes one, is checked on click.
+ */
+export function actionButton(
+  name: ActionName,
+  jobId: string,
+  label: string,
+  options: ButtonOptions = {},
+): CardAction {
+  return buttonOf(name, jobId, label, options);
 }
 
 /** The buttons under a finished job: every action with a button that applies to it, in catalogue order. */

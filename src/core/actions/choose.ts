@@ -1,10 +1,9 @@
 import { z } from "zod";
 import { ActionError } from "../commands/errors.js";
 import { ServiceError, ServiceFailureError } from "../errors.js";
-import { viewOf } from "../flows/results.js";
-import { messageOf } from "../flows/start.js";
 import { choiceKey } from "../jobs/engine.js";
-import { confirmingCard } from "../render/job.js";
+import { messageOf } from "../jobs/records.js";
+import { confirmingCard, viewOf } from "../render/job.js";
 import { type ActionContext, defineAction } from "./define.js";
 
 /** Bounds a choice whose process lives but hangs; a crashed process's claim is free at once. */

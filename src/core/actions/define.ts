@@ -1,21 +1,32 @@
 import type { z } from "zod";
 import type { JobRecord } from "../../store/jobs.js";
-import type { ButtonStyle, CardAction } from "../cards.js";
-import type { PickItem, PickSource } from "../catalog-cache.js";
-import type { AnyCommand, CommandContext, FormDef } from "../commands/define.js";
-import type { Core } from "../flows/core.js";
+import type { MediaApi } from "../api/client.js";
+import type { ButtonStyle } from "../cards.js";
+import type { CatalogCache, PickItem, PickSource } from "../catalog-cache.js";
+import type { AnyCommand, CommandContext, FormDef, StartedJob } from "../commands/define.js";
+import type { JobEngine } from "../jobs/engine.js";
+import type { Logger } from "../log.js";
 import type { ActionEvent, Attachment, ChatAdapter } from "../ports.js";
 import type { ListName } from "../render/lists.js";
-import type { ActionName } from "./catalogue.js";
+import type { TenantRef } from "../tenancy.js";
 
 /**
  * A control on a job's message, defined once like a command: what its value may be, who may use
  * it, which results show it and what it does. Adapters route clicks and form submissions by its
- * name; renderers place it with `actionButton`, so no name is spelled twice.
+ * name; the catalogue places its button (actionButton, catalogue.ts), so no name is spelled twice.
  */
 
+/** What of the bot an action's run uses; the flows' Core (flows/core.ts) gives it. */
+export interface ActionServices {
+  engine: JobEngine;
+  cache: CatalogCache;
+  logger: Logger;
+  /** The service with the job's tenant's key. */
+  media(tenant: TenantRef): Promise<MediaApi>;
+}
+
 export interface ActionContext<V> {
-  core: Core;
+  core: ActionServices;
   job: JobRecord;
   event: ActionEvent;
   adapter: ChatAdapter;
@@ -25,6 +36,11 @@ export interface ActionContext<V> {
   fields: Record<string, unknown>;
   /** The files given in the form, checked against its file options (type, size, how many). */
   attachments: Record<string, Attachment[]>;
+  /**
+   * Starts `command`'s job as the clicker, within their job limit, and posts its message: the
+   * flows' start (flows/start.ts), handed in so that the catalogue stays a list of definitions.
+   */
+  start(command: string, start: (media: MediaApi) => Promise<StartedJob>): Promise<void>;
 }
 
 /** What a form's initial values may depend on besides the job. */
@@ -109,24 +125,4 @@ export function defineAction<const N extends string, V = undefined>(def: ActionD
 export function defineAction<const N extends string, V>(def: ListActionDef<N, V>): ListActionDef<N, V>;
 export function defineAction(def: AnyAction): AnyAction {
   return def;
-}
-
-/**
- * A button for `def` on job `jobId` (or, for a list's controls, on the list so named); the value,
- * when the action takes one, is checked on click.
- */
-export function actionButton(
-  name: ActionName,
-  jobId: string,
-  label: string,
-  options: { style?: ButtonStyle | undefined; value?: string } = {},
-): CardAction {
-  return {
-    type: "button",
-    action: name,
-    jobId,
-    label,
-    style: options.style ?? "secondary",
-    ...(options.value !== undefined && { value: options.value }),
-  };
 }

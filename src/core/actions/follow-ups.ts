@@ -1,8 +1,7 @@
 import { z } from "zod";
 import type { JobRecord } from "../../store/jobs.js";
-import type { MediaApi } from "../api/client.js";
 import { commandByName } from "../commands/catalogue.js";
-import type { FormDef, JobRequest, StartedJob } from "../commands/define.js";
+import type { FormDef, JobRequest } from "../commands/define.js";
 import { ActionError, InputError } from "../commands/errors.js";
 import { audioFile, imageFile } from "../commands/files.js";
 import { startImage } from "../commands/image.js";
@@ -16,11 +15,10 @@ import {
   videoCinematic,
   voiceOrOwn,
 } from "../commands/video.js";
-import { launch, startWithinLimit } from "../flows/start.js";
-import { openAll, uploadAll } from "../flows/uploads.js";
 import type { Json } from "../ports.js";
 import { tenantKey } from "../tenancy.js";
-import { type ActionContext, defineAction } from "./define.js";
+import { openAll, uploadAll } from "../uploads.js";
+import { defineAction } from "./define.js";
 
 /**
  * What a result leads to: new jobs started from it, by whoever clicks (their job limit, their
@@ -30,19 +28,6 @@ import { type ActionContext, defineAction } from "./define.js";
 
 /** Long enough to swallow a double click, short enough to allow a deliberate second try. */
 const REPEAT_CLAIM_MS = 10_000;
-
-/** Starts `command`'s job as the clicker, within their job limit, and posts its message. */
-async function startAs(
-  { core, event, adapter, job }: ActionContext<unknown>,
-  command: string,
-  start: (media: MediaApi) => Promise<StartedJob>,
-): Promise<void> {
-  const { actor, conversation } = event;
-  await startWithinLimit(core, { command, actor, conversation }, async () => {
-    const started = await start(await core.media(job.tenant));
-    await launch(core, adapter, { command, started, actor: event.actor, conversation: event.conversation });
-  });
-}
 
 const record = (value: Json): Record<string, Json> =>
   typeof value === "object" && value !== null && !Array.isArray(value) ? value : {};
@@ -95,7 +80,7 @@ export const edit = defineAction({
   run: (ctx) => {
     const { prompt } = ctx.fields as { prompt: string };
     const referenceImageMediaId = mediaIdOf(ctx.job);
-    return startAs(ctx, "image.edit", (media) =>
+    return ctx.start("image.edit", (media) =>
       startImage(media, "image.edit", { prompt, name: titleFrom(prompt), referenceImageMediaId }),
     );
   },
@@ -110,7 +95,7 @@ export const animateImage = defineAction({
   run: (ctx) => {
     const value = ctx.fields as { prompt: string; duration?: number; aspect_ratio?: string };
     const firstFrameImageMediaId = mediaIdOf(ctx.job);
-    return startAs(ctx, "video.cinematic", (media) =>
+    return ctx.start("video.cinematic", (media) =>
       startCinematic(media, {
         name: titleFrom(value.prompt),
         prompt: value.prompt,
@@ -175,7 +160,7 @@ export const remix = defineAction({
       const value = changed[option];
       if (value !== undefined) request[key] = value;
     }
-    return startAs(ctx, command.name, (media) => command.again!(media, request));
+    return ctx.start(command.name, (media) => command.again!(media, request));
   },
 });
 
@@ -197,7 +182,7 @@ export const regenerate = defineAction({
     const request = command.seeded
       ? { ...previous, seed: newSeed(typeof seed === "number" ? seed : undefined) }
       : previous;
-    return startAs(ctx, command.name, (media) => command.again!(media, request));
+    return ctx.start(command.name, (media) => command.again!(media, request));
   },
 });
 
@@ -238,7 +223,7 @@ export const regenerateSpoken = defineAction({
   appliesTo: (job) => job.state === "done" && spokenRequestOf(job) !== undefined,
   run: (ctx) => {
     const request = spokenRequestOf(ctx.job)!;
-    return startAs(ctx, "video.avatar", async (media) => {
+    return ctx.start("video.avatar", async (media) => {
       const [speechFile] = await openAll(ctx.attachments.audio ?? []);
       return startSpokenVideo(media, request, speechFile!);
     });
@@ -290,7 +275,7 @@ export const avatarVideo = defineAction({
     const { script, voice } = ctx.fields as { script: string; voice?: string };
     const avatarId = avatarIdsOf(job)[Number(event.value ?? "1") - 1];
     if (!avatarId) throw new ActionError("action.invalid", "This job has no such avatar.");
-    await startAs(ctx, "video.avatar", async (media) => {
+    await ctx.start("video.avatar", async (media) => {
       const tenant = tenantKey(job.tenant);
       const chosen = voice === undefined ? undefined : await core.cache.find(tenant, "voices", media, voice);
       if (voice !== undefined && !chosen) {
@@ -326,7 +311,7 @@ export const animateMockup = defineAction({
   run: (ctx) => {
     const value = ctx.fields as z.output<typeof animationOptions>;
     const mockupId = mockupIdOf(ctx.job)!;
-    return startAs(ctx, "mockup.video", (media) =>
+    return ctx.start("mockup.video", (media) =>
       startMockupVideo(media, {
         mockupId,
         style: value.style,
@@ -375,7 +360,7 @@ export const useInMockup = defineAction({
     const { instruction } = ctx.fields as { instruction: string };
     const assetMediaId = mediaIdOf(ctx.job);
     const asLogo = assetTypeOf(ctx.job) === "logo";
-    return startAs(ctx, "mockup.generate", async (media) => {
+    return ctx.start("mockup.generate", async (media) => {
       if (!asLogo)
         return generateMockup(media, { productMediaId: assetMediaId, logoMediaIds: [], instruction });
       const [productMediaId] = await uploadAll(media, ctx.attachments.product ?? []);

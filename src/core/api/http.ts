@@ -2,7 +2,6 @@ import { Readable } from "node:stream";
 import { Agent, type Dispatcher, request } from "undici";
 import type { z } from "zod";
 import { boundedText } from "../bounded.js";
-import { mediaOrigin } from "../config.js";
 import {
   AbortedError,
   BadRequestError,
@@ -72,6 +71,11 @@ export interface Transport {
   /** A file, streamed. */
   download(call: Call, opts?: CallOptions): Promise<Download>;
   close(): Promise<void>;
+}
+
+/** The service paths all begin with /api/, so a base given with /api is the same service. */
+export function mediaOrigin(url: string): string {
+  return url.replace(/\/+$/, "").replace(/\/api$/, "");
 }
 
 /**

@@ -1,16 +1,12 @@
+import type { JobState } from "../../store/job-kinds.js";
+
+export type { JobKind, JobState } from "../../store/job-kinds.js";
+
 /**
  * The neutral view of a service job that the rest of the bot works with. Each job kind of the
  * service reports its own status shape; `normalize.ts` maps every one of them onto this.
+ * Its kinds and states are the store's record types (store/job-kinds.ts).
  */
-export type JobState = "queued" | "working" | "retrying" | "needs_choice" | "done" | "failed";
-
-export type JobKind =
-  | "video" // avatar and cinematic videos: GET /api/video/{id}/status
-  | "photo_avatar" // design and from-selfie enhance: GET /api/avatar/jobs/{id}/status
-  | "image" // generate, edit, inpaint: GET /api/image/{id}
-  | "mockup" // mockup asset and mockup video jobs: GET /api/mockup/{id}/status
-  | "thumbnail"; // GET /api/thumbnail/{id}
-
 export interface NormalizedStatus {
   state: JobState;
   /** 0-100 when the service reports it, otherwise null. */

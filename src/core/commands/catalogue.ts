@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { budget } from "./budget.js";
-import type { AnyCommand, FileSpec, FormDef, PickSource } from "./define.js";
+import type { AnyCommand, FormDef, OptionInfo } from "./define.js";
 import { help } from "./help.js";
 import { imageEdit, imageGenerate, imageInpaint } from "./image.js";
 import { jobs } from "./jobs.js";
@@ -19,6 +19,8 @@ import { setup } from "./setup.js";
 import { thumbnailGenerate } from "./thumbnail.js";
 import { usage } from "./usage.js";
 import { videoAvatar, videoCinematic, videoGet } from "./video.js";
+
+export type { OptionInfo } from "./define.js";
 
 /**
  * The one catalogue both adapters register and parse from: Discord makes one slash command per
@@ -97,29 +99,6 @@ export function commandFor(words: readonly string[]): { command: AnyCommand; use
   if (two) return { command: two, used: 2 };
   const one = first === undefined ? undefined : BY_NAME.get(first);
   return one ? { command: one, used: 1 } : undefined;
-}
-
-export interface OptionInfo {
-  name: string;
-  /** <= 100 characters: Discord option descriptions, Slack modal labels and hints. */
-  description: string;
-  type: "string" | "integer" | "number" | "boolean" | "file";
-  required: boolean;
-  /** The free text of the command (Slack: the words after the command). */
-  main?: true;
-  /** Allowed values: Discord choices, Slack static selects. */
-  choices?: string[];
-  min?: number;
-  max?: number;
-  minLength?: number;
-  maxLength?: number;
-  default?: string | number | boolean;
-  /** Autocomplete (Discord) or external select (Slack) from this list. */
-  pick?: PickSource;
-  /** Entered only in a modal, never as a visible option (API keys). */
-  secret?: true;
-  /** For `type: "file"`. */
-  file?: FileSpec;
 }
 
 interface JsonSchemaLike {

@@ -9,7 +9,6 @@ import type { Usage } from "../api/schemas.js";
 import type { PickItem, PickSource } from "../catalog-cache.js";
 import type { Actor, Attachment, ConversationRef, Json, Message } from "../ports.js";
 import type { BudgetView, SpendReport, SpendRow } from "../spend/model.js";
-import type { OptionInfo } from "./catalogue.js";
 
 export type { PickSource } from "../catalog-cache.js";
 
@@ -23,6 +22,30 @@ export interface FileSpec {
   required: boolean;
   /** How many files the option takes. */
   max: number;
+}
+
+/** An option as the adapters see it, read from the command's schema (catalogue.ts describeOptions). */
+export interface OptionInfo {
+  name: string;
+  /** <= 100 characters: Discord option descriptions, Slack modal labels and hints. */
+  description: string;
+  type: "string" | "integer" | "number" | "boolean" | "file";
+  required: boolean;
+  /** The free text of the command (Slack: the words after the command). */
+  main?: true;
+  /** Allowed values: Discord choices, Slack static selects. */
+  choices?: string[];
+  min?: number;
+  max?: number;
+  minLength?: number;
+  maxLength?: number;
+  default?: string | number | boolean;
+  /** Autocomplete (Discord) or external select (Slack) from this list. */
+  pick?: PickSource;
+  /** Entered only in a modal, never as a visible option (API keys). */
+  secret?: true;
+  /** For `type: "file"`. */
+  file?: FileSpec;
 }
 
 /** What a command may use besides its options: the service and the bot's own records. */

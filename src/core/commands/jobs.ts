@@ -3,7 +3,7 @@ import type { JobRecord } from "../../store/jobs.js";
 import type { JobState } from "../api/job-status.js";
 import { card, type Line } from "../cards.js";
 import { UndeliverableError } from "../errors.js";
-import { viewOf } from "../flows/results.js";
+import { viewOf } from "../render/job.js";
 import { listActions, listCard, pageOf } from "../render/lists.js";
 import { isAdmin } from "../tenancy.js";
 import { defineCommand } from "./define.js";

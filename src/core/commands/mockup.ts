@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { MediaApi } from "../api/client.js";
+import { styleLabel } from "../render/text.js";
 import { defineCommand, type StartedJob } from "./define.js";
 import { imageFile } from "./files.js";
 import {
@@ -7,7 +8,6 @@ import {
   type AnimationStyle,
   ASSET_TYPES,
   id,
-  styleLabel,
   text,
   titleFrom,
   WIDE_OR_TALL,

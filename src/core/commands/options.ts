@@ -23,12 +23,6 @@ export const ASSET_TYPES = ["logo", "product"] as const;
 
 export type AnimationStyle = (typeof ANIMATION_STYLES)[number];
 
-/** "film_35mm_editorial" -> "Film 35mm editorial", for select labels and cards. */
-export function styleLabel(style: string): string {
-  const words = style.replaceAll("_", " ");
-  return words.charAt(0).toUpperCase() + words.slice(1);
-}
-
 export function text(max: number, description: string) {
   return z.string().trim().min(1).max(max).describe(description);
 }

@@ -3,7 +3,7 @@ import type { MediaApi } from "../api/client.js";
 import type { FilePart } from "../api/multipart.js";
 import type { CinematicCreateInput } from "../api/resources/videos.js";
 import type { PickItem } from "../catalog-cache.js";
-import { videoMedia } from "../flows/results.js";
+import { videoMedia } from "../files.js";
 import { resultCard } from "../render/job.js";
 import { defineCommand, type JobRequest, type StartedJob } from "./define.js";
 import { InputError } from "./errors.js";

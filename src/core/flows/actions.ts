@@ -1,35 +1,28 @@
 import { randomUUID } from "node:crypto";
 import type { JobRecord } from "../../store/jobs.js";
 import { actionByName } from "../actions/catalogue.js";
-import { type AnyAction, type ListActionDef, OLD_CONTROL } from "../actions/define.js";
+import { type ActionContext, type AnyAction, type ListActionDef, OLD_CONTROL } from "../actions/define.js";
 import type { MediaApi } from "../api/client.js";
 import { MAX_CHOICES, type PickItem, type PickSource } from "../catalog-cache.js";
 import { commandByName } from "../commands/catalogue.js";
-import type { FormDef } from "../commands/define.js";
+import type { FormDef, StartedJob } from "../commands/define.js";
 import { AccessError, ActionError } from "../commands/errors.js";
 import { LISTS } from "../commands/lists.js";
 import { checkFiles, parseOptions } from "../commands/validate.js";
-import type { ActionEvent, Actor, Choice, ConversationRef } from "../ports.js";
+import type { ActionEvent, ChatAdapter, Choice, ConversationRef } from "../ports.js";
 import { isListName } from "../render/lists.js";
 import { clip } from "../render/text.js";
 import { isAdmin, tenantKey, tenantOf } from "../tenancy.js";
-import { admit } from "./admit.js";
+import { admit, jobOf } from "./admit.js";
 import { commandContext } from "./command.js";
 import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
+import { launch, startWithinLimit } from "./start.js";
 
 /**
  * Button clicks, select choices and follow-up forms on a job's message. Every one gets an answer:
  * the job changes or a new one starts, or the clicker is told (only them) why nothing happened.
  */
-
-/** The job `jobId` when it is the actor's tenant's; undefined for another tenant's or a forgotten one. */
-export async function jobOf(core: Core, jobId: string, actor: Actor): Promise<JobRecord | undefined> {
-  const job = await core.engine.get(jobId);
-  return job && job.tenant.tenantId === actor.tenantId && job.tenant.platform === actor.platform
-    ? job
-    : undefined;
-}
 
 export interface ActionForm {
   title: string;
@@ -193,7 +186,9 @@ export async function handleAction(core: Core, event: ActionEvent): Promise<void
     const fields = form ? parseOptions(form, event.fields ?? {}, settings.defaults) : {};
     const attachments = form ? checkFiles(form, event.attachments ?? {}) : {};
     if (def.claim) await claimOrRefuse(core, def.claim.key(job, event), def.claim.ttlMs, def.claim.refusal);
-    await def.run({ core, job, event, adapter, value, fields, attachments });
+    const start: ActionContext<unknown>["start"] = (command, starter) =>
+      startAs(core, adapter, job, event, command, starter);
+    await def.run({ core, job, event, adapter, value, fields, attachments, start });
   } catch (error) {
     const card = await failureCard(error, {
       media: await core
@@ -206,4 +201,20 @@ export async function handleAction(core: Core, event: ActionEvent): Promise<void
       .post(event.conversation, card, { ephemeral: true })
       .catch((cause: unknown) => core.logger.error({ err: cause, action: event.action }, "could not answer"));
   }
+}
+
+/** Starts `command`'s job as the clicker, within their job limit, and posts its message. */
+async function startAs(
+  core: Core,
+  adapter: ChatAdapter,
+  job: JobRecord,
+  event: ActionEvent,
+  command: string,
+  start: (media: MediaApi) => Promise<StartedJob>,
+): Promise<void> {
+  const { actor, conversation } = event;
+  await startWithinLimit(core, { command, actor, conversation }, async () => {
+    const started = await start(await core.media(job.tenant));
+    await launch(core, adapter, { command, started, actor: event.actor, conversation: event.conversation });
+  });
 }

@@ -1,3 +1,4 @@
+import type { JobRecord } from "../../store/jobs.js";
 import type { TenantSettings } from "../../store/tenants.js";
 import type { AnyCommand } from "../commands/define.js";
 import type { Actor, ConversationRef, EntryKind } from "../ports.js";
@@ -29,4 +30,12 @@ export async function admit(core: Core, entry: Entry): Promise<TenantSettings> {
   core.tenancy.checkAccess(entry.actor, entry.conversation, settings, entry.command);
   if (entry.kind !== "autocomplete") core.rates.take(entry.actor);
   return settings;
+}
+
+/** The job `jobId` when it is the actor's tenant's; undefined for another tenant's or a forgotten one. */
+export async function jobOf(core: Core, jobId: string, actor: Actor): Promise<JobRecord | undefined> {
+  const job = await core.engine.get(jobId);
+  return job && job.tenant.tenantId === actor.tenantId && job.tenant.platform === actor.platform
+    ? job
+    : undefined;
 }

@@ -6,16 +6,16 @@ import type { AnyCommand, BotServices, CommandContext } from "../commands/define
 import { InputError, noApiKey } from "../commands/errors.js";
 import { checkFiles, parseOptions } from "../commands/validate.js";
 import { BotError } from "../errors.js";
+import { messageOf } from "../jobs/records.js";
 import { commandsTotal } from "../metrics.js";
 import type { CommandEvent } from "../ports.js";
 import { type TenantRef, tenantKey, tenantOf } from "../tenancy.js";
-import { jobOf } from "./actions.js";
-import { admit } from "./admit.js";
+import { openAll, uploadAll } from "../uploads.js";
+import { admit, jobOf } from "./admit.js";
 import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
 import { spendServices } from "./spend.js";
-import { launch, messageOf, startWithinLimit } from "./start.js";
-import { openAll, uploadAll } from "./uploads.js";
+import { launch, startWithinLimit } from "./start.js";
 
 /**
  * One slash command, from raw options to its answer. Everything that can be refused is checked

@@ -5,14 +5,21 @@ import type { NormalizedStatus } from "../api/job-status.js";
 import { fetchStatus } from "../api/normalize.js";
 import { BotError, MessageGoneError, ServiceFailureError, UndeliverableError } from "../errors.js";
 import type { JobHooks } from "../jobs/contract.js";
+import { messageOf } from "../jobs/records.js";
 import type { Logger } from "../log.js";
 import { deliveriesTotal, jobTransitionsTotal, pollsTotal } from "../metrics.js";
 import type { ChatAdapter, ConversationRef, Json, Message, MessageRef, Platform } from "../ports.js";
-import { failedJobCard, progressCard, readyNotice, undeliverableCard, variantsCard } from "../render/job.js";
+import {
+  failedJobCard,
+  progressCard,
+  readyNotice,
+  undeliverableCard,
+  variantsCard,
+  viewOf,
+} from "../render/job.js";
 import type { TenantRef } from "../tenancy.js";
 import { idsOf } from "../tenant-view.js";
-import { resolveResult, viewOf } from "./results.js";
-import { messageOf } from "./start.js";
+import { resolveResult } from "./results.js";
 
 /**
  * The engine's hooks: how to read a job's status, and how to show and deliver it in chat. They

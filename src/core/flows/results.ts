@@ -3,10 +3,10 @@ import type { MediaApi } from "../api/client.js";
 import type { JobResult, NormalizedStatus } from "../api/job-status.js";
 import type { Item } from "../api/schemas.js";
 import { type Card, type CardAction, card } from "../cards.js";
+import { fileOrLink, publicUrl, videoMedia } from "../files.js";
 import type { Json } from "../ports.js";
-import { type JobView, photoAvatarCard, resultCard } from "../render/job.js";
+import { photoAvatarCard, resultCard, viewOf } from "../render/job.js";
 import { recipeOf } from "../render/recipe.js";
-import { fileOrLink, publicUrl } from "./files.js";
 
 /**
  * What a finished job yields, fetched from where the service keeps it (image info, the video
@@ -17,21 +17,6 @@ import { fileOrLink, publicUrl } from "./files.js";
 export interface Resolved {
   card: Card;
   stored: Json;
-}
-
-export function viewOf(job: Pick<JobRecord, "id" | "inputs">): JobView {
-  const inputs = job.inputs as { title?: unknown } | null;
-  return { id: job.id, title: typeof inputs?.title === "string" ? inputs.title : "Media job" };
-}
-
-/** The video record's link and its MP4 (streamed), or the link alone when the file is too big. */
-export async function videoMedia(media: MediaApi, videoId: string, limit: number) {
-  const meta = await media.videos.get(videoId);
-  const name = meta.name ?? videoId;
-  return {
-    meta,
-    media: await fileOrLink("video", name, () => media.videos.download(videoId), meta.downloadUrl, limit),
-  };
 }
 
 /** The first string field of an item whose shape the spec leaves open. */

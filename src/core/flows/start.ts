@@ -5,7 +5,7 @@ import type { StartedJob } from "../commands/define.js";
 import { JobLimitError } from "../commands/errors.js";
 import { BotError } from "../errors.js";
 import { jobTransitionsTotal } from "../metrics.js";
-import type { Actor, ChatAdapter, ConversationRef, MessageRef } from "../ports.js";
+import type { Actor, ChatAdapter, ConversationRef } from "../ports.js";
 import { queuedCard, unpostedCard, untrackedCard } from "../render/job.js";
 import { currentTap } from "../spend/tap.js";
 import type { Core } from "./core.js";
@@ -120,9 +120,4 @@ export async function launch(
   }
   if (started.finished) await core.engine.finish(job.id, started.finished);
   return job;
-}
-
-/** The job's message, or undefined for a job launched without one. */
-export function messageOf(job: Pick<JobRecord, "message">): MessageRef | undefined {
-  return (job.message as unknown as MessageRef | null) ?? undefined;
 }

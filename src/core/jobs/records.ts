@@ -1,5 +1,6 @@
 import type { JobRecord, JobStore } from "../../store/index.js";
 import type { JobResult, JobState, NormalizedStatus } from "../api/job-status.js";
+import type { MessageRef } from "../ports.js";
 
 /** What a job ended with, as the engine records it before delivering. */
 export interface Outcome {
@@ -58,4 +59,9 @@ export async function updateJob(
     if (stale >= MAX_STALE) throw new Error(`job ${current.id} kept changing under an update`);
     current = result.job;
   }
+}
+
+/** The job's message, or undefined for a job launched without one. */
+export function messageOf(job: Pick<JobRecord, "message">): MessageRef | undefined {
+  return (job.message as unknown as MessageRef | null) ?? undefined;
 }

@@ -1,5 +1,4 @@
 import { type Card, card } from "../cards.js";
-import type { OptionInfo } from "../commands/catalogue.js";
 
 export interface HelpEntry {
   name: string;
@@ -34,11 +33,22 @@ export function helpCard(entries: readonly HelpEntry[], topic?: string): Card {
   });
 }
 
+/** What a flag shows of an option (the catalogue's OptionInfo, commands/define.ts). */
+export interface FlagOption {
+  name: string;
+  type: string;
+  required: boolean;
+  choices?: string[] | undefined;
+  min?: number | undefined;
+  max?: number | undefined;
+  pick?: string | undefined;
+}
+
 /**
  * An option as a command-line flag with what it takes: its allowed values, its range, a yes/no
  * switch, or the kind of text. Optional ones are in brackets.
  */
-export function flagOf(option: OptionInfo): string {
+export function flagOf(option: FlagOption): string {
   const flag = `--${option.name.replaceAll("_", "-")}`;
   const takes =
     option.type === "boolean"

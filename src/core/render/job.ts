@@ -1,6 +1,7 @@
-import { actionButton } from "../actions/define.js";
+import type { JobRecord } from "../../store/jobs.js";
 import type { NormalizedStatus } from "../api/job-status.js";
 import { type Card, type CardAction, type CardMedia, card } from "../cards.js";
+import { controlButton } from "./controls.js";
 import { duration, megabytes, plural } from "./text.js";
 
 /**
@@ -12,6 +13,12 @@ export interface JobView {
   /** Our job id: the footer names it, so people can quote it when asking for help. */
   id: string;
   title: string;
+}
+
+/** The view of a job record: its id, and the title its inputs keep. */
+export function viewOf(job: Pick<JobRecord, "id" | "inputs">): JobView {
+  const inputs = job.inputs as { title?: unknown } | null;
+  return { id: job.id, title: typeof inputs?.title === "string" ? inputs.title : "Media job" };
 }
 
 /** Before the engine has a record there is no id to show yet. */
@@ -69,9 +76,9 @@ export function variantsCard(view: JobView, previewUrls: readonly [string, strin
       alt: `Variant ${i + 1}`,
     })),
     actions: [
-      actionButton("confirm", view.id, "Keep 1", { style: "primary", value: "1" }),
-      actionButton("confirm", view.id, "Keep 2", { style: "primary", value: "2" }),
-      actionButton("confirm_both", view.id, "Keep both", { style: "success" }),
+      controlButton("confirm", view.id, "Keep 1", { style: "primary", value: "1" }),
+      controlButton("confirm", view.id, "Keep 2", { style: "primary", value: "2" }),
+      controlButton("confirm_both", view.id, "Keep both", { style: "success" }),
     ],
     footer: footer(view),
   });

@@ -1,5 +1,5 @@
-import { actionButton } from "../actions/define.js";
 import { type Card, type CardAction, type CardField, card } from "../cards.js";
+import { controlButton } from "./controls.js";
 
 /** Paged lists (avatars, voices, videos, mockups, assets, thumbnails, jobs, help). */
 
@@ -110,10 +110,10 @@ export function listActions(
 ): CardAction[] {
   const shows = entries.flatMap((entry, i) => {
     const value = entry.show === undefined ? undefined : showValue(paging.page, entry.show);
-    return value ? [actionButton("show", controls.list, `Show ${i + 1}`, { value })] : [];
+    return value ? [controlButton("show", controls.list, `Show ${i + 1}`, { value })] : [];
   });
   const to = (page: number, label: string) =>
-    actionButton("page", controls.list, label, {
+    controlButton("page", controls.list, label, {
       value: pageValue({ page, ...(controls.search && { search: controls.search }) }),
     });
   return [

@@ -1,6 +1,6 @@
 import type { Card } from "../cards.js";
-import { styleLabel } from "../commands/options.js";
 import type { Json } from "../ports.js";
+import { styleLabel } from "./text.js";
 
 /**
  * What a job's result was made with, read from the inputs it kept (the creation request, a

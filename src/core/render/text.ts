@@ -39,3 +39,9 @@ export function duration(ms: number): string {
   const hours = Math.floor(minutes / 60);
   return minutes % 60 ? `${hours} h ${minutes % 60} min` : `${hours} h`;
 }
+
+/** "film_35mm_editorial" -> "Film 35mm editorial", for select labels and cards. */
+export function styleLabel(style: string): string {
+  const words = style.replaceAll("_", " ");
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}

@@ -1,7 +1,7 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { ACTIONS, actionByName } from "../../../src/core/actions/catalogue.js";
-import { actionButton } from "../../../src/core/actions/define.js";
+import { ACTIONS, type ActionName, actionButton, actionByName } from "../../../src/core/actions/catalogue.js";
 import { type CardAction, isCard } from "../../../src/core/cards.js";
+import type { PlacedAction } from "../../../src/core/render/controls.js";
 import { encodeControlId } from "../../../src/discord/custom-id.js";
 import { encodeActionId } from "../../../src/slack/render/action-id.js";
 import { file, type Harness, harnessPerFile, png } from "../bot/harness.js";
@@ -68,5 +68,7 @@ describe("the action catalogue", () => {
     expectTypeOf(actionButton).parameter(0).toEqualTypeOf<(typeof ACTIONS)[number]["name"]>();
     // @ts-expect-error: not an action of the catalogue
     actionButton("animate", "job", "Animate");
+    // The renderers' own controls (render/controls.ts) name actions of the catalogue too.
+    expectTypeOf<PlacedAction>().toExtend<ActionName>();
   });
 });

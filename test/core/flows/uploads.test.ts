@@ -4,8 +4,8 @@ import type { Readable } from "node:stream";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BadRequestError, ServiceUnavailableError, UnauthorizedError } from "../../../src/core/errors.js";
-import { openAll } from "../../../src/core/flows/uploads.js";
 import type { Attachment } from "../../../src/core/ports.js";
+import { openAll } from "../../../src/core/uploads.js";
 import { solidPng } from "../../fakes/media-api/png.js";
 import { rejectionOf, useEmulator } from "../api/support.js";
 

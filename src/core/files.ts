@@ -1,8 +1,9 @@
-import { checkResultType, RESULT_FILES, resultStream } from "../api/fetch-policy.js";
-import type { Download } from "../api/http.js";
-import type { ResultKind } from "../cards.js";
-import type { ResultMediaView } from "../render/job.js";
-import { abandon } from "../streams.js";
+import type { MediaApi } from "./api/client.js";
+import { checkResultType, RESULT_FILES, resultStream } from "./api/fetch-policy.js";
+import type { Download } from "./api/http.js";
+import type { ResultKind } from "./cards.js";
+import type { ResultMediaView } from "./render/job.js";
+import { abandon } from "./streams.js";
 
 const EXTENSIONS: Record<string, string> = {
   "image/png": "png",
@@ -58,5 +59,15 @@ export async function fileOrLink(
       ...(probe.size !== undefined && { size: probe.size }),
       open: async () => resultStream((await fetch()).body, probe.size ?? limit),
     },
+  };
+}
+
+/** The video record's link and its MP4 (streamed), or the link alone when the file is too big. */
+export async function videoMedia(media: MediaApi, videoId: string, limit: number) {
+  const meta = await media.videos.get(videoId);
+  const name = meta.name ?? videoId;
+  return {
+    meta,
+    media: await fileOrLink("video", name, () => media.videos.download(videoId), meta.downloadUrl, limit),
   };
 }

@@ -1,0 +1,63 @@
+import { type Line, plainText } from "./cards.js";
+import { BotError, type BotErrorOptions } from "./errors.js";
+
+/**
+ * The core's own refusals. Codes are grouped by family (the error card picks its title by
+ * prefix): input.* the command was wrong, access.* the actor may not, limit.* too much at once,
+ * setup.* the tenant is not configured, action.* a button that has nothing left to do.
+ */
+
+/** The command's options or files: says which and how to fix it. */
+export class InputError extends BotError {
+  constructor(
+    readonly code: `input.${string}`,
+    userMessage: string,
+  ) {
+    super(userMessage);
+  }
+}
+
+/** `line` is the message as its card shows it, where the people it names are mentions. */
+export class AccessError extends BotError {
+  constructor(
+    readonly code: `access.${string}`,
+    readonly line: Line,
+  ) {
+    super(plainText(line));
+  }
+}
+
+export class JobLimitError extends BotError {
+  readonly code = "limit.jobs";
+  constructor(limit: number) {
+    super(
+      `You already have ${limit} jobs running, the most one person can run at once. Wait for one to finish (see the jobs command), then try again.`,
+    );
+  }
+}
+
+export class SetupError extends BotError {
+  constructor(
+    readonly code: `setup.${string}`,
+    userMessage: string,
+    options?: { message?: string; cause?: unknown },
+  ) {
+    super(userMessage, options);
+  }
+}
+
+export class ActionError extends BotError {
+  constructor(
+    readonly code: `action.${string}`,
+    userMessage: string,
+    options: BotErrorOptions = {},
+  ) {
+    super(userMessage, options);
+  }
+}
+
+export const noApiKey = () =>
+  new SetupError(
+    "setup.no_key",
+    "This server or workspace has no media service API key yet: an admin must run the setup command and enter one.",
+  );
