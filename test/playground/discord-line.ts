@@ -22,6 +22,8 @@ export interface MenuOption {
   required: boolean;
   choices?: string[];
   autocomplete?: true;
+  /** Slack: the command's main text, typed first without a flag. */
+  main?: true;
 }
 
 /** One command as the user picks it: "image generate", "usage". */

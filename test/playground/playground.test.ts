@@ -2,7 +2,7 @@
  * The playground in a real headless browser (Debian's Chromium through playwright-core, never a
  * downloaded one): a person's gestures on the page go through the real discord.js client and Bolt
  * app over the fakes, and what they answer shows up as pictures. PLAYGROUND_SCREENSHOT=1 also
- * writes docs/playground.png.
+ * writes docs/playground.png and docs/spending.png.
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -18,6 +18,7 @@ import { type PlaygroundWorld, startWorld } from "./world.js";
 const CHROMIUM = "/usr/bin/chromium";
 const fox = solidPng([200, 40, 40]);
 const SCREENSHOT = fileURLToPath(new URL("../../docs/playground.png", import.meta.url));
+const SPENDING_SCREENSHOT = fileURLToPath(new URL("../../docs/spending.png", import.meta.url));
 
 let world: PlaygroundWorld;
 let server: PlaygroundServer;
@@ -83,6 +84,18 @@ function text(locator: Locator) {
 }
 
 const hidden = (locator: Locator) => locator.waitFor({ state: "hidden", timeout: 10_000 });
+
+/** The person a pane acts as, by the name its picker shows. */
+const actAs = (pane: "discord" | "slack", name: string) =>
+  page.locator(`#${pane} [data-role="user"]`).selectOption({ label: `as ${name}` });
+
+/** Types a line in a pane's command box and sends it; the box empties once the fake took it. */
+async function send(pane: "discord" | "slack", line: string) {
+  const box = page.locator(`#${pane}-line`);
+  await box.fill(line);
+  await box.press("Enter");
+  await expect.poll(() => box.inputValue()).toBe("");
+}
 
 describe("the playground page", () => {
   it("shows both channels and completes Discord commands and options from the registered commands", async () => {
@@ -194,6 +207,133 @@ describe("the playground page", () => {
       mkdirSync(join(SCREENSHOT, ".."), { recursive: true });
       await discord().locator(".message", { hasText: "Image: a red fox" }).first().scrollIntoViewIfNeeded();
       await page.screenshot({ path: SCREENSHOT });
+    }
+  });
+});
+
+describe("team spending in the playground", () => {
+  const generations = () => world.emulator.callsTo("POST", "/api/image/generate");
+
+  it("shows an admin's Discord /usage with its chart and a CSV export, then refuses a start over the budget", async () => {
+    const before = generations().length;
+    await actAs("discord", "Other");
+    await send("discord", "/image generate prompt:a green frog");
+    await send("discord", "/image generate prompt:a grey heron");
+    for (const prompt of ["a green frog", "a grey heron"])
+      await text(discord().locator(".message", { hasText: `Image: ${prompt} is ready.` })).toContain("ready");
+    expect(
+      generations()
+        .slice(before)
+        .map((call) => (call.json as { prompt: string }).prompt)
+        .sort(),
+    ).toEqual(["a green frog", "a grey heron"]);
+
+    // The admin finds the new commands where Discord's client offers them.
+    await actAs("discord", "Admin");
+    const line = page.locator("#discord-line");
+    await line.pressSequentially("/bud");
+    await text(discord().locator(".suggestions")).toContain("/budget");
+    await line.fill("/usage view:");
+    await expect.poll(() => discord().locator(".suggestions li .l").allInnerTexts()).toContain("export");
+    await line.fill("");
+
+    await send("discord", "/budget for:each jobs:2 kind:image");
+    await text(discord().locator(".message", { hasText: "Budget saved" })).toContain("2 of 2 image jobs");
+
+    await send("discord", "/usage");
+    const usage = discord().locator(".message", { hasText: "Spent through the bot this period" });
+    await text(usage).toContain("Top people");
+    const figures = await usage.innerText();
+    expect(figures).toContain("@Admin used /usage");
+    expect(figures).toMatch(/@Other\s+2 credits, 2 jobs/);
+    expect(figures).toContain("Each person (highest shown) (Images): 2 of 2 jobs (left 0)");
+    expect(figures).toContain("Only you can see this");
+    // The chart, drawn at its own size rather than squeezed into a result's picture box.
+    expect(await loaded(usage.locator(".embed img.media"))).toBeGreaterThan(0);
+    await usage.locator(".embed img.media.wide").waitFor();
+
+    await send("discord", "/usage view:export");
+    const exported = discord().locator(".message", { hasText: "Spending export" });
+    const chip = exported.locator("a.file");
+    await text(chip).toMatch(/^📄\s*spending-[\d-]+\.csv\s+[\d.]+ (bytes|KB)$/);
+    expect(await chip.getAttribute("download")).toMatch(/^spending-[\d-]+\.csv$/);
+    const csv = await chip.evaluate(async (a) =>
+      (await fetch((a as unknown as { href: string }).href)).text(),
+    );
+    const [header, ...rows] = csv.trim().split(/\r?\n/);
+    expect(header).toBe("time,person,channel,kind,command,credits,job id,service job id,status");
+    expect(rows.filter((row) => row.includes(world.discord.users.other.id))).toHaveLength(2);
+
+    // Over the budget: refused before the creation call, said privately to the one who asked.
+    await actAs("discord", "Other");
+    await send("discord", "/image generate prompt:a third frog");
+    const refusal = discord().locator(".message", { hasText: "This would go over" });
+    await text(refusal).toContain("Nothing was started or charged.");
+    const refused = await refusal.innerText();
+    expect(refused).toContain("2 of 2 image jobs used this period, 0 left");
+    expect(refused).toContain("Only you can see this");
+    expect(generations()).toHaveLength(before + 2);
+    world.discord.assertNoValidationErrors();
+  });
+
+  it("answers Slack's /media usage in the channel privately and puts its chart in the person's DM", async () => {
+    const line = page.locator("#slack-line");
+    await line.pressSequentially("/media usage ");
+    await expect.poll(() => slack().locator(".suggestions li .l").allInnerTexts()).toContain("export");
+    await line.fill("/media bud");
+    await text(slack().locator(".suggestions")).toContain("/media budget");
+
+    await actAs("slack", "Requester Person");
+    const before = generations().length;
+    await send("slack", "/media image generate a blue whale");
+    await text(slack().locator(".message .header", { hasText: "a blue whale" })).toContain("✅");
+    expect(generations()).toHaveLength(before + 1);
+
+    await actAs("slack", "Admin Person");
+    await send("slack", "/media usage");
+    const channel = slack().locator('[data-role="messages"]');
+    const usage = channel.locator(".message", { hasText: "Spent through the bot this period" });
+    await text(usage).toContain("Only visible to you");
+    const figures = await usage.innerText();
+    expect(figures).toContain("Top people");
+    expect(figures).toContain("@Requester Person");
+    expect(figures).toContain("usage.png: sent to you in a direct message from the bot.");
+    expect(await usage.locator("img").count()).toBe(0);
+
+    // The DM tab counts what arrived; there the card shows with its chart.
+    const tab = slack().locator('[data-tab="direct"]');
+    await text(tab.locator(".badge")).toBe("1");
+    await tab.click();
+    const dm = slack().locator('[data-role="direct"]');
+    const card = dm.locator(".message", { hasText: "Media service usage" }).first();
+    await text(card).toContain("Spent through the bot this period");
+    expect(await dm.locator(".intro").innerText()).toContain("between @Admin Person and media-bot");
+    expect(await loaded(card.locator("figure img.media"))).toBeGreaterThan(0);
+    await hidden(tab.locator(".badge"));
+
+    // The bot opened the admin's DM and uploaded the chart there, never into the channel.
+    const { slack: fake } = world;
+    expect(
+      fake.calls.some((c) => c.method === "conversations.open" && c.args.users === fake.users.admin.id),
+    ).toBe(true);
+    const charts = fake.uploads.filter((u) => u.filename === "usage.png");
+    expect(charts.map((u) => u.channel)).toEqual([expect.stringMatching(/^D/)]);
+    // Someone else's DM view is their own.
+    await actAs("slack", "Requester Person");
+    await text(dm.locator(".intro")).toContain("Nothing here yet");
+    await actAs("slack", "Admin Person");
+    await text(card).toContain("Spent through the bot this period");
+
+    if (process.env.PLAYGROUND_SCREENSHOT === "1") {
+      // Tall enough for the whole Discord /usage answer, chart included; Slack's DM beside it.
+      await page.setViewportSize({ width: 1400, height: 1000 });
+      await actAs("discord", "Admin");
+      const answer = discord().locator(".message", { hasText: "Spent through the bot this period" });
+      await loaded(answer.locator("img.media.wide"));
+      await answer.evaluate((element) => element.scrollIntoView({ block: "end" }));
+      await card.evaluate((element) => element.scrollIntoView({ block: "start" }));
+      await page.screenshot({ path: SPENDING_SCREENSHOT });
+      await page.setViewportSize({ width: 1400, height: 860 });
     }
   });
 });

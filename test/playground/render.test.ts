@@ -2,7 +2,7 @@ import type { APIMessage } from "discord-api-types/v10";
 import { describe, expect, it } from "vitest";
 import type { Message } from "../fakes/slack/index.js";
 import { discordChannel } from "./render/discord.js";
-import { slackChannel } from "./render/slack.js";
+import { slackChannel, slackDirect } from "./render/slack.js";
 
 const bot = {
   id: "1",
@@ -104,5 +104,54 @@ describe("the playground's renderers", () => {
       "media-bot",
     );
     expect(html).toContain("<strong>image edit &lt;prompt&gt;</strong> fish &amp; chips");
+  });
+
+  it("shows a file that is no picture as a chip that downloads it under its name, with its size", () => {
+    const url = "http://127.0.0.1:9/attachments/2/3/spending-2026-12-01.csv";
+    const html = discordChannel(
+      [
+        discordMessage({
+          attachments: [
+            {
+              id: "3",
+              filename: "spending-2026-12-01.csv",
+              size: 2300,
+              url,
+              proxy_url: url,
+              content_type: "text/csv",
+            },
+          ],
+        }),
+      ],
+      {},
+    );
+    expect(html).toContain('download="spending-2026-12-01.csv"');
+    expect(html).toContain(
+      '<span class="name">spending-2026-12-01.csv</span><span class="size">2.2 KB</span>',
+    );
+    expect(html).not.toContain("<img");
+  });
+
+  it("shows a person's Slack DM with the app under a line naming both, its files in the thread", () => {
+    const names = { U1: "Requester", UBOT: "media-bot" };
+    expect(slackDirect([], names, "media-bot", "U1")).toContain("Nothing here yet");
+    const card = slackMessage({ channel: "D1", ts: "1.000100", text: "Media service usage" });
+    const chart = slackMessage({
+      channel: "D1",
+      ts: "1.000200",
+      thread_ts: "1.000100",
+      files: [
+        {
+          name: "usage.png",
+          mimetype: "image/png",
+          url_private: "http://127.0.0.1:9/files-pri/T1-F1/usage.png",
+        },
+      ],
+    } as Partial<Message>);
+    const html = slackDirect([card, chart], names, "media-bot", "U1");
+    expect(html).toContain('just between <span class="mention">@Requester</span> and media-bot.</div>');
+    expect(html).toMatch(
+      /Media service usage.*<div class="thread">.*<img class="media"[^>]*alt="usage.png"/s,
+    );
   });
 });

@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { commandMenu } from "./discord-line.js";
 import { type Body, createGestures, HttpError } from "./gestures.js";
 import { discordChannel, discordModal } from "./render/discord.js";
-import { slackChannel, slackModal } from "./render/slack.js";
+import { slackChannel, slackDirect, slackModal } from "./render/slack.js";
 import { slackMenu } from "./slack-line.js";
 import type { PlaygroundWorld } from "./world.js";
 
@@ -61,10 +61,36 @@ export async function startServer(world: PlaygroundWorld, port = 0): Promise<Pla
     return view ? { key: `${view.id}:${view.hash}`, html: slackModal(view, slackNames) } : null;
   }
 
-  /** The channels as the two people the page acts as see them (ephemeral messages, modals). */
-  function state(as: { discord: string; slack: string }) {
+  /** The bot's DM with each person it opened one with, by user id. */
+  const directs = new Map<string, string>();
+
+  /**
+   * The bot's DM with `user`, once the bot has opened one (private answers with files go there).
+   * conversations.open gives the same channel every time, so asking the fake finds it.
+   */
+  async function directChannel(user: string): Promise<string | undefined> {
+    const known = directs.get(user);
+    if (known) return known;
+    const opened = slack.calls.some(
+      (c) => c.method === "conversations.open" && c.answered.ok && c.args.users === user,
+    );
+    if (!opened) return undefined;
+    const answer = await fetch(`${slack.apiUrl}conversations.open`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${slack.botToken}` },
+      body: new URLSearchParams({ users: user }),
+    });
+    const id = ((await answer.json()) as { channel?: { id?: string } }).channel?.id;
+    if (id) directs.set(user, id);
+    return id;
+  }
+
+  /** The channels as the two people the page acts as see them (ephemeral messages, modals, DMs). */
+  async function state(as: { discord: string; slack: string }) {
     const seen = (m: { flags?: number; interaction_metadata?: { user: { id: string } } }) =>
       !((m.flags ?? 0) & 64) || m.interaction_metadata?.user.id === as.discord;
+    const directId = await directChannel(as.slack);
+    const dm = directId ? slack.messages(directId) : [];
     return {
       discord: {
         html: discordChannel(discord.messages().filter(seen), discordNames),
@@ -77,6 +103,9 @@ export async function startServer(world: PlaygroundWorld, port = 0): Promise<Pla
           slackNames,
           "media-bot",
         ),
+        direct: slackDirect(dm, slackNames, "media-bot", as.slack),
+        /** Top-level messages in the DM, for the page's count of new ones. */
+        directCount: dm.filter((m) => m.thread_ts === undefined || m.thread_ts === m.ts).length,
         modal: openSlackView(as.slack),
       },
     };
@@ -108,7 +137,7 @@ export async function startServer(world: PlaygroundWorld, port = 0): Promise<Pla
       res.writeHead(200, { "content-type": `${TYPES[name.split(".").pop()!]}; charset=utf-8` }).end(body);
     } else if (req.method === "GET" && url.pathname === "/api/state") {
       const as = (platform: "discord" | "slack") => url.searchParams.get(platform) ?? people[platform][0]!.id;
-      json(200, state({ discord: as("discord"), slack: as("slack") }));
+      json(200, await state({ discord: as("discord"), slack: as("slack") }));
     } else if (req.method === "GET" && url.pathname === "/api/page")
       json(200, {
         menus: { discord: commandMenu(discord.commands(discord.guild.id)), slack: slackMenu() },

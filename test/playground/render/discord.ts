@@ -98,7 +98,7 @@ function attachments(message: APIMessage): string {
   const inEmbeds = new Set(message.embeds.flatMap((e) => [e.image?.url, e.thumbnail?.url]));
   return message.attachments
     .filter((a) => !inEmbeds.has(a.url))
-    .map((a) => media(a.url, a.filename, a.content_type))
+    .map((a) => media(a.url, a.filename, a.content_type, a.size))
     .join("");
 }
 

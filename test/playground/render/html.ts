@@ -31,13 +31,28 @@ export function link(url: string, label: string): string {
     : label;
 }
 
-/** An image, a video or a link, as a chat client shows an attachment. */
-export function media(url: string, name: string, contentType: string | undefined): string {
+/** "1.2 KB", as the clients label a file's size. */
+export function fileSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  const kb = bytes / 1024;
+  return kb < 1024 ? `${kb.toFixed(kb < 10 ? 1 : 0)} KB` : `${(kb / 1024).toFixed(1)} MB`;
+}
+
+/**
+ * An image, a video, or any other file as the clients show it: a chip with its name and size that
+ * downloads it under its own name.
+ */
+export function media(url: string, name: string, contentType: string | undefined, size?: number): string {
   const src = escapeHtml(fileUrl(url));
   if (contentType?.startsWith("image/")) return `<img class="media" src="${src}" alt="${escapeHtml(name)}">`;
   if (contentType?.startsWith("video/"))
     return `<video class="media" src="${src}" controls preload="metadata" title="${escapeHtml(name)}"></video>`;
-  return `<a class="file" href="${src}" target="_blank">📎 ${escapeHtml(name)}</a>`;
+  return (
+    `<a${attrs({ class: "file", href: fileUrl(url), download: name, title: `Download ${name}` })}>` +
+    `<span class="icon">📄</span><span class="what"><span class="name">${escapeHtml(name)}</span>` +
+    (size === undefined ? "" : `<span class="size">${fileSize(size)}</span>`) +
+    "</span></a>"
+  );
 }
 
 /** Replaces matches in already escaped text; `render` gets the escaped groups. */

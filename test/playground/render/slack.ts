@@ -108,7 +108,7 @@ function body(m: Pick<Message, "text" | "blocks" | "files">, where: Where): stri
     : m.text
       ? `<div>${mrkdwn(m.text, where.names)}</div>`
       : "";
-  const files = (m.files ?? []).map((f) => media(f.url_private, f.name, f.mimetype)).join("");
+  const files = (m.files ?? []).map((f) => media(f.url_private, f.name, f.mimetype, f.size)).join("");
   return blocks + files;
 }
 
@@ -165,6 +165,17 @@ export function slackChannel(
     .sort((a, b) => Number(a.ts) - Number(b.ts))
     .map((i) => i.html)
     .join("");
+}
+
+/**
+ * A person's direct messages with the app, as Slack's DM view shows them: what the app sent there
+ * (a private answer's files, in the thread of its message) under a line naming the two sides.
+ */
+export function slackDirect(messages: readonly Message[], names: Names, app: string, person: string): string {
+  const intro =
+    `<div class="intro">This conversation is just between <span class="mention">@${escapeHtml(names[person] ?? person)}</span>` +
+    ` and ${escapeHtml(app)}.${messages.length ? "" : ` Nothing here yet: ${escapeHtml(app)} sends files of private answers here.`}</div>`;
+  return intro + slackChannel(messages, [], names, app);
 }
 
 function input(b: Json, names: Names): string {

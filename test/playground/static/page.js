@@ -6,7 +6,7 @@ const panes = {
   slack: document.getElementById("slack"),
 };
 const part = (pane, role) => panes[pane].querySelector(`[data-role="${role}"]`);
-const shown = { discord: { html: "", modal: null }, slack: { html: "", modal: null } };
+const shown = { discord: { messages: "", modal: null }, slack: { messages: "", direct: "", modal: null } };
 /** Modals the user cancelled: a client closes them without telling the bot. */
 const dismissed = new Set();
 
@@ -39,18 +39,63 @@ async function act(pane, path, body) {
   }
 }
 
+/** The width of a message's picture box (page.css `.media`). */
+const MEDIA_BOX = 280;
+/**
+ * Pictures larger than the box (a chart), by address: they show at their own size, as wide as the
+ * message allows and smoothly, and keep doing so when the messages are drawn again.
+ */
+const wide = new Set();
+
+function fill(pane, role, html) {
+  if (html === shown[pane][role]) return;
+  const messages = part(pane, role);
+  const atBottom = messages.scrollHeight - messages.scrollTop - messages.clientHeight < 80;
+  messages.innerHTML = html;
+  shown[pane][role] = html;
+  if (atBottom) messages.scrollTop = messages.scrollHeight;
+  for (const media of messages.querySelectorAll("img, video")) {
+    if (media.tagName === "IMG") media.classList.toggle("wide", wide.has(media.src));
+    media.addEventListener("load", () => {
+      if (media.tagName === "IMG" && media.naturalWidth > MEDIA_BOX) {
+        wide.add(media.src);
+        media.classList.add("wide");
+      }
+      if (atBottom) messages.scrollTop = messages.scrollHeight;
+    });
+  }
+}
+
+// ---- Slack's direct messages: a tab beside the channel, with a count of new ones ---------------
+
+/** How many DM messages each person has seen, by user id. */
+const seenDirect = new Map();
+let directCount = 0;
+
+function showTab(pane, tab) {
+  for (const button of panes[pane].querySelectorAll("[data-tab]"))
+    button.classList.toggle("on", button.dataset.tab === tab);
+  for (const role of ["messages", "direct"]) part(pane, role).hidden = role !== tab;
+  const view = part(pane, tab);
+  view.scrollTop = view.scrollHeight;
+  countDirect();
+}
+
+function countDirect() {
+  const reading = !part("slack", "direct").hidden;
+  if (reading) seenDirect.set(actingAs("slack"), directCount);
+  const unread = directCount - (seenDirect.get(actingAs("slack")) ?? 0);
+  const badge = part("slack", "unread");
+  badge.hidden = unread <= 0;
+  badge.textContent = String(unread);
+}
+
 function render(pane, state) {
-  const messages = part(pane, "messages");
-  if (state.html !== shown[pane].html) {
-    const atBottom = messages.scrollHeight - messages.scrollTop - messages.clientHeight < 80;
-    messages.innerHTML = state.html;
-    shown[pane].html = state.html;
-    if (atBottom) messages.scrollTop = messages.scrollHeight;
-    for (const media of messages.querySelectorAll("img, video")) {
-      media.addEventListener("load", () => {
-        if (atBottom) messages.scrollTop = messages.scrollHeight;
-      });
-    }
+  fill(pane, "messages", state.html);
+  if (pane === "slack") {
+    fill(pane, "direct", state.direct);
+    directCount = state.directCount;
+    countDirect();
   }
   const overlay = part(pane, "overlay");
   const modal = state.modal && !dismissed.has(state.modal.key) ? state.modal : null;
@@ -125,6 +170,11 @@ document.addEventListener("click", (event) => {
     shown[pane].modal = null;
     part(pane, "overlay").hidden = true;
   }
+});
+
+document.addEventListener("click", (event) => {
+  const tab = event.target.closest("[data-tab]");
+  if (tab) showTab(paneOf(tab), tab.dataset.tab);
 });
 
 document.addEventListener("change", (event) => {
@@ -231,8 +281,14 @@ function completeSlack(line) {
   if (!command || typed === command.path) return commandChoices(menus.slack, typed, "/media ");
   const head = line.slice(0, line.lastIndexOf(" ") + 1);
   const word = line.slice(head.length);
+  const main = command.options.find((o) => o.main);
+  // The main text's words, where it takes only a few (`usage export`), come first.
+  if (main && !word.startsWith("-") && typed.slice(command.path.length).trim() === word)
+    return main.choices
+      .filter((c) => c.startsWith(word.toLowerCase()))
+      .map((c) => ({ label: c, detail: main.description, line: `${head}${c} ` }));
   const flag = /--([\w-]+)\s+$/.exec(head);
-  const spec = flag && command.options.find((o) => o.name === flag[1]);
+  const spec = flag && command.options.find((o) => !o.main && o.name === flag[1]);
   if (spec?.choices)
     return spec.choices
       .filter((c) => c.toLowerCase().startsWith(word.toLowerCase()))
@@ -240,7 +296,7 @@ function completeSlack(line) {
   if (!word.startsWith("-")) return [];
   const used = new Set([...line.matchAll(/--([\w-]+)/g)].map((m) => m[1]));
   return command.options
-    .filter((o) => !used.has(o.name) && o.name.startsWith(word.replace(/^--?/, "")))
+    .filter((o) => !o.main && !used.has(o.name) && o.name.startsWith(word.replace(/^--?/, "")))
     .map((o) => ({ label: `--${o.name}`, detail: optionDetail(o), line: `${head}--${o.name} ` }));
 }
 
@@ -343,8 +399,10 @@ commandBox("discord", document.getElementById("discord-line"), completeDiscord, 
   }
   return sent;
 });
-commandBox("slack", document.getElementById("slack-line"), completeSlack, (line) =>
-  act("slack", "slack/command", { line }),
-);
+commandBox("slack", document.getElementById("slack-line"), completeSlack, (line) => {
+  // Commands run in the channel: its answers show there.
+  showTab("slack", "messages");
+  return act("slack", "slack/command", { line });
+});
 
 void poll();
