@@ -14,6 +14,7 @@ const BENCHMARKS: Record<string, string> = {
   "slack-ack": "./slack-ack/main.ts",
   chaos: "./chaos/main.ts",
   scale: "./scale/main.ts",
+  spend: "./spend/main.ts",
 };
 
 const args = process.argv.slice(2);

@@ -169,16 +169,22 @@ export class SpendStore {
     tenant: TenantRef,
     period: string,
     work: (book: BudgetBook) => { book?: BudgetBook; result: T },
+    { waitMs }: { waitMs?: number } = {},
   ): Promise<T> {
     const key = bookKey(tenant, period);
-    return withClaim(this.claims, `lock:budget:${tenantName(tenant)}`, async (lease: Lease) => {
-      const { book: next, result } = work((await readRecord(this.keyv, key, book)) ?? emptyBook());
-      if (next) {
-        await lease.confirm();
-        await this.keyv.set(key, book.parse(next), KEEP_MS);
-      }
-      return result;
-    });
+    return withClaim(
+      this.claims,
+      `lock:budget:${tenantName(tenant)}`,
+      async (lease: Lease) => {
+        const { book: next, result } = work((await readRecord(this.keyv, key, book)) ?? emptyBook());
+        if (next) {
+          await lease.confirm();
+          await this.keyv.set(key, book.parse(next), KEEP_MS);
+        }
+        return result;
+      },
+      waitMs === undefined ? {} : { waitMs },
+    );
   }
 
   private async many(entries: readonly { id: string }[]): Promise<unknown[]> {
