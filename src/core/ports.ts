@@ -19,7 +19,7 @@ export interface Actor {
   userId: string;
   /** Discord: Manage Guild. Slack: workspace admin or owner. */
   isAdmin: boolean;
-  /** Discord role ids, for the tenant's allow-list; empty on Slack. */
+  /** Discord role ids, Slack user group ids: for the tenant's allow-list and group budgets. */
   roleIds: string[];
 }
 

@@ -26,6 +26,8 @@ export const BOT_SCOPES = [
   "files:read",
   "files:write",
   "users:read",
+  // The user groups a person is in: what a Slack group's budget binds (actors.ts).
+  "usergroups:read",
   "im:write",
   "app_mentions:read",
   // Read back only after a crash, to find a notice or file Slack took before the bot recorded it.

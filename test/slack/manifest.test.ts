@@ -27,7 +27,8 @@ describe("slack-manifest.json", () => {
   it("asks for the scopes of every Web API method the adapter calls, and no more", () => {
     // chat.postMessage/update/postEphemeral; public channels without an invite, and joining one
     // to share a result's file there; files.info and url_private; the external upload;
-    // users.info (admins); mentions of the bot; conversations.open, the DM a private file (Show) goes to;
+    // users.info (admins); usergroups.list (the user groups budgets bind); mentions of the bot;
+    // conversations.open, the DM a private file (Show) goes to;
     // conversations.history/replies, to find a keyed notice or a file Slack took before a crash
     // kept the bot from recording it.
     expect([...manifest.oauth_config.scopes.bot].sort()).toEqual(
@@ -41,6 +42,7 @@ describe("slack-manifest.json", () => {
         "files:write",
         "im:write",
         "users:read",
+        "usergroups:read",
         "channels:history",
         "groups:history",
         "im:history",

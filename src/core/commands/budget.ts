@@ -1,13 +1,18 @@
 import { z } from "zod";
 import type { Budget } from "../../store/spend.js";
+import type { Platform } from "../ports.js";
 import { budgetsCard } from "../render/budgets.js";
 import { SPEND_KINDS } from "../spend/kinds.js";
 import { defineCommand } from "./define.js";
 import { InputError } from "./errors.js";
 import { flag, wholeNumber } from "./options.js";
 
-/** Who a budget binds, from what an admin typed: a mention, or one of the words for many people. */
-export function budgetTarget(value: string, here: string): Pick<Budget, "scope" | "id"> {
+/**
+ * Who a budget binds, from what an admin typed: a mention, or one of the words for many people.
+ * A Slack user group (`<!subteam^S…>`, or `group:S…`) is a role budget: on Slack an actor's
+ * roleIds are the user groups they are in.
+ */
+export function budgetTarget(value: string, here: string, platform?: Platform): Pick<Budget, "scope" | "id"> {
   const text = value.trim();
   if (/^(here|this channel)$/i.test(text)) return { scope: "channel", id: here };
   if (/^(each|each person|everyone each|per person)$/i.test(text)) return { scope: "user", id: "*" };
@@ -17,20 +22,22 @@ export function budgetTarget(value: string, here: string): Pick<Budget, "scope" 
     const scope = mention[1] === "@&" ? "role" : mention[1] === "#" ? "channel" : "user";
     return { scope, id: mention[2]! };
   }
-  const prefixed = /^(user|person|role|channel):([\w-]{1,40})$/i.exec(text);
+  const group = /^<!subteam\^([A-Z0-9]{1,40})(?:\|[^>]*)?>$/.exec(text);
+  if (group) return { scope: "role", id: group[1]! };
+  const prefixed = /^(user|person|role|channel|group):([\w-]{1,40})$/i.exec(text);
   if (prefixed) {
     const word = prefixed[1]!.toLowerCase();
-    return { scope: word === "person" ? "user" : (word as Budget["scope"]), id: prefixed[2]! };
+    const scope = word === "person" ? "user" : word === "group" ? "role" : (word as Budget["scope"]);
+    return { scope, id: prefixed[2]! };
   }
-  if (/^<!subteam\^/.test(text)) {
-    throw new InputError(
-      "input.invalid_option",
-      "Budgets for Slack user groups are not supported yet: set one per person, for each person, for a channel, or for everyone.",
-    );
-  }
+  // Slack may send a typed @group as plain text (the command does not escape): no id in it.
+  const typedGroup =
+    platform === "slack" && /^@[\w.-]+$/.test(text)
+      ? ` For a Slack user group, use group:ID (the ID is in the group's profile).`
+      : "";
   throw new InputError(
     "input.invalid_option",
-    `for takes a person, role or channel mention (or user:ID, role:ID, channel:ID), "here" (this channel), "each" (every person on their own) or "everyone" (all together), not "${text.slice(0, 40)}".`,
+    `for takes a person, role or channel mention (or user:ID, role:ID, group:ID, channel:ID), "here" (this channel), "each" (every person on their own) or "everyone" (all together), not "${text.slice(0, 40)}".${typedGroup}`,
   );
 }
 
@@ -45,7 +52,7 @@ export const budget = defineCommand({
       .trim()
       .min(1)
       .max(200)
-      .describe("A person, role or channel mention, here, each (every person), or everyone")
+      .describe("A person, role, user group or channel mention, here, each (every person), or everyone")
       .optional(),
     credits: wholeNumber(0, 10_000_000, "Credits per period").optional(),
     jobs: wholeNumber(0, 100_000, "Jobs per period (of one kind with kind)").optional(),
@@ -84,7 +91,7 @@ export const budget = defineCommand({
         "kind goes with jobs: for example jobs 10 kind cinematic.",
       );
     }
-    const target = budgetTarget(options.for, conversation.channelId);
+    const target = budgetTarget(options.for, conversation.channelId, actor.platform);
     const same = (rule: Budget) => rule.scope === target.scope && rule.id === target.id;
     await services.spend.changeBudgets(actor, (rules) => {
       if (options.remove) return rules.filter((rule) => !same(rule));

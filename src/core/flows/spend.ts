@@ -16,6 +16,7 @@ export function spendServices(core: Core): SpendServices {
     roleIds: viewer.roleIds,
     channelId: conversation.channelId,
     isAdmin: viewer.isAdmin,
+    platform: viewer.platform,
   });
   return {
     async report(viewer, conversation, account) {

@@ -12,7 +12,7 @@ import type { Reading } from "./model.js";
 /** Who starts, where: what budgets can apply to. */
 export interface BudgetSubject {
   userId: string;
-  /** Discord roles; empty on Slack. */
+  /** Discord roles, Slack user groups. */
   roleIds: readonly string[];
   channelId: string;
 }

@@ -1,4 +1,5 @@
 import type { Budget, BudgetBook, JobSpend } from "../../store/spend.js";
+import type { Platform } from "../ports.js";
 import { attribute } from "./attribution.js";
 import { type BudgetSubject, scopeKeyOf } from "./budgets.js";
 import type { BudgetView, Reading, SpendReport, SpendRow, SpendShare } from "./model.js";
@@ -16,7 +17,7 @@ export interface ReportInput {
   jobs: readonly JobSpend[];
   /** Every job and probe reading of the tenant's key in the period. */
   key: { jobs: readonly JobSpend[]; probes: readonly Omit<Reading, "jobId">[] };
-  viewer: BudgetSubject & { isAdmin: boolean };
+  viewer: BudgetSubject & { isAdmin: boolean; platform: Platform };
   rules: readonly Budget[];
   book: BudgetBook;
   /** The state each job is in now, by our job id (export only). */
@@ -92,12 +93,12 @@ export function spendReport(input: ReportInput): SpendReport {
   };
 }
 
-function labelOf(rule: Budget): string {
+function labelOf(rule: Budget, platform: Platform): string {
   switch (rule.scope) {
     case "user":
       return rule.id === "*" ? "Each person" : `Person ${rule.id}`;
     case "role":
-      return `Role ${rule.id}`;
+      return platform === "slack" ? `User group ${rule.id}` : `Role ${rule.id}`;
     case "channel":
       return `Channel ${rule.id}`;
     case "everyone":
@@ -138,7 +139,7 @@ export function budgetViews(input: Pick<ReportInput, "book" | "viewer" | "rules"
       });
       continue;
     }
-    const label = !viewer.isAdmin && rule.scope === "user" ? "Your budget" : labelOf(rule);
+    const label = !viewer.isAdmin && rule.scope === "user" ? "Your budget" : labelOf(rule, viewer.platform);
     views.push({ label, unit, used: usedIn(scopeKeyOf(rule, viewer), rule.unit), limit: rule.limit });
   }
   return views;

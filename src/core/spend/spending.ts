@@ -225,7 +225,9 @@ function refusalMessage(refusal: Refusal, actor: Actor, period: string): string 
         ? "the budget each person has"
         : "your budget"
       : rule.scope === "role"
-        ? "the budget of a role you have"
+        ? actor.platform === "slack"
+          ? "the budget of a user group you are in"
+          : "the budget of a role you have"
         : rule.scope === "channel"
           ? "this channel's budget"
           : `this ${place}'s budget`;

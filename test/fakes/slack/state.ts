@@ -166,6 +166,69 @@ export interface Workspace {
   channelId: string;
   /** Members besides the bot: a requester and an admin. */
   userIds: { requester: string; admin: string };
+  /** Its user groups (subteams), as usergroups.list answers them; tests add them with addUserGroup. */
+  userGroups: UserGroup[];
+  /**
+   * The bot scopes the app's installation granted here; undefined grants every one. Methods that
+   * check theirs (usergroups.list) answer missing_scope without it, as for an app installed
+   * before the manifest asked for it.
+   */
+  grantedScopes?: string[];
+}
+
+/** A user group (`@designers`) as usergroups.list gives it (`users` only with include_users). */
+export interface UserGroup {
+  id: string;
+  team_id: string;
+  is_usergroup: true;
+  is_subteam: true;
+  name: string;
+  description: string;
+  handle: string;
+  is_external: false;
+  date_create: number;
+  date_update: number;
+  /** Disabled groups have their date; usergroups.list leaves them out unless include_disabled. */
+  date_delete: number;
+  auto_type: null;
+  created_by: string;
+  updated_by: string;
+  deleted_by: string | null;
+  prefs: { channels: string[]; groups: string[] };
+  /** Its members' user ids; usergroups.list counts them (user_count). */
+  users: string[];
+}
+
+/**
+ * A user group of `workspace` with these members (ids of its users), as an admin makes one in
+ * Slack; `disabled` as after "Disable group". Changing `users` later changes the group.
+ */
+export function addUserGroup(
+  workspace: Workspace,
+  group: { id: string; handle: string; name?: string; users: string[]; disabled?: boolean },
+): UserGroup {
+  const now = Math.floor(Date.now() / 1000);
+  const made: UserGroup = {
+    id: group.id,
+    team_id: workspace.id,
+    is_usergroup: true,
+    is_subteam: true,
+    name: group.name ?? group.handle,
+    description: "",
+    handle: group.handle,
+    is_external: false,
+    date_create: now,
+    date_update: now,
+    date_delete: group.disabled ? now : 0,
+    auto_type: null,
+    created_by: workspace.userIds.admin,
+    updated_by: workspace.userIds.admin,
+    deleted_by: group.disabled ? workspace.userIds.admin : null,
+    prefs: { channels: [], groups: [] },
+    users: group.users,
+  };
+  workspace.userGroups.push(made);
+  return made;
 }
 
 /** A token Slack issued, and what it acts for. A revoked one answers token_revoked. */
@@ -245,6 +308,7 @@ export class SlackState {
         botId: this.botId,
         channelId: this.channelId,
         userIds: { requester: this.userIds.requester, admin: this.userIds.admin },
+        userGroups: [],
       },
     ],
   ]);
@@ -325,6 +389,7 @@ export class SlackState {
       botId: this.nextId("B"),
       channelId: this.nextId("C"),
       userIds: { requester, admin },
+      userGroups: [],
     };
     this.workspaces.set(id, workspace);
     this.channels.set(workspace.channelId, {

@@ -73,3 +73,18 @@ export function memberChannel(ctx: MethodContext, key = "channel"): string | Fai
   if (isFailure(channel)) return channel;
   return ctx.state.channels.get(channel)?.botIsMember ? channel : fail("not_in_channel");
 }
+
+/** Slack's boolean arguments: true, or "true"/"1" in a form. */
+export function flagArg(args: Args, key: string): boolean {
+  const value = str(args, key);
+  return value === "true" || value === "1";
+}
+
+/**
+ * A method that needs a bot scope the installation did not grant answers missing_scope, naming
+ * the scope needed and those it has, as Slack does.
+ */
+export function missingScope({ team }: MethodContext, scope: string): Failure | undefined {
+  if (!team.grantedScopes || team.grantedScopes.includes(scope)) return undefined;
+  return fail("missing_scope", { needed: scope, provided: team.grantedScopes.join(",") });
+}

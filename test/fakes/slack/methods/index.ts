@@ -3,6 +3,7 @@ import { chatMethods } from "./chat.js";
 import { fileMethods } from "./files.js";
 import { historyMethods } from "./history.js";
 import { oauthMethods } from "./oauth.js";
+import { userGroupMethods } from "./usergroups.js";
 import { viewMethods } from "./views.js";
 import { workspaceMethods } from "./workspace.js";
 
@@ -13,4 +14,5 @@ export const METHODS: Record<string, Method> = {
   ...fileMethods,
   ...historyMethods,
   ...oauthMethods,
+  ...userGroupMethods,
 };

@@ -1,0 +1,146 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { budgetTarget } from "../../src/core/commands/budget.js";
+import { startFakeSlack } from "../fakes/slack/index.js";
+import { addUserGroup } from "../fakes/slack/state.js";
+import { SlackWorld, type WorldOptions } from "./harness.js";
+
+/**
+ * Budgets for Slack user groups, through the real Bolt app against the fake Slack and the media
+ * API emulator: the bot reads who is in which group (usergroups.list), a group's budget holds its
+ * members together and no one else, and a workspace that did not grant usergroups:read has such
+ * budgets bind no one rather than fail.
+ */
+
+/** A bot and fake Slack per describe: budgets are per account and period, groups per workspace. */
+function worldPerDescribe(options: WorldOptions = {}): () => SlackWorld {
+  let world: SlackWorld | undefined;
+  beforeAll(async () => {
+    world = await SlackWorld.start(await startFakeSlack(), options);
+  });
+  afterAll(async () => {
+    await world?.close();
+    await world?.fake.close();
+  });
+  return () => world!;
+}
+
+const IMAGE = "/api/image/generate";
+
+/** Runs an image generation as `user` and waits for its job message. */
+async function image(world: SlackWorld, prompt: string, user: string): Promise<void> {
+  const before = world.jobCount();
+  await world.command(`image generate ${prompt}`, user);
+  await world.jobMessage(before);
+}
+
+describe("a budget of 2 jobs for the user group @designers", () => {
+  const world = worldPerDescribe();
+
+  it("holds its two members together: the third image of the group is refused with 2 creation calls, and a person outside is not held back", async () => {
+    const { fake } = world();
+    const ann = fake.addUser("ann");
+    const bob = fake.addUser("bob");
+    const outsider = fake.addUser("outsider");
+    addUserGroup(fake.workspace(fake.teamId), { id: "S1", handle: "designers", users: [ann.id, bob.id] });
+
+    const saved = await world().answer("budget <!subteam^S1|@designers> --jobs 2", fake.users.admin.id);
+    expect(saved).toContain("Budget saved");
+    expect(saved).toContain("0 of 2 jobs (2 left)");
+
+    await image(world(), "first kite", ann.id);
+    await image(world(), "second kite", bob.id);
+    expect(world().creations(IMAGE)).toHaveLength(2);
+
+    const refused = await world().answer("image generate third kite", ann.id);
+    expect(refused).toContain(
+      "This would go over the budget of a user group you are in: 2 of 2 jobs used this period, 0 left.",
+    );
+    expect(refused).toContain("Nothing was started or charged.");
+    await sleep(300); // a late creation call would show by now
+    expect(world().creations(IMAGE)).toHaveLength(2);
+    expect(world().jobCount()).toBe(2);
+
+    // Not in the group: the budget does not bind them.
+    await image(world(), "outside kite", outsider.id);
+    expect(world().creations(IMAGE)).toHaveLength(3);
+    // One usergroups.list for all of it (kept for minutes), asking for the members.
+    const lists = fake.calls.filter((c) => c.method === "usergroups.list");
+    expect(lists).toHaveLength(1);
+    expect(lists[0]?.args.include_users).toBe("true");
+  });
+
+  it("takes group:ID as the group, and answers a typed @group (plain text, no id) with how to name it", async () => {
+    const { fake } = world();
+    const admin = fake.users.admin.id;
+    const typed = await world().answer("budget @designers --jobs 5", admin);
+    expect(typed).toContain("For a Slack user group, use group:ID (the ID is in the group's profile).");
+
+    const saved = await world().answer("budget group:S1 --jobs 3", admin);
+    expect(saved).toContain("Budget saved");
+    // The same budget as the mention's, raised: one budget for the group, 2 of 3 used.
+    expect(saved).toContain("2 of 3 jobs (1 left)");
+    expect(saved).not.toContain("(0 left)");
+  });
+});
+
+describe("a workspace that did not grant usergroups:read", () => {
+  const world = worldPerDescribe();
+
+  it("lets a group's budget bind no one instead of failing the command", async () => {
+    const { fake } = world();
+    const workspace = fake.workspace(fake.teamId);
+    // Installed before the manifest asked for usergroups:read.
+    workspace.grantedScopes = ["commands", "chat:write", "chat:write.public", "channels:join", "users:read"];
+    const ann = fake.addUser("ann");
+    addUserGroup(workspace, { id: "S1", handle: "designers", users: [ann.id] });
+
+    const saved = await world().answer("budget <!subteam^S1> --jobs 1", fake.users.admin.id);
+    expect(saved).toContain("Budget saved");
+    await image(world(), "first kite", ann.id);
+    await image(world(), "second kite", ann.id);
+    expect(world().creations(IMAGE)).toHaveLength(2);
+    const lists = fake.calls.filter((c) => c.method === "usergroups.list");
+    expect(lists.map((c) => c.answered)).toEqual([{ ok: false, error: "missing_scope" }]);
+  });
+});
+
+describe("a burst of commands from a user group", () => {
+  // The bot's own HTTP server holds the work behind the acks while the burst arrives (acks.e2e).
+  const world = worldPerDescribe({ intake: { quietMs: 300, maxHoldMs: 10_000 } });
+
+  it("asks Slack for the groups after the acks, once for the whole burst", async () => {
+    const { fake } = world();
+    const team = Array.from({ length: 8 }, (_, n) => fake.addUser(`designer${n}`).id);
+    addUserGroup(fake.workspace(fake.teamId), { id: "S1", handle: "designers", users: team });
+    const lists = () => fake.calls.filter((c) => c.method === "usergroups.list").length;
+
+    const atEachAck = await Promise.all(
+      team.map(async (user, n) => {
+        await world().command(`image generate a kite number ${n}`, user);
+        return lists();
+      }),
+    );
+    expect(atEachAck).toEqual(team.map(() => 0));
+    await world().until(() => world().creations(IMAGE).length === team.length, 15_000);
+    expect(lists()).toBe(1);
+  });
+});
+
+describe("budgetTarget with Slack user groups", () => {
+  it("reads a group mention, with or without its handle, and group:ID as a role budget", () => {
+    expect(budgetTarget("<!subteam^S0614TZR7|@designers>", "C1", "slack")).toEqual({
+      scope: "role",
+      id: "S0614TZR7",
+    });
+    expect(budgetTarget("<!subteam^S0614TZR7>", "C1", "slack")).toEqual({ scope: "role", id: "S0614TZR7" });
+    expect(budgetTarget(" group:S0614TZR7 ", "C1", "slack")).toEqual({ scope: "role", id: "S0614TZR7" });
+  });
+
+  it("refuses other text, pointing a typed @group to group:ID on Slack only", () => {
+    expect(() => budgetTarget("designers", "C1", "slack")).toThrow(/role:ID, group:ID, channel:ID/);
+    expect(() => budgetTarget("@designers", "C1", "slack")).toThrow(/use group:ID/);
+    expect(() => budgetTarget("@designers", "C1", "discord")).toThrow(/^for takes .*"@designers"\.$/);
+    expect(() => budgetTarget("<!subteam^>", "C1", "slack")).toThrow(/for takes/);
+  });
+});
