@@ -14,6 +14,8 @@ describeEachBackend("tenants", (ctx) => {
       allowedChannelIds: [],
       adminUserIds: [],
       defaults: {},
+      alertChannelId: null,
+      alertAt: [0.2, 0.05],
       hasApiKey: false,
       updatedAt: null,
     });
@@ -107,6 +109,30 @@ describeEachBackend("tenants", (ctx) => {
     await expect(tenants.get(guild)).rejects.toMatchObject({
       code: "store.corrupt",
       details: { namespace: "tenants", key: "discord:111111111111111111" },
+    });
+  });
+
+  it("loads a record written before spending alerts existed, with alerts off, and keeps it on the next change", async () => {
+    const { tenants, keyv } = await ctx.open();
+    await keyv("tenants").set("discord:111111111111111111", {
+      apiKey: null,
+      allowedRoleIds: ["r1"],
+      allowedChannelIds: [],
+      adminUserIds: [],
+      defaults: { aspect_ratio: "16:9" },
+      updatedAt: 1,
+    });
+    expect(await tenants.get(guild)).toMatchObject({
+      allowedRoleIds: ["r1"],
+      alertChannelId: null,
+      alertAt: [0.2, 0.05],
+    });
+    const saved = await tenants.update(guild, { alertChannelId: "C9", alertAt: [0.5] });
+    expect(saved).toMatchObject({
+      allowedRoleIds: ["r1"],
+      defaults: { aspect_ratio: "16:9" },
+      alertChannelId: "C9",
+      alertAt: [0.5],
     });
   });
 });
