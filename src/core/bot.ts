@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Stores } from "../store/index.js";
 import type { MediaClient } from "./api/client.js";
@@ -107,7 +108,7 @@ export function createBot(options: BotOptions): Bot {
     settings: (tenant) => tenancy.settings(tenant),
     adapter,
     logger,
-    owner: `alerts:${process.pid}`,
+    owner: `alerts:${process.pid}:${randomUUID()}`,
   });
   const spending = new Spending({
     store: stores.spend,

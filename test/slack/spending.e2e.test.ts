@@ -289,7 +289,9 @@ describe("usage and its export", () => {
     const [header, ...lines] = csv.split("\r\n").filter(Boolean);
     expect(header).toBe("time,person,channel,kind,command,credits,job id,service job id,status");
     const rows = lines.map((line) => {
-      const [time, person, channel, kind, command, credits, jobId, serviceJobId, status] = line.split(",");
+      // As a spreadsheet shows the cells: a guarded cell without the apostrophe that keeps it text.
+      const cells = line.split(",").map((cell) => cell.replace(/^'(?=[=+\-@\t\r])/, ""));
+      const [time, person, channel, kind, command, credits, jobId, serviceJobId, status] = cells;
       return { time, person, channel, kind, command, credits, jobId, serviceJobId, status };
     });
 

@@ -63,9 +63,15 @@ function settingsCard(
 /** "here" is where setup runs; "none" turns alerts off. */
 function alertChannel(value: string, here: string): string | null {
   if (/^\s*here\s*$/i.test(value)) return here;
-  const [id, ...more] = idList(value, "alerts_channel");
-  if (more.length > 0) throw new InputError("input.invalid_option", "alerts_channel takes one channel.");
-  return id ?? null;
+  if (/^\s*(none|off)\s*$/i.test(value)) return null;
+  const ids = /^\s*(all|everyone|any|-)\s*$/i.test(value) ? [] : idList(value, "alerts_channel");
+  if (ids.length !== 1) {
+    throw new InputError(
+      "input.invalid_option",
+      "alerts_channel takes one channel (a mention), here, or none.",
+    );
+  }
+  return ids[0]!;
 }
 
 /** "20, 5" or "20%,5%" -> [0.2, 0.05]: whole or decimal percentages strictly between 0 and 100. */

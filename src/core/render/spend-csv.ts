@@ -21,7 +21,7 @@ function quoted(value: string): string {
   return NEEDS_QUOTES.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
 }
 
-/** Text the bot did not make itself: guarded, then quoted (RFC 4180). */
+/** Text: guarded, then quoted (RFC 4180). */
 function text(value: string): string {
   return quoted(FORMULA_START.test(value) ? `'${value}` : value);
 }
@@ -35,9 +35,9 @@ function record(row: SpendRow): string {
     text(row.command),
     // A number is never a formula; a negative one (a refund) must stay a number.
     row.credits === null ? "" : String(row.credits),
-    // The bot's own ids are base64url and may start with "-": kept as the chat shows them, so a
-    // sheet joins on them; they never hold a formula.
-    quoted(row.jobId),
+    // The bot's own ids are base64url and may start with "-", which a spreadsheet would take for a
+    // formula: guarded too; the sheet shows them as the chat does.
+    text(row.jobId),
     text(row.serviceJobId),
     text(row.status),
   ].join(",");

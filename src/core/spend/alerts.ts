@@ -97,27 +97,18 @@ export class SpendAlerts {
     const ttl = this.untilPeriodEnds(usage);
     for (const group of crossings(usage, settings.alertAt)) {
       // One message for the lowest threshold crossed; the higher ones it passed are taken with it.
-      let first = true;
-      let post = false;
-      for (const crossing of group) {
-        const won = await this.once(tenant, crossing.key, ttl);
-        if (first) post = won;
-        first = false;
-      }
-      if (post) {
-        const resets = day(usage.usage_reset_date);
-        await this.post(
-          tenant,
-          channel,
-          card("Spending alert", "warning", {
-            lines: [
-              group[0]!.line,
-              resets ? `The period resets on ${resets}.` : "",
-              "See who spent what with the usage command; an admin can set budgets with the budget command.",
-            ].filter(Boolean),
-          }),
-        );
-      }
+      const won: string[] = [];
+      for (const crossing of group) if (await this.once(tenant, crossing.key, ttl)) won.push(crossing.key);
+      if (!won.includes(group[0]!.key)) continue;
+      const resets = day(usage.usage_reset_date);
+      const message = card("Spending alert", "warning", {
+        lines: [
+          group[0]!.line,
+          resets ? `The period resets on ${resets}.` : "",
+          "See who spent what with the usage command; an admin can set budgets with the budget command.",
+        ].filter(Boolean),
+      });
+      await this.post(tenant, channel, message, won);
     }
   }
 
@@ -125,17 +116,22 @@ export class SpendAlerts {
   async creationRefused(tenant: TenantRef, by: { userId: string; command: string }): Promise<void> {
     const settings = await this.deps.settings(tenant);
     const channel = settings.alertChannelId;
-    if (!channel || !(await this.once(tenant, `refused:${Math.floor(this.now() / HOUR)}`, HOUR))) return;
+    const what = `refused:${Math.floor(this.now() / HOUR)}`;
+    if (!channel || !(await this.once(tenant, what, HOUR))) return;
     const line: Line = [
       "A creation failed because the account is out of credits or over its plan limit (",
       { userId: by.userId },
       ` ran ${by.command}). Nothing more can be made until the reset date or a plan upgrade.`,
     ];
-    await this.post(tenant, channel, card("Out of credits", "error", { lines: [line] }));
+    await this.post(tenant, channel, card("Out of credits", "error", { lines: [line] }), [what]);
+  }
+
+  private keyOf(tenant: TenantRef, what: string): string {
+    return `alert:${tenant.platform}:${tenant.tenantId}:${what}`;
   }
 
   private async once(tenant: TenantRef, what: string, ttlMs: number): Promise<boolean> {
-    const key = `alert:${tenant.platform}:${tenant.tenantId}:${what}`;
+    const key = this.keyOf(tenant, what);
     if (this.told.has(key)) return false;
     const won = await this.deps.claims.acquire(key, this.deps.owner, ttlMs);
     // Taken here or elsewhere, it is told for this period either way.
@@ -148,15 +144,24 @@ export class SpendAlerts {
     return Number.isFinite(reset) ? Math.max(HOUR, reset - this.now() + DAY) : OPEN_PERIOD_MS;
   }
 
-  private async post(tenant: TenantRef, channelId: string, message: Card): Promise<void> {
+  /**
+   * A post that fails (the platform down, the channel gone) gives its claims back, so that the
+   * next reading tries again instead of the period going by without the alert.
+   */
+  private async post(tenant: TenantRef, channelId: string, message: Card, claimed: readonly string[]) {
     const adapter = this.deps.adapter(tenant.platform);
-    await adapter
-      .post(adapter.channel(tenant.tenantId, channelId), message)
-      .catch((error: unknown) =>
-        this.deps.logger.warn(
-          { err: error, tenant: `${tenant.platform}:${tenant.tenantId}` },
-          "spending alert not posted",
-        ),
+    try {
+      await adapter.post(adapter.channel(tenant.tenantId, channelId), message);
+    } catch (error) {
+      this.deps.logger.warn(
+        { err: error, tenant: `${tenant.platform}:${tenant.tenantId}` },
+        "spending alert not posted",
       );
+      for (const what of claimed) {
+        const key = this.keyOf(tenant, what);
+        this.told.delete(key);
+        await this.deps.claims.release(key, this.deps.owner).catch(() => false);
+      }
+    }
   }
 }

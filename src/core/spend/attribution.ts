@@ -74,7 +74,8 @@ function dedupeJobs(readings: readonly Reading[]): Reading[] {
  * outside. (Were a call ever free, this hands the outside spending just below to it instead:
  * the same call-window approximation as above.) `at` and the id only make the order total.
  */
-function byValue(a: Reading, b: Reading): number {
+/** The service's order of readings: what attribution walks, and what the budget book keeps in. */
+export function byValue(a: Reading, b: Reading): number {
   return (
     a.creditsUsed - b.creditsUsed ||
     counterSum(a) - counterSum(b) ||

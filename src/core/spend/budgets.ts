@@ -1,5 +1,5 @@
 import type { Budget, BudgetBook, BudgetHold } from "../../store/spend.js";
-import { attribute } from "./attribution.js";
+import { attribute, byValue } from "./attribution.js";
 import type { Reading } from "./model.js";
 
 /**
@@ -50,6 +50,9 @@ export function applicable(rules: readonly Budget[], subject: BudgetSubject, kin
   );
 }
 
+/** A start reserves the last real cost of its command; never nothing, or a credit budget would hold no one. */
+const estimateOf = (book: BudgetBook, command: string) => Math.max(1, book.lastCost[command] ?? 1);
+
 const amountOf = (rule: Budget, estimate: number) => (rule.unit === "credits" ? estimate : 1);
 
 const sum = (table: BudgetBook["used"], scope: string, unit: string) => table[scope]?.[unit] ?? 0;
@@ -82,7 +85,7 @@ export function reserve(
   rules: readonly Budget[],
   start: { subject: BudgetSubject; kind: string; command: string; holdId: string; now: number },
 ): { book: BudgetBook } | { refusal: Refusal } {
-  const estimate = book.lastCost[start.command] ?? 1;
+  const estimate = estimateOf(book, start.command);
   const amounts: BudgetHold["amounts"] = {};
   for (const rule of applicable(rules, start.subject, start.kind)) {
     const scope = scopeKeyOf(rule, start.subject);
@@ -137,33 +140,43 @@ export interface Settlement {
 /**
  * The job's real cost replaces its reservation. The cost is its reading's distance to the reading
  * below it among the period's recent ones (attribution.ts), recomputed as readings of concurrent
- * starts arrive in any order, so a job is never charged a neighbour's cost for long. Without a
- * reading after the charge, the reserved estimate stands.
+ * starts arrive in any order, so a job is never charged a neighbour's cost for long. A job that
+ * cannot be measured there (no reading after its charge, or one with nothing kept below it) counts
+ * the reserved estimate until a reading below it arrives. `spent` is how much the tenant's total
+ * moved, corrections of earlier jobs included.
  */
 export function settle(
   book: BudgetBook,
   settlement: Settlement,
-): { book: BudgetBook; credits: number | undefined } {
+): { book: BudgetBook; credits: number | undefined; spent: number } {
   const { jobId, subject, kind, command } = settlement;
   const scopes = scopesOf(subject);
+  const estimate = estimateOf(book, command);
   const used = { ...book.used };
   add(used, scopes, "jobs", 1);
   add(used, scopes, kind, 1);
   const recent = [...book.recent];
   if (settlement.before) recent.push({ ...settlement.before });
   if (settlement.after) recent.push({ ...settlement.after, jobId, scopes, charged: 0 });
-  else add(used, scopes, "credits", book.lastCost[command] ?? 1);
-  recent.sort((a, b) => a.creditsUsed - b.creditsUsed || a.at - b.at);
+  recent.sort(byValue);
   const kept = recent.slice(-RECENT);
+  const at = kept.findIndex((entry) => entry.jobId === jobId);
+  let spent = 0;
+  if (at <= 0) {
+    add(used, scopes, "credits", estimate);
+    spent += estimate;
+    if (at === 0) kept[0] = { ...kept[0]!, charged: estimate };
+  }
   const charges = attribute(kept);
   // The lowest reading kept has nothing below it to be measured against: its charge stands as it was.
   const next = kept.map((entry, index) => {
     if (index === 0 || entry.jobId === undefined || !entry.scopes) return entry;
     const credits = charges.jobs.get(entry.jobId)?.credits ?? 0;
     add(used, entry.scopes, "credits", credits - (entry.charged ?? 0));
+    spent += credits - (entry.charged ?? 0);
     return { ...entry, charged: credits };
   });
-  const credits = settlement.after ? charges.jobs.get(jobId)?.credits : undefined;
+  const credits = at > 0 ? charges.jobs.get(jobId)?.credits : undefined;
   const lastCost = credits === undefined ? book.lastCost : { ...book.lastCost, [command]: credits };
-  return { book: { ...release(book, settlement.holdId), used, recent: next, lastCost }, credits };
+  return { book: { ...release(book, settlement.holdId), used, recent: next, lastCost }, credits, spent };
 }

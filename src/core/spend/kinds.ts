@@ -40,8 +40,3 @@ export const SPEND_KIND_NAMES: Record<SpendKind, string> = {
   asset: "Mockup assets",
   thumbnail: "Thumbnails",
 };
-
-/** The creation answers that carry the usage object (spec 1.3); the others are read after the call. */
-export function answersWithUsage(kind: SpendKind): boolean {
-  return kind !== "photo_avatar" && kind !== "asset" && kind !== "mockup_video";
-}

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { JobSpend, SpendStore } from "../../store/spend.js";
+import type { SpendStore } from "../../store/spend.js";
 import type { MediaApi } from "../api/client.js";
 import type { Usage } from "../api/schemas.js";
 import { BotError, QuotaExceededError } from "../errors.js";
@@ -98,11 +98,13 @@ export class Spending {
       result = await runTapped(tap, start);
     } catch (error) {
       tap.close();
-      await this.deps.store
-        .withBook(tenant, period, (book) => ({ book: release(book, holdId), result: undefined }))
-        .catch((cause: unknown) =>
-          this.deps.logger.warn({ err: cause }, "budget reservation not given back"),
-        );
+      const state = { paid, tenant, kind, keyId, period, holdId, subject, before, tap, media };
+      // A start that fails after its creation answer (the job not tracked, its message not posted)
+      // was made and paid all the same: it is counted, not given back.
+      const charged = tap.jobId !== undefined || tap.usage !== undefined;
+      await (charged ? this.record(state) : this.giveBack(tenant, period, holdId)).catch((cause: unknown) =>
+        this.deps.logger.warn({ err: cause, command: paid.command }, "budget reservation not settled"),
+      );
       if (error instanceof QuotaExceededError) {
         await this.deps.alerts
           .creationRefused(tenant, { userId: paid.actor.userId, command: paid.command })
@@ -131,6 +133,13 @@ export class Spending {
     return period;
   }
 
+  private giveBack(tenant: TenantRef, period: string, holdId: string): Promise<void> {
+    return this.deps.store.withBook(tenant, period, (book) => ({
+      book: release(book, holdId),
+      result: undefined,
+    }));
+  }
+
   private async record(state: {
     paid: PaidStart;
     tenant: TenantRef;
@@ -143,61 +152,74 @@ export class Spending {
     tap: StartTap;
     media: MediaApi;
   }): Promise<void> {
-    const { paid, tenant, kind, keyId, period, holdId, subject, tap } = state;
-    if (!tap.jobId || !tap.serviceJobId) {
+    const { paid, tenant, kind, keyId, holdId, subject, tap } = state;
+    if (!tap.jobId && !tap.usage) {
       // A reply without a job (a refusal shown as a card): nothing was made, nothing is held.
-      await this.deps.store.withBook(tenant, period, (book) => ({
-        book: release(book, holdId),
-        result: undefined,
-      }));
-      return;
+      return this.giveBack(tenant, state.period, holdId);
     }
     // Operations whose answer has no usage figures are read right after: approximate when
     // another call on the key lands in between.
     const approximate = tap.usage === undefined;
     const afterUsage =
       tap.usage ?? (await state.media.usage.get({ timeoutMs: PROBE_TIMEOUT_MS }).catch(() => undefined));
-    const before = state.before && readingOf(state.before, this.now());
     const after = afterUsage && readingOf(afterUsage, this.now());
-    const spend: JobSpend = {
-      jobId: tap.jobId,
-      serviceJobId: tap.serviceJobId,
-      tenant,
-      userId: paid.actor.userId,
-      channelId: paid.conversation.channelId,
-      kind,
-      command: paid.command,
-      keyId,
-      period,
-      at: this.now(),
-      ...(before && { before }),
-      ...(after && { after }),
-      ...(after && approximate && { approximate }),
-    };
-    await this.deps.store.putJob(spend);
-    const credits = await this.deps.store.withBook(
+    // A charge that landed after the reset date belongs to the new period, where the probe before
+    // it (of the old one) says nothing: the reservation goes back to the old period's book.
+    const crossed = periodOf(afterUsage);
+    const period = crossed && crossed !== state.period ? crossed : state.period;
+    const before = period === state.period ? state.before && readingOf(state.before, this.now()) : undefined;
+    if (period !== state.period) {
+      await this.giveBack(tenant, state.period, holdId);
+      await this.deps.store.setPeriod(keyId, period);
+    }
+    const jobId = tap.jobId ?? `untracked:${holdId}`;
+    const written =
+      tap.jobId && tap.serviceJobId
+        ? this.deps.store.putJob({
+            jobId,
+            serviceJobId: tap.serviceJobId,
+            tenant,
+            userId: paid.actor.userId,
+            channelId: paid.conversation.channelId,
+            kind,
+            command: paid.command,
+            keyId,
+            period,
+            at: this.now(),
+            ...(before && { before }),
+            ...(after && { after }),
+            ...(after && approximate && { approximate }),
+          })
+        : Promise.resolve();
+    const settled = this.deps.store.withBook(
       tenant,
       period,
       (book) => {
-        const settled = settle(book, {
+        const outcome = settle(book, {
           holdId,
-          jobId: tap.jobId!,
+          jobId,
           subject,
           kind,
           command: paid.command,
           ...(before && { before }),
           ...(after && { after }),
         });
-        return { book: settled.book, result: settled.credits };
-        // The job is made and paid: its cost waits out a long burst of starts rather than go unrecorded.
+        return { book: outcome.book, result: outcome.spent };
       },
+      // The job is made and paid: its cost waits out a long burst of starts rather than go unrecorded.
       { waitMs: SETTLE_WAIT_MS },
     );
-    if (credits !== undefined) creditsSpentTotal.inc({ kind, tenant: tenantKey(tenant) }, credits);
+    // Each is kept even when the other fails: the report reads the record, budgets the book.
+    const [record, book] = await Promise.allSettled([written, settled]);
+    // Corrections that lower earlier jobs' costs are not taken back from the counter (it only grows).
+    if (book.status === "fulfilled" && book.value > 0) {
+      creditsSpentTotal.inc({ kind, tenant: tenantKey(tenant) }, book.value);
+    }
     if (afterUsage) this.observe(tenant, afterUsage);
+    for (const outcome of [record, book]) if (outcome.status === "rejected") throw outcome.reason;
   }
 
-  /** The gauge, and the alerts of a fresh reading (in the background of nothing: awaited by the caller's chain). */
+  /** The gauge, and the alerts of a fresh reading, checked in the background: a start does not wait for them. */
   private observe(tenant: TenantRef, usage: Usage): void {
     if (typeof usage.credits_remaining === "number") {
       creditsRemaining.set({ tenant: tenantKey(tenant) }, usage.credits_remaining);
@@ -239,6 +261,8 @@ function refusalMessage(refusal: Refusal, actor: Actor, period: string): string 
         : `${rule.unit.replaceAll("_", " ")} jobs`;
   const left = Math.max(0, limit - used);
   const resets =
-    period === OPEN_PERIOD ? "when the service's billing period resets" : `on ${period.slice(0, 10)}`;
+    period === OPEN_PERIOD
+      ? "only when an admin changes it (the service gives no reset date)"
+      : `on ${period.slice(0, 10)}`;
   return `This would go over ${whose}: ${used} of ${limit} ${unit} used this period, ${left} left. It resets ${resets}. An admin of this ${place} can raise it with the budget command. Nothing was started or charged.`;
 }

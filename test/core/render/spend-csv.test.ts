@@ -37,7 +37,7 @@ describe("spending CSV", () => {
     );
   });
 
-  it("makes a field a spreadsheet would run as a formula plain text, but keeps the bot's own job ids as the chat shows them", () => {
+  it("makes a field a spreadsheet would run as a formula plain text, the bot's own job ids that start with - included", () => {
     const csv = spendCsv([
       {
         ...row,
@@ -52,7 +52,7 @@ describe("spending CSV", () => {
       },
     ]);
     expect(csv.slice(csv.indexOf("\r\n") + 2)).toBe(
-      `2026-03-04T10:15:00.000Z,"'=HYPERLINK(""http://x"",""y"")",'+1,'-2,'@SUM(A1),-3,-97CW5kB_wUn,"'\rs",ok=fine\r\n`,
+      `2026-03-04T10:15:00.000Z,"'=HYPERLINK(""http://x"",""y"")",'+1,'-2,'@SUM(A1),-3,'-97CW5kB_wUn,"'\rs",ok=fine\r\n`,
     );
   });
 });

@@ -143,4 +143,57 @@ describe("reserve, settle, release", () => {
     const zero: Budget[] = [{ scope: "user", id: "ann", unit: "credits", limit: 0 }];
     expect("refusal" in reserve(empty(), zero, start())).toBe(true);
   });
+
+  it("a command whose last cost read as nothing still reserves a credit, so a credit budget holds", () => {
+    const credits: Budget[] = [{ scope: "everyone", id: "", unit: "credits", limit: 3 }];
+    let book: BudgetBook = { ...empty(), lastCost: { "image.generate": 0 } };
+    for (const holdId of ["a", "b", "c"]) book = reserved(book, credits, start(ann, holdId));
+    expect("refusal" in reserve(book, credits, start(ann, "d"))).toBe(true);
+  });
+
+  it("counts what a settlement moved, corrections included, so a counter of it adds up", () => {
+    const common = { subject: ann, kind: "image", command: "image.generate" };
+    const b = settle(empty(), {
+      ...common,
+      holdId: "b",
+      jobId: "b",
+      before: reading(100, 1),
+      after: reading(112, 4),
+    });
+    const a = settle(b.book, {
+      ...common,
+      holdId: "a",
+      jobId: "a",
+      before: reading(100, 2),
+      after: reading(105, 3),
+    });
+    expect([b.spent, a.spent]).toEqual([12, 0]);
+    expect([b.credits, a.credits]).toEqual([12, 5]);
+  });
+
+  it("a job settled after its reading fell out of the kept window counts its estimate, not nothing", () => {
+    const common = { subject: bob, kind: "image", command: "image.generate" };
+    let book = empty();
+    // 60 later jobs (2 credits each, from 200 up) settle first; the late one was charged at 101.
+    for (let i = 0; i < 60; i++) {
+      const base = 200 + i * 2;
+      book = settle(book, {
+        ...common,
+        holdId: `h${i}`,
+        jobId: `j${i}`,
+        before: reading(base, base),
+        after: reading(base + 2, base + 1),
+      }).book;
+    }
+    const before = book.used["user:bob"]?.credits ?? 0;
+    const late = settle(book, {
+      ...common,
+      holdId: "late",
+      jobId: "late",
+      before: reading(100, 1),
+      after: reading(101, 2),
+    });
+    expect(late.credits).toBeUndefined();
+    expect((late.book.used["user:bob"]?.credits ?? 0) - before).toBe(2);
+  });
 });
