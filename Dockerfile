@@ -1,5 +1,5 @@
 # Build stage: compiles TypeScript and, when no prebuilt binary fits, the sqlite3 addon.
-FROM node:22-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ \
     && rm -rf /var/lib/apt/lists/*
@@ -20,7 +20,7 @@ RUN npm run build \
     && test -f node_modules/sqlite3/build/Release/node_sqlite3.node
 
 # Runtime stage: the compiled bot and its production dependencies, as the unprivileged node user.
-FROM node:22-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production \
     PORT=3000
 WORKDIR /app
