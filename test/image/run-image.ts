@@ -8,6 +8,7 @@
  * 1. With no configuration it stops at once with one `Cannot start:` line on stderr and exit code 1.
  * 2. Against the media API emulator, the fake Discord and the fake Slack (test/fakes), with the
  *    host's network, it answers GET /healthz and GET /readyz with 200.
+ *    Its HEALTHCHECK passes, and node itself is PID 1.
  * 3. SIGTERM (what `docker stop` sends) ends it within 10 s, with exit code 0.
  * 4. Prints the image's size.
  *
@@ -82,7 +83,8 @@ async function waitFor200(
 }
 
 // 1. No configuration at all.
-const bare = await runToEnd(["--network", "host", image]);
+// No healthcheck timer: without systemd podman says so on its stderr, which is the container's here.
+const bare = await runToEnd(["--network", "host", "--no-healthcheck", image]);
 const bareLines = bare.stderr.split("\n").filter((line) => line.trim() !== "");
 check(
   bare.code === 1 && bareLines.length === 1 && bareLines[0]!.startsWith("Cannot start:"),
@@ -125,6 +127,12 @@ try {
   check(health.status === 200, "GET /healthz answers 200", `status ${health.status} after ${health.ms} ms`);
   const ready = await waitFor200(`${base}/readyz`, 60_000);
   check(ready.status === 200, "GET /readyz answers 200", `status ${ready.status} after ${ready.ms} ms`);
+  // The image's HEALTHCHECK, run once as Docker runs it every 30 s (exit code 0: healthy).
+  const healthcheck = await podman("healthcheck", "run", name).then(
+    () => "healthy",
+    (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ""}${error.stderr ?? ""}`.trim(),
+  );
+  check(healthcheck === "healthy", "the image's HEALTHCHECK passes", healthcheck);
   const pid1 = (await podman("exec", name, "cat", "/proc/1/cmdline")).stdout.split("\0").join(" ").trim();
   check(pid1.startsWith("node "), "node itself is PID 1", pid1);
 
