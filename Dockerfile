@@ -1,5 +1,5 @@
 # Build stage: compiles TypeScript and, when no prebuilt binary fits, the sqlite3 addon.
-FROM node:22-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ \
     && rm -rf /var/lib/apt/lists/*
@@ -20,9 +20,12 @@ RUN npm run build \
     && test -f node_modules/sqlite3/build/Release/node_sqlite3.node
 
 # Runtime stage: the compiled bot and its production dependencies, as the unprivileged node user.
-FROM node:22-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production \
     PORT=3000
+# The usage chart's text: resvg draws with the system's fonts, and the slim image has none.
+RUN apt-get update && apt-get install -y --no-install-recommends fonts-dejavu-core \
+    && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY --from=build /app/package.json ./
 # npm run register:discord and npm run jobs run their pre-step (which finds dist/ built) first.

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 /**
  * The image as far as it can be checked without a Docker daemon: the Dockerfile parsed with the
  * parser and linter of VS Code's Docker support (dockerfile-ast, dockerfile-utils). Building and
- * running the image is not verified here.
+ * running the image is .ci/image-check's part, after the tests.
  */
 
 const root = new URL("..", import.meta.url).pathname;
@@ -41,10 +41,13 @@ describe("the Dockerfile", () => {
     expect(checks[0]!.getArgumentsContent()).toMatch(/CMD \["node"/);
   });
 
-  it("builds and runs on a supported Node LTS (22 or 24), Debian bookworm slim", () => {
+  it("builds and runs on the Node line the tests run on (.node-version), Debian bookworm slim", () => {
+    // CI installs .node-version's Node and runs every test on it: the image runs what is tested.
+    const tested = readFileSync(`${root}.node-version`, "utf8").trim();
+    expect(tested).toMatch(/^24\.\d+\.\d+$/);
     const images = dockerfile.getFROMs().map((from) => from.getImage());
     expect(images.length).toBeGreaterThan(0);
-    for (const image of images) expect(image).toMatch(/^node:(22|24)-bookworm-slim$/);
+    for (const image of images) expect(image).toBe(`node:${tested.split(".")[0]}-bookworm-slim`);
   });
 
   it("keeps build leftovers out of the runtime stage, and runs unprivileged", () => {

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface, type Interface } from "node:readline";
@@ -10,6 +10,18 @@ import { type Emulator, startEmulator } from "../fakes/media-api/index.js";
 import { type FakeSlack, startFakeSlack } from "../fakes/slack/index.js";
 
 const CHILD = fileURLToPath(new URL("./bot-process.ts", import.meta.url));
+/**
+ * The heap ceiling the bot runs with (`npm start`, and the image's CMD): without one V8 sizes the
+ * heap, and on Node 24 its young generation too, from the machine's memory, and lets far more
+ * garbage pile up between collections than the bot ever does when deployed.
+ */
+const HEAP_CEILING = /--max-old-space-size=\d+/.exec(
+  (
+    JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+      scripts: { start: string };
+    }
+  ).scripts.start,
+)![0];
 const MiB = 1024 * 1024;
 const VIDEO_BYTES = 100 * MiB;
 
@@ -37,7 +49,18 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "slack-memory-"));
   child = spawn(
     process.execPath,
-    ["--expose-gc", "--import", "tsx", CHILD, fake.apiUrl, fake.botToken, fake.signingSecret, emu.url, dir],
+    [
+      HEAP_CEILING,
+      "--expose-gc",
+      "--import",
+      "tsx",
+      CHILD,
+      fake.apiUrl,
+      fake.botToken,
+      fake.signingSecret,
+      emu.url,
+      dir,
+    ],
     { stdio: ["pipe", "pipe", "inherit"] },
   );
   reader = createInterface({ input: child.stdout! });

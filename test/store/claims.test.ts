@@ -87,7 +87,7 @@ describeEachBackend("claims", (ctx) => {
           ]),
         ),
       );
-      const childWon = new Set(JSON.parse((await lines.next()).value) as string[]);
+      const childWon = new Set(JSON.parse((await lines.next()).value!) as string[]);
       keys.forEach((key, i) => {
         expect([childWon.has(key), ...ours[i]!].filter(Boolean)).toHaveLength(1);
       });
