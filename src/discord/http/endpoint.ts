@@ -151,7 +151,7 @@ export function interactionsRoute(options: InteractionsRouteOptions): Route {
       if (error instanceof BodyTooLarge) return refuse(res, 413, "payload too large");
       throw error;
     }
-    const problem = signatureProblem(
+    const problem = await signatureProblem(
       publicKey,
       {
         signature: req.headers["x-signature-ed25519"] as string | undefined,
