@@ -188,14 +188,16 @@ export function createInteractionsEndpoint(deps: EndpointDeps) {
       const target = url!;
       const body = JSON.stringify(payload);
       const record = world.interactions.get(payload.id)!;
-      const sent = post(target, body, { ...signatureHeaders(body) })
+      const headers = signatureHeaders(body);
+      const sentAt = clock.now();
+      const sent = post(target, body, { ...headers })
         .then(
           (answer) => {
-            record.http = { status: answer.status, at: clock.now() };
+            record.http = { status: answer.status, at: clock.now(), sentAt };
             judge(payload.id, answer);
           },
           (error: unknown) => {
-            record.http = { status: 0, at: clock.now() };
+            record.http = { status: 0, at: clock.now(), sentAt };
             report(
               `interactions endpoint, interaction ${payload.id}`,
               [{ path: "", message: `no answer: ${String(error)}` }],
