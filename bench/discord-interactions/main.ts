@@ -7,8 +7,6 @@
  * Discord waits for: the 200 whose body is the defer, or a 202 after a callback). The round
  * figures are the answers; the first responses' are printed beside them, with how many came in
  * the body rather than by callback. Target p99 < 100 ms (issue 23; about what the gateway gives).
- * Also printed: the answers timed from the moment the fake started each POST, which leaves out
- * the time the fake itself spends building and signing the burst in its own process.
  *
  * The bot, the emulator and the fake Discord each run in a process of their own.
  *
@@ -43,11 +41,6 @@ export type DiscordInteractionsAckResult = AckResult<"discord-interactions-ack">
   callbacks: Round[];
   /** Of the measured rounds' first responses, how many came in the HTTP answer's body, and by callback. */
   via: { body: number; callback: number };
-  /**
-   * The answers' figures from the moment the fake started each POST rather than from the
-   * interaction's creation: without the time the fake itself takes to build and sign a burst.
-   */
-  fromPost: Round[];
   /** 30 commands one after the other, after the bursts: the ack path without a queue. */
   oneAtATime: { callbacks: Round; accepted: Round };
   /** The machine's load average (1, 5, 15 min) at the end: the figures mean little without it. */
@@ -88,14 +81,9 @@ async function timesOf(
       if (first) via[first.via] += 1;
     }
   }
-  const fromPost = sent.flatMap((i) => {
-    const http = answered(i);
-    return http && ok(http.status) ? [http.at - http.sentAt] : [];
-  });
   return {
     callbacks: roundFigures(deferred, sent.length - deferred.length),
     accepted: roundFigures(accepted, sent.length - accepted.length),
-    fromPost: roundFigures(fromPost, sent.length - fromPost.length),
   };
 }
 
@@ -104,14 +92,12 @@ async function burst(
   round: number,
   callbacks: Round[],
   via: { body: number; callback: number },
-  fromPost: Round[],
 ): Promise<Round> {
   const sent = await Promise.all(
     Array.from({ length: BURST }, (_, i) => command(fake, String(round + 1), i)),
   );
   const times = await timesOf(fake, sent, round >= 0 ? via : undefined);
   if (round >= 0) callbacks.push(times.callbacks);
-  if (round >= 0) fromPost.push(times.fromPost);
   return times.accepted;
 }
 
@@ -139,7 +125,6 @@ export async function run(rounds = 5): Promise<DiscordInteractionsAckResult> {
   ]);
   const callbacks: Round[] = [];
   const via = { body: 0, callback: 0 };
-  const fromPost: Round[] = [];
   try {
     await fake.setInteractionsEndpoint(bot.info.url);
     const result = await runRounds({
@@ -147,7 +132,7 @@ export async function run(rounds = 5): Promise<DiscordInteractionsAckResult> {
       burst: BURST,
       targetP99: TARGET_P99_MS,
       rounds,
-      send: (round) => burst(fake, round, callbacks, via, fromPost),
+      send: (round) => burst(fake, round, callbacks, via),
       calls: () => fake.calls.length,
     });
     const sequential = await oneAtATime(fake);
@@ -155,8 +140,7 @@ export async function run(rounds = 5): Promise<DiscordInteractionsAckResult> {
       ...result,
       callbacks,
       via,
-      fromPost,
-      oneAtATime: { callbacks: sequential.callbacks, accepted: sequential.accepted },
+      oneAtATime: sequential,
       loadAverage: loadavg().map((l) => Math.round(l * 100) / 100),
     };
   } finally {
@@ -175,11 +159,6 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     );
   }
   console.log(`first responses in the 200's body: ${result.via.body}, by callback: ${result.via.callback}`);
-  for (const [i, r] of result.fromPost.entries()) {
-    console.log(
-      `round ${i + 1} from the fake's POST to the answer: p50 ${r.p50} ms, p99 ${r.p99} ms, max ${r.max} ms`,
-    );
-  }
   const { callbacks, accepted } = result.oneAtATime;
   console.log(
     `one at a time (${SEQUENTIAL}): first response p50 ${callbacks.p50} ms, p99 ${callbacks.p99} ms; answer p50 ${accepted.p50} ms, p99 ${accepted.p99} ms`,

@@ -188,16 +188,14 @@ export function createInteractionsEndpoint(deps: EndpointDeps) {
       const target = url!;
       const body = JSON.stringify(payload);
       const record = world.interactions.get(payload.id)!;
-      const headers = signatureHeaders(body);
-      const sentAt = clock.now();
-      const sent = post(target, body, { ...headers })
+      const sent = post(target, body, { ...signatureHeaders(body) })
         .then(
           (answer) => {
-            record.http = { status: answer.status, at: clock.now(), sentAt };
+            record.http = { status: answer.status, at: clock.now() };
             judge(payload.id, answer);
           },
           (error: unknown) => {
-            record.http = { status: 0, at: clock.now(), sentAt };
+            record.http = { status: 0, at: clock.now() };
             report(
               `interactions endpoint, interaction ${payload.id}`,
               [{ path: "", message: `no answer: ${String(error)}` }],

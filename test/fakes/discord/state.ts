@@ -94,12 +94,7 @@ export interface InteractionRecord {
   modal?: APIModalInteractionResponseCallbackData;
   modalSubmitted?: boolean;
   /** Sent to the Interactions Endpoint URL: how the bot's server answered (0: no answer in time). */
-  http?: {
-    status: number;
-    at: number;
-    /** When the fake started the POST, after building and signing it (a burst's build time is before it). */
-    sentAt: number;
-  };
+  http?: { status: number; at: number };
 }
 
 /** Everything the fake Discord knows; the routes and the injectors read and change it. */
