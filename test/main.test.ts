@@ -292,7 +292,9 @@ describe("npm start", () => {
       () => JSON.stringify(fake.original(interaction.id)),
     );
     expect(JSON.stringify(answer)).toContain("1000");
-    expect(fake.interaction(interaction.id)?.http?.status).toBe(202);
+    // The defer came in the body of the 200 that answered Discord's POST, not by callback.
+    expect(fake.interaction(interaction.id)?.http?.status).toBe(200);
+    expect(fake.callbacks(interaction.id).map((c) => c.via)).toEqual(["body"]);
     expect(fake.gatewayFrames).toEqual([]);
     fake.assertNoValidationErrors();
     const ready = await get(`${base}/readyz`);

@@ -2,10 +2,11 @@
  * How fast the bot acknowledges a burst that arrives over HTTP interactions: 200 `/image generate`
  * interactions POSTed at once, signed, by the fake Discord to the bot's POST /discord/interactions
  * (DISCORD_PUBLIC_KEY mode, no gateway), as bench/discord-ack does over the gateway. Two times per
- * interaction, both on the fake's clock from the moment it sent the request: the defer callback
- * (the first response the user sees; Discord's 3 s deadline) and the end of the HTTP exchange
- * (the 202 that follows the callback, what Discord waits for). The round figures are the 202s;
- * the callbacks' are printed beside them. Target p99 < 250 ms, as over the gateway.
+ * interaction, both on the fake's clock from the moment it sent the request: the first response
+ * (the defer the user sees; Discord's 3 s deadline), and the end of the HTTP exchange (the answer
+ * Discord waits for: the 200 whose body is the defer, or a 202 after a callback). The round
+ * figures are the answers; the first responses' are printed beside them, with how many came in
+ * the body rather than by callback. Target p99 < 100 ms (issue 23; about what the gateway gives).
  *
  * The bot, the emulator and the fake Discord each run in a process of their own.
  *
@@ -30,15 +31,16 @@ import {
   runRounds,
   startProcess,
   stopProcess,
-  TARGET_P99_MS,
 } from "../ack.js";
 
 const BOT = fileURLToPath(new URL("./bot-process.ts", import.meta.url));
 const EMULATOR = fileURLToPath(new URL("../discord-ack/emulator-process.ts", import.meta.url));
 
 export type DiscordInteractionsAckResult = AckResult<"discord-interactions-ack"> & {
-  /** The defer callbacks' figures, round by round. */
+  /** The first responses' (defers') figures, round by round. */
   callbacks: Round[];
+  /** Of the measured rounds' first responses, how many came in the HTTP answer's body, and by callback. */
+  via: { body: number; callback: number };
   /** 30 commands one after the other, after the bursts: the ack path without a queue. */
   oneAtATime: { callbacks: Round; accepted: Round };
   /** The machine's load average (1, 5, 15 min) at the end: the figures mean little without it. */
@@ -46,6 +48,8 @@ export type DiscordInteractionsAckResult = AckResult<"discord-interactions-ack">
 };
 
 const SEQUENTIAL = 30;
+/** Issue 23: the answer in the HTTP body, about as fast as the gateway's acks. */
+const TARGET_P99_MS = 100;
 
 function command(fake: FakeDiscord, name: string, i: number): Promise<InjectedInteraction> {
   return fake.sendCommand({
@@ -56,8 +60,12 @@ function command(fake: FakeDiscord, name: string, i: number): Promise<InjectedIn
   });
 }
 
-/** The figures of interactions sent: to the defer callback, and to the 202 (interactions answered otherwise fail). */
-async function timesOf(fake: FakeDiscord, sent: InjectedInteraction[]) {
+/** The figures of interactions sent: to the first response, and to the answer (200 or 202; any other fails). */
+async function timesOf(
+  fake: FakeDiscord,
+  sent: InjectedInteraction[],
+  via?: { body: number; callback: number },
+) {
   const answered = (i: InjectedInteraction) => fake.interaction(i.id)?.http;
   await fake
     .waitFor(() => sent.every((i) => answered(i) !== undefined), DISCORD_LIMITS.firstResponseMs + 500)
@@ -65,18 +73,30 @@ async function timesOf(fake: FakeDiscord, sent: InjectedInteraction[]) {
   const since = (i: InjectedInteraction, at: number | undefined) =>
     at === undefined ? [] : [at - fake.interaction(i.id)!.createdAt];
   const deferred = sent.flatMap((i) => since(i, fake.callbacks(i.id)[0]?.at));
-  const accepted = sent.flatMap((i) => (answered(i)?.status === 202 ? since(i, answered(i)!.at) : []));
+  const ok = (status: number | undefined) => status === 200 || status === 202;
+  const accepted = sent.flatMap((i) => (ok(answered(i)?.status) ? since(i, answered(i)!.at) : []));
+  if (via) {
+    for (const i of sent) {
+      const first = fake.callbacks(i.id)[0];
+      if (first) via[first.via] += 1;
+    }
+  }
   return {
     callbacks: roundFigures(deferred, sent.length - deferred.length),
     accepted: roundFigures(accepted, sent.length - accepted.length),
   };
 }
 
-async function burst(fake: FakeDiscord, round: number, callbacks: Round[]): Promise<Round> {
+async function burst(
+  fake: FakeDiscord,
+  round: number,
+  callbacks: Round[],
+  via: { body: number; callback: number },
+): Promise<Round> {
   const sent = await Promise.all(
     Array.from({ length: BURST }, (_, i) => command(fake, String(round + 1), i)),
   );
-  const times = await timesOf(fake, sent);
+  const times = await timesOf(fake, sent, round >= 0 ? via : undefined);
   if (round >= 0) callbacks.push(times.callbacks);
   return times.accepted;
 }
@@ -104,6 +124,7 @@ export async function run(rounds = 5): Promise<DiscordInteractionsAckResult> {
     dir,
   ]);
   const callbacks: Round[] = [];
+  const via = { body: 0, callback: 0 };
   try {
     await fake.setInteractionsEndpoint(bot.info.url);
     const result = await runRounds({
@@ -111,13 +132,14 @@ export async function run(rounds = 5): Promise<DiscordInteractionsAckResult> {
       burst: BURST,
       targetP99: TARGET_P99_MS,
       rounds,
-      send: (round) => burst(fake, round, callbacks),
+      send: (round) => burst(fake, round, callbacks, via),
       calls: () => fake.calls.length,
     });
     const sequential = await oneAtATime(fake);
     return {
       ...result,
       callbacks,
+      via,
       oneAtATime: sequential,
       loadAverage: loadavg().map((l) => Math.round(l * 100) / 100),
     };
@@ -133,13 +155,14 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const result = await run(Number(process.argv[2] ?? 5));
   for (const [i, r] of result.callbacks.entries()) {
     console.log(
-      `round ${i + 1} defer callbacks: p50 ${r.p50} ms, p99 ${r.p99} ms, max ${r.max} ms, failed ${r.failed}`,
+      `round ${i + 1} first responses: p50 ${r.p50} ms, p99 ${r.p99} ms, max ${r.max} ms, failed ${r.failed}`,
     );
   }
+  console.log(`first responses in the 200's body: ${result.via.body}, by callback: ${result.via.callback}`);
   const { callbacks, accepted } = result.oneAtATime;
   console.log(
-    `one at a time (${SEQUENTIAL}): defer callback p50 ${callbacks.p50} ms, p99 ${callbacks.p99} ms; 202 p50 ${accepted.p50} ms, p99 ${accepted.p99} ms`,
+    `one at a time (${SEQUENTIAL}): first response p50 ${callbacks.p50} ms, p99 ${callbacks.p99} ms; answer p50 ${accepted.p50} ms, p99 ${accepted.p99} ms`,
   );
-  report(result, "slash commands POSTed at once to /discord/interactions (time to the 202)");
+  report(result, "slash commands POSTed at once to /discord/interactions (time to the answer)");
   process.exitCode = result.pass ? 0 : 1;
 }

@@ -25,7 +25,11 @@ describe("a burst of /image generate from a whole server, over HTTP interactions
         world.command({ name: "image", subcommand: "generate", options: { prompt: `fox ${n}` }, user }),
       ),
     );
-    await world.until(() => burst.every((i) => world.fake.interaction(i.id)?.http?.status === 202), 10_000);
+    await world.until(() => burst.every((i) => world.fake.interaction(i.id)?.http?.status === 200), 10_000);
+    // Every defer came in its request's answer: not one callback request.
+    expect(burst.flatMap((i) => world.fake.callbacks(i.id).map((c) => c.via))).toEqual(
+      burst.map(() => "body"),
+    );
 
     expect(world.creations("/api/image/generate")).toHaveLength(0);
     await world.until(() => world.creations("/api/image/generate").length === members.length, 15_000);

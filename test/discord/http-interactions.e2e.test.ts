@@ -8,8 +8,9 @@ import { type DiscordWorld, discordWorldPerFile, ended, shown, silent } from "./
 /**
  * Discord over HTTP interactions: the fake Discord POSTs every interaction, signed, to the bot's
  * POST /discord/interactions (its Interactions Endpoint URL) instead of the gateway, and judges
- * the answers as Discord does (a 202 with no body after a callback, or the interaction fails).
- * The bot opens no gateway connection; the same handlers answer through the callback endpoint.
+ * the answers as Discord does. The bot opens no gateway connection; the same handlers answer, and
+ * their first response (a defer, a modal, the choices) is the body of the 200 that answers the
+ * request, with no callback request; what follows (edits of @original, follow-ups) goes by REST.
  */
 
 let world: DiscordWorld;
@@ -34,6 +35,14 @@ function post(body: string, headers: Record<string, string>) {
 /** The endpoint's answer to an interaction, as Discord received it. */
 const httpStatus = (interaction: InjectedInteraction) =>
   world.until(() => world.fake.interaction(interaction.id)?.http?.status);
+
+/** The interaction's first responses: their types and how each came (in the 200's body, or by callback). */
+const firstResponses = (interaction: InjectedInteraction) =>
+  world.fake.callbacks(interaction.id).map((c) => [c.type, c.via]);
+
+/** REST requests to the interaction's callback endpoint: none when the first response was in the body. */
+const callbackRequests = (interaction: InjectedInteraction) =>
+  world.fake.calls.filter((c) => c.path.startsWith(`/interactions/${interaction.id}/`));
 
 const ping = JSON.stringify({ id: "1", application_id: "2", type: 1, token: "t", version: 1 });
 
@@ -103,15 +112,16 @@ describe("commands, clicks, autocomplete and forms over HTTP", () => {
     expect(world.discord.problem()).toBeUndefined();
   });
 
-  it("runs a slash command: a defer by callback, 202 to Discord, and the result posted once", async () => {
+  it("runs a slash command: the defer in the 200's body, no callback, and the result posted once", async () => {
     const notices = world.notices().length;
     const command = await world.command({
       name: "image",
       subcommand: "generate",
       options: { prompt: "a red fox" },
     });
-    expect(await httpStatus(command)).toBe(202);
-    expect(world.fake.callbacks(command.id).map((c) => c.type)).toEqual([5]);
+    expect(await httpStatus(command)).toBe(200);
+    expect(firstResponses(command)).toEqual([[5, "body"]]);
+    expect(callbackRequests(command)).toEqual([]);
     const message = await world.jobMessage(command);
     expect(ended(message)).toBe(true);
     expect(message.attachments).toHaveLength(1);
@@ -135,8 +145,9 @@ describe("commands, clicks, autocomplete and forms over HTTP", () => {
     const message = await world.jobMessage(command);
     const before = world.creations("/api/image/generate").length;
     const click = await world.fake.clickButton(message, world.controlId(message, "regenerate"));
-    expect(await httpStatus(click)).toBe(202);
-    expect(world.fake.callbacks(click.id).map((c) => c.type)).toEqual([6]);
+    expect(await httpStatus(click)).toBe(200);
+    expect(firstResponses(click)).toEqual([[6, "body"]]);
+    expect(callbackRequests(click)).toEqual([]);
     await world.until(() => world.creations("/api/image/generate").length > before);
     const fresh = await world.until(() =>
       world.fake
@@ -146,7 +157,7 @@ describe("commands, clicks, autocomplete and forms over HTTP", () => {
     expect(fresh.attachments).toHaveLength(1);
   });
 
-  it("answers autocomplete with the cached choices in the callback", async () => {
+  it("answers autocomplete with the cached choices in the 200's body", async () => {
     const typed = await world.fake.sendAutocomplete({
       name: "video",
       subcommand: "avatar",
@@ -154,9 +165,10 @@ describe("commands, clicks, autocomplete and forms over HTTP", () => {
       value: "so",
       options: { script: "hi" },
     });
-    expect(await httpStatus(typed)).toBe(202);
+    expect(await httpStatus(typed)).toBe(200);
     const callback = await world.firstResponse(typed);
-    expect(callback.type).toBe(8);
+    expect([callback.type, callback.via]).toEqual([8, "body"]);
+    expect(callbackRequests(typed)).toEqual([]);
     const choices = (callback.data as { choices: { value: string }[] }).choices;
     expect(choices.map((c) => c.value)).toEqual(["cm2yb1p8e000cl0qg5t9r4kxm"]);
   });
@@ -167,9 +179,10 @@ describe("commands, clicks, autocomplete and forms over HTTP", () => {
       subcommand: "design",
       options: { name: "Ava" },
     });
-    expect(await httpStatus(command)).toBe(202);
+    expect(await httpStatus(command)).toBe(200);
     const modal = await world.firstResponse(command);
-    expect(modal.type).toBe(9);
+    expect([modal.type, modal.via]).toEqual([9, "body"]);
+    expect(callbackRequests(command)).toEqual([]);
     const submitted = await world.fake.submitModal((modal.data as { custom_id: string }).custom_id, {
       gender: "female",
       age: "30s",
@@ -177,8 +190,9 @@ describe("commands, clicks, autocomplete and forms over HTTP", () => {
       outfit: "navy suit",
       background: "office",
     });
-    expect(await httpStatus(submitted)).toBe(202);
-    expect(world.fake.callbacks(submitted.id).map((c) => c.type)).toEqual([5]);
+    expect(await httpStatus(submitted)).toBe(200);
+    expect(firstResponses(submitted)).toEqual([[5, "body"]]);
+    expect(callbackRequests(submitted)).toEqual([]);
     const variants = await world.jobMessage(submitted, (m) => m.embeds.length === 3);
     expect(variants.embeds.map((e) => e.title)).toEqual(["Photo avatar: Ava", "Variant 1", "Variant 2"]);
     expect(world.creations("/api/avatar/design/create")[0]?.json).toMatchObject({ name: "Ava" });
@@ -188,13 +202,14 @@ describe("commands, clicks, autocomplete and forms over HTTP", () => {
     const picture = world.png("cat.png", [10, 120, 200]);
     const posted = world.fake.postAsUser({ user: world.fake.users.requester, files: [picture] });
     const used = await world.fake.useMessageCommand({ name: "Edit image", message: posted });
-    expect(await httpStatus(used)).toBe(202);
+    expect(await httpStatus(used)).toBe(200);
     const modal = await world.firstResponse(used);
-    expect(modal.type).toBe(9);
+    expect([modal.type, modal.via]).toEqual([9, "body"]);
     const submitted = await world.fake.submitModal((modal.data as { custom_id: string }).custom_id, {
       prompt: "give the cat a hat",
     });
-    expect(await httpStatus(submitted)).toBe(202);
+    expect(await httpStatus(submitted)).toBe(200);
+    expect(firstResponses(submitted)).toEqual([[5, "body"]]);
     expect(shown(await world.jobMessage(submitted))).toContain("Image: give the cat a hat");
   });
 });

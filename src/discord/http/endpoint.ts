@@ -6,6 +6,7 @@ import { boundedBytes } from "../../core/bounded.js";
 import type { Logger } from "../../core/log.js";
 import { ackSeconds } from "../../core/metrics.js";
 import type { Route } from "../../http/index.js";
+import type { FirstResponse, InBodyResponses } from "./in-body.js";
 import { signatureProblem } from "./signature.js";
 
 /** Where Discord posts interactions: the Interactions Endpoint URL ends in this path. */
@@ -22,7 +23,16 @@ export interface InteractionsRouteOptions {
   logger: Logger;
   /** For the signature's age. */
   clock: { now(): number };
+  /** Where the handler's first callback is taken to become the HTTP answer's body. */
+  inBody: InBodyResponses;
+  /**
+   * How long the request waits for the handler's first response before answering 202 and
+   * leaving it to the callback endpoint; under Discord's 3 s. Default 2.5 s.
+   */
+  inBodyWithinMs?: number;
 }
+
+const IN_BODY_WITHIN_MS = 2_500;
 
 class BodyTooLarge extends Error {}
 
@@ -53,6 +63,29 @@ function acknowledged(interaction: Interaction): boolean {
   return "deferred" in interaction && (interaction.deferred || interaction.replied);
 }
 
+/** The first response as the 200's body: true once sent, false if the request ended before. */
+function send(res: ServerResponse, response: FirstResponse): Promise<boolean> {
+  if (res.writableEnded || res.destroyed) return Promise.resolve(false);
+  const json = JSON.stringify(response);
+  return new Promise<boolean>((resolve) => {
+    const finished = () => {
+      res.off("close", closed);
+      resolve(true);
+    };
+    const closed = () => {
+      res.off("finish", finished);
+      resolve(false);
+    };
+    res.once("finish", finished);
+    res.once("close", closed);
+    res.writeHead(200, {
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(json),
+    });
+    res.end(json);
+  });
+}
+
 function refuse(res: ServerResponse, status: number, text: string): void {
   res.writeHead(status, { "content-type": "text/plain" }).end(`${text}\n`);
 }
@@ -60,11 +93,54 @@ function refuse(res: ServerResponse, status: number, text: string): void {
 /**
  * POST /discord/interactions. Only requests Discord signed get in (401 otherwise, which Discord's
  * own periodic checks with bad signatures expect). A PING is answered PONG in the body; any other
- * interaction goes to the handler, which answers through the callback endpoint as over the
- * gateway, and the request then gets the 202 with no body that Discord asks for in that case.
+ * interaction goes to the handler, as over the gateway, and its first response (a defer, a modal,
+ * the choices, a message without files) is the body of the 200 that answers the request (see
+ * in-body.ts). A first response that must go by callback (files, with_response), or that takes
+ * longer than the bound, gets the 202 with no body that Discord asks for in that case.
  */
 export function interactionsRoute(options: InteractionsRouteOptions): Route {
-  const { client, publicKey, answer, logger, clock } = options;
+  const { client, publicKey, answer, logger, clock, inBody } = options;
+  const withinMs = options.inBodyWithinMs ?? IN_BODY_WITHIN_MS;
+
+  /**
+   * The interaction's answer to Discord: its first response in the body if the handler gives one
+   * in time, else a 202 (or a 500 if the handler gave none at all). Owns the intercept and the
+   * timer: whichever ends first (a response, the bound, the handler, the client leaving) ends both.
+   */
+  async function exchange(interaction: Interaction, res: ServerResponse): Promise<void> {
+    let open = true;
+    const end = () => {
+      open = false;
+      stopWaiting();
+      clearTimeout(timer);
+      res.off("close", gone);
+    };
+    const take = (response: FirstResponse) => {
+      end();
+      return send(res, response);
+    };
+    const gone = () => {
+      if (open) end();
+    };
+    const stopWaiting = inBody.expect(interaction.id, take);
+    const timer = setTimeout(() => {
+      if (!open) return;
+      end();
+      // The handler is slow: it answers by callback, and Discord learns so now.
+      res.writeHead(202).end();
+    }, withinMs);
+    res.once("close", gone);
+    try {
+      await answer(interaction);
+    } finally {
+      if (open) {
+        end();
+        if (acknowledged(interaction)) res.writeHead(202).end();
+        // Discord shows the user that the interaction failed; the handler logged why.
+        else refuse(res, 500, "interaction not answered");
+      }
+    }
+  }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
@@ -75,7 +151,7 @@ export function interactionsRoute(options: InteractionsRouteOptions): Route {
       if (error instanceof BodyTooLarge) return refuse(res, 413, "payload too large");
       throw error;
     }
-    const problem = signatureProblem(
+    const problem = await signatureProblem(
       publicKey,
       {
         signature: req.headers["x-signature-ed25519"] as string | undefined,
@@ -106,10 +182,7 @@ export function interactionsRoute(options: InteractionsRouteOptions): Route {
     res.once("finish", () =>
       ackSeconds.observe({ platform: "discord" }, (performance.now() - started) / 1000),
     );
-    await answer(interaction);
-    if (acknowledged(interaction)) res.writeHead(202).end();
-    // Discord shows the user that the interaction failed; the handler logged why.
-    else refuse(res, 500, "interaction not answered");
+    await exchange(interaction, res);
   }
 
   return { method: "POST", path: INTERACTIONS_PATH, handle };

@@ -7,6 +7,7 @@ import type { DiscordConfig } from "../client.js";
 import type { Inbound } from "../inbound.js";
 import { loginFailure } from "../startup.js";
 import { INTERACTIONS_PATH, interactionsRoute } from "./endpoint.js";
+import { installInBodyResponses } from "./in-body.js";
 import { interactionsPublicKey } from "./signature.js";
 
 export { INTERACTIONS_PATH } from "./endpoint.js";
@@ -23,12 +24,15 @@ export interface InteractionsEndpointOptions {
   answer(interaction: Interaction): Promise<void>;
   logger: Logger;
   clock: { now(): number };
+  /** How long a request waits for the first response to put in its body (endpoint.ts). */
+  inBodyWithinMs?: number;
 }
 
 /**
  * Discord over HTTP interactions: no gateway connection, so replicas share nothing but the store
  * and any load balancer can spread the requests. discord.js still does REST (replies, uploads,
- * command registration) with the bot token, and builds the interactions (see endpoint.ts).
+ * command registration) with the bot token, and builds the interactions (see endpoint.ts); its
+ * first responses go back in the HTTP answers instead of by callback (in-body.ts).
  */
 export async function startInteractionsEndpoint(options: InteractionsEndpointOptions): Promise<Inbound> {
   const { client, config, logger } = options;
@@ -54,6 +58,7 @@ export async function startInteractionsEndpoint(options: InteractionsEndpointOpt
     client.users.cache.set(client.user.id, client.user);
   }
 
+  const inBody = installInBodyResponses(client.rest);
   const unmount = options.http.mount(
     interactionsRoute({
       client,
@@ -61,6 +66,8 @@ export async function startInteractionsEndpoint(options: InteractionsEndpointOpt
       answer: options.answer,
       logger,
       clock: options.clock,
+      inBody,
+      ...(options.inBodyWithinMs !== undefined && { inBodyWithinMs: options.inBodyWithinMs }),
     }),
   );
   logger.info(
@@ -71,6 +78,9 @@ export async function startInteractionsEndpoint(options: InteractionsEndpointOpt
     url: `${options.http.url}${INTERACTIONS_PATH}`,
     // Nothing stays connected: each request stands alone.
     problem: () => undefined,
-    close: unmount,
+    close: () => {
+      unmount();
+      inBody.uninstall();
+    },
   };
 }

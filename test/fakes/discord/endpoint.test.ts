@@ -65,11 +65,13 @@ describe("fake Discord Interactions Endpoint URL", () => {
     await expect(fake.setInteractionsEndpoint(url)).rejects.toThrow(/bad signature with 200, not 401/);
   });
 
-  it("applies an inline 200 answer as the first response", async () => {
+  it("applies an inline 200 answer as the first response, after which the webhook works", async () => {
     fake = await startFakeDiscord();
     await registerPing(fake);
+    let token = "";
     await fake.setInteractionsEndpoint(
-      await startApp(fake, (_body, res) => {
+      await startApp(fake, (body, res) => {
+        token = body.token;
         res
           .writeHead(200, { "content-type": "application/json" })
           .end(JSON.stringify({ type: 4, data: { content: "pong" } }));
@@ -79,34 +81,61 @@ describe("fake Discord Interactions Endpoint URL", () => {
     const original = await fake.waitFor(() => fake?.original(command.id));
     expect(original.content).toBe("pong");
     expect(fake.interaction(command.id)?.http?.status).toBe(200);
+    expect(fake.callbacks(command.id).map((c) => [c.type, c.via])).toEqual([[4, "body"]]);
+    const edited = await fetch(
+      `${fake.restUrl}/v10/webhooks/${fake.applicationId}/${token}/messages/@original`,
+      {
+        method: "PATCH",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ content: "pong, edited" }),
+      },
+    );
+    expect(edited.status).toBe(200);
+    expect(fake.original(command.id)?.content).toBe("pong, edited");
     fake.assertNoValidationErrors();
   });
 
-  it("takes a 202 after a callback, and reports a 202 with none as an interaction that failed", async () => {
+  it("takes a 202 or 204 with the callback before or after it, and reports one with no callback by the deadline", async () => {
     fake = await startFakeDiscord();
     await registerPing(fake);
-    let callFirst = true;
+    let mode: "first" | "after" | "never" = "first";
+    const call = (body: { id: string; token: string }) =>
+      fetch(`${fake!.restUrl}/v10/interactions/${body.id}/${body.token}/callback`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ type: 5 }),
+      });
     await fake.setInteractionsEndpoint(
       await startApp(fake, async (body, res) => {
-        if (callFirst) {
-          await fetch(`${fake!.restUrl}/v10/interactions/${body.id}/${body.token}/callback`, {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify({ type: 5 }),
-          });
+        if (mode === "first") {
+          await call(body);
+          res.writeHead(202).end();
+        } else if (mode === "after") {
+          res.writeHead(204).end();
+          setTimeout(() => void call(body), 100);
+        } else {
+          // Past the 3 s, on the fake's clock: the deadline has come.
+          fake!.clock.advance(3_000);
+          res.writeHead(202).end();
         }
-        res.writeHead(202).end();
       }),
     );
     const answered = await fake.sendCommand({ name: "ping" });
     await fake.waitFor(() => fake?.interaction(answered.id)?.http);
-    expect(fake.callbacks(answered.id).map((c) => c.type)).toEqual([5]);
+    expect(fake.callbacks(answered.id).map((c) => [c.type, c.via])).toEqual([[5, "callback"]]);
+
+    mode = "after";
+    const later = await fake.sendCommand({ name: "ping" });
+    await fake.waitFor(() => fake?.callbacks(later.id)[0]);
+    expect(fake.interaction(later.id)?.http?.status).toBe(204);
+    await fake.settled();
     fake.assertNoValidationErrors();
 
-    callFirst = false;
+    mode = "never";
     const unanswered = await fake.sendCommand({ name: "ping" });
     await fake.waitFor(() => fake?.interaction(unanswered.id)?.http);
-    expect(() => fake?.assertNoValidationErrors()).toThrow(/202 without a callback first/);
+    await fake.settled();
+    expect(() => fake?.assertNoValidationErrors()).toThrow(/answered 202 but no callback came in 3 s/);
     fake.validationErrors.length = 0;
   });
 });

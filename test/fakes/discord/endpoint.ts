@@ -3,7 +3,7 @@ import type { APIInteraction } from "discord-api-types/v10";
 import type { Clock } from "./clock.js";
 import { DiscordHttpError } from "./errors.js";
 import type { ValidationError } from "./rest.js";
-import { callback, FIRST_RESPONSE_MS } from "./routes/interactions.js";
+import { FIRST_RESPONSE_MS, respond } from "./routes/interactions.js";
 import type { World } from "./state.js";
 import type { Issue } from "./validate.js";
 
@@ -12,9 +12,11 @@ import type { Issue } from "./validate.js";
  * interaction is POSTed there, signed with the application's Ed25519 key, instead of being sent as
  * INTERACTION_CREATE on the gateway (the two are exclusive). Saving the URL succeeds only if the
  * endpoint answers a signed PING with PONG and refuses a request with a bad signature with 401, as
- * in the Developer Portal. The endpoint's answer is the first response (200 with an interaction
- * response), or 202 with no body once the bot used the callback endpoint; anything else, or no
- * answer within 3 s, is an interaction the user sees fail.
+ * in the Developer Portal. The endpoint's answer is the first response (200 whose JSON body is an
+ * interaction response, applied as a callback would be and recorded `via: "body"`), or 202 or 204
+ * with no body: the bot answers by the callback endpoint, before or after, within the 3 s from the
+ * interaction's creation. Anything else, no answer within 3 s, or a 202 with no callback by the
+ * deadline is an interaction the user sees fail.
  */
 
 export interface SignatureHeaders {
@@ -77,18 +79,42 @@ export function createInteractionsEndpoint(deps: EndpointDeps) {
     });
   }
 
+  /**
+   * A 202 before any callback: the bot promised one. The interaction fails for the user if none
+   * has come by the first response's deadline (3 s from its creation, on the fake's clock).
+   */
+  function awaitCallback(interactionId: string, where: string) {
+    const record = world.interactions.get(interactionId)!;
+    const left = Math.max(0, record.createdAt + FIRST_RESPONSE_MS - clock.now());
+    const deadline = new Promise<void>((resolve) => {
+      setTimeout(() => {
+        if (record.stage === "new") {
+          report(
+            where,
+            [
+              {
+                path: "",
+                message: "answered 202 but no callback came in 3 s: the interaction fails for the user",
+              },
+            ],
+            undefined,
+          );
+        }
+        resolve();
+      }, left + 50).unref();
+    });
+    const watched = deadline.finally(() => inFlight.delete(watched));
+    inFlight.add(watched);
+  }
+
   /** What Discord makes of the endpoint's answer to one interaction. */
   function judge(interactionId: string, answer: { status: number; type: string; text: string }) {
     const record = world.interactions.get(interactionId)!;
     const where = `interactions endpoint, interaction ${interactionId}`;
-    if (answer.status === 202) {
-      if (answer.text) report(where, [{ path: "", message: "a 202 answer must have no body" }], answer.text);
-      if (record.stage === "new")
-        report(
-          where,
-          [{ path: "", message: "202 without a callback first: the interaction fails for the user" }],
-          undefined,
-        );
+    if (answer.status === 202 || answer.status === 204) {
+      if (answer.text)
+        report(where, [{ path: "", message: `a ${answer.status} answer must have no body` }], answer.text);
+      if (record.stage === "new") awaitCallback(record.id, where);
       return;
     }
     if (answer.status !== 200 || !answer.type.startsWith("application/json")) {
@@ -101,15 +127,18 @@ export function createInteractionsEndpoint(deps: EndpointDeps) {
     }
     // An inline first response: Discord applies it as it would a callback request.
     try {
-      callback({
-        world,
-        clock,
-        gatewayUrl: deps.gatewayUrl,
-        params: { interaction_id: record.id, interaction_token: record.token },
-        query: new URLSearchParams(),
-        body: JSON.parse(answer.text),
-        files: [],
-      });
+      respond(
+        {
+          world,
+          clock,
+          gatewayUrl: deps.gatewayUrl,
+          params: { interaction_id: record.id, interaction_token: record.token },
+          query: new URLSearchParams(),
+          body: JSON.parse(answer.text),
+          files: [],
+        },
+        "body",
+      );
     } catch (error) {
       if (!(error instanceof DiscordHttpError)) throw error;
       report(where, error.rejection?.issues ?? [{ path: "", message: error.message }], answer.text);

@@ -93,6 +93,8 @@ export interface FakeDiscord {
    * the bot's answers are judged like Discord does (see endpoint.ts). undefined: back to the gateway.
    */
   setInteractionsEndpoint(url: string | undefined): Promise<void>;
+  /** Resolves once every interaction POSTed to the endpoint is judged (a 202 before its callback: at its deadline). */
+  settled(): Promise<void>;
   /** The signature headers Discord puts on a request with this body (timestamp: now, in seconds). */
   signatureHeaders(body: string, timestamp?: string): SignatureHeaders;
 
@@ -294,6 +296,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     attachmentSizeLimit,
     publicKey: endpoint.publicKey,
     setInteractionsEndpoint: (url) => endpoint.set(url),
+    settled: () => endpoint.settled(),
     signatureHeaders: (body, timestamp) => endpoint.signatureHeaders(body, timestamp),
 
     sendCommand: injector.sendCommand,

@@ -59,6 +59,11 @@ export interface CallbackRecord {
   data: unknown;
   withResponse: boolean;
   at: number;
+  /**
+   * How it came: "callback", POST /interactions/{id}/{token}/callback; "body", as the JSON body of
+   * the 200 answering the request sent to the Interactions Endpoint URL.
+   */
+  via: "callback" | "body";
 }
 
 export type InteractionStage =

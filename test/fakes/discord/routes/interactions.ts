@@ -8,7 +8,7 @@ import {
   withComponentIds,
 } from "../messages.js";
 import { MessageFlag, messageRules, modalRules } from "../rules.js";
-import type { InteractionRecord, World } from "../state.js";
+import type { CallbackRecord, InteractionRecord, World } from "../state.js";
 import { assertRules, assertSchema, invalidFormBody, type SchemaName } from "../validate.js";
 import { json, noContent, type Reply, type Route, type RouteContext } from "./types.js";
 
@@ -100,6 +100,14 @@ function sourceMessage(world: World, interaction: InteractionRecord): APIMessage
 
 /** An interaction's first response, from the callback endpoint or inline in an HTTP interaction's answer. */
 export function callback(ctx: RouteContext): Reply {
+  return respond(ctx, "callback");
+}
+
+/**
+ * An interaction's first response, however it came: by the callback endpoint, or in the body of
+ * the Interactions Endpoint URL's 200 (which Discord applies as it would the callback).
+ */
+export function respond(ctx: RouteContext, via: CallbackRecord["via"]): Reply {
   const { world, clock, params } = ctx;
   const interaction = world.interactions.get(params.interaction_id ?? "");
   if (!interaction || interaction.token !== params.interaction_token) throw errors.unknownInteraction();
@@ -174,7 +182,7 @@ export function callback(ctx: RouteContext): Reply {
   }
   interaction.originalMessageId = message?.id ?? (type === 6 ? interaction.sourceMessageId : undefined);
   const withResponse = ctx.query.get("with_response") === "true";
-  interaction.callbacks.push({ type, data: body.data, withResponse, at: clock.now() });
+  interaction.callbacks.push({ type, data: body.data, withResponse, at: clock.now(), via });
 
   // Without with_response Discord answers 204 and no JSON content type: discord.js would parse one.
   if (!withResponse) return noContent;
