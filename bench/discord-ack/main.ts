@@ -17,12 +17,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { DISCORD_LIMITS } from "../../src/discord/limits.js";
-import {
-  type FakeDiscord,
-  type InjectedInteraction,
-  startFakeDiscord,
-} from "../../test/fakes/discord/index.js";
+import { type FakeDiscord, startFakeDiscord } from "../../test/fakes/discord/index.js";
 import {
   type AckResult,
   BURST,
@@ -30,12 +25,12 @@ import {
   type Round,
   readTimings,
   report,
-  roundFigures,
   runRounds,
   startProcess,
   stopProcess,
   TARGET_P99_MS,
 } from "../ack.js";
+import { timedBurst } from "../bursts.js";
 
 const BOT = fileURLToPath(new URL("./bot-process.ts", import.meta.url));
 const EMULATOR = fileURLToPath(new URL("./emulator-process.ts", import.meta.url));
@@ -91,19 +86,6 @@ function regenerateButton(message: { components?: unknown }): string[] {
   };
   walk(message.components);
   return found;
-}
-
-async function timedBurst(fake: FakeDiscord, injected: Promise<InjectedInteraction>[]): Promise<Round> {
-  const sent = await Promise.all(injected);
-  const deferredAt = (i: InjectedInteraction) => fake.callbacks(i.id)[0]?.at;
-  await fake
-    .waitFor(() => sent.every((i) => deferredAt(i) !== undefined), DISCORD_LIMITS.firstResponseMs + 500)
-    .catch(() => undefined);
-  const timed = sent.flatMap((i) => {
-    const at = deferredAt(i);
-    return at === undefined ? [] : [{ id: i.id, sent: fake.interaction(i.id)!.createdAt, acked: at }];
-  });
-  return roundFigures(timed, BURST - timed.length);
 }
 
 export async function run(rounds = 5): Promise<DiscordAckResult[]> {

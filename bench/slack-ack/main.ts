@@ -33,6 +33,7 @@ import {
   stopProcess,
   TARGET_P99_MS,
 } from "../ack.js";
+import { HTTP_BURST_SENDER } from "../bursts.js";
 
 /** The bot runs alone in its process: the fakes and this load generator do not share its event loop. */
 const BOT = fileURLToPath(new URL("../../test/slack/bot-process.ts", import.meta.url));
@@ -41,35 +42,6 @@ const TIMINGS = fileURLToPath(new URL("../ack-timings.ts", import.meta.url));
 
 export type { Round };
 export type SlackAckResult = AckResult<"slack-ack" | "slack-ack-clicks">;
-
-/**
- * Sends a burst and times each answer, on a thread of its own: this process also runs the fake
- * Slack and the emulator, which the bot keeps busy right after its acks, and their work must not
- * delay reading the acks. Plain node:http, so the figures are the bot's and not a heavy client's.
- */
-const SENDER = `
-const { parentPort } = require("node:worker_threads");
-const http = require("node:http");
-// A new connection per request, as Slack's deliveries come: no idle keep-alive socket that the
-// server closes between rounds just as it is reused.
-const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
-const now = () => performance.timeOrigin + performance.now();
-function send(url, { id, body, headers }) {
-  return new Promise((resolve) => {
-    const sent = now();
-    const done = (ok) => resolve({ id, sent, acked: now(), ok });
-    const req = http.request(url, { method: "POST", agent, headers: { ...headers, "x-bench-id": id, "content-length": Buffer.byteLength(body) } }, (res) => {
-      res.resume();
-      res.on("end", () => done(res.statusCode === 200));
-    });
-    req.on("error", () => done(false));
-    req.end(body);
-  });
-}
-parentPort.on("message", ({ url, requests }) => {
-  Promise.all(requests.map((r) => send(url, r))).then((timed) => parentPort.postMessage(timed));
-});
-`;
 
 /** Measures, prints the figures and writes them to bench/results/slack-ack.json and slack-ack-clicks.json. */
 export async function run(rounds = 5): Promise<SlackAckResult[]> {
@@ -93,7 +65,7 @@ async function measure(rounds: number): Promise<[SlackAckResult, SlackAckResult]
   );
   const url = bot.info.eventsUrl;
 
-  const sender = new Worker(SENDER, { eval: true });
+  const sender = new Worker(HTTP_BURST_SENDER, { eval: true });
 
   /**
    * A signed request as Slack sends it, signed before the clock starts. Each comes from a person

@@ -21,13 +21,8 @@ import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { keyIdOf } from "../../src/core/spend/readings.js";
 import type { TenantRef } from "../../src/core/tenancy.js";
-import { DISCORD_LIMITS } from "../../src/discord/limits.js";
 import { openStores } from "../../src/store/index.js";
-import {
-  type FakeDiscord,
-  type InjectedInteraction,
-  startFakeDiscord,
-} from "../../test/fakes/discord/index.js";
+import { startFakeDiscord } from "../../test/fakes/discord/index.js";
 import { startEmulator } from "../../test/fakes/media-api/index.js";
 import { sign, startFakeSlack } from "../../test/fakes/slack/index.js";
 import {
@@ -39,6 +34,7 @@ import {
   startProcess,
   stopProcess,
 } from "../ack.js";
+import { HTTP_BURST_SENDER, timedBurst } from "../bursts.js";
 
 const SLACK_BOT = fileURLToPath(new URL("../../test/slack/bot-process.ts", import.meta.url));
 const DISCORD_BOT = fileURLToPath(new URL("../discord-ack/bot-process.ts", import.meta.url));
@@ -81,29 +77,6 @@ async function bookOf(dir: string, tenant: TenantRef): Promise<{ jobs: number; h
   }
 }
 
-/** As bench/slack-ack's: a thread of its own sends the burst and times each answer. */
-const SENDER = `
-const { parentPort } = require("node:worker_threads");
-const http = require("node:http");
-const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
-const now = () => performance.timeOrigin + performance.now();
-function send(url, { id, body, headers }) {
-  return new Promise((resolve) => {
-    const sent = now();
-    const done = (ok) => resolve({ id, sent, acked: now(), ok });
-    const req = http.request(url, { method: "POST", agent, headers: { ...headers, "x-bench-id": id, "content-length": Buffer.byteLength(body) } }, (res) => {
-      res.resume();
-      res.on("end", () => done(res.statusCode === 200));
-    });
-    req.on("error", () => done(false));
-    req.end(body);
-  });
-}
-parentPort.on("message", ({ url, requests }) => {
-  Promise.all(requests.map((r) => send(url, r))).then((timed) => parentPort.postMessage(timed));
-});
-`;
-
 export async function slackAck(budgets: Budgets, rounds: number): Promise<SpendAck> {
   const fake = await startFakeSlack();
   const emulator = await startEmulator({ timeScale: 0.01 });
@@ -116,7 +89,7 @@ export async function slackAck(budgets: Budgets, rounds: number): Promise<SpendA
     [fake.apiUrl, fake.botToken, fake.signingSecret, emulator.url, dir],
     ["--expose-gc"],
   );
-  const sender = new Worker(SENDER, { eval: true });
+  const sender = new Worker(HTTP_BURST_SENDER, { eval: true });
   let sequence = 0;
   const signed = (text: string, user: string) => {
     const payload = { ...fake.payloads.slashCommand({ text }).payload, user_id: user, user_name: user };
@@ -215,20 +188,6 @@ export async function discordAck(budgets: Budgets, rounds: number): Promise<Spen
     await fake.close();
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** As bench/discord-ack's: from the dispatch to the defer, both on the fake's clock. */
-async function timedBurst(fake: FakeDiscord, injected: Promise<InjectedInteraction>[]): Promise<Round> {
-  const sent = await Promise.all(injected);
-  const deferredAt = (i: InjectedInteraction) => fake.callbacks(i.id)[0]?.at;
-  await fake
-    .waitFor(() => sent.every((i) => deferredAt(i) !== undefined), DISCORD_LIMITS.firstResponseMs + 500)
-    .catch(() => undefined);
-  const timed = sent.flatMap((i) => {
-    const at = deferredAt(i);
-    return at === undefined ? [] : [{ id: i.id, sent: fake.interaction(i.id)!.createdAt, acked: at }];
-  });
-  return roundFigures(timed, BURST - timed.length);
 }
 
 function stripTimed(result: AckResult): AckResult {

@@ -1,0 +1,53 @@
+/**
+ * How the acknowledgement benchmarks send a burst and time its answers, shared by bench/slack-ack,
+ * bench/discord-ack and bench/spend.
+ */
+import { DISCORD_LIMITS } from "../src/discord/limits.js";
+import type { FakeDiscord, InjectedInteraction } from "../test/fakes/discord/index.js";
+import { BURST, type Round, roundFigures } from "./ack.js";
+
+/**
+ * Sends a burst and times each answer, on a thread of its own: this process also runs the fake
+ * Slack and the emulator, which the bot keeps busy right after its acks, and their work must not
+ * delay reading the acks. Plain node:http, so the figures are the bot's and not a heavy client's.
+ */
+export const HTTP_BURST_SENDER = `
+const { parentPort } = require("node:worker_threads");
+const http = require("node:http");
+// A new connection per request, as Slack's deliveries come: no idle keep-alive socket that the
+// server closes between rounds just as it is reused.
+const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
+const now = () => performance.timeOrigin + performance.now();
+function send(url, { id, body, headers }) {
+  return new Promise((resolve) => {
+    const sent = now();
+    const done = (ok) => resolve({ id, sent, acked: now(), ok });
+    const req = http.request(url, { method: "POST", agent, headers: { ...headers, "x-bench-id": id, "content-length": Buffer.byteLength(body) } }, (res) => {
+      res.resume();
+      res.on("end", () => done(res.statusCode === 200));
+    });
+    req.on("error", () => done(false));
+    req.end(body);
+  });
+}
+parentPort.on("message", ({ url, requests }) => {
+  Promise.all(requests.map((r) => send(url, r))).then((timed) => parentPort.postMessage(timed));
+});
+`;
+
+/** Discord's acks, from the dispatch to the defer, both on the fake's clock. */
+export async function timedBurst(
+  fake: FakeDiscord,
+  injected: Promise<InjectedInteraction>[],
+): Promise<Round> {
+  const sent = await Promise.all(injected);
+  const deferredAt = (i: InjectedInteraction) => fake.callbacks(i.id)[0]?.at;
+  await fake
+    .waitFor(() => sent.every((i) => deferredAt(i) !== undefined), DISCORD_LIMITS.firstResponseMs + 500)
+    .catch(() => undefined);
+  const timed = sent.flatMap((i) => {
+    const at = deferredAt(i);
+    return at === undefined ? [] : [{ id: i.id, sent: fake.interaction(i.id)!.createdAt, acked: at }];
+  });
+  return roundFigures(timed, BURST - timed.length);
+}
