@@ -246,7 +246,7 @@ describe("team spending in the playground", () => {
     const figures = await usage.innerText();
     expect(figures).toContain("@Admin used /usage");
     expect(figures).toMatch(/@Other\s+2 credits, 2 jobs/);
-    expect(figures).toContain("Each person (highest shown) (Images): 2 of 2 jobs (left 0)");
+    expect(figures).toContain("Each person (highest shown): 2 of 2 image jobs (0 left)");
     expect(figures).toContain("Only you can see this");
     // The chart, drawn at its own size rather than squeezed into a result's picture box.
     expect(await loaded(usage.locator(".embed img.media"))).toBeGreaterThan(0);

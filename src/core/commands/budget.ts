@@ -67,7 +67,11 @@ export const budget = defineCommand({
   usesService: false,
   formWhenBare: true,
   async run({ options, actor, conversation, services }) {
-    const changing = options.credits !== undefined || options.jobs !== undefined || options.remove;
+    const changing =
+      options.credits !== undefined ||
+      options.jobs !== undefined ||
+      options.kind !== undefined ||
+      options.remove;
     if (!changing) {
       const views = await services.spend.budgets({ ...actor, isAdmin: true }, conversation);
       return {

@@ -1,12 +1,8 @@
 import { type Card, card } from "../cards.js";
+import { budgetUnitText } from "../spend/kinds.js";
 import type { BudgetView } from "../spend/model.js";
 
-const unitText = (view: BudgetView) =>
-  view.unit === "credits"
-    ? "credits"
-    : view.unit.jobs === "jobs"
-      ? "jobs"
-      : `${view.unit.jobs.replaceAll("_", " ")} jobs`;
+const unitText = (view: BudgetView) => budgetUnitText(view.unit === "credits" ? "credits" : view.unit.jobs);
 
 /** One line per budget: where it stands this period, and what is left. */
 export function budgetLine(view: BudgetView): string {

@@ -3,6 +3,7 @@ import { type Card, card, type Line } from "../cards.js";
 import type { OutgoingFile } from "../ports.js";
 import { SPEND_KIND_NAMES } from "../spend/kinds.js";
 import type { BudgetView, SpendReport, SpendShare } from "../spend/model.js";
+import { budgetLine } from "./budgets.js";
 import { plural } from "./text.js";
 import { usageCard } from "./usage.js";
 
@@ -22,11 +23,7 @@ function credits(amount: number): string {
 
 const share = (s: { credits: number; jobs: number }) => `${credits(s.credits)}, ${plural(s.jobs, "job")}`;
 
-function budgetText(b: BudgetView): string {
-  const [label, unit] =
-    b.unit === "credits" ? [b.label, "credits"] : [`${b.label} (${kindName(b.unit.jobs)})`, "jobs"];
-  return `${label}: ${b.used} of ${b.limit} ${unit} (left ${Math.max(0, b.limit - b.used)})`;
-}
+const budgetText = (b: BudgetView) => `${b.label}: ${budgetLine(b)}`;
 
 /** People only show as mentions in lines: one paragraph, a person a row. */
 function topPeople(people: readonly SpendShare[]): Line {

@@ -40,3 +40,8 @@ export const SPEND_KIND_NAMES: Record<SpendKind, string> = {
   asset: "Mockup assets",
   thumbnail: "Thumbnails",
 };
+
+/** What a budget counts, as a sentence says it: "credits", "jobs", "cinematic jobs". */
+export function budgetUnitText(unit: string): string {
+  return unit === "credits" || unit === "jobs" ? unit : `${unit.replaceAll("_", " ")} jobs`;
+}

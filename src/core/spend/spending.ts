@@ -9,7 +9,7 @@ import type { Actor, ConversationRef } from "../ports.js";
 import { type TenantKey, type TenantRef, tenantKey, tenantOf } from "../tenancy.js";
 import type { SpendAlerts } from "./alerts.js";
 import { type BudgetSubject, pruneHolds, type Refusal, release, reserve, settle } from "./budgets.js";
-import { spendKindOf } from "./kinds.js";
+import { budgetUnitText, spendKindOf } from "./kinds.js";
 import { keyIdOf, OPEN_PERIOD, periodOf, readingOf } from "./readings.js";
 import { runTapped, StartTap } from "./tap.js";
 
@@ -53,6 +53,8 @@ const SETTLE_WAIT_MS = 120_000;
 
 export class Spending {
   private readonly now: () => number;
+  /** The last period seen of each key (a hash of it): one entry per API key in use. */
+  private readonly periods = new Map<string, string>();
 
   constructor(private readonly deps: SpendingDeps) {
     this.now = deps.now ?? Date.now;
@@ -93,12 +95,12 @@ export class Spending {
       }
     }
     const tap = new StartTap();
+    const state = { paid, tenant, kind, keyId, period, holdId, subject, before, tap, media };
     let result: T;
     try {
       result = await runTapped(tap, start);
     } catch (error) {
       tap.close();
-      const state = { paid, tenant, kind, keyId, period, holdId, subject, before, tap, media };
       // A start that fails after its creation answer (the job not tracked, its message not posted)
       // was made and paid all the same: it is counted, not given back.
       const charged = tap.jobId !== undefined || tap.usage !== undefined;
@@ -113,12 +115,11 @@ export class Spending {
       throw error;
     }
     tap.close();
-    await this.record({ paid, tenant, kind, keyId, period, holdId, subject, before, tap, media }).catch(
-      (error: unknown) =>
-        this.deps.logger.warn(
-          { err: error, command: paid.command, jobId: tap.jobId },
-          "job spending not recorded",
-        ),
+    await this.record(state).catch((error: unknown) =>
+      this.deps.logger.warn(
+        { err: error, command: paid.command, jobId: tap.jobId },
+        "job spending not recorded",
+      ),
     );
     return result;
   }
@@ -170,7 +171,7 @@ export class Spending {
     const before = period === state.period ? state.before && readingOf(state.before, this.now()) : undefined;
     if (period !== state.period) {
       await this.giveBack(tenant, state.period, holdId);
-      await this.deps.store.setPeriod(keyId, period);
+      await this.periodFor(keyId, afterUsage);
     }
     const jobId = tap.jobId ?? `untracked:${holdId}`;
     const written =
@@ -229,11 +230,19 @@ export class Spending {
       .catch((error: unknown) => this.deps.logger.warn({ err: error }, "spending alert check failed"));
   }
 
-  /** The reading's period, remembered per key for the starts whose probe did not answer. */
+  /**
+   * The reading's period, remembered per key for the starts whose probe did not answer: in the
+   * store for the other replicas and restarts, here so that a start reads or writes it only when
+   * the period is new to this process.
+   */
   private async periodFor(keyId: string, usage: Usage | undefined): Promise<string> {
     const period = periodOf(usage);
-    if (!period) return (await this.deps.store.period(keyId)) ?? OPEN_PERIOD;
-    if ((await this.deps.store.period(keyId)) !== period) await this.deps.store.setPeriod(keyId, period);
+    const known = this.periods.get(keyId) ?? (period ? undefined : await this.deps.store.period(keyId));
+    if (!period) return known ?? OPEN_PERIOD;
+    if (known !== period) {
+      await this.deps.store.setPeriod(keyId, period);
+      this.periods.set(keyId, period);
+    }
     return period;
   }
 }
@@ -241,28 +250,18 @@ export class Spending {
 function refusalMessage(refusal: Refusal, actor: Actor, period: string): string {
   const { rule, used, limit } = refusal;
   const place = actor.platform === "discord" ? "server" : "workspace";
-  const whose =
-    rule.scope === "user"
-      ? rule.id === "*"
-        ? "the budget each person has"
-        : "your budget"
-      : rule.scope === "role"
-        ? actor.platform === "slack"
-          ? "the budget of a user group you are in"
-          : "the budget of a role you have"
-        : rule.scope === "channel"
-          ? "this channel's budget"
-          : `this ${place}'s budget`;
-  const unit =
-    rule.unit === "credits"
-      ? "credits"
-      : rule.unit === "jobs"
-        ? "jobs"
-        : `${rule.unit.replaceAll("_", " ")} jobs`;
+  const whose: Record<Refusal["rule"]["scope"], string> = {
+    user: rule.id === "*" ? "the budget each person has" : "your budget",
+    role:
+      actor.platform === "slack" ? "the budget of a user group you are in" : "the budget of a role you have",
+    channel: "this channel's budget",
+    everyone: `this ${place}'s budget`,
+  };
+  const unit = budgetUnitText(rule.unit);
   const left = Math.max(0, limit - used);
   const resets =
     period === OPEN_PERIOD
       ? "only when an admin changes it (the service gives no reset date)"
       : `on ${period.slice(0, 10)}`;
-  return `This would go over ${whose}: ${used} of ${limit} ${unit} used this period, ${left} left. It resets ${resets}. An admin of this ${place} can raise it with the budget command. Nothing was started or charged.`;
+  return `This would go over ${whose[rule.scope]}: ${used} of ${limit} ${unit} used this period, ${left} left. It resets ${resets}. An admin of this ${place} can raise it with the budget command. Nothing was started or charged.`;
 }

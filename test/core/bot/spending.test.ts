@@ -59,6 +59,24 @@ describe("budgets", () => {
     expect(text(h.lastEphemeral())).toContain("Everyone together: 3 of 3 credits (0 left)");
   });
 
+  it("an admin removes a budget, and the member can start again; a budget is told what is wrong with it", async () => {
+    h = await Harness.start();
+    await h.command("budget", { for: "<@member-1>", jobs: 1 }, { actor: admin() });
+    await h.startJob("image.generate", { prompt: "fox" }, { actor: member(1) });
+    await h.command("image.generate", { prompt: "fox again" }, { actor: member(1) });
+    expect(h.lastEphemeral().title).toBe("Over budget");
+    await h.command("budget", { for: "<@member-1>", remove: true }, { actor: admin() });
+    expect(h.lastEphemeral().title).toBe("Budget removed");
+    await h.startJob("image.generate", { prompt: "fox, at last" }, { actor: member(1) });
+    expect(h.creations("/api/image/generate")).toHaveLength(2);
+    await h.command("budget", { for: "everyone", kind: "cinematic" }, { actor: admin() });
+    expect(text(h.lastEphemeral())).toContain("kind goes with jobs: for example jobs 10 kind cinematic.");
+    await h.command("budget", { for: "the designers", jobs: 3 }, { actor: admin() });
+    expect(text(h.lastEphemeral())).toMatch(
+      /for takes a person, role or channel mention .*not "the designers"/,
+    );
+  });
+
   it("shows on /metrics: credits spent by kind and tenant, credits left, budget refusals", async () => {
     h = await Harness.start();
     const value = async (pattern: RegExp) => Number(pattern.exec(await registry.metrics())?.[1] ?? 0);
@@ -98,6 +116,18 @@ describe("alerts", () => {
     await h.startJob("image.generate", { prompt: "fox" }, { actor: member(99) });
     await eventually(() => alertsIn(h!, "Spending alert").length === 2);
     expect(text(alertsIn(h, "Spending alert")[1]!.message as never)).toMatch(/under the 5 % alert/);
+  });
+
+  it("setup refuses an alert setting it cannot read, and saves nothing", async () => {
+    h = await Harness.start();
+    await h.command("setup", { alerts_channel: "everyone" }, { actor: admin() });
+    expect(text(h.lastEphemeral())).toContain("alerts_channel takes one channel (a mention), here, or none.");
+    await h.command("setup", { alert_at: "20, 150" }, { actor: admin() });
+    expect(text(h.lastEphemeral())).toContain("alert_at takes up to 5 percentages between 0 and 100");
+    await h.command("setup", { alerts_channel: `<#${ALERTS}>`, alert_at: "50%, 10%" }, { actor: admin() });
+    expect(text(h.lastEphemeral())).toContain(`Spending alerts: In ${ALERTS} at 50 %, 10 % left`);
+    await h.command("setup", { alerts_channel: "none" }, { actor: admin() });
+    expect(text(h.lastEphemeral())).toContain("Spending alerts: Off (set alerts_channel)");
   });
 
   it("creations refused for lack of credits are told once, not per refusal", async () => {

@@ -125,7 +125,7 @@ describe("spending card", () => {
       undefined,
     );
     expect(field(c, "Budgets")).toBe(
-      "Your budget: 120 of 500 credits (left 380)\nRole @Designers (Cinematic videos): 12 of 10 jobs (left 0)",
+      "Your budget: 120 of 500 credits (380 left)\nRole @Designers: 12 of 10 cinematic jobs (0 left)",
     );
     expect(c.media).toEqual([]);
   });
