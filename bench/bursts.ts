@@ -4,6 +4,7 @@
  */
 import { DISCORD_LIMITS } from "../src/discord/limits.js";
 import type { FakeDiscord, InjectedInteraction } from "../test/fakes/discord/index.js";
+import { sign } from "../test/fakes/slack/index.js";
 import { BURST, type Round, roundFigures } from "./ack.js";
 
 /**
@@ -50,4 +51,34 @@ export async function timedBurst(
     return at === undefined ? [] : [{ id: i.id, sent: fake.interaction(i.id)!.createdAt, acked: at }];
   });
   return roundFigures(timed, BURST - timed.length);
+}
+
+/** A request signed as Slack signs it, with the bench id the sender times it by. */
+export function signedSlackRequest(signingSecret: string, id: string, body: string) {
+  const timestamp = Math.floor(Date.now() / 1000);
+  return {
+    id,
+    body,
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      "x-slack-request-timestamp": String(timestamp),
+      "x-slack-signature": sign(signingSecret, timestamp, body),
+    },
+  };
+}
+
+/** 200 `/image generate` commands at once, each from a person of its own, timed to their defers. */
+export function discordCommandBurst(fake: FakeDiscord, round: number, people: string): Promise<Round> {
+  const users = Array.from({ length: BURST }, (_, i) => fake.addUser(`${people}${round + 1}x${i}`));
+  return timedBurst(
+    fake,
+    users.map((user, i) =>
+      fake.sendCommand({
+        name: "image",
+        subcommand: "generate",
+        options: { prompt: `a red fox number ${round}-${i}`, seed: i },
+        user,
+      }),
+    ),
+  );
 }

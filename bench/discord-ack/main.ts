@@ -30,7 +30,7 @@ import {
   stopProcess,
   TARGET_P99_MS,
 } from "../ack.js";
-import { timedBurst } from "../bursts.js";
+import { discordCommandBurst, timedBurst } from "../bursts.js";
 
 const BOT = fileURLToPath(new URL("./bot-process.ts", import.meta.url));
 const EMULATOR = fileURLToPath(new URL("./emulator-process.ts", import.meta.url));
@@ -42,20 +42,7 @@ export type DiscordAckResult = AckResult<"discord-ack" | "discord-ack-clicks">;
  * Interactions without a defer within Discord's 3 s count as failed (later ones are refused, so
  * they never arrive).
  */
-async function burst(fake: FakeDiscord, round: number): Promise<Round> {
-  const users = Array.from({ length: BURST }, (_, i) => fake.addUser(`bench${round + 1}x${i}`));
-  return timedBurst(
-    fake,
-    users.map((user, i) =>
-      fake.sendCommand({
-        name: "image",
-        subcommand: "generate",
-        options: { prompt: `a red fox number ${round}-${i}`, seed: i },
-        user,
-      }),
-    ),
-  );
-}
+const burst = (fake: FakeDiscord, round: number) => discordCommandBurst(fake, round, "bench");
 
 /**
  * A burst of clicks: people who were not asked click Regenerate under one finished image at once

@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { startEmulator } from "../../test/fakes/media-api/index.js";
-import { sign, startFakeSlack } from "../../test/fakes/slack/index.js";
+import { startFakeSlack } from "../../test/fakes/slack/index.js";
 import {
   type AckResult,
   BURST,
@@ -33,7 +33,7 @@ import {
   stopProcess,
   TARGET_P99_MS,
 } from "../ack.js";
-import { HTTP_BURST_SENDER } from "../bursts.js";
+import { HTTP_BURST_SENDER, signedSlackRequest } from "../bursts.js";
 
 /** The bot runs alone in its process: the fakes and this load generator do not share its event loop. */
 const BOT = fileURLToPath(new URL("../../test/slack/bot-process.ts", import.meta.url));
@@ -87,17 +87,8 @@ async function measure(rounds: number): Promise<[SlackAckResult, SlackAckResult]
   }
 
   function signedBody(body: string) {
-    const timestamp = Math.floor(Date.now() / 1000);
     sequence += 1;
-    return {
-      id: `r${sequence}`,
-      body,
-      headers: {
-        "content-type": "application/x-www-form-urlencoded",
-        "x-slack-request-timestamp": String(timestamp),
-        "x-slack-signature": sign(fake.signingSecret, timestamp, body),
-      },
-    };
+    return signedSlackRequest(fake.signingSecret, `r${sequence}`, body);
   }
 
   /**

@@ -24,7 +24,7 @@ import type { TenantRef } from "../../src/core/tenancy.js";
 import { openStores } from "../../src/store/index.js";
 import { startFakeDiscord } from "../../test/fakes/discord/index.js";
 import { startEmulator } from "../../test/fakes/media-api/index.js";
-import { sign, startFakeSlack } from "../../test/fakes/slack/index.js";
+import { startFakeSlack } from "../../test/fakes/slack/index.js";
 import {
   type AckResult,
   BURST,
@@ -34,7 +34,7 @@ import {
   startProcess,
   stopProcess,
 } from "../ack.js";
-import { HTTP_BURST_SENDER, timedBurst } from "../bursts.js";
+import { discordCommandBurst, HTTP_BURST_SENDER, signedSlackRequest } from "../bursts.js";
 
 const SLACK_BOT = fileURLToPath(new URL("../../test/slack/bot-process.ts", import.meta.url));
 const DISCORD_BOT = fileURLToPath(new URL("../discord-ack/bot-process.ts", import.meta.url));
@@ -94,17 +94,8 @@ export async function slackAck(budgets: Budgets, rounds: number): Promise<SpendA
   const signed = (text: string, user: string) => {
     const payload = { ...fake.payloads.slashCommand({ text }).payload, user_id: user, user_name: user };
     const body = new URLSearchParams(payload).toString();
-    const timestamp = Math.floor(Date.now() / 1000);
     sequence += 1;
-    return {
-      id: `r${sequence}`,
-      body,
-      headers: {
-        "content-type": "application/x-www-form-urlencoded",
-        "x-slack-request-timestamp": String(timestamp),
-        "x-slack-signature": sign(fake.signingSecret, timestamp, body),
-      },
-    };
+    return signedSlackRequest(fake.signingSecret, `r${sequence}`, body);
   };
   const burst = async (round: number): Promise<Round> => {
     const requests = Array.from({ length: BURST }, (_, i) =>
@@ -156,20 +147,7 @@ export async function discordAck(budgets: Budgets, rounds: number): Promise<Spen
     emulator.info.url,
     dir,
   ]);
-  const burst = async (round: number): Promise<Round> => {
-    const users = Array.from({ length: BURST }, (_, i) => fake.addUser(`spend${round + 1}x${i}`));
-    return timedBurst(
-      fake,
-      users.map((user, i) =>
-        fake.sendCommand({
-          name: "image",
-          subcommand: "generate",
-          options: { prompt: `a red fox number ${round}-${i}`, seed: i },
-          user,
-        }),
-      ),
-    );
-  };
+  const burst = (round: number): Promise<Round> => discordCommandBurst(fake, round, "spend");
   try {
     const result = await runRounds({
       name: `spend-discord-ack-${budgets}`,
