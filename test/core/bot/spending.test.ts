@@ -59,6 +59,22 @@ describe("budgets", () => {
     expect(text(h.lastEphemeral())).toContain("Everyone together: 3 of 3 credits (0 left)");
   });
 
+  it("a follow-up button is held to the clicker's budget like a command, before any creation call", async () => {
+    h = await Harness.start();
+    await h.command("budget", { for: "each", jobs: 1 }, { actor: admin() });
+    const message = await h.startJob("image.generate", { prompt: "a fox" }, { actor: member(1) });
+    await h.finished(message);
+    await h.click(message, "regenerate", undefined, member(1));
+    expect(h.lastEphemeral().title).toBe("Over budget");
+    expect(text(h.lastEphemeral())).toMatch(
+      /the budget each person has: 1 of 1 jobs used this period, 0 left/,
+    );
+    expect(h.creations("/api/image/generate")).toHaveLength(1);
+    // Someone else's click starts the job on their own budget.
+    await h.click(message, "regenerate", undefined, member(2));
+    await eventually(() => h!.creations("/api/image/generate").length === 2);
+  });
+
   it("an admin removes a budget, and the member can start again; a budget is told what is wrong with it", async () => {
     h = await Harness.start();
     await h.command("budget", { for: "<@member-1>", jobs: 1 }, { actor: admin() });
