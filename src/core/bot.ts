@@ -34,7 +34,10 @@ export interface BotOptions {
    */
   config: Pick<Config, "media"> & Partial<Pick<Config, "rates">>;
   media: MediaClient;
-  stores: Pick<Stores, "jobs" | "tenants" | "claims" | "indexes" | "owned" | "keyv" | "spend">;
+  stores: Pick<
+    Stores,
+    "jobs" | "tenants" | "claims" | "indexes" | "owned" | "keyv" | "spend" | "preferences"
+  >;
   /** Polling policy, engine identity (tests shrink the policy) and the requests it yields to. */
   engine?: Pick<JobEngineOptions, "policy" | "instanceId" | "intake">;
   logger: Logger;
@@ -138,6 +141,7 @@ export function createBot(options: BotOptions): Bot {
     starts,
     spending,
     spend: stores.spend,
+    preferences: stores.preferences,
     cache: new CatalogCache({
       ...(options.pickListTtlMs !== undefined && { ttlMs: options.pickListTtlMs }),
       ...(options.clock && { clock: () => options.clock!.now() }),

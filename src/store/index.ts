@@ -6,6 +6,7 @@ import { InstallationStore } from "./installations.js";
 import { JobStore, type JobStoreOptions } from "./jobs.js";
 import { DEFAULT_STORE_URL, openKeyvBackend } from "./keyv.js";
 import { OwnedRecords } from "./owned.js";
+import { PreferenceStore } from "./preferences.js";
 import { createSecretBox } from "./secrets.js";
 import { SpendStore } from "./spend.js";
 import { openSwap } from "./swap.js";
@@ -29,6 +30,14 @@ export type {
 } from "./jobs.js";
 export { isFinished } from "./jobs.js";
 export type { OwnedRecords } from "./owned.js";
+export type {
+  OptionValue,
+  OptionValues,
+  PersonPreferences,
+  PersonRef,
+  PreferenceStore,
+  Preset,
+} from "./preferences.js";
 export type { Json } from "./records.js";
 export { SecretsError, type SecretsErrorCode } from "./secrets.js";
 export type { Budget, BudgetBook, JobSpend, SpendStore, StoredReading } from "./spend.js";
@@ -43,6 +52,8 @@ export interface Stores {
   owned: OwnedRecords;
   /** What each job cost, whose it was, and the budgets that bound it. */
   spend: SpendStore;
+  /** Each person's option defaults and presets. */
+  preferences: PreferenceStore;
   /** For the engine's own claims (polling, delivery). Keys starting with `lock:` are the stores'. */
   claims: Claims;
   /** Named sets of ids (the engine's record of which instance owns which jobs). */
@@ -89,6 +100,7 @@ export async function openStores(
       installations: new InstallationStore(backend.keyv("installations"), box),
       owned: new OwnedRecords(indexes),
       spend: new SpendStore(backend.keyv("spend"), indexes, claims),
+      preferences: new PreferenceStore(backend.keyv("preferences"), claims),
       claims,
       indexes,
       keyv: (namespace) => backend.keyv(namespace),

@@ -2,6 +2,7 @@ import type Keyv from "keyv";
 import { z } from "zod";
 import { type Claims, withClaim } from "./claims.js";
 import type { TenantRef } from "./jobs.js";
+import { type Preset, presetSchema } from "./preferences.js";
 import { readRecord } from "./records.js";
 import { type SecretBox, SecretsError } from "./secrets.js";
 
@@ -19,6 +20,10 @@ export interface TenantSettings {
   alertChannelId: string | null;
   /** Fractions of credits (and of each per-type quota) left at which an alert is posted, highest first. */
   alertAt: number[];
+  /** Presets an admin published: everyone in the tenant sees and uses them. */
+  presets: Preset[];
+  /** Whether people may have results delivered to them only (a shared account may want every spend seen). */
+  privateResults: "allowed" | "forbidden";
   /** Whether the tenant has its own API key; the key itself only comes from `getApiKey`. */
   hasApiKey: boolean;
   /** Epoch milliseconds of the last change, or null for a tenant never set up. */
@@ -34,6 +39,8 @@ export interface TenantPatch {
   defaults?: TenantSettings["defaults"];
   alertChannelId?: string | null;
   alertAt?: number[];
+  presets?: Preset[];
+  privateResults?: TenantSettings["privateResults"];
 }
 
 /** Alerts at 20 % and 5 % of credits or quota left, unless an admin picks others. */
@@ -52,6 +59,9 @@ const recordSchema = z.object({
   // Absent in records written before spending alerts existed.
   alertChannelId: z.string().min(1).nullable().default(null),
   alertAt: z.array(z.number().gt(0).lt(1)).max(5).default(DEFAULT_ALERT_AT),
+  // Absent in records written before presets and private results existed.
+  presets: z.array(presetSchema).default([]),
+  privateResults: z.enum(["allowed", "forbidden"]).default("allowed"),
   updatedAt: z.number().int().nonnegative(),
 });
 type TenantRecord = z.infer<typeof recordSchema>;
@@ -89,6 +99,8 @@ export class TenantStore {
         alertChannelId:
           patch.alertChannelId !== undefined ? patch.alertChannelId : (current?.alertChannelId ?? null),
         alertAt: patch.alertAt ?? current?.alertAt ?? DEFAULT_ALERT_AT,
+        presets: patch.presets ?? current?.presets ?? [],
+        privateResults: patch.privateResults ?? current?.privateResults ?? "allowed",
         updatedAt: Date.now(),
       });
       await lease.confirm();
@@ -126,6 +138,8 @@ function view(record: TenantRecord | undefined): TenantSettings {
     defaults: record?.defaults ?? {},
     alertChannelId: record?.alertChannelId ?? null,
     alertAt: record?.alertAt ?? DEFAULT_ALERT_AT,
+    presets: record?.presets ?? [],
+    privateResults: record?.privateResults ?? "allowed",
     hasApiKey: Boolean(record?.apiKey),
     updatedAt: record?.updatedAt ?? null,
   };

@@ -123,7 +123,12 @@ describe("application commands from the catalogue", () => {
   });
 
   it("leaves the photo-avatar traits to the modal and keeps every command out of DMs", () => {
-    expect(optionsOf("photo_avatar", "design").map((o) => o.name)).toEqual(["name", "portrait", "voice"]);
+    expect(optionsOf("photo_avatar", "design").map((o) => o.name)).toEqual([
+      "name",
+      "portrait",
+      "delivery",
+      "voice",
+    ]);
     expect(commands.every((c) => JSON.stringify(c.contexts) === "[0]")).toBe(true);
   });
 

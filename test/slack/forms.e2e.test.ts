@@ -40,7 +40,15 @@ describe("forms in Slack", () => {
     const done = await world.finished(job.ts);
 
     expect(fake.calls.find((c) => c.method === "views.open")?.answered.ok).toBe(true);
-    expect(inputIds(view)).toEqual(["prompt", "image", "name", "aspect_ratio", "negative_prompt", "seed"]);
+    expect(inputIds(view)).toEqual([
+      "prompt",
+      "image",
+      "name",
+      "aspect_ratio",
+      "negative_prompt",
+      "seed",
+      "delivery",
+    ]);
     expect(answer).toMatchObject({ status: 200, body: "" });
     expect(fake.calls.filter((c) => c.method === "files.info").map((c) => c.args.file)).toEqual(
       images.map((f) => f.id),

@@ -14,6 +14,7 @@ import {
   voices,
 } from "./lists.js";
 import { mockupAsset, mockupAssetEdit, mockupGenerate, mockupVideo } from "./mockup.js";
+import { withPersonalOptions } from "./personal.js";
 import { photoAvatarDesign, photoAvatarSelfie } from "./photo-avatar.js";
 import { setup } from "./setup.js";
 import { thumbnailGenerate } from "./thumbnail.js";
@@ -52,7 +53,7 @@ export const COMMANDS: readonly AnyCommand[] = [
   setup,
   budget,
   help,
-];
+].map(withPersonalOptions);
 
 const BY_NAME = new Map(COMMANDS.map((c) => [c.name, c]));
 

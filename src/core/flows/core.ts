@@ -1,5 +1,6 @@
 import type { Claims } from "../../store/claims.js";
 import type { JobStore } from "../../store/jobs.js";
+import type { PreferenceStore } from "../../store/preferences.js";
 import type { SpendStore } from "../../store/spend.js";
 import type { MediaApi, MediaClient } from "../api/client.js";
 import type { CatalogCache } from "../catalog-cache.js";
@@ -28,6 +29,8 @@ export interface Core {
   spending: Spending;
   /** The spending records, for reports. */
   spend: SpendStore;
+  /** Each person's option defaults and presets. */
+  preferences: PreferenceStore;
   /** Jobs one person may have running at once. */
   jobLimit: number;
   adapter(platform: Platform): ChatAdapter;
