@@ -62,6 +62,9 @@ async function openSqlite(path: string, logger?: Pick<Logger, "warn">): Promise<
     adapter = new KeyvSqlite({ uri: `sqlite://${path}`, busyTimeout: SQLITE_BUSY_TIMEOUT_MS });
     // Without a listener the adapter's EventEmitter would throw its own error instead of the cause.
     adapter.on("error", (error: unknown) => logger?.warn({ err: error }, "sqlite store error"));
+    // Every namespace's Keyv listens on this one adapter (the views below share its emitter):
+    // a dozen listeners is the design, not the leak Node warns of past ten.
+    adapter.setMaxListeners(50);
     // WAL lets readers in other processes (a second bot, a CLI) work while one of them writes.
     await adapter.query("PRAGMA journal_mode = WAL");
     // In WAL mode NORMAL syncs at checkpoints, not at every commit: a crash of the process loses
