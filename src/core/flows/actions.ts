@@ -17,6 +17,7 @@ import { admit, jobOf } from "./admit.js";
 import { commandContext } from "./command.js";
 import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
+import { checkFollowUp, privately, privateOrigin } from "./privacy.js";
 import { launch, startWithinLimit } from "./start.js";
 
 /**
@@ -149,12 +150,15 @@ export async function handleAction(core: Core, event: ActionEvent): Promise<void
   try {
     const def = actionByName(event.action);
     if (def?.on === "list") return await listAction(core, def, event);
+    const job = await jobOf(core, event.jobId, event.actor);
+    // A private job's controls are in its person's private place (a DM): what they may do there
+    // is what they may do in the channel they asked in.
+    const from = job && privateOrigin(job);
     const settings = await admit(core, {
       kind: event.entry ?? "button",
       actor: event.actor,
-      conversation: event.conversation,
+      conversation: from ? { channelId: from } : event.conversation,
     });
-    const job = await jobOf(core, event.jobId, event.actor);
     if (!job) {
       throw new ActionError(
         "action.unknown_job",
@@ -186,8 +190,10 @@ export async function handleAction(core: Core, event: ActionEvent): Promise<void
     const fields = form ? parseOptions(form, event.fields ?? {}, settings.defaults) : {};
     const attachments = form ? checkFiles(form, event.attachments ?? {}) : {};
     if (def.claim) await claimOrRefuse(core, def.claim.key(job, event), def.claim.ttlMs, def.claim.refusal);
-    const start: ActionContext<unknown>["start"] = (command, starter) =>
-      startAs(core, adapter, job, event, command, starter);
+    const start: ActionContext<unknown>["start"] = (command, starter) => {
+      checkFollowUp(event.actor, job, settings);
+      return startAs(core, adapter, job, event, command, starter);
+    };
     await def.run({ core, job, event, adapter, value, fields, attachments, start });
   } catch (error) {
     const card = await failureCard(error, {
@@ -212,9 +218,12 @@ async function startAs(
   command: string,
   start: (media: MediaApi) => Promise<StartedJob>,
 ): Promise<void> {
-  const { actor, conversation } = event;
+  const { actor } = event;
+  // A follow-up of a private result is private too, whoever clicked (the requester or an admin).
+  const from = privateOrigin(job);
+  const conversation = from ? privately(event.conversation, from) : event.conversation;
   await startWithinLimit(core, { command, actor, conversation }, async () => {
     const started = await start(await core.media(job.tenant));
-    await launch(core, adapter, { command, started, actor: event.actor, conversation: event.conversation });
+    await launch(core, adapter, { command, started, actor, conversation });
   });
 }
