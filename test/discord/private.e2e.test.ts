@@ -94,6 +94,19 @@ describe("delivery private", () => {
     expect(publicIds()).toEqual(before);
   });
 
+  it("a private job resumed after a restart finishes in its private message", async () => {
+    world.emu.planNextJob("image", { durationMs: 1500 });
+    const before = publicIds();
+    const interaction = await world.command(image("a night shift", { delivery: "private" }));
+    await world.jobMessage(interaction, (m) => /Working/.test(m.embeds[0]?.description ?? ""));
+    await world.restart();
+
+    const done = await world.jobMessage(interaction);
+    expect(isEphemeral(done)).toBe(true);
+    expect(shown(done)).toContain("a night shift");
+    expect(publicIds()).toEqual(before);
+  });
+
   it("a click on a private result's button starts a private job", async () => {
     const result = await world.jobMessage(
       await world.command(image("a hidden lake", { delivery: "private", seed: 3 })),
