@@ -237,8 +237,9 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
 
   async function control(i: ButtonInteraction): Promise<void> {
     const decoded = decodeControlId(i.customId);
-    // A follow-up asks its form first: the modal must be the click's first response.
-    if (decoded && i.inGuild() && actionByName(decoded.action)?.form) {
+    // A follow-up asks its form first: the modal must be the click's first response. In a DM
+    // too: a private result that came by DM keeps its follow-ups (the core finds its server).
+    if (decoded && actionByName(decoded.action)?.form) {
       const form = await bot.actionForm({
         action: decoded.action,
         jobId: decoded.jobId,

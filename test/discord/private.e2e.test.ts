@@ -92,6 +92,14 @@ describe("delivery private", () => {
     // The ephemeral message stays where the token left it; the channel saw nothing.
     expect(ended(world.fake.message(working.id)!)).toBe(false);
     expect(publicIds()).toEqual(before);
+
+    // Its buttons work in the DM (which belongs to no server): the new job is private there too.
+    const click = await world.fake.clickButton(done, world.controlId(done, "regenerate"));
+    const again = await world.until(() => world.fake.followups(click.id)[0]);
+    expect(again.channel_id).toBe(dm);
+    expect(isEphemeral(again)).toBe(true);
+    expect(shown(await current(again.id))).toContain("a long night");
+    expect(publicIds()).toEqual(before);
   });
 
   it("a private job resumed after a restart finishes in its private message", async () => {

@@ -17,7 +17,7 @@ import { admit, jobOf } from "./admit.js";
 import { commandContext } from "./command.js";
 import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
-import { checkFollowUp, privately, privateOrigin } from "./privacy.js";
+import { actorOnJob, checkFollowUp, privately, privateOrigin } from "./privacy.js";
 import { launch, startWithinLimit } from "./start.js";
 
 /**
@@ -60,8 +60,9 @@ function choicesOf(items: readonly PickItem[], first: string | undefined): Choic
  * none (or the job is not known here: the click is then refused like any other). Opening a form
  * changes nothing, so it is not checked: its submission is, like a command's form.
  */
-export async function actionForm(core: Core, request: FormRequest): Promise<ActionForm | undefined> {
-  const form = actionByName(request.action)?.form;
+export async function actionForm(core: Core, asked: FormRequest): Promise<ActionForm | undefined> {
+  const form = actionByName(asked.action)?.form;
+  const request = form ? { ...asked, actor: await actorOnJob(core, asked.actor, asked.jobId) } : asked;
   const job = form && (await jobOf(core, request.jobId, request.actor));
   if (!form || !job) return undefined;
   const def = form.of(job);
@@ -145,11 +146,13 @@ async function listAction(core: Core, def: ListActionDef, event: ActionEvent): P
   });
 }
 
-export async function handleAction(core: Core, event: ActionEvent): Promise<void> {
-  const adapter = core.adapter(event.actor.platform);
+export async function handleAction(core: Core, gesture: ActionEvent): Promise<void> {
+  const adapter = core.adapter(gesture.actor.platform);
+  let event = gesture;
   try {
     const def = actionByName(event.action);
     if (def?.on === "list") return await listAction(core, def, event);
+    event = { ...event, actor: await actorOnJob(core, event.actor, event.jobId) };
     const job = await jobOf(core, event.jobId, event.actor);
     // A private job's controls are in its person's private place (a DM): what they may do there
     // is what they may do in the channel they asked in.

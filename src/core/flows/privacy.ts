@@ -3,6 +3,7 @@ import type { TenantSettings } from "../../store/tenants.js";
 import { optionKey } from "../commands/validate.js";
 import type { Actor, ConversationRef } from "../ports.js";
 import { AccessError } from "../refusals.js";
+import type { Core } from "./core.js";
 
 /**
  * Who sees a job: its channel, or only the person who asked (`delivery: private`). Admins may turn
@@ -68,4 +69,20 @@ export function privately(conversation: ConversationRef, from: string): Conversa
 export function privateOrigin(job: Pick<JobRecord, "conversation">): string | undefined {
   const from = (job.conversation as { privateFrom?: unknown } | null)?.privateFrom;
   return typeof from === "string" ? from : undefined;
+}
+
+/**
+ * A gesture from a DM with the bot may carry no tenant (a Discord DM belongs to no server), as a
+ * click on a private result that came by DM does: it acts in that job's tenant, for the job's
+ * requester only. Without roles, an allow-list of roles still keeps them out there.
+ */
+export async function actorOnJob(core: Core, actor: Actor, jobId: string): Promise<Actor> {
+  if (actor.tenantId !== "") return actor;
+  const job = await core.engine.get(jobId);
+  const theirs =
+    job !== undefined &&
+    privateOrigin(job) !== undefined &&
+    job.tenant.platform === actor.platform &&
+    job.requester.userId === actor.userId;
+  return theirs ? { ...actor, tenantId: job.tenant.tenantId } : actor;
 }

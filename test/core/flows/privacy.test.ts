@@ -90,6 +90,31 @@ describe("a private job in the core", () => {
     }
   });
 
+  it("lets a click from a DM without a server act in the job's tenant, for its requester only", async () => {
+    const ref = await h.startJob("image.generate", { prompt: "a moth", delivery: "private" });
+    await result(ref);
+    const control = h.chat.card(ref).actions.find((a) => a.action === "regenerate")!;
+    const fromDm = (userId: string) =>
+      h.bot.handleAction({
+        action: "regenerate",
+        jobId: control.jobId,
+        actor: actor({ userId, tenantId: "" }),
+        message: ref,
+        conversation: { platform: "discord", channelId: "dm-2" },
+      });
+    const made = h.creations("/api/image/generate").length;
+
+    await fromDm("user-2");
+    expect(text(h.lastEphemeral())).toContain("The bot no longer knows this job");
+    expect(h.creations("/api/image/generate")).toHaveLength(made);
+
+    const before = h.chat.posts.length;
+    await fromDm(actor().userId);
+    const post = h.chat.posts.slice(before).find((p) => !p.options.ephemeral);
+    expect(post?.target).toMatchObject({ channelId: "dm-2", privateFrom: CHANNEL.channelId });
+    expect(h.creations("/api/image/generate")).toHaveLength(made + 1);
+  });
+
   it("refuses a follow-up of a private result once an admin forbade them, before any creation call", async () => {
     const ref = await h.startJob("image.generate", { prompt: "an owl", delivery: "private" });
     await result(ref);
