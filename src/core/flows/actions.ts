@@ -222,7 +222,7 @@ async function startAs(
   start: (media: MediaApi) => Promise<StartedJob>,
 ): Promise<void> {
   const { actor } = event;
-  // A follow-up of a private result is private too, whoever clicked (the requester or an admin).
+  // A follow-up of a private result is private too, where it was clicked (the ephemeral message, the DM).
   const from = privateOrigin(job);
   const conversation = from ? privately(event.conversation, from) : event.conversation;
   await startWithinLimit(core, { command, actor, conversation }, async () => {
