@@ -41,6 +41,12 @@ export interface ConversationRef {
   threadId?: string;
   data?: { [key: string]: Json };
   live?: LiveCredentials;
+  /**
+   * Set when only the person of the gesture may see what is posted here (`delivery: private`):
+   * the channel their job was asked for in. The adapter finds the private place (Discord: an
+   * ephemeral answer while the interaction's token lives, then their DM; Slack: their DM).
+   */
+  privateFrom?: string;
 }
 
 /** A message the bot posted and may edit later, persisted in the job record. */

@@ -1,5 +1,14 @@
 import { createHash } from "node:crypto";
-import { type APIMessage, DiscordAPIError, MessageFlags, type REST, Routes } from "discord.js";
+import {
+  type APIDMChannel,
+  type APIMessage,
+  DiscordAPIError,
+  MessageFlags,
+  type REST,
+  Routes,
+} from "discord.js";
+import { isCard } from "../core/cards.js";
+import { MessageGoneError } from "../core/errors.js";
 import type { Logger } from "../core/log.js";
 import type { ChatAdapter, ConversationRef, Json, Message, MessageRef, PostOptions } from "../core/ports.js";
 import { filesOf } from "./files.js";
@@ -24,6 +33,8 @@ export type Deferral = "public" | "ephemeral" | "update";
 export interface InteractionInfo {
   id: string;
   token: string;
+  /** Who acted: a private answer goes to them (their DM once the token is dead). */
+  user: { id: string };
   channelId: string | null;
   /** From the snowflake: Discord's time of the interaction, which the token's 15 minutes count from. */
   createdTimestamp: number;
@@ -79,6 +90,7 @@ export class DiscordAdapter implements ChatAdapter {
       channelId: interaction.channelId ?? "",
       data: {
         interactionId: interaction.id,
+        user: interaction.user.id,
         deferral,
         sizeLimit: interaction.attachmentSizeLimit ?? DISCORD_LIMITS.defaultUploadBytes,
       },
@@ -139,10 +151,12 @@ export class DiscordAdapter implements ChatAdapter {
     );
     const files = await filesOf(rendered, this.uploadLimit(target));
     const token = this.live(target);
-    const ephemeral = options.ephemeral === true;
+    const secret = target.privateFrom !== undefined;
+    const ephemeral = options.ephemeral === true || secret;
     const { rest } = this.options;
     // A keyed post must survive a crash and a retry: only channel messages know nonces.
     if (options.idempotencyKey || !token) {
+      if (secret) return this.direct(target, message, options);
       if (ephemeral) throw new Error("a private answer needs a live interaction token");
       const nonce = options.idempotencyKey && nonceOf(options.idempotencyKey);
       const body = { ...rendered.body, ...(nonce && { nonce, enforce_nonce: true }) };
@@ -179,6 +193,30 @@ export class DiscordAdapter implements ChatAdapter {
     return this.ref(sent as APIMessage, target, token, ephemeral);
   }
 
+  /**
+   * What a private job posts without its interaction (the token died, or a keyed post, which
+   * needs a nonce): a message in the person's DM with the bot, saying where it comes from and why.
+   */
+  private async direct(target: ConversationRef, message: Message, options: PostOptions): Promise<MessageRef> {
+    const user = target.data?.user;
+    if (typeof user !== "string") throw new Error("a private answer needs the conversation's user");
+    const { rest } = this.options;
+    const dm = (await rest.post(Routes.userChannels(), { body: { recipient_id: user } })) as APIDMChannel;
+    const why = `Your private job from <#${target.privateFrom}>: its message there could no longer be updated (Discord allows that for 15 minutes), so it continues here.`;
+    const explained = isCard(message)
+      ? { ...message, lines: [why, ...message.lines] }
+      : { text: `${why}\n${message.text}` };
+    const rendered = renderMessage(
+      explained,
+      options.mentionUserId ? { mentionUserId: options.mentionUserId } : {},
+    );
+    const files = await filesOf(rendered, this.uploadLimit(target));
+    const nonce = options.idempotencyKey && nonceOf(options.idempotencyKey);
+    const body = { ...rendered.body, ...(nonce && { nonce, enforce_nonce: true }) };
+    const posted = await rest.post(Routes.channelMessages(dm.id), { body, files });
+    return this.ref(posted as APIMessage, target, undefined, false);
+  }
+
   private async change(ref: MessageRef, message: Message): Promise<void> {
     const rendered = renderMessage(message);
     const files = await filesOf(rendered, this.uploadLimit(ref));
@@ -196,13 +234,14 @@ export class DiscordAdapter implements ChatAdapter {
       } catch (error) {
         // The bot's clock ran behind Discord's and the token died early: the bot token still works.
         const expired = error instanceof DiscordAPIError && EXPIRED_TOKEN.has(Number(error.code));
-        if (!expired || ephemeral) throw error;
+        if (!expired) throw error;
+        if (ephemeral) throw new MessageGoneError({ cause: error });
         logger.debug({ messageId: ref.messageId }, "interaction token expired: editing with the bot token");
       }
     }
-    if (ephemeral) {
-      throw new Error("a private message can only be edited while its interaction token lives (15 minutes)");
-    }
+    // Only its interaction's token reaches a private message: past its 15 minutes the message
+    // stays as it is, and what it was to show is posted anew (for a private job, in a DM).
+    if (ephemeral) throw new MessageGoneError();
     await rest.patch(Routes.channelMessage(ref.channelId, ref.messageId), { body: rendered.body, files });
   }
 

@@ -82,6 +82,13 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
     return adapter.conversation(i, ephemeral ? "ephemeral" : "public");
   }
 
+  /**
+   * A command that asks for a private result itself is deferred privately, so nothing shows in
+   * the channel; one made private by a default only (read after the ack) has its public
+   * placeholder deleted when the job's private message comes.
+   */
+  const asksPrivate = (options: Record<string, unknown>) => options.delivery === "private";
+
   async function command(i: ChatInputCommandInteraction): Promise<void> {
     const name = catalogueName(i.commandName, i.options.getSubcommand(false));
     const def = commandByName(name);
@@ -103,7 +110,7 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
       return;
     }
     // A command the catalogue lacks (a stale registration) gets the core's private error.
-    const conversation = await defer(i, def ? def.ephemeral === true : true);
+    const conversation = await defer(i, def ? def.ephemeral === true || asksPrivate(input.options) : true);
     later(i, name, () =>
       bot.handleCommand({
         command: name,
@@ -171,9 +178,9 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
     );
   }
 
-  /** A follow-up's form: the new job's message answers it, in public like a command's. */
+  /** A follow-up's form: the new job's message answers it, privately when the result it follows was private. */
   async function followUpForm(i: ModalSubmitInteraction, control: ControlId): Promise<void> {
-    const conversation = await defer(i, false);
+    const conversation = await defer(i, i.message?.flags.has(MessageFlags.Ephemeral) ?? false);
     const fields = typedIn(i);
     const attachments = uploadedIn(i);
     later(i, control.action, () =>
@@ -198,14 +205,15 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
     if (control) return followUpForm(i, control);
     const key = formKeyOf(i.customId);
     const pending = key === undefined ? undefined : await forms.take(key, i.user.id);
-    const conversation = await defer(i, pending ? pending.command.ephemeral === true : true);
+    const typed = typedIn(i);
+    const privately = pending !== undefined && asksPrivate({ ...pending.options, ...typed });
+    const conversation = await defer(i, pending ? pending.command.ephemeral === true || privately : true);
     if (!pending) {
       later(i, "expired form notice", () =>
         adapter.post(conversation, expiredFormNotice, { ephemeral: true }),
       );
       return;
     }
-    const typed = typedIn(i);
     const image = pending.image;
     later(i, pending.command.name, async () => {
       let attachments: Record<string, Attachment[]>;
@@ -229,8 +237,9 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
 
   async function control(i: ButtonInteraction): Promise<void> {
     const decoded = decodeControlId(i.customId);
-    // A follow-up asks its form first: the modal must be the click's first response.
-    if (decoded && i.inGuild() && actionByName(decoded.action)?.form) {
+    // A follow-up asks its form first: the modal must be the click's first response. In a DM
+    // too: a private result that came by DM keeps its follow-ups (the core finds its server).
+    if (decoded && actionByName(decoded.action)?.form) {
       const form = await bot.actionForm({
         action: decoded.action,
         jobId: decoded.jobId,

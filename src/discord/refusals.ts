@@ -9,6 +9,8 @@ import { MessageGoneError, UndeliverableError } from "../core/errors.js";
 const REFUSALS: Record<number, string> = {
   10003: "This channel no longer exists.",
   50001: "The bot cannot see this channel. A server admin can give it the View Channel permission there.",
+  50007:
+    "You do not accept direct messages from this server's members, so your private result cannot reach you. Allow them in the server's Privacy Settings, or use delivery public.",
   50013:
     "The bot may not post in this channel. A server admin can give it Send Messages, Embed Links and Attach Files there.",
   50083: "This thread is archived. Unarchive it so that the bot can post in it.",

@@ -1,6 +1,6 @@
 import type { WebClient } from "@slack/web-api";
 import { request } from "undici";
-import { isCard } from "../core/cards.js";
+import { card, isCard } from "../core/cards.js";
 import { MessageGoneError, UndeliverableError } from "../core/errors.js";
 import type {
   ChatAdapter,
@@ -139,6 +139,8 @@ export class SlackAdapter implements ChatAdapter {
   }
 
   post(target: ConversationRef, message: Message, options: PostOptions = {}): Promise<MessageRef> {
+    if (target.privateFrom !== undefined && !options.ephemeral)
+      return this.postPrivately(target, message, options);
     if (!options.ephemeral) return this.postPublic(target, message, options);
     // An ephemeral message cannot carry files: private files go to the person's DM with the bot.
     if (filesOf(message).length > 0) return this.postDirect(target, message);
@@ -158,20 +160,7 @@ export class SlackAdapter implements ChatAdapter {
    * under it as for any result), and said so where they asked.
    */
   private async postDirect(target: ConversationRef, message: Message): Promise<MessageRef> {
-    const user = target.data?.user;
-    if (typeof user !== "string") throw new Error("a private Slack message needs the conversation's user");
-    const { client, refused } = await this.clientOf(target);
-    const opened = await client.conversations.open({ users: user }).catch((error: unknown) => {
-      throw refused(error);
-    });
-    const dm = opened.channel?.id;
-    if (!dm) throw new Error("conversations.open answered without a channel");
-    const team = teamOf(target);
-    const ref = await this.postPublic(
-      { platform: "slack", channelId: dm, ...(team && { data: { team } }) },
-      message,
-      {},
-    );
+    const ref = await this.postPublic(await this.dmOf(target), message, {});
     // Where they asked, the person sees the answer itself; only its files are elsewhere.
     const note = isCard(message)
       ? {
@@ -187,6 +176,43 @@ export class SlackAdapter implements ChatAdapter {
       : { text: "The file was sent to you in a direct message from the bot." };
     await this.postEphemeral(target, note, {});
     return ref;
+  }
+
+  /**
+   * A private job's messages live in its person's DM with the bot, where they are updated like any
+   * message (Slack lets nobody update an ephemeral message later). Where they asked, they alone
+   * are told where to look.
+   */
+  private async postPrivately(
+    target: ConversationRef,
+    message: Message,
+    options: PostOptions,
+  ): Promise<MessageRef> {
+    const dm = await this.dmOf(target);
+    const ref = await this.postPublic(dm, message, options);
+    if (dm.channelId !== target.channelId && !options.idempotencyKey) {
+      const pointer = card("Working on it privately", "info", {
+        lines: ["Only you see this job: its message, and then its result, are in your DM with the bot."],
+        links: [{ label: "Open the DM", url: this.messageUrl(ref, teamOf(target) ?? "") }],
+      });
+      // The job's message is posted and must be recorded: a pointer that fails costs only the pointer.
+      await this.postEphemeral(target, pointer, {}).catch(() => undefined);
+    }
+    return ref;
+  }
+
+  /** The person's DM with the bot (conversations.open gives the same one every time). */
+  private async dmOf(target: ConversationRef): Promise<ConversationRef> {
+    const user = target.data?.user;
+    if (typeof user !== "string") throw new Error("a private Slack message needs the conversation's user");
+    const { client, refused } = await this.clientOf(target);
+    const opened = await client.conversations.open({ users: user }).catch((error: unknown) => {
+      throw refused(error);
+    });
+    const dm = opened.channel?.id;
+    if (!dm) throw new Error("conversations.open answered without a channel");
+    const team = teamOf(target);
+    return { platform: "slack", channelId: dm, ...(team && { data: { team } }) };
   }
 
   /** A keyed ephemeral post is sent once; one that cannot be read back stays unsent after a crash. */

@@ -78,6 +78,7 @@ function setup(options: { refuseWebhooks?: boolean; outages?: number; gone?: boo
   const interaction = (extra: Partial<InteractionInfo> = {}): InteractionInfo => ({
     id: `i${++id}`,
     token: `token${id}`,
+    user: { id: "400000000000000004" },
     channelId: CHANNEL,
     createdTimestamp: clock.t,
     attachmentSizeLimit: 10 * MiB,
@@ -265,15 +266,42 @@ describe("editing", () => {
       `PATCH /webhooks/${APP}/t/messages/500000000000000005`,
       `PATCH /channels/${CHANNEL}/messages/500000000000000005`,
     ]);
+    // Nothing else reaches a private message: it is gone for the core, which posts anew.
     await expect(
       adapter.edit(ref({ token: "t", at: clock.t }, { ephemeral: true }), card("x", "info")),
-    ).rejects.toThrow(DiscordAPIError);
+    ).rejects.toThrow(MessageGoneError);
   });
 
-  it("cannot edit a private message once its token is gone", async () => {
-    const { adapter, clock } = setup();
+  it("cannot edit a private message once its token is gone: the core hears it is gone", async () => {
+    const { adapter, calls, clock } = setup();
     const old = ref({ token: "t", at: clock.t - 15 * MINUTE }, { ephemeral: true });
-    await expect(adapter.edit(old, card("x", "info"))).rejects.toThrow(/private message/);
+    await expect(adapter.edit(old, card("x", "info"))).rejects.toThrow(MessageGoneError);
+    expect(calls).toEqual([]);
+  });
+});
+
+describe("a private job (privateFrom)", () => {
+  it("answers ephemerally through the interaction while its token lives", async () => {
+    const { adapter, calls, interaction } = setup();
+    const conversation = { ...adapter.conversation(interaction(), "ephemeral"), privateFrom: CHANNEL };
+    const ref = await adapter.post(conversation, card("Queued", "progress"));
+    expect(routes(calls)).toEqual([`PATCH /webhooks/${APP}/token1/messages/%40original`]);
+    expect(ref.data).toMatchObject({ ephemeral: true });
+  });
+
+  it("posts in the person's DM once the token is dead, and for keyed posts, saying why", async () => {
+    const { adapter, calls, clock, interaction } = setup();
+    const conversation = { ...adapter.conversation(interaction(), "ephemeral"), privateFrom: CHANNEL };
+    clock.t += 15 * MINUTE;
+    await adapter.post(conversation, card("Done", "success"), { idempotencyKey: "job:ready" });
+    expect(routes(calls)).toEqual([
+      "POST /users/@me/channels",
+      expect.stringMatching(/^POST \/channels\/\d+\/messages$/),
+    ]);
+    expect(calls[0]!.options.body).toEqual({ recipient_id: "400000000000000004" });
+    const body = calls[1]!.options.body as { embeds: { description: string }[]; nonce: string };
+    expect(body.nonce).toBe(nonceOf("job:ready"));
+    expect(body.embeds[0]!.description).toContain(`Your private job from <#${CHANNEL}>`);
   });
 });
 

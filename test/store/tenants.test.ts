@@ -16,6 +16,8 @@ describeEachBackend("tenants", (ctx) => {
       defaults: {},
       alertChannelId: null,
       alertAt: [0.2, 0.05],
+      presets: [],
+      privateResults: "allowed",
       hasApiKey: false,
       updatedAt: null,
     });

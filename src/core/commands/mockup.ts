@@ -133,7 +133,8 @@ export const mockupAsset = defineCommand({
   main: "prompt",
   starts: "mockup",
   async run({ options, media }) {
-    const { jobId } = await media.mockups.generateAsset(options);
+    // Named one by one: a command's options also hold the bot's own (delivery), not the service's.
+    const { jobId } = await media.mockups.generateAsset({ prompt: options.prompt, type: options.type });
     return {
       job: {
         kind: "mockup",
@@ -154,7 +155,11 @@ export const mockupAssetEdit = defineCommand({
   starts: "mockup",
   async run({ options, media, upload }) {
     const [imageMediaId] = await upload("image");
-    const { jobId } = await media.mockups.editAsset({ ...options, imageMediaId: imageMediaId! });
+    const { jobId } = await media.mockups.editAsset({
+      prompt: options.prompt,
+      type: options.type,
+      imageMediaId: imageMediaId!,
+    });
     return {
       job: {
         kind: "mockup",

@@ -52,6 +52,14 @@ function settingsCard(
         inline: true,
       },
       {
+        name: "Private results",
+        value:
+          settings.privateResults === "allowed"
+            ? "Allowed (delivery private)"
+            : "Forbidden: every job shows in its channel",
+        inline: true,
+      },
+      {
         name: "Default aspect ratio",
         value: String(settings.defaults.aspect_ratio ?? "Service default"),
         inline: true,
@@ -112,6 +120,12 @@ export const setup = defineCommand({
       .optional(),
     alerts_channel: text(200, "Channel for spending alerts (a mention, here, or none)").optional(),
     alert_at: text(100, "Credits left, in percent, at which to alert (default 20, 5)").optional(),
+    private_results: z
+      .enum(["allowed", "forbidden"])
+      .describe(
+        "Whether people may have jobs delivered to them only (forbidden: every job shows in its channel)",
+      )
+      .optional(),
   }),
   secret: ["api_key"],
   adminOnly: true,
@@ -136,6 +150,7 @@ export const setup = defineCommand({
       patch.alertChannelId = alertChannel(options.alerts_channel, conversation.channelId);
     }
     if (options.alert_at !== undefined) patch.alertAt = alertFractions(options.alert_at);
+    if (options.private_results !== undefined) patch.privateResults = options.private_results;
     if (options.remove_api_key) patch.apiKey = null;
     if (options.api_key !== undefined) {
       // A mistyped key would otherwise only show up as failures on everyone's next command.

@@ -17,6 +17,7 @@ import { admit, jobOf } from "./admit.js";
 import { commandContext } from "./command.js";
 import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
+import { actorOnJob, checkFollowUp, privately, privateOrigin } from "./privacy.js";
 import { launch, startWithinLimit } from "./start.js";
 
 /**
@@ -59,8 +60,9 @@ function choicesOf(items: readonly PickItem[], first: string | undefined): Choic
  * none (or the job is not known here: the click is then refused like any other). Opening a form
  * changes nothing, so it is not checked: its submission is, like a command's form.
  */
-export async function actionForm(core: Core, request: FormRequest): Promise<ActionForm | undefined> {
-  const form = actionByName(request.action)?.form;
+export async function actionForm(core: Core, asked: FormRequest): Promise<ActionForm | undefined> {
+  const form = actionByName(asked.action)?.form;
+  const request = form ? { ...asked, actor: await actorOnJob(core, asked.actor, asked.jobId) } : asked;
   const job = form && (await jobOf(core, request.jobId, request.actor));
   if (!form || !job) return undefined;
   const def = form.of(job);
@@ -144,17 +146,22 @@ async function listAction(core: Core, def: ListActionDef, event: ActionEvent): P
   });
 }
 
-export async function handleAction(core: Core, event: ActionEvent): Promise<void> {
-  const adapter = core.adapter(event.actor.platform);
+export async function handleAction(core: Core, gesture: ActionEvent): Promise<void> {
+  const adapter = core.adapter(gesture.actor.platform);
+  let event = gesture;
   try {
     const def = actionByName(event.action);
     if (def?.on === "list") return await listAction(core, def, event);
+    event = { ...event, actor: await actorOnJob(core, event.actor, event.jobId) };
+    const job = await jobOf(core, event.jobId, event.actor);
+    // A private job's controls are in its person's private place (a DM): what they may do there
+    // is what they may do in the channel they asked in.
+    const from = job && privateOrigin(job);
     const settings = await admit(core, {
       kind: event.entry ?? "button",
       actor: event.actor,
-      conversation: event.conversation,
+      conversation: from ? { channelId: from } : event.conversation,
     });
-    const job = await jobOf(core, event.jobId, event.actor);
     if (!job) {
       throw new ActionError(
         "action.unknown_job",
@@ -186,8 +193,10 @@ export async function handleAction(core: Core, event: ActionEvent): Promise<void
     const fields = form ? parseOptions(form, event.fields ?? {}, settings.defaults) : {};
     const attachments = form ? checkFiles(form, event.attachments ?? {}) : {};
     if (def.claim) await claimOrRefuse(core, def.claim.key(job, event), def.claim.ttlMs, def.claim.refusal);
-    const start: ActionContext<unknown>["start"] = (command, starter) =>
-      startAs(core, adapter, job, event, command, starter);
+    const start: ActionContext<unknown>["start"] = (command, starter) => {
+      checkFollowUp(event.actor, job, settings);
+      return startAs(core, adapter, job, event, command, starter);
+    };
     await def.run({ core, job, event, adapter, value, fields, attachments, start });
   } catch (error) {
     const card = await failureCard(error, {
@@ -212,9 +221,12 @@ async function startAs(
   command: string,
   start: (media: MediaApi) => Promise<StartedJob>,
 ): Promise<void> {
-  const { actor, conversation } = event;
+  const { actor } = event;
+  // A follow-up of a private result is private too, where it was clicked (the ephemeral message, the DM).
+  const from = privateOrigin(job);
+  const conversation = from ? privately(event.conversation, from) : event.conversation;
   await startWithinLimit(core, { command, actor, conversation }, async () => {
     const started = await start(await core.media(job.tenant));
-    await launch(core, adapter, { command, started, actor: event.actor, conversation: event.conversation });
+    await launch(core, adapter, { command, started, actor, conversation });
   });
 }

@@ -14,6 +14,7 @@ import { openAll, uploadAll } from "../uploads.js";
 import { admit, jobOf } from "./admit.js";
 import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
+import { privacyOf, privately } from "./privacy.js";
 import { spendServices } from "./spend.js";
 import { launch, startWithinLimit } from "./start.js";
 
@@ -136,16 +137,24 @@ export async function handleCommand(core: Core, event: CommandEvent): Promise<vo
     const settings = await admit(core, { kind: event.entry ?? "command", actor, conversation, command });
     const ctx = await commandContext(core, command, event, settings, await reusedResults(core, event));
     media = ctx.media;
+    const privacy = privacyOf(actor, event.options, ctx.options.delivery, settings);
+    const where = privacy.private ? privately(conversation, conversation.channelId) : conversation;
     const answer = async () => {
       const outcome = await command.run(ctx);
       if ("reply" in outcome) {
         await adapter.post(conversation, outcome.reply, { ephemeral: command.ephemeral ?? false });
       } else {
-        await launch(core, adapter, { command: command.name, started: outcome.job, actor, conversation });
+        await launch(core, adapter, {
+          command: command.name,
+          started: outcome.job,
+          actor,
+          conversation: where,
+          ...(privacy.note && { note: privacy.note }),
+        });
       }
     };
     await (command.starts
-      ? startWithinLimit(core, { command: command.name, actor, conversation }, answer)
+      ? startWithinLimit(core, { command: command.name, actor, conversation: where }, answer)
       : answer());
     commandsTotal.inc({ command: command.name, outcome: "ok" });
   } catch (error) {

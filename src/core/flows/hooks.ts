@@ -19,6 +19,7 @@ import {
 } from "../render/job.js";
 import type { TenantRef } from "../tenancy.js";
 import { idsOf } from "../tenant-view.js";
+import { privateOrigin } from "./privacy.js";
 import { resolveResult } from "./results.js";
 
 /**
@@ -135,6 +136,8 @@ function createChatHooks(deps: HookDeps): JobHooks<JobRecord> {
         return stored;
       }
       counted();
+      // A private result makes no noise: its own message, which only its person sees, is the news.
+      if (privateOrigin(job) !== undefined) return stored;
       // The edit notifies nobody: the keyed post does, once however often delivery runs. The
       // result shows already, so a channel that refuses new posts only costs the mention.
       await adapter

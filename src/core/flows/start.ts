@@ -69,10 +69,17 @@ export async function startWithinLimit<T>(
 export async function launch(
   core: Core,
   adapter: ChatAdapter,
-  request: { command: string; started: StartedJob; actor: Actor; conversation: ConversationRef },
+  request: {
+    command: string;
+    started: StartedJob;
+    actor: Actor;
+    conversation: ConversationRef;
+    /** Why the job shows where it does (meant private, in a tenant that forbids it): in its footer. */
+    note?: string;
+  },
 ): Promise<JobRecord> {
-  const { command, started, actor, conversation } = request;
-  const view = { id: "", title: started.title };
+  const { command, started, actor, conversation, note } = request;
+  const view = { id: "", title: started.title, ...(note && { note }) };
   // Before the job is tracked: its result is read through the shared key's lists by this id.
   await core
     .remember({ platform: actor.platform, tenantId: actor.tenantId }, [started.serviceJobId])
@@ -100,7 +107,7 @@ export async function launch(
         requester: actor,
         conversation,
         message: null,
-        inputs: { ...started.inputs, title: started.title },
+        inputs: { ...started.inputs, title: started.title, ...(note && { note }) },
       },
       announce,
     );

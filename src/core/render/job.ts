@@ -13,16 +13,23 @@ export interface JobView {
   /** Our job id: the footer names it, so people can quote it when asking for help. */
   id: string;
   title: string;
+  /** Said under every card of the job (why it shows in the channel though meant private). */
+  note?: string;
 }
 
-/** The view of a job record: its id, and the title its inputs keep. */
+/** The view of a job record: its id, and the title and note its inputs keep. */
 export function viewOf(job: Pick<JobRecord, "id" | "inputs">): JobView {
-  const inputs = job.inputs as { title?: unknown } | null;
-  return { id: job.id, title: typeof inputs?.title === "string" ? inputs.title : "Media job" };
+  const inputs = job.inputs as { title?: unknown; note?: unknown } | null;
+  return {
+    id: job.id,
+    title: typeof inputs?.title === "string" ? inputs.title : "Media job",
+    ...(typeof inputs?.note === "string" && { note: inputs.note }),
+  };
 }
 
 /** Before the engine has a record there is no id to show yet. */
-const footer = (view: JobView) => (view.id ? `Job ${view.id}` : undefined);
+const footer = (view: JobView) =>
+  [view.id && `Job ${view.id}`, view.note].filter(Boolean).join(" · ") || undefined;
 
 export function queuedCard(view: JobView): Card {
   return card(view.title, "progress", {

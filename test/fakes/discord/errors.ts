@@ -33,6 +33,7 @@ export const errors = {
   notFound: () => new DiscordHttpError(404, 0, "404: Not Found"),
   unknownChannel: () => new DiscordHttpError(404, 10003, "Unknown Channel"),
   unknownMessage: () => new DiscordHttpError(404, 10008, "Unknown Message"),
+  unknownUser: () => new DiscordHttpError(404, 10013, "Unknown User"),
   unknownWebhook: () => new DiscordHttpError(404, 10015, "Unknown Webhook"),
   unknownInteraction: () => new DiscordHttpError(404, 10062, "Unknown interaction"),
   unknownCommand: () => new DiscordHttpError(404, 10063, "Unknown application command"),

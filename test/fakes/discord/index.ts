@@ -120,6 +120,8 @@ export interface FakeDiscord {
   /** Current messages of a channel (the seeded one by default), oldest first, ephemeral ones included. */
   messages(channelId?: string): APIMessage[];
   message(messageId: string): APIMessage | undefined;
+  /** The bot's DM channel with a user, opened if need be (the one POST /users/@me/channels gives). */
+  dmChannel(userId: string): string;
   /** Bytes of an attachment the fake stores, by attachment, id or URL. */
   file(attachment: APIAttachment | string): Buffer | undefined;
   /** Registered commands: global ones, or a guild's. */
@@ -329,6 +331,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     messages: (channelId = channel.id) =>
       [...world.messages.values()].filter((m) => m.channel_id === channelId),
     message: (id) => world.messages.get(id),
+    dmChannel: (userId) => world.dmChannel(userId).id,
     file(attachment) {
       const key = typeof attachment === "string" ? attachment : attachment.id;
       const id = /\/attachments\/\d+\/(\d+)\//.exec(key)?.[1] ?? key;

@@ -44,6 +44,24 @@ const png = (size: number) =>
   Buffer.concat([Buffer.from("\x89PNG\r\n\x1a\n", "latin1"), Buffer.alloc(size - 8, 1)]);
 
 describe("fake Discord REST with the real discord.js client", () => {
+  it("opens the bot's DM with a user once, where the bot token posts, and knows no stranger", async () => {
+    await start();
+    const user = fake.users.requester.id;
+    const first = (await bot.rest.post(Routes.userChannels(), { body: { recipient_id: user } })) as {
+      id: string;
+      type: number;
+    };
+    const again = (await bot.rest.post(Routes.userChannels(), { body: { recipient_id: user } })) as {
+      id: string;
+    };
+    expect(first).toMatchObject({ id: again.id, type: 1 });
+    expect(fake.dmChannel(user)).toBe(first.id);
+    await bot.rest.post(Routes.channelMessages(first.id), { body: { content: "Only you" } });
+    expect(fake.messages(first.id).map((m) => m.content)).toEqual(["Only you"]);
+    const stranger = bot.rest.post(Routes.userChannels(), { body: { recipient_id: "999999999999999999" } });
+    await expect(stranger).rejects.toMatchObject({ code: 10013 });
+  });
+
   it("stores a channel message with a multipart attachment and serves its bytes", async () => {
     const channel = await start();
     const bytes = png(2048);

@@ -1,4 +1,6 @@
 import { ApplicationFlags } from "discord-api-types/v10";
+import { errors } from "../errors.js";
+import { assertSchema } from "../validate.js";
 import { json, type Route } from "./types.js";
 
 export interface GatewayAdvice {
@@ -28,6 +30,18 @@ export const appRoutes = (advice: GatewayAdvice): Route[] => [
   },
   { method: "GET", path: "/gateway", auth: "none", handle: ({ gatewayUrl }) => json({ url: gatewayUrl }) },
   { method: "GET", path: "/users/@me", auth: "bot", handle: ({ world }) => json(world.botUser) },
+  {
+    // The bot's DM with a user: the same channel every time, as on Discord.
+    method: "POST",
+    path: "/users/@me/channels",
+    auth: "bot",
+    handle: ({ world, body }) => {
+      assertSchema("CreatePrivateChannelRequestSchema", body);
+      const userId = String((body as { recipient_id?: unknown }).recipient_id);
+      if (!world.users.has(userId)) throw errors.unknownUser();
+      return json(world.dmChannel(userId));
+    },
+  },
   {
     method: "GET",
     path: "/applications/@me",

@@ -1,0 +1,88 @@
+import type { JobRecord } from "../../store/jobs.js";
+import type { TenantSettings } from "../../store/tenants.js";
+import { optionKey } from "../commands/validate.js";
+import type { Actor, ConversationRef } from "../ports.js";
+import { AccessError } from "../refusals.js";
+import type { Core } from "./core.js";
+
+/**
+ * Who sees a job: its channel, or only the person who asked (`delivery: private`). Admins may turn
+ * private results off (a shared account may want every spend seen). A command that asks for a
+ * private result itself is then refused before anything is spent: the person said what they
+ * wanted and should not be surprised in public. One whose private choice only came from a default
+ * runs in the channel, and its message says why, since the person did not ask for anything now.
+ */
+
+export interface Privacy {
+  private: boolean;
+  /** Why a job meant to be private shows in the channel, for its message's footer. */
+  note?: string;
+}
+
+/** Whether `given` (the options as typed, before defaults) names a delivery itself. */
+function asked(given: Record<string, unknown>): boolean {
+  return Object.entries(given).some(
+    ([name, value]) => optionKey(name) === "delivery" && typeof value === "string" && value.trim() !== "",
+  );
+}
+
+export function privacyOf(
+  actor: Pick<Actor, "platform">,
+  given: Record<string, unknown>,
+  delivery: unknown,
+  settings: Pick<TenantSettings, "privateResults">,
+): Privacy {
+  if (delivery !== "private") return { private: false };
+  if (settings.privateResults !== "forbidden") return { private: true };
+  if (asked(given)) throw privateRefused(actor, "Run the command again without delivery private.");
+  return { private: false, note: "Shown in the channel: an admin turned private results off here." };
+}
+
+/**
+ * A follow-up of a private result is private too; once an admin turned private results off, it is
+ * refused like a command that asks for one (it would be a private spend).
+ */
+export function checkFollowUp(
+  actor: Pick<Actor, "platform">,
+  job: Pick<JobRecord, "conversation">,
+  settings: Pick<TenantSettings, "privateResults">,
+): void {
+  if (privateOrigin(job) !== undefined && settings.privateResults === "forbidden") {
+    throw privateRefused(actor, "Run the command again in the channel.");
+  }
+}
+
+function privateRefused(actor: Pick<Actor, "platform">, what: string): AccessError {
+  const here = actor.platform === "slack" ? "This workspace" : "This server";
+  return new AccessError(
+    "access.private_results",
+    `${here} shows every job in its channel; private results are turned off by an admin. ${what}`,
+  );
+}
+
+/** `conversation`, for the person of its gesture only, asked for in `from` (a channel id). */
+export function privately(conversation: ConversationRef, from: string): ConversationRef {
+  return { ...conversation, privateFrom: from };
+}
+
+/** The channel a private job was asked for in; undefined for a job the channel sees. */
+export function privateOrigin(job: Pick<JobRecord, "conversation">): string | undefined {
+  const from = (job.conversation as { privateFrom?: unknown } | null)?.privateFrom;
+  return typeof from === "string" ? from : undefined;
+}
+
+/**
+ * A gesture from a DM with the bot may carry no tenant (a Discord DM belongs to no server), as a
+ * click on a private result that came by DM does: it acts in that job's tenant, for the job's
+ * requester only. Without roles, an allow-list of roles still keeps them out there.
+ */
+export async function actorOnJob(core: Core, actor: Actor, jobId: string): Promise<Actor> {
+  if (actor.tenantId !== "") return actor;
+  const job = await core.engine.get(jobId);
+  const theirs =
+    job !== undefined &&
+    privateOrigin(job) !== undefined &&
+    job.tenant.platform === actor.platform &&
+    job.requester.userId === actor.userId;
+  return theirs ? { ...actor, tenantId: job.tenant.tenantId } : actor;
+}
