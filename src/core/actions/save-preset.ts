@@ -21,8 +21,7 @@ const nameForm: FormDef = {
   main: "name",
 };
 
-const settingsOfJob = (job: { inputs: Parameters<typeof settingsOf>[0] }) =>
-  settingsIn(settingsOf(job.inputs));
+const settingsOfJob = (job: Pick<JobRecord, "inputs">) => settingsIn(settingsOf(job.inputs));
 
 export const savePreset = defineAction({
   name: "save_preset",
