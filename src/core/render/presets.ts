@@ -8,10 +8,10 @@ interface PresetView {
   values: Record<string, string | number | boolean>;
 }
 
-/** "aspect_ratio 16:9, style luxury_macro": what `preset save` would be given to make it again. */
+/** "aspect ratio 16:9, style luxury_macro": each setting by its option's name. */
 export function describeValues(values: PresetView["values"]): string {
   return Object.entries(values)
-    .map(([option, value]) => `${option} ${clip(String(value), 40)}`)
+    .map(([option, value]) => `${option.replaceAll("_", " ")} ${clip(String(value), 40)}`)
     .join(", ");
 }
 
