@@ -143,6 +143,26 @@ describe("defaults and presets on Discord", () => {
     expect(shown(list)).toContain("House: aspect ratio 1:1, negative prompt text");
   });
 
+  it("renames and deletes presets; the server's only by admins", async () => {
+    const { admin, other } = world.fake.users;
+    const preset = (options: Record<string, string>, subcommand: string, user = other) =>
+      world.run({ name: "preset", subcommand, options, user }).then(shown);
+    expect(await preset({ name: "Mine", aspect_ratio: "16:9" }, "save")).toContain("Preset Mine saved");
+    expect(await preset({ name: "mine", new_name: "Wide" }, "rename")).toContain(
+      "Preset mine is now called Wide.",
+    );
+    expect(await preset({ name: "House", new_name: "Hijack", scope: "server" }, "rename")).toContain(
+      "Only admins can change the server's presets.",
+    );
+    expect(await preset({ name: "House", scope: "server" }, "delete", admin)).toContain(
+      "Preset House deleted from the server's.",
+    );
+    expect(await preset({ name: "Wide" }, "delete")).toContain("Preset Wide deleted.");
+    const list = await preset({}, "list");
+    expect(list).toContain("Yours (0 of 25)");
+    expect(list).toContain("The server's (0 of 25)");
+  });
+
   it(`refuses the ${PRESET_LIMIT + 1}th preset, naming the limit`, async () => {
     const user = world.fake.addUser("collector");
     await world.stores.preferences.update(person(user), () => ({
