@@ -108,7 +108,7 @@ describe("defaults and presets in Slack", () => {
     expect(await world.answer("preset list", other.id)).toContain("House: aspect ratio 1:1");
   });
 
-  it(`refuses the ${PRESET_LIMIT + 1}th preset, naming the limit, and an unknown one`, async () => {
+  it(`refuses the ${PRESET_LIMIT + 1}th preset, naming the limit, an unknown one, and a video without any avatar`, async () => {
     const user = world.fake.addUser("collector").id;
     await world.stores.preferences.update(person(user), () => ({
       defaults: {},
