@@ -290,7 +290,11 @@ export const avatarVideo = defineAction({
   appliesTo: (job) => job.command.startsWith("photo_avatar.") && avatarIdsOf(job).length > 0,
   run: async (ctx) => {
     const { core, job, event } = ctx;
-    const { script, voice } = ctx.fields as { script: string; voice?: string };
+    const { script, voice, full_body } = ctx.fields as {
+      script: string;
+      voice?: string;
+      full_body?: boolean;
+    };
     const avatarId = avatarIdsOf(job)[Number(event.value ?? "1") - 1];
     if (!avatarId) throw new ActionError("action.invalid", "This job has no such avatar.");
     await ctx.start("video.avatar", async (media) => {
@@ -301,7 +305,13 @@ export const avatarVideo = defineAction({
       }
       const avatar = await core.cache.find(tenant, "avatars", media, avatarId);
       const voiceId = voiceOrOwn(chosen?.id, avatar);
-      return startScriptedVideo(media, { avatarId, name: titleFrom(script), voiceId, text: script });
+      return startScriptedVideo(media, {
+        avatarId,
+        name: titleFrom(script),
+        voiceId,
+        text: script,
+        ...(full_body !== undefined && { im2vid_full: full_body }),
+      });
     });
   },
 });

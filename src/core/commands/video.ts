@@ -86,7 +86,7 @@ export const videoAvatar = defineCommand({
     if (!options.avatar) {
       throw new InputError(
         "input.no_avatar",
-        "Pick an avatar for the video (or set a default avatar in your settings, or use a preset with one).",
+        "Pick an avatar for the video with its avatar option, or set a default avatar in your settings (or use a preset that has one).",
       );
     }
     const withAudio = (attachments.audio?.length ?? 0) > 0;
