@@ -163,6 +163,19 @@ describe("defaults and presets on Discord", () => {
     expect(list).toContain("The server's (0 of 25)");
   });
 
+  it("lists the preset commands in help, with every other group, within an embed's 25 fields", async () => {
+    const help = await world.run({ name: "help" });
+    expect(help.embeds[0]?.fields?.length).toBeLessThanOrEqual(25);
+    for (const command of [
+      "preset save <name>",
+      "preset publish <name>",
+      "budget",
+      "image generate <prompt>",
+    ]) {
+      expect(shown(help)).toContain(command);
+    }
+  });
+
   it(`refuses the ${PRESET_LIMIT + 1}th preset, naming the limit`, async () => {
     const user = world.fake.addUser("collector");
     await world.stores.preferences.update(person(user), () => ({
