@@ -47,6 +47,17 @@ describe("defaults and presets on Discord", () => {
         .map((c) => c.json),
     ).toEqual([{ prompt: "a wide valley", name: "a wide valley", aspectRatio: "16:9" }]);
     expect(recipe(message)["Aspect ratio"]).toBe("16:9 (your default)");
+    // Regenerate repeats the request, and still says where its values came from.
+    const again = await world.fake.clickButton(message, world.controlId(message, "regenerate"), user);
+    await world.answer(again);
+    const regenerated = await world.until(() =>
+      world.fake
+        .messages()
+        .find(
+          (m) => m.id !== message.id && m.embeds[0]?.color === 0x57f287 && shown(m).includes("a wide valley"),
+        ),
+    );
+    expect(recipe(regenerated)["Aspect ratio"]).toBe("16:9 (your default)");
     // What the command says itself wins over the default.
     await image({ prompt: "a tall tower", aspect_ratio: "9:16" }, user);
     expect(world.creations("/api/image/generate").at(-1)?.json).toMatchObject({ aspectRatio: "9:16" });

@@ -75,8 +75,9 @@ type CommandInput = Pick<CommandEvent, "options" | "attachments" | "actor" | "co
 
 /**
  * The context `command` runs in, once its gesture is admitted: the options checked (a preset, the
- * person's and the tenant's defaults filling those left out), the files checked, the ids picked from lists found, the tenant's service.
- * A list's page or Show click builds its list's command this way too.
+ * person's and the tenant's defaults filling those left out), the files checked, the ids picked
+ * from lists found, the tenant's service. A list's page or Show click builds its list's command
+ * this way too.
  */
 export async function commandContext<O extends Record<string, unknown>>(
   core: Core,
