@@ -208,6 +208,30 @@ describe("defaults and presets on Discord", () => {
     expect((await world.stores.preferences.get(person(user))).presets).toHaveLength(PRESET_LIMIT);
   });
 
+  it("saves a preset with what was typed only: the server's defaults fill commands, not presets", async () => {
+    const guild = { platform: "discord" as const, tenantId: world.fake.guild.id };
+    await world.stores.tenants.update(guild, { defaults: { aspect_ratio: "3:4" } });
+    try {
+      const user = world.fake.addUser("typist");
+      await world.run({
+        name: "preset",
+        subcommand: "save",
+        options: { name: "Dark", negative_prompt: "light" },
+        user,
+      });
+      expect((await world.stores.preferences.get(person(user))).presets[0]?.values).toEqual({
+        negative_prompt: "light",
+      });
+      const made = await image({ prompt: "a cave", preset: "Dark" }, user);
+      expect(recipe(made)).toMatchObject({
+        "Aspect ratio": "3:4 (server default)",
+        "Negative prompt": "light (preset Dark)",
+      });
+    } finally {
+      await world.stores.tenants.update(guild, { defaults: {} });
+    }
+  });
+
   it("makes an avatar video with the person's default avatar, and asks for one without any", async () => {
     const user = world.fake.addUser("presenter");
     const refused = await world.run({ name: "video", subcommand: "avatar", options: { script: "Hi" }, user });

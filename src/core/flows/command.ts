@@ -9,7 +9,6 @@ import { BotError } from "../errors.js";
 import { messageOf } from "../jobs/records.js";
 import { commandsTotal } from "../metrics.js";
 import type { CommandEvent } from "../ports.js";
-import { layersOf } from "../preferences/layers.js";
 import { type TenantRef, tenantKey, tenantOf } from "../tenancy.js";
 import { openAll, uploadAll } from "../uploads.js";
 import { admit, jobOf } from "./admit.js";
@@ -89,10 +88,8 @@ export async function commandContext<O extends Record<string, unknown>>(
 ): Promise<CommandContext<O>> {
   const { actor, conversation } = input;
   const tenant = tenantOf(actor);
-  // Only commands that start a job take settings: the others need no read of the person's.
-  const layers = command.starts
-    ? await layersFor(core, actor, settings, input.options)
-    : layersOf(undefined, {}, settings.defaults);
+  // Only what starts a job is filled: preset save (and setting a default) take settings as typed.
+  const layers = command.starts ? await layersFor(core, actor, settings, input.options) : [];
   const { options, filled } = parseFilled(command, input.options, layers);
   const attachments = checkFiles(command, input.attachments);
   const apiKey = await core.tenancy.apiKey(tenant);
