@@ -1,6 +1,5 @@
 import { z } from "zod";
 import type { OptionValues, Preset } from "../../store/preferences.js";
-import { settingsIn } from "../preferences/layers.js";
 import {
   addPreset,
   deletePreset,
@@ -60,9 +59,9 @@ export const presetSave = defineCommand({
   ephemeral: true,
   async run(ctx) {
     const { name, ...given } = ctx.options;
-    const values = settingsIn(
-      Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as OptionValues,
-    );
+    const values = Object.fromEntries(
+      Object.entries(given).filter(([, value]) => value !== undefined),
+    ) as OptionValues;
     let saved: Preset | undefined;
     await changePresets(ctx, "mine", (presets, owner) => {
       const next = addPreset(presets, { name, values, from: null }, owner);
