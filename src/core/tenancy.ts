@@ -1,3 +1,4 @@
+import type { PersonRef } from "../store/preferences.js";
 import { SecretsError } from "../store/secrets.js";
 import type { TenantPatch, TenantSettings, TenantStore } from "../store/tenants.js";
 import type { Actor, ConversationRef, Platform } from "./ports.js";
@@ -35,6 +36,12 @@ export interface TenantRef {
 export const tenantOf = (actor: Pick<Actor, "platform" | "tenantId">): TenantRef => ({
   platform: actor.platform,
   tenantId: actor.tenantId,
+});
+
+/** Whose defaults and presets: a person has their own in each server or workspace. */
+export const personOf = (actor: Pick<Actor, "platform" | "tenantId" | "userId">): PersonRef => ({
+  ...tenantOf(actor),
+  userId: actor.userId,
 });
 
 export const tenantKey = (tenant: TenantRef): string => `${tenant.platform}:${tenant.tenantId}`;

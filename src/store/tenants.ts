@@ -39,7 +39,8 @@ export interface TenantPatch {
   defaults?: TenantSettings["defaults"];
   alertChannelId?: string | null;
   alertAt?: number[];
-  presets?: Preset[];
+  /** The new list, or a change of the current one (made under the record's claim; it may throw to refuse). */
+  presets?: Preset[] | ((current: Preset[]) => Preset[]);
   privateResults?: TenantSettings["privateResults"];
 }
 
@@ -99,7 +100,10 @@ export class TenantStore {
         alertChannelId:
           patch.alertChannelId !== undefined ? patch.alertChannelId : (current?.alertChannelId ?? null),
         alertAt: patch.alertAt ?? current?.alertAt ?? DEFAULT_ALERT_AT,
-        presets: patch.presets ?? current?.presets ?? [],
+        presets:
+          typeof patch.presets === "function"
+            ? patch.presets(current?.presets ?? [])
+            : (patch.presets ?? current?.presets ?? []),
         privateResults: patch.privateResults ?? current?.privateResults ?? "allowed",
         updatedAt: Date.now(),
       });

@@ -88,7 +88,9 @@ describe("application commands from the catalogue", () => {
       "3:4",
     ]);
     const avatar = optionsOf("video", "avatar");
-    expect(avatar.find((o) => o.name === "avatar")).toMatchObject({ autocomplete: true, required: true });
+    // A default avatar can fill it, so Discord must let it be left out.
+    expect(avatar.find((o) => o.name === "avatar")).toMatchObject({ autocomplete: true, required: false });
+    expect(avatar.find((o) => o.name === "preset")).toMatchObject({ autocomplete: true, required: false });
     expect(avatar.find((o) => o.name === "voice")).toMatchObject({ autocomplete: true });
     expect(avatar.find((o) => o.name === "full_body")).toMatchObject({ type: Opt.Boolean });
     expect(avatar.find((o) => o.name === "audio")).toMatchObject({ type: Opt.Attachment, required: false });
@@ -127,6 +129,7 @@ describe("application commands from the catalogue", () => {
       "name",
       "portrait",
       "delivery",
+      "preset",
       "voice",
     ]);
     expect(commands.every((c) => JSON.stringify(c.contexts) === "[0]")).toBe(true);

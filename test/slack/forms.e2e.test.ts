@@ -48,6 +48,7 @@ describe("forms in Slack", () => {
       "negative_prompt",
       "seed",
       "delivery",
+      "preset",
     ]);
     expect(answer).toMatchObject({ status: 200, body: "" });
     expect(fake.calls.filter((c) => c.method === "files.info").map((c) => c.args.file)).toEqual(

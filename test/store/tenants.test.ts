@@ -137,4 +137,28 @@ describeEachBackend("tenants", (ctx) => {
       alertAt: [0.5],
     });
   });
+
+  it("loads a record written before presets existed, and changes its presets under the record's claim", async () => {
+    const { tenants, keyv } = await ctx.open();
+    await keyv("tenants").set("discord:111111111111111111", {
+      apiKey: null,
+      allowedRoleIds: [],
+      allowedChannelIds: [],
+      adminUserIds: ["u1"],
+      defaults: { aspect_ratio: "16:9" },
+      alertChannelId: null,
+      alertAt: [0.2],
+      updatedAt: 1,
+    });
+    expect(await tenants.get(guild)).toMatchObject({ presets: [], privateResults: "allowed" });
+    const brand = { name: "Brand", values: { aspect_ratio: "1:1" }, from: null, createdAt: 2 };
+    // Two admins publishing at once: each change sees the other's.
+    await Promise.all([
+      tenants.update(guild, { presets: (current) => [...current, brand] }),
+      tenants.update(guild, { presets: (current) => [...current, { ...brand, name: "Night" }] }),
+    ]);
+    const saved = await tenants.get(guild);
+    expect(saved.presets.map((p) => p.name).sort()).toEqual(["Brand", "Night"]);
+    expect(saved).toMatchObject({ adminUserIds: ["u1"], defaults: { aspect_ratio: "16:9" }, alertAt: [0.2] });
+  });
 });

@@ -14,6 +14,7 @@ import {
   useInMockup,
 } from "./follow-ups.js";
 import { page, show } from "./lists.js";
+import { savePreset } from "./save-preset.js";
 
 /** Every control a job's message may carry; the adapters route clicks and forms by these names. */
 export const ACTIONS = [
@@ -27,6 +28,7 @@ export const ACTIONS = [
   avatarVideo,
   animateMockup,
   useInMockup,
+  savePreset,
   page,
   show,
 ] as const satisfies readonly AnyAction[];

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { JobRecord } from "../../store/jobs.js";
+import type { PreferenceStore } from "../../store/preferences.js";
 import type { MediaApi } from "../api/client.js";
 import type { ButtonStyle } from "../cards.js";
 import type { CatalogCache, PickItem, PickSource } from "../catalog-cache.js";
@@ -8,6 +9,7 @@ import type { JobEngine } from "../jobs/engine.js";
 import type { Logger } from "../log.js";
 import type { ActionEvent, Attachment, ChatAdapter } from "../ports.js";
 import type { ListName } from "../render/lists.js";
+import type { Filled } from "../render/recipe.js";
 import type { TenantRef } from "../tenancy.js";
 
 /**
@@ -21,6 +23,8 @@ export interface ActionServices {
   engine: JobEngine;
   cache: CatalogCache;
   logger: Logger;
+  /** Each person's defaults and presets (Save as preset). */
+  preferences: Pick<PreferenceStore, "update">;
   /** The service with the job's tenant's key. */
   media(tenant: TenantRef): Promise<MediaApi>;
 }
@@ -39,8 +43,10 @@ export interface ActionContext<V> {
   /**
    * Starts `command`'s job as the clicker, within their job limit, and posts its message: the
    * flows' start (flows/start.ts), handed in so that the catalogue stays a list of definitions.
+   * The new job keeps what filled its options: the form's (`fields`), unless `filled` says otherwise
+   * (Regenerate repeats the original's request, so it keeps the original's).
    */
-  start(command: string, start: (media: MediaApi) => Promise<StartedJob>): Promise<void>;
+  start(command: string, start: (media: MediaApi) => Promise<StartedJob>, filled?: Filled): Promise<void>;
 }
 
 /** What a form's initial values may depend on besides the job. */

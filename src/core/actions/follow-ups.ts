@@ -4,7 +4,7 @@ import { commandByName } from "../commands/catalogue.js";
 import type { FormDef, JobRequest } from "../commands/define.js";
 import { ActionError, InputError } from "../commands/errors.js";
 import { audioFile, imageFile } from "../commands/files.js";
-import { startImage } from "../commands/image.js";
+import { type ImageRequest, startImage } from "../commands/image.js";
 import { animationOptions, generateMockup, startMockupVideo } from "../commands/mockup.js";
 import { id, newSeed, text, titleFrom } from "../commands/options.js";
 import {
@@ -16,6 +16,7 @@ import {
   voiceOrOwn,
 } from "../commands/video.js";
 import type { Json } from "../ports.js";
+import { filledOf } from "../render/recipe.js";
 import { tenantKey } from "../tenancy.js";
 import { openAll, uploadAll } from "../uploads.js";
 import { defineAction } from "./define.js";
@@ -78,10 +79,21 @@ export const edit = defineAction({
   form: { title: "Edit image", of: () => editForm },
   appliesTo: isImage,
   run: (ctx) => {
-    const { prompt } = ctx.fields as { prompt: string };
+    // The settings the form does not ask come from the clicker's preset-free layers (defaults).
+    const { prompt, aspect_ratio, negative_prompt } = ctx.fields as {
+      prompt: string;
+      aspect_ratio?: ImageRequest["aspectRatio"];
+      negative_prompt?: string;
+    };
     const referenceImageMediaId = mediaIdOf(ctx.job);
     return ctx.start("image.edit", (media) =>
-      startImage(media, "image.edit", { prompt, name: titleFrom(prompt), referenceImageMediaId }),
+      startImage(media, "image.edit", {
+        prompt,
+        name: titleFrom(prompt),
+        referenceImageMediaId,
+        ...(aspect_ratio && { aspectRatio: aspect_ratio }),
+        ...(negative_prompt && { negativePrompt: negative_prompt }),
+      }),
     );
   },
 });
@@ -93,7 +105,12 @@ export const animateImage = defineAction({
   form: { title: "Animate image", of: () => animateForm },
   appliesTo: isImage,
   run: (ctx) => {
-    const value = ctx.fields as { prompt: string; duration?: number; aspect_ratio?: string };
+    const value = ctx.fields as {
+      prompt: string;
+      duration?: number;
+      aspect_ratio?: string;
+      resolution?: string;
+    };
     const firstFrameImageMediaId = mediaIdOf(ctx.job);
     return ctx.start("video.cinematic", (media) =>
       startCinematic(media, {
@@ -102,6 +119,7 @@ export const animateImage = defineAction({
         firstFrameImageMediaId,
         ...(value.aspect_ratio && { aspectRatio: value.aspect_ratio }),
         ...(value.duration !== undefined && { durationSeconds: value.duration }),
+        ...(value.resolution && { resolution: value.resolution }),
       }),
     );
   },
@@ -182,7 +200,7 @@ export const regenerate = defineAction({
     const request = command.seeded
       ? { ...previous, seed: newSeed(typeof seed === "number" ? seed : undefined) }
       : previous;
-    return ctx.start(command.name, (media) => command.again!(media, request));
+    return ctx.start(command.name, (media) => command.again!(media, request), filledOf(ctx.job.inputs));
   },
 });
 
@@ -272,7 +290,11 @@ export const avatarVideo = defineAction({
   appliesTo: (job) => job.command.startsWith("photo_avatar.") && avatarIdsOf(job).length > 0,
   run: async (ctx) => {
     const { core, job, event } = ctx;
-    const { script, voice } = ctx.fields as { script: string; voice?: string };
+    const { script, voice, full_body } = ctx.fields as {
+      script: string;
+      voice?: string;
+      full_body?: boolean;
+    };
     const avatarId = avatarIdsOf(job)[Number(event.value ?? "1") - 1];
     if (!avatarId) throw new ActionError("action.invalid", "This job has no such avatar.");
     await ctx.start("video.avatar", async (media) => {
@@ -283,7 +305,13 @@ export const avatarVideo = defineAction({
       }
       const avatar = await core.cache.find(tenant, "avatars", media, avatarId);
       const voiceId = voiceOrOwn(chosen?.id, avatar);
-      return startScriptedVideo(media, { avatarId, name: titleFrom(script), voiceId, text: script });
+      return startScriptedVideo(media, {
+        avatarId,
+        name: titleFrom(script),
+        voiceId,
+        text: script,
+        ...(full_body !== undefined && { im2vid_full: full_body }),
+      });
     });
   },
 });

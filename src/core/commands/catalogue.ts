@@ -16,6 +16,7 @@ import {
 import { mockupAsset, mockupAssetEdit, mockupGenerate, mockupVideo } from "./mockup.js";
 import { withPersonalOptions } from "./personal.js";
 import { photoAvatarDesign, photoAvatarSelfie } from "./photo-avatar.js";
+import { presetDelete, presetList, presetPublish, presetRename, presetSave } from "./preset.js";
 import { setup } from "./setup.js";
 import { thumbnailGenerate } from "./thumbnail.js";
 import { usage } from "./usage.js";
@@ -49,6 +50,11 @@ export const COMMANDS: readonly AnyCommand[] = [
   mockupVideos,
   thumbnailGenerate,
   thumbnailList,
+  presetSave,
+  presetList,
+  presetRename,
+  presetDelete,
+  presetPublish,
   jobs,
   setup,
   budget,
@@ -68,6 +74,7 @@ export const GROUP_HELP: Record<string, string> = {
   photo_avatar: "Create photo avatars from a description or a selfie",
   mockup: "Product mockups, mockup videos and assets",
   thumbnail: "Video thumbnails",
+  preset: "Named sets of settings to use with any command",
 };
 
 export interface CommandGroup {

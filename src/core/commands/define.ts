@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { JobRecord } from "../../store/jobs.js";
+import type { PreferenceStore } from "../../store/preferences.js";
 import type { Budget } from "../../store/spend.js";
 import type { TenantSettings, TenantStore } from "../../store/tenants.js";
 import type { MediaApi, MediaClient } from "../api/client.js";
@@ -8,9 +9,13 @@ import type { FilePart } from "../api/multipart.js";
 import type { Usage } from "../api/schemas.js";
 import type { PickItem, PickSource } from "../catalog-cache.js";
 import type { Actor, Attachment, ConversationRef, Json, Message } from "../ports.js";
+import type { Filled } from "../render/recipe.js";
 import type { BudgetView, SpendReport, SpendRow } from "../spend/model.js";
 
 export type { PickSource } from "../catalog-cache.js";
+
+/** Where a pick list's entries come from: one of the service's lists, or the person's and the server's presets. */
+export type PickList = PickSource | "presets";
 
 /** An option that takes files: adapters build the attachment input from it, the core checks it. */
 export interface FileSpec {
@@ -41,7 +46,7 @@ export interface OptionInfo {
   maxLength?: number;
   default?: string | number | boolean;
   /** Autocomplete (Discord) or external select (Slack) from this list. */
-  pick?: PickSource;
+  pick?: PickList;
   /** Entered only in a modal, never as a visible option (API keys). */
   secret?: true;
   /** For `type: "file"`. */
@@ -52,6 +57,8 @@ export interface OptionInfo {
 export interface BotServices {
   client: MediaClient;
   tenants: Pick<TenantStore, "update">;
+  /** Each person's defaults and presets. */
+  preferences: Pick<PreferenceStore, "get" | "update">;
   /** Forgets the tenant's cached pick lists, after its API key changed. */
   forgetTenant(actor: Actor): void;
   listJobs(actor: Actor, limit: number): Promise<JobRecord[]>;
@@ -88,6 +95,8 @@ export interface CommandContext<O> {
   actor: Actor;
   conversation: ConversationRef;
   settings: TenantSettings;
+  /** The options a preset or a default filled, and from where (kept by the job it starts). */
+  filled: Filled;
   /** The service with the tenant's key; commands that need none get one that refuses every call. */
   media: MediaApi;
   /** The checked files by option name (type and size already verified). */
@@ -131,7 +140,7 @@ export interface CommandDef<S extends z.ZodObject = z.ZodObject> {
   /** The free-text option: the text after the command on Slack. */
   main?: keyof z.output<S> & string;
   files?: Record<string, FileSpec>;
-  picks?: Partial<Record<keyof z.output<S> & string, PickSource>>;
+  picks?: Partial<Record<keyof z.output<S> & string, PickList>>;
   /** Options entered only in a modal, never as a visible command option (API keys). */
   secret?: readonly (keyof z.output<S> & string)[];
   adminOnly?: boolean;

@@ -1,5 +1,7 @@
 import type { z } from "zod";
 import type { Attachment } from "../ports.js";
+import { fill, type Layer } from "../preferences/layers.js";
+import type { Filled } from "../render/recipe.js";
 import { clip, megabytes } from "../render/text.js";
 import type { FormDef } from "./define.js";
 import { InputError } from "./errors.js";
@@ -64,14 +66,24 @@ function isBlank(value: unknown): boolean {
 }
 
 /**
- * Raw adapter values -> the command's typed options, with the tenant's defaults filling what the
- * user left out. Every problem is reported at once, each naming the option and what it accepts.
+ * Raw adapter values -> the command's typed options, with `layers` (a preset, the person's and the
+ * server's defaults) filling what the user left out. Every problem is reported at once, each naming
+ * the option and what it accepts.
  */
 export function parseOptions<C extends FormDef>(
   def: C,
   raw: Record<string, unknown>,
-  defaults: Record<string, unknown> = {},
+  layers: readonly Layer[] = [],
 ): z.output<C["options"]> {
+  return parseFilled(def, raw, layers).options;
+}
+
+/** parseOptions, also telling which options a layer filled (kept by the job, shown in its recipe). */
+export function parseFilled<C extends FormDef>(
+  def: C,
+  raw: Record<string, unknown>,
+  layers: readonly Layer[],
+): { options: z.output<C["options"]>; filled: Filled } {
   const shape = def.options.shape as Record<string, z.ZodType>;
   const fileOptions = new Set(Object.keys(def.files ?? {}));
   const given: Record<string, unknown> = {};
@@ -92,14 +104,11 @@ export function parseOptions<C extends FormDef>(
       `${def.name.replace(".", " ")} has no option ${unknown.join(", ")}. Its options: ${known}.`,
     );
   }
-  // A default only fills options that accept it (a tenant's 1:1 does not suit a 16:9-or-9:16 option).
-  for (const [name, value] of Object.entries(defaults)) {
-    const option = shape[name] as z.ZodType | undefined;
-    if (option && given[name] === undefined && option.safeParse(value).success) given[name] = value;
-  }
+  const filled = fill(shape, given, layers);
+  for (const [option, { value }] of Object.entries(filled)) given[option] = value;
 
   const parsed = (def.options as z.ZodObject).safeParse(given);
-  if (parsed.success) return parsed.data as z.output<C["options"]>;
+  if (parsed.success) return { options: parsed.data as z.output<C["options"]>, filled };
   const problems = parsed.error.issues.map((issue) => {
     const option = String(issue.path[0] ?? "options");
     return `${option} ${explain(issue, given[option])}${shown(given[option])}`;

@@ -8,7 +8,7 @@ import { resultCard } from "../render/job.js";
 import { defineCommand, type JobRequest, type StartedJob } from "./define.js";
 import { InputError } from "./errors.js";
 import { audioFile, imageFile } from "./files.js";
-import { flag, id, text, titleFrom, wholeNumber } from "./options.js";
+import { flag, id, RESOLUTIONS, text, titleFrom, wholeNumber } from "./options.js";
 
 /** Avatar and cinematic videos, and fetching a finished one. */
 
@@ -71,7 +71,8 @@ export const videoAvatar = defineCommand({
   name: "video.avatar",
   help: "Make a talking-avatar video from a script or an audio file",
   options: z.object({
-    avatar: id("The avatar that speaks (pick from the list)"),
+    // Optional so that a default avatar can fill it; run refuses a video with none.
+    avatar: id("The avatar that speaks (pick from the list; default: your default avatar)").optional(),
     script: text(5000, "What the avatar says (or attach audio instead)").optional(),
     voice: id("Voice of the script (default: the avatar's own voice)").optional(),
     name: text(100, "Name of the video (default: the first words of the script)").optional(),
@@ -82,6 +83,12 @@ export const videoAvatar = defineCommand({
   picks: { avatar: "avatars", voice: "voices" },
   starts: "video",
   async run({ options, media, attachments, open, lookup }) {
+    if (!options.avatar) {
+      throw new InputError(
+        "input.no_avatar",
+        "Pick an avatar for the video with its avatar option, or set a default avatar in your settings (or use a preset that has one).",
+      );
+    }
     const withAudio = (attachments.audio?.length ?? 0) > 0;
     if (withAudio === Boolean(options.script)) {
       throw new InputError(
@@ -127,7 +134,7 @@ export const videoCinematic = defineCommand({
     name: text(100, "Name of the video (default: the first words of the prompt)").optional(),
     aspect_ratio: z.enum(["16:9", "9:16", "1:1"]).describe("Shape of the clip").optional(),
     duration: wholeNumber(1, 30, "Length in seconds (1-30)").optional(),
-    resolution: z.enum(["480p", "720p", "1080p"]).describe("Resolution of the clip").optional(),
+    resolution: z.enum(RESOLUTIONS).describe("Resolution of the clip").optional(),
   }),
   main: "prompt",
   files: {

@@ -8,7 +8,7 @@ import { commandByName } from "../commands/catalogue.js";
 import type { FormDef, StartedJob } from "../commands/define.js";
 import { AccessError, ActionError } from "../commands/errors.js";
 import { LISTS } from "../commands/lists.js";
-import { checkFiles, parseOptions } from "../commands/validate.js";
+import { checkFiles, parseFilled } from "../commands/validate.js";
 import type { ActionEvent, ChatAdapter, Choice, ConversationRef } from "../ports.js";
 import { isListName } from "../render/lists.js";
 import { clip } from "../render/text.js";
@@ -17,6 +17,7 @@ import { admit, jobOf } from "./admit.js";
 import { commandContext } from "./command.js";
 import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
+import { keepingFilled, layersFor, withUnaskedSettings } from "./preferences.js";
 import { actorOnJob, checkFollowUp, privately, privateOrigin } from "./privacy.js";
 import { launch, startWithinLimit } from "./start.js";
 
@@ -84,7 +85,7 @@ export async function actionForm(core: Core, asked: FormRequest): Promise<Action
   const initial = (await inTime(core, deadline, async () => form.initial?.(job, context))) ?? {};
   const choices: Record<string, Choice[]> = {};
   for (const [option, source] of Object.entries(def.picks ?? {})) {
-    if (!source) continue;
+    if (!source || source === "presets") continue;
     const items = await inTime(core, deadline, async () =>
       core.cache.list(tenantKey(tenant), source, await media()),
     );
@@ -190,12 +191,20 @@ export async function handleAction(core: Core, gesture: ActionEvent): Promise<vo
     }
     const value = checkedValue(def, event);
     const form = def.form?.of(job);
-    const fields = form ? parseOptions(form, event.fields ?? {}, settings.defaults) : {};
+    const { options: fields, filled } = form
+      ? parseFilled(
+          withUnaskedSettings(form),
+          event.fields ?? {},
+          await layersFor(core, event.actor, settings),
+        )
+      : { options: {}, filled: {} };
     const attachments = form ? checkFiles(form, event.attachments ?? {}) : {};
     if (def.claim) await claimOrRefuse(core, def.claim.key(job, event), def.claim.ttlMs, def.claim.refusal);
-    const start: ActionContext<unknown>["start"] = (command, starter) => {
+    const start: ActionContext<unknown>["start"] = (command, starter, kept = filled) => {
       checkFollowUp(event.actor, job, settings);
-      return startAs(core, adapter, job, event, command, starter);
+      return startAs(core, adapter, job, event, command, async (media) =>
+        keepingFilled(await starter(media), kept),
+      );
     };
     await def.run({ core, job, event, adapter, value, fields, attachments, start });
   } catch (error) {

@@ -4,7 +4,7 @@ import type { MediaApi } from "../api/client.js";
 import { COMMANDS, commandByName, describeOptions } from "../commands/catalogue.js";
 import type { AnyCommand, BotServices, CommandContext } from "../commands/define.js";
 import { InputError, noApiKey } from "../commands/errors.js";
-import { checkFiles, parseOptions } from "../commands/validate.js";
+import { checkFiles, parseFilled } from "../commands/validate.js";
 import { BotError } from "../errors.js";
 import { messageOf } from "../jobs/records.js";
 import { commandsTotal } from "../metrics.js";
@@ -14,6 +14,7 @@ import { openAll, uploadAll } from "../uploads.js";
 import { admit, jobOf } from "./admit.js";
 import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
+import { keepingFilled, layersFor } from "./preferences.js";
 import { privacyOf, privately } from "./privacy.js";
 import { spendServices } from "./spend.js";
 import { launch, startWithinLimit } from "./start.js";
@@ -36,7 +37,7 @@ async function checkPicks(
 ): Promise<void> {
   for (const [option, source] of Object.entries(command.picks ?? {})) {
     const value = options[option];
-    if (typeof value !== "string" || !source) continue;
+    if (typeof value !== "string" || !source || source === "presets") continue;
     const item = await core.cache.find(tenantKey(tenant), source, media, value);
     if (!item) {
       throw new InputError(
@@ -52,6 +53,7 @@ function services(core: Core, tenant: TenantRef): BotServices {
   return {
     client: core.client,
     tenants: core.tenancy,
+    preferences: core.preferences,
     forgetTenant: (actor) => core.cache.forget(tenantKey(tenantOf(actor))),
     listJobs: (actor, limit) => core.engine.listFor(actor, limit),
     listTenantJobs: (actor, limit) => core.jobs.listByTenant(tenantOf(actor), limit),
@@ -72,9 +74,10 @@ function services(core: Core, tenant: TenantRef): BotServices {
 type CommandInput = Pick<CommandEvent, "options" | "attachments" | "actor" | "conversation">;
 
 /**
- * The context `command` runs in, once its gesture is admitted: the options checked (with the
- * tenant's defaults), the files checked, the ids picked from lists found, the tenant's service.
- * A list's page or Show click builds its list's command this way too.
+ * The context `command` runs in, once its gesture is admitted: the options checked (a preset, the
+ * person's and the tenant's defaults filling those left out), the files checked, the ids picked
+ * from lists found, the tenant's service. A list's page or Show click builds its list's command
+ * this way too.
  */
 export async function commandContext<O extends Record<string, unknown>>(
   core: Core,
@@ -86,7 +89,9 @@ export async function commandContext<O extends Record<string, unknown>>(
 ): Promise<CommandContext<O>> {
   const { actor, conversation } = input;
   const tenant = tenantOf(actor);
-  const options = parseOptions(command, input.options, settings.defaults);
+  // Only what starts a job is filled: preset save (and setting a default) take settings as typed.
+  const layers = command.starts ? await layersFor(core, actor, settings, input.options) : [];
+  const { options, filled } = parseFilled(command, input.options, layers);
   const attachments = checkFiles(command, input.attachments);
   const apiKey = await core.tenancy.apiKey(tenant);
   if (command.usesService !== false && !apiKey) throw noApiKey();
@@ -97,6 +102,7 @@ export async function commandContext<O extends Record<string, unknown>>(
     actor,
     conversation,
     settings,
+    filled,
     media: api,
     attachments,
     upload: async (option) => reused[option] ?? uploadAll(api, attachments[option] ?? []),
@@ -146,7 +152,7 @@ export async function handleCommand(core: Core, event: CommandEvent): Promise<vo
       } else {
         await launch(core, adapter, {
           command: command.name,
-          started: outcome.job,
+          started: keepingFilled(outcome.job, ctx.filled),
           actor,
           conversation: where,
           ...(privacy.note && { note: privacy.note }),

@@ -23,13 +23,28 @@ export function helpCard(entries: readonly HelpEntry[], topic?: string): Card {
       lines: [`There is no command or group called "${topic}".`, "Run help without a topic to see them all."],
     });
   }
-  return card(group ? `Help: ${group}` : "Help: media bot commands", "info", {
-    lines: group ? [] : ["Run help with a group name (image, video, ...) for its commands and options."],
-    fields: shown.map((e) => ({
-      name: e.main ? `${spoken(e.name)} <${e.main}>` : spoken(e.name),
-      // The flags of a whole catalogue would drown its summary: they come with a group's help.
-      value: group && e.flags?.length ? `${e.help}\n${e.flags.join("  ")}` : e.help,
-    })),
+  const usage = (e: HelpEntry, name: string) => (e.main ? `${name} <${e.main}>` : name);
+  if (group) {
+    return card(`Help: ${group}`, "info", {
+      fields: shown.map((e) => ({
+        name: usage(e, spoken(e.name)),
+        value: e.flags?.length ? `${e.help}\n${e.flags.join("  ")}` : e.help,
+      })),
+    });
+  }
+  // One field per group: a field per command would pass Discord's 25 fields per embed.
+  const groups = new Map<string, HelpEntry[]>();
+  for (const e of shown) {
+    const name = e.name.split(".")[0]!;
+    groups.set(name, [...(groups.get(name) ?? []), e]);
+  }
+  return card("Help: media bot commands", "info", {
+    lines: ["Run help with a group name (image, video, ...) for its commands and options."],
+    fields: [...groups].map(([name, members]) =>
+      members.length === 1 && members[0]!.name === name
+        ? { name: usage(members[0]!, name), value: members[0]!.help }
+        : { name, value: members.map((e) => usage(e, spoken(e.name))).join(" · ") },
+    ),
   });
 }
 

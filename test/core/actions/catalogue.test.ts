@@ -34,7 +34,7 @@ describe("the action catalogue", () => {
 
   it("registers every control the results of every kind and the lists show", async () => {
     const finish = async (...args: Parameters<Harness["startJob"]>) => h.finished(await h.startJob(...args));
-    await finish("image.generate", { prompt: "a fox", seed: 3 });
+    await finish("image.generate", { prompt: "a fox", seed: 3, aspect_ratio: "16:9" });
     await finish("thumbnail.generate", { prompt: "a title card" });
     await finish("video.cinematic", { prompt: "a drone shot" });
     await finish(

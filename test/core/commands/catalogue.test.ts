@@ -81,7 +81,9 @@ describe("the catalogue", () => {
     expect(options.find((o) => o.name === "seed")).toMatchObject({ type: "integer", min: 0 });
 
     const video = describeOptions(commandByName("video.avatar")!);
-    expect(video.find((o) => o.name === "avatar")).toMatchObject({ required: true, pick: "avatars" });
+    // Optional so that a default avatar fills it; the command refuses a video with none (see below).
+    expect(video.find((o) => o.name === "avatar")).toMatchObject({ required: false, pick: "avatars" });
+    expect(video.find((o) => o.name === "preset")).toMatchObject({ required: false, pick: "presets" });
     expect(video.find((o) => o.name === "voice")).toMatchObject({ required: false, pick: "voices" });
     expect(video.find((o) => o.name === "full_body")).toMatchObject({ type: "boolean" });
     expect(video.find((o) => o.name === "audio")).toMatchObject({ type: "file", required: false });

@@ -4,8 +4,11 @@ import { commandByName } from "../../../src/core/commands/catalogue.js";
 import { titleFrom } from "../../../src/core/commands/options.js";
 import { checkFiles, parseOptions } from "../../../src/core/commands/validate.js";
 import type { Attachment } from "../../../src/core/ports.js";
+import { layersOf } from "../../../src/core/preferences/layers.js";
 
 const generate = commandByName("image.generate")!;
+/** The tenant's defaults alone, as layers. */
+const server = (defaults: Record<string, string>) => layersOf(undefined, {}, defaults);
 
 function file(name: string, contentType: string, size: number): Attachment {
   return { name, contentType, size, open: async () => Readable.from([Buffer.alloc(size)]) };
@@ -56,13 +59,16 @@ describe("option parsing", () => {
   });
 
   it("fills what the user left out from the tenant's defaults, where the option accepts the value", () => {
-    expect(parseOptions(generate, { prompt: "a" }, { aspect_ratio: "4:3" }).aspect_ratio).toBe("4:3");
+    expect(parseOptions(generate, { prompt: "a" }, server({ aspect_ratio: "4:3" })).aspect_ratio).toBe("4:3");
     expect(
-      parseOptions(generate, { prompt: "a", aspect_ratio: "1:1" }, { aspect_ratio: "4:3" }).aspect_ratio,
+      parseOptions(generate, { prompt: "a", aspect_ratio: "1:1" }, server({ aspect_ratio: "4:3" }))
+        .aspect_ratio,
     ).toBe("1:1");
     // Thumbnails take only 16:9 or 9:16: a 4:3 default does not apply there.
     const thumbnail = commandByName("thumbnail.generate")!;
-    expect(parseOptions(thumbnail, { prompt: "a" }, { aspect_ratio: "4:3" }).aspect_ratio).toBeUndefined();
+    expect(
+      parseOptions(thumbnail, { prompt: "a" }, server({ aspect_ratio: "4:3" })).aspect_ratio,
+    ).toBeUndefined();
   });
 
   it("derives a name from the prompt at a word boundary", () => {

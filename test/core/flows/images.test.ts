@@ -31,6 +31,7 @@ describe("image commands", () => {
       ["animate_image", "Animate"],
       ["remix", "Remix"],
       ["regenerate", "Regenerate"],
+      ["save_preset", "Save as preset"],
     ]);
     const [image] = h.chat.files();
     expect(image?.contentType).toBe("image/png");

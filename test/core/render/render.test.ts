@@ -148,7 +148,11 @@ describe("lists and help", () => {
       { name: "image.generate", help: "Generate", main: "prompt" },
       { name: "image.edit", help: "Edit", main: "prompt" },
     ];
-    expect(helpCard(entries).fields).toHaveLength(3);
+    // The whole catalogue: one field per group, within Discord's 25 fields per embed.
+    expect(helpCard(entries).fields).toEqual([
+      { name: "usage", value: "Show usage" },
+      { name: "image", value: "image generate <prompt> · image edit <prompt>" },
+    ]);
     expect(helpCard(entries, "image").fields.map((f) => f.name)).toEqual([
       "image generate <prompt>",
       "image edit <prompt>",

@@ -1,0 +1,56 @@
+import type { TenantSettings } from "../../store/tenants.js";
+import { commandByName } from "../commands/catalogue.js";
+import type { FormDef, StartedJob } from "../commands/define.js";
+import { optionKey } from "../commands/validate.js";
+import type { Actor } from "../ports.js";
+import { type Layer, layersOf, SETTINGS } from "../preferences/layers.js";
+import { findPreset } from "../preferences/presets.js";
+import type { Filled } from "../render/recipe.js";
+import { personOf } from "../tenancy.js";
+import type { Core } from "./core.js";
+
+/**
+ * A person's presets and defaults as the layers that fill a command's options. Read once per
+ * gesture that starts a job, after its ack (as admit reads the tenant): never before it.
+ */
+
+/** The preset a command's raw options name, if any ("" or a blank value names none). */
+function presetName(raw: Record<string, unknown>): string | undefined {
+  const entry = Object.entries(raw).find(([name]) => optionKey(name) === "preset");
+  const value = entry?.[1];
+  return typeof value === "string" && value.trim() !== "" ? value : undefined;
+}
+
+/** The layers for `actor`: the preset `raw` names (refused when unknown), their defaults, the server's. */
+export async function layersFor(
+  core: Core,
+  actor: Actor,
+  settings: TenantSettings,
+  raw: Record<string, unknown> = {},
+): Promise<Layer[]> {
+  const mine = await core.preferences.get(personOf(actor));
+  const name = presetName(raw);
+  const preset = name === undefined ? undefined : findPreset(name, mine.presets, settings.presets);
+  return layersOf(preset, mine.defaults, settings.defaults);
+}
+
+/** The started job, keeping what filled its options (its result's recipe tells it). */
+export function keepingFilled(started: StartedJob, filled: Filled): StartedJob {
+  return Object.keys(filled).length === 0 ? started : { ...started, inputs: { ...started.inputs, filled } };
+}
+
+/**
+ * A follow-up's form with the settings of the command it starts that it does not ask (Edit asks
+ * only the prompt): filled by the same layers as the command's own, or left out.
+ */
+export function withUnaskedSettings(form: FormDef): FormDef {
+  const target = commandByName(form.name);
+  if (!target?.starts) return form;
+  const asked = form.options.shape as Record<string, unknown>;
+  const unasked = Object.fromEntries(
+    Object.entries(target.options.shape as Record<string, unknown>).filter(
+      ([option]) => (SETTINGS as readonly string[]).includes(option) && !Object.hasOwn(asked, option),
+    ),
+  );
+  return { ...form, options: form.options.extend(unasked) };
+}

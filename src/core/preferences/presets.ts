@@ -1,0 +1,107 @@
+import type { OptionValues, Preset } from "../../store/preferences.js";
+import { InputError } from "../refusals.js";
+import { clip } from "../render/text.js";
+
+/**
+ * Presets' rules, the same for a person's and a server's: at most 25 each, names of 1-32
+ * characters, unique per owner whatever their case. A command's `preset` finds the person's
+ * first, then the server's (a person's own "Brand" wins over the server's).
+ */
+
+export const PRESET_LIMIT = 25;
+export const PRESET_NAME_MAX = 32;
+
+/** Whose presets a list is: named in messages. */
+export type PresetOwner = "yours" | "the server's";
+
+const same = (a: string, b: string) => a.localeCompare(b, undefined, { sensitivity: "accent" }) === 0;
+
+export function presetNamed(presets: readonly Preset[], name: string): Preset | undefined {
+  const wanted = name.trim();
+  return presets.find((preset) => same(preset.name, wanted));
+}
+
+function checkedName(name: string): string {
+  const trimmed = name.trim().replace(/\s+/g, " ");
+  if (trimmed.length < 1 || trimmed.length > PRESET_NAME_MAX) {
+    throw new InputError(
+      "input.preset_name",
+      `A preset's name takes 1 to ${PRESET_NAME_MAX} characters (not "${clip(trimmed, 40)}").`,
+    );
+  }
+  return trimmed;
+}
+
+function names(presets: readonly Preset[]): string {
+  return presets.length === 0 ? "none" : presets.map((p) => p.name).join(", ");
+}
+
+/** `presets` with `preset` added, or a refusal naming the limit or the name taken. */
+export function addPreset(
+  presets: readonly Preset[],
+  preset: { name: string; values: OptionValues; from: string | null },
+  owner: PresetOwner,
+  now = Date.now(),
+): Preset[] {
+  const name = checkedName(preset.name);
+  if (Object.keys(preset.values).length === 0) {
+    throw new InputError("input.preset_empty", "A preset needs at least one setting to save.");
+  }
+  const taken = presetNamed(presets, name);
+  if (taken) {
+    throw new InputError(
+      "input.preset_taken",
+      `There is already a preset "${taken.name}" among ${owner}: pick another name, or delete or rename that one first.`,
+    );
+  }
+  if (presets.length >= PRESET_LIMIT) {
+    throw new InputError(
+      "input.preset_limit",
+      `${owner === "yours" ? "You have" : "The server has"} ${presets.length} presets, the most allowed (${PRESET_LIMIT}): delete one first.`,
+    );
+  }
+  return [...presets, { name, values: preset.values, from: preset.from, createdAt: now }];
+}
+
+export function renamePreset(
+  presets: readonly Preset[],
+  from: string,
+  to: string,
+  owner: PresetOwner,
+): Preset[] {
+  const preset = requirePreset(presets, from, owner);
+  const name = checkedName(to);
+  const taken = presetNamed(presets, name);
+  if (taken && taken !== preset) {
+    throw new InputError("input.preset_taken", `There is already a preset "${taken.name}" among ${owner}.`);
+  }
+  return presets.map((p) => (p === preset ? { ...p, name } : p));
+}
+
+export function deletePreset(presets: readonly Preset[], name: string, owner: PresetOwner): Preset[] {
+  const preset = requirePreset(presets, name, owner);
+  return presets.filter((p) => p !== preset);
+}
+
+export function requirePreset(presets: readonly Preset[], name: string, owner: PresetOwner): Preset {
+  const preset = presetNamed(presets, name);
+  if (!preset) {
+    throw new InputError(
+      "input.unknown_preset",
+      `There is no preset "${clip(name.trim(), 40)}" among ${owner} (${names(presets)}).`,
+    );
+  }
+  return preset;
+}
+
+/** The preset a command names: the person's, else the server's; unknown names are refused with both lists. */
+export function findPreset(name: string, mine: readonly Preset[], server: readonly Preset[]): Preset {
+  const preset = presetNamed(mine, name) ?? presetNamed(server, name);
+  if (!preset) {
+    throw new InputError(
+      "input.unknown_preset",
+      `There is no preset "${clip(name.trim(), 40)}". Your presets: ${names(mine)}. The server's: ${names(server)}. See the preset list command.`,
+    );
+  }
+  return preset;
+}

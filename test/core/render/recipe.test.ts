@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { recipeOf, settingsOf } from "../../../src/core/render/recipe.js";
+
+/** A result's "how it was made" says which settings a preset or a default filled. */
+
+describe("the recipe", () => {
+  const inputs = {
+    request: { prompt: "a fox", aspectRatio: "16:9", negativePrompt: "blur", seed: 4 },
+    filled: {
+      aspect_ratio: { value: "16:9", origin: { from: "person" } },
+      negative_prompt: { value: "blur", origin: { from: "preset", preset: "Brand" } },
+      delivery: { value: "private", origin: { from: "server" } },
+    },
+  };
+
+  it("tells each filled setting's origin, and filled settings that reach no request", () => {
+    expect(recipeOf(inputs)).toEqual([
+      { name: "Prompt", value: "a fox" },
+      { name: "Negative prompt", value: "blur (preset Brand)" },
+      { name: "Aspect ratio", value: "16:9 (your default)" },
+      { name: "Seed", value: "4" },
+      { name: "Delivery", value: "private (server default)" },
+    ]);
+  });
+
+  it("says nothing of a filled value the request does not hold, nor of what an older version kept", () => {
+    expect(
+      recipeOf({
+        request: { avatarId: "a2", voiceId: "v1", text: "Hi", im2vid_full: true },
+        filled: {
+          avatar: { value: "a1", origin: { from: "person" } },
+          voice: { value: "v1", origin: "odd" },
+        },
+      }),
+    ).toEqual([
+      { name: "Script", value: "Hi" },
+      { name: "Voice", value: "v1" },
+      { name: "Avatar", value: "a2" },
+      { name: "Full body", value: "yes" },
+    ]);
+  });
+
+  it("reads a result's settings by option, without its prompt, seed or name (Save as preset)", () => {
+    expect(settingsOf(inputs)).toEqual({
+      negative_prompt: "blur",
+      aspect_ratio: "16:9",
+      delivery: "private",
+    });
+    expect(settingsOf({ mockupId: "m1", style: "luxury_macro" })).toEqual({ style: "luxury_macro" });
+  });
+});
