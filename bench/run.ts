@@ -15,6 +15,7 @@ const BENCHMARKS: Record<string, string> = {
   chaos: "./chaos/main.ts",
   scale: "./scale/main.ts",
   spend: "./spend/main.ts",
+  soak: "./soak/main.ts",
 };
 
 const args = process.argv.slice(2);

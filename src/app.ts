@@ -32,7 +32,9 @@ export async function startApp(config: Config, logger: Logger = createLogger({ l
     logger,
   });
   await checkSharedKey(media, config.media.apiKey, logger);
-  const stores = await openStores(config.storeUrl, config.secretsKey, logger);
+  const stores = await openStores(config.storeUrl, config.secretsKey, logger, {
+    jobs: { retentionMs: config.jobRetentionMs },
+  });
   const server = await startBotServer({ port: config.port, logger, store: stores.keyv("health") });
   const bot = createBot({
     config,
@@ -57,6 +59,7 @@ export async function startApp(config: Config, logger: Logger = createLogger({ l
         bot,
         logger,
         store: stores.keyv("slack"),
+        keepMs: config.jobRetentionMs,
         claims: stores.claims,
         installations: stores.installations,
         http: server,

@@ -29,6 +29,8 @@ export interface CrashWorldOptions {
   discord?: boolean;
   /** Keeps each process's log lines in `<logDir>/<instance>-<n>.log` (n counts its starts). */
   logDir?: string;
+  /** More settings of the bot's environment (JOB_RETENTION_DAYS for a soak). */
+  env?: Record<string, string>;
 }
 
 export interface Instance {
@@ -104,6 +106,7 @@ export class CrashWorld {
             DISCORD_REST_URL: `${this.discordRest.url}/api`,
             DISCORD_GUILD_ID: this.discord.guild.id,
           }),
+        ...this.options.env,
       },
       this.options.entry,
       this.options.logDir && join(this.options.logDir, `${id}-${++this.starts}.log`),

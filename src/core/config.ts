@@ -84,6 +84,8 @@ const schema = z.object({
     .regex(/^\/api\//, "must be a path starting with /api/")
     .default("/api/thumbnails"),
   STORE_URL: storeUrl.default("sqlite://data/bot.sqlite"),
+  // Fractions too: a soak test covers a day in half an hour, so its finished jobs expire in minutes.
+  JOB_RETENTION_DAYS: z.coerce.number().positive("must be more than 0").max(3650).default(30),
   DISCORD_TOKEN: optionalText,
   DISCORD_GUILD_ID: z
     .string()
@@ -133,6 +135,8 @@ export interface Config {
   /** The bot's one HTTP server: /healthz, /readyz, /metrics, and POST /slack/events (0: any free port). */
   port: number;
   storeUrl: string;
+  /** How long a finished job's record is kept (its buttons work, `jobs` lists it), in milliseconds. */
+  jobRetentionMs: number;
   discord?: {
     token: string;
     guildId?: string;
@@ -272,6 +276,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     rates: { userPerMinute: v.USER_COMMANDS_PER_MINUTE, tenantPerMinute: v.TENANT_COMMANDS_PER_MINUTE },
     storeUrl: v.STORE_URL,
+    jobRetentionMs: Math.round(v.JOB_RETENTION_DAYS * 24 * 3600_000),
     discord: v.DISCORD_TOKEN
       ? {
           token: v.DISCORD_TOKEN,

@@ -65,6 +65,8 @@ export interface SlackAppOptions {
   logger: Logger;
   /** A namespace of the bot's store (`stores.keyv("slack")`): what was posted, across restarts. */
   store: Keyv<unknown>;
+  /** How long finished jobs are kept, and with them the record of what was posted (default 30 days). */
+  keepMs?: number;
   /** The store's claims, shared by every replica: which of them takes a gesture Slack sent twice. */
   claims: Claims;
   /** Merged into the WebClient's options (tests turn retries off). */
@@ -131,7 +133,7 @@ export interface SlackApp {
 export function createSlackApp(options: SlackAppOptions): SlackApp {
   const { bot, logger } = options;
   const { app, receiver, workspaces, installations } = createApp(options);
-  const adapter = new SlackAdapter(workspaces, new Ledger(options.store));
+  const adapter = new SlackAdapter(workspaces, new Ledger(options.store, options.keepMs));
   const actors = new Actors(workspaces, logger);
   const recent = new Recent(options.claims, randomUUID());
   const work = new FairQueue(CONCURRENT_WORK, options.intake);

@@ -12,7 +12,7 @@ import type Keyv from "keyv";
  * already keeps two processes from running the same delivery.
  */
 
-/** Jobs, and therefore their deliveries, are kept for 30 days. */
+/** As long as finished jobs are kept (JOB_RETENTION_DAYS): no delivery of a job is repeated after that. */
 const KEEP_MS = 30 * 24 * 60 * 60_000;
 
 /** Looks for what an interrupted call under the key did, begun at `since` (ms); undefined: not done. */
@@ -21,6 +21,7 @@ export type Find<T> = (since: number) => Promise<T | undefined>;
 export class Ledger {
   constructor(
     private readonly keyv: Keyv<unknown>,
+    private readonly keepMs: number = KEEP_MS,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -39,13 +40,13 @@ export class Ledger {
       const began = await this.keyv.get(beganKey(key));
       const found = typeof began === "number" ? await find(began) : undefined;
       if (found !== undefined) {
-        await this.keyv.set(key, found, KEEP_MS);
+        await this.keyv.set(key, found, this.keepMs);
         return found;
       }
-      await this.keyv.set(beganKey(key), this.now(), KEEP_MS);
+      await this.keyv.set(beganKey(key), this.now(), this.keepMs);
     }
     const value = await act();
-    await this.keyv.set(key, value, KEEP_MS);
+    await this.keyv.set(key, value, this.keepMs);
     return value;
   }
 }

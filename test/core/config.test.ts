@@ -44,6 +44,12 @@ describe("loadConfig", () => {
     );
   });
 
+  it("keeps finished jobs 30 days unless JOB_RETENTION_DAYS says otherwise, fractions too", () => {
+    expect(loadConfig(base).jobRetentionMs).toBe(30 * 24 * 3600_000);
+    expect(loadConfig({ ...base, JOB_RETENTION_DAYS: "0.5" }).jobRetentionMs).toBe(12 * 3600_000);
+    expect(() => loadConfig({ ...base, JOB_RETENTION_DAYS: "0" })).toThrow(/JOB_RETENTION_DAYS/);
+  });
+
   it("accepts a service URL that already ends in /api", () => {
     expect(loadConfig({ ...base, MEDIA_API_URL: "https://media.example.com/api/" }).media.url).toBe(
       "https://media.example.com",

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { openKeyvBackend } from "../../src/store/keyv.js";
 import { sqlite } from "./backends.js";
 import { describeRedis } from "./redis-server.js";
@@ -55,6 +55,29 @@ describe("keyv on sqlite", () => {
     const second = await openKeyvBackend(`sqlite://${file}`);
     await second.close();
     expect(await sqlite(file, "SELECT key FROM keyv ORDER BY key")).toEqual([{ key: "cache:long" }]);
+  });
+
+  it("purges expired entries every five minutes while it runs, keeping a record set again meanwhile", async () => {
+    const file = join(dir, "bot.sqlite");
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    const backend = await openKeyvBackend(`sqlite://${file}`);
+    try {
+      await backend.keyv("jobs").set("done", 1, 1);
+      await backend.keyv("jobs").set("again", 1, 1);
+      await backend.keyv("jobs").set("running", 2);
+      await sleep(5);
+      await backend.keyv("jobs").set("again", 3, 60_000);
+      const rows = () => sqlite(file, "SELECT key FROM keyv ORDER BY key");
+      vi.advanceTimersByTime(5 * 60_000 - 1);
+      expect(await rows()).toHaveLength(3);
+      vi.advanceTimersByTime(1);
+      await vi.waitFor(async () =>
+        expect(await rows()).toEqual([{ key: "jobs:again" }, { key: "jobs:running" }]),
+      );
+    } finally {
+      await backend.close();
+      vi.useRealTimers();
+    }
   });
 
   it("names what it cannot open", async () => {

@@ -1,0 +1,207 @@
+/**
+ * The soak: one real bot process (`node dist/main.js`, built first) serving both platforms for a
+ * long while, a steady mix of every job kind (the chaos campaign's scenarios, without kills), the
+ * emulator's clock fast enough that half an hour covers about a day of traffic, and finished jobs
+ * kept only minutes (JOB_RETENTION_DAYS) so that their expiry happens within the run. The bot's
+ * own /metrics and its store are sampled throughout: what grows without bound shows.
+ *
+ *   npm run bench -- soak [--minutes 30] [--rate 30] [--time-scale 0.02] [--retention-minutes 3]
+ *                         [--concurrency 12] [--sample 10] [--out bench/results]
+ *
+ * --rate: commands sent per minute (one every 60/rate s, skipped while --concurrency are in
+ * flight); --sample: seconds between two looks at the bot.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, statSync } from "node:fs";
+import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { CrashWorld, type Instance } from "../../test/crash-world.js";
+import { postedResults, SCENARIOS, type Traffic, weighted } from "../chaos/mix.js";
+import { type Command, type Sample, write } from "./report.js";
+import { storeFigures } from "./store.js";
+
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: {
+    minutes: { type: "string", default: "30" },
+    rate: { type: "string", default: "30" },
+    "time-scale": { type: "string", default: "0.02" },
+    "retention-minutes": { type: "string", default: "3" },
+    concurrency: { type: "string", default: "12" },
+    sample: { type: "string", default: "10" },
+    out: { type: "string", default: new URL("../results", import.meta.url).pathname },
+  },
+});
+const minutes = Number(values.minutes);
+const rate = Number(values.rate);
+const timeScale = Number(values["time-scale"]);
+const retentionMinutes = Number(values["retention-minutes"]);
+const concurrency = Number(values.concurrency);
+const sampleMs = Number(values.sample) * 1000;
+const root = new URL("../..", import.meta.url).pathname;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Figures of prom-client's default metrics (and ours) from the bot's GET /metrics. */
+function metric(text: string, name: string, labels = ""): number {
+  const line = text.split("\n").find((l) => l.startsWith(`${name}${labels ? `{${labels}}` : ""} `));
+  return line ? Number(line.slice(line.lastIndexOf(" ") + 1)) : Number.NaN;
+}
+
+async function look(
+  instance: Instance,
+  storePath: string,
+): Promise<Omit<Sample, "at" | "sent" | "delivered">> {
+  const text = await (await fetch(new URL("/metrics", instance.slackEventsUrl))).text();
+  const store = await storeFigures(storePath);
+  return {
+    rssMb: metric(text, "process_resident_memory_bytes") / 1e6,
+    heapUsedMb: metric(text, "nodejs_heap_size_used_bytes") / 1e6,
+    externalMb: metric(text, "nodejs_external_memory_bytes") / 1e6,
+    handles: metric(text, "nodejs_active_handles_total"),
+    sockets: metric(text, "nodejs_active_handles", 'type="Socket"'),
+    openFds: metric(text, "process_open_fds"),
+    eventLoopP99Ms: metric(text, "nodejs_eventloop_lag_p99_seconds") * 1000,
+    cpuSeconds: metric(text, "process_cpu_seconds_total"),
+    store,
+  };
+}
+
+console.log("building dist/ (npm run build)");
+execFileSync("npm", ["run", "build", "--silent"], { cwd: root, stdio: "inherit" });
+
+const logDir = mkdtempSync(join(tmpdir(), "soak-logs-"));
+const world = await CrashWorld.start({
+  timeScale,
+  entry: "dist",
+  discord: true,
+  logDir,
+  env: { JOB_RETENTION_DAYS: String(retentionMinutes / (24 * 60)) },
+});
+const storePath = world.storeUrl.replace(/^sqlite:\/\//, "");
+const instance = await world.startInstance("soak");
+let exitedDuringRun = false;
+void instance.bot.exited.then(() => {
+  if (!over) exitedDuringRun = true;
+});
+const users = {
+  discord: Array.from({ length: 2 * concurrency }, (_, i) => world.discord!.addUser(`soak${i}`).id),
+  slack: Array.from({ length: 2 * concurrency }, (_, i) => world.slack.addUser(`soak${i}`).id),
+};
+let over = false;
+const traffic: Traffic = {
+  world,
+  user: (platform, pick) => users[platform][pick % users[platform].length]!,
+  get over() {
+    return over;
+  },
+  live: async () => instance,
+};
+
+const mix = weighted(SCENARIOS);
+const commands: Command[] = [];
+const samples: Sample[] = [];
+let inFlight = 0;
+let skipped = 0;
+const startedAt = Date.now();
+const endAt = startedAt + minutes * 60_000;
+const loadAt = { start: loadavg(), end: [0, 0, 0] };
+
+/** Marks the results posted since the last look (the chats' histories only grow). */
+function collect(): number {
+  const posted = postedResults(world);
+  for (const command of commands)
+    if (command.deliveredAt === undefined && posted.has(command.tag)) command.deliveredAt = Date.now();
+  return commands.filter((c) => c.deliveredAt !== undefined).length;
+}
+
+const sender = (async () => {
+  const gap = 60_000 / rate;
+  for (let next = startedAt; Date.now() < endAt; next += gap) {
+    await sleep(Math.max(0, next - Date.now()));
+    if (inFlight >= concurrency) {
+      skipped += 1;
+      continue;
+    }
+    const index = commands.length;
+    const scenario = mix[index % mix.length]!;
+    const command: Command = {
+      tag: `chaos-${index + 1}`,
+      scenario: scenario.name,
+      platform: scenario.platform,
+      sentAt: Date.now(),
+      acknowledged: false,
+    };
+    commands.push(command);
+    inFlight += 1;
+    void scenario
+      .run(traffic, command.tag, index)
+      .then(async (acknowledged) => {
+        command.acknowledged = acknowledged;
+        // A job holds its user's slot until its result shows (or for 10 minutes at most).
+        const until = Date.now() + 600_000;
+        while (acknowledged && !over && command.deliveredAt === undefined && Date.now() < until)
+          await sleep(500);
+      })
+      .catch((error: unknown) =>
+        console.log(`${command.tag} (${scenario.name}) failed to drive: ${String(error)}`),
+      )
+      .finally(() => {
+        inFlight -= 1;
+      });
+  }
+})();
+
+while (Date.now() < endAt) {
+  await sleep(Math.min(sampleMs, Math.max(0, endAt - Date.now())));
+  const delivered = collect();
+  const figures = await look(instance, storePath).catch((error: unknown) => {
+    console.log(`look failed: ${String(error)}`);
+    return undefined;
+  });
+  if (!figures) continue;
+  const sample: Sample = { at: Date.now() - startedAt, sent: commands.length, delivered, ...figures };
+  samples.push(sample);
+  console.log(
+    `${(sample.at / 60_000).toFixed(1)} min: sent ${sample.sent}, delivered ${delivered}, rss ${sample.rssMb.toFixed(0)} MB, heap ${sample.heapUsedMb.toFixed(1)} MB, handles ${sample.handles}, store ${sample.store.rows} rows / ${(sample.store.bytes / 1e6).toFixed(2)} MB`,
+  );
+}
+await sender;
+loadAt.end = loadavg();
+over = true;
+// The last commands' results, for the delivered count (nothing is sampled meanwhile).
+const drainEnd = Date.now() + 60_000;
+while (Date.now() < drainEnd && collect() < commands.filter((c) => c.acknowledged).length) await sleep(1000);
+collect();
+const tail = exitedDuringRun ? instance.bot.tail(20) : "";
+await instance.bot.kill();
+const storeFileMb = statSync(storePath).size / 1e6;
+const finalStore = await storeFigures(storePath);
+await world.close();
+console.log(JSON.stringify(finalStore));
+
+const files = write(
+  values.out,
+  {
+    command: `npm run bench -- soak ${process.argv.slice(2).join(" ")}`.trim(),
+    minutes,
+    rate,
+    timeScale,
+    retentionMinutes,
+    concurrency,
+    skipped,
+    exitedDuringRun: exitedDuringRun ? tail : false,
+    load: loadAt,
+    machine: {
+      cpus: availableParallelism(),
+      cpuModel: cpus()[0]?.model ?? "unknown",
+      memoryGb: Math.round(totalmem() / 1e8) / 10,
+      node: process.version,
+    },
+    storeFileMb,
+    logDir,
+  },
+  commands,
+  samples,
+);
+console.log(`written: ${files.json}, ${files.md}; logs: ${logDir}`);
