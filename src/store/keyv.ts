@@ -86,7 +86,9 @@ async function openSqlite(path: string, logger?: Pick<Logger, "warn">): Promise<
   // Reads skip an expired record but nothing deletes it: without this a process that runs for
   // weeks keeps every finished job in the file until its next start (bench/results/soak.md).
   const purging = setInterval(() => {
-    purgeExpired(shared).catch((error: unknown) => logger?.warn({ err: error }, "expired records not purged"));
+    purgeExpired(shared).catch((error: unknown) =>
+      logger?.warn({ err: error }, "expired records not purged"),
+    );
   }, SQLITE_PURGE_EVERY_MS);
   purging.unref();
 
