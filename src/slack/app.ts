@@ -61,7 +61,7 @@ export type SlackConfig = NonNullable<Config["slack"]>;
 
 export interface SlackAppOptions {
   config: SlackConfig;
-  bot: Pick<Bot, "handleCommand" | "handleAction" | "handleAutocomplete" | "actionForm">;
+  bot: Pick<Bot, "handleCommand" | "handleAction" | "handleAutocomplete" | "actionForm" | "openHome">;
   logger: Logger;
   /** A namespace of the bot's store (`stores.keyv("slack")`): what was posted, across restarts. */
   store: Keyv<unknown>;
@@ -230,7 +230,9 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       await ack();
       if (!(await recent.first(`trigger:${body.trigger_id}`))) return;
       const teamId = context.teamId ?? body.team?.id ?? body.user.team_id ?? "";
-      const where = conversation(teamId, form.channelId, body.user.id);
+      const where = conversation(teamId, form.channelId, body.user.id, {
+        ...(form.responseUrl && { responseUrl: form.responseUrl }),
+      });
       await later(teamId, body.user.id, async () => {
         const actor = await actors.of(teamId, body.user.id);
         const asked = await bot.actionForm({ ...followUp, actor, conversation: where });
@@ -244,6 +246,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
           actor,
           conversation: where,
           entry: "form",
+          ...(form.home && { surface: "home" as const }),
         });
       });
       return;
@@ -308,11 +311,16 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     await ack();
     if (!(await recent.first(`trigger:${body.trigger_id}`))) return;
     const key = decodeActionId(action.action_id);
-    const channelId = body.channel?.id ?? body.container.channel_id;
+    // A click on the person's App Home tab: no channel, no message; the Home shows the outcome.
+    const home = body.view?.type === "home";
+    const channelId = home ? body.user.id : (body.channel?.id ?? body.container.channel_id);
     const messageId = body.message?.ts ?? body.container.message_ts;
-    if (!key || typeof channelId !== "string" || typeof messageId !== "string") return;
-    const { value } = key;
+    if (!key || typeof channelId !== "string" || (!home && typeof messageId !== "string")) return;
+    // A select's value is the option chosen; a button's is in its action_id.
+    const value =
+      "selected_option" in action && action.selected_option ? action.selected_option.value : key.value;
     const teamId = context.teamId ?? body.team?.id ?? body.user.team_id ?? "";
+    const onPanel = actionByName(key.action)?.on === "settings";
     // A follow-up opens its form first, while the click's trigger_id is alive: a store read away,
     // and at most 1.5 s more for a form that shows an entry of the account's lists (a voice).
     if (actionByName(key.action)?.form) {
@@ -320,13 +328,18 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       const followUp = { action: key.action, jobId: key.jobId, ...(value !== undefined && { value }) };
       const form = await bot.actionForm({ ...followUp, actor, conversation: { channelId } });
       if (form) {
+        const shownIn = home
+          ? { home: true as const }
+          : onPanel && body.response_url
+            ? { responseUrl: body.response_url }
+            : {};
         await openForm(
           client,
           body.trigger_id,
           formView(
             form.form,
             form.initial,
-            { command: form.form.name, channelId, followUp },
+            { command: form.form.name, channelId, followUp, ...shownIn },
             form.title,
             form.choices,
           ),
@@ -335,13 +348,26 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
         return;
       }
     }
+    if (home) {
+      await later(teamId, body.user.id, async () =>
+        bot.handleAction({
+          action: key.action,
+          jobId: key.jobId,
+          ...(value !== undefined && { value }),
+          actor: await actors.of(teamId, body.user.id),
+          conversation: conversation(teamId, channelId, body.user.id),
+          surface: "home",
+        }),
+      );
+      return;
+    }
     await later(teamId, body.user.id, async () =>
       bot.handleAction({
         action: key.action,
         jobId: key.jobId,
         ...(value !== undefined && { value }),
         actor: await actors.of(teamId, body.user.id),
-        message: { platform: "slack", channelId, messageId, data: { team: teamId } },
+        message: { platform: "slack", channelId, messageId: messageId as string, data: { team: teamId } },
         conversation: conversation(teamId, channelId, body.user.id, { responseUrl: body.response_url }),
       }),
     );
@@ -371,6 +397,13 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       },
     );
   }
+
+  // The Home tab shows the person's settings panel, kept current while their jobs run.
+  app.event("app_home_opened", async ({ event, body, context }) => {
+    if (event.tab !== "home" || !(await recent.first(`event:${body.event_id}`))) return;
+    const teamId = context.teamId ?? body.team_id;
+    await later(teamId, event.user, async () => bot.openHome(await actors.of(teamId, event.user)));
+  });
 
   // Mentioning the bot shows the help, in the thread of the mention.
   app.event("app_mention", async ({ event, body, context }) => {

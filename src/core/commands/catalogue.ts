@@ -16,6 +16,7 @@ import {
 import { mockupAsset, mockupAssetEdit, mockupGenerate, mockupVideo } from "./mockup.js";
 import { withPersonalOptions } from "./personal.js";
 import { photoAvatarDesign, photoAvatarSelfie } from "./photo-avatar.js";
+import { settings } from "./settings.js";
 import { setup } from "./setup.js";
 import { thumbnailGenerate } from "./thumbnail.js";
 import { usage } from "./usage.js";
@@ -52,6 +53,7 @@ export const COMMANDS: readonly AnyCommand[] = [
   jobs,
   setup,
   budget,
+  settings,
   help,
 ].map(withPersonalOptions);
 

@@ -1,13 +1,16 @@
 import type { z } from "zod";
 import type { JobRecord } from "../../store/jobs.js";
+import type { PreferenceStore } from "../../store/preferences.js";
 import type { Budget } from "../../store/spend.js";
 import type { TenantSettings, TenantStore } from "../../store/tenants.js";
 import type { MediaApi, MediaClient } from "../api/client.js";
 import type { JobKind, NormalizedStatus } from "../api/job-status.js";
 import type { FilePart } from "../api/multipart.js";
 import type { Usage } from "../api/schemas.js";
+import type { Card } from "../cards.js";
 import type { PickItem, PickSource } from "../catalog-cache.js";
 import type { Actor, Attachment, ConversationRef, Json, Message } from "../ports.js";
+import type { PanelSection } from "../render/settings.js";
 import type { BudgetView, SpendReport, SpendRow } from "../spend/model.js";
 
 export type { PickSource } from "../catalog-cache.js";
@@ -65,6 +68,14 @@ export interface BotServices {
   /** The default API key (MEDIA_API_KEY) is set and serves this tenant (MEDIA_API_KEY_TENANTS). */
   hasFallbackKey: boolean;
   spend: SpendServices;
+  /** Each person's defaults and presets. */
+  preferences: Pick<PreferenceStore, "get" | "update">;
+  /** The settings panel of `actor` at `section` (default: their defaults), `notice` on top. */
+  panel(
+    actor: Actor,
+    conversation: ConversationRef,
+    show?: { section?: PanelSection; notice?: string },
+  ): Promise<Card>;
 }
 
 /** This period's spending and budgets of the actor's server or workspace. */
@@ -143,6 +154,8 @@ export interface CommandDef<S extends z.ZodObject = z.ZodObject> {
   starts?: JobKind;
   /** False for commands that work without the service's API key (help, jobs, setup). */
   usesService?: boolean;
+  /** False for a command whose options are not filled from defaults (settings: its options set them). */
+  usesDefaults?: boolean;
   run(ctx: CommandContext<z.output<S>>): Promise<Outcome>;
   /**
    * Starts a job from the request another job of this command kept as `inputs.request`: the same

@@ -20,6 +20,7 @@ export const ANIMATION_STYLES = [
   "custom",
 ] as const;
 export const ASSET_TYPES = ["logo", "product"] as const;
+export const RESOLUTIONS = ["480p", "720p", "1080p"] as const;
 
 export type AnimationStyle = (typeof ANIMATION_STYLES)[number];
 

@@ -8,7 +8,7 @@ import { resultCard } from "../render/job.js";
 import { defineCommand, type JobRequest, type StartedJob } from "./define.js";
 import { InputError } from "./errors.js";
 import { audioFile, imageFile } from "./files.js";
-import { flag, id, text, titleFrom, wholeNumber } from "./options.js";
+import { flag, id, RESOLUTIONS, text, titleFrom, wholeNumber } from "./options.js";
 
 /** Avatar and cinematic videos, and fetching a finished one. */
 
@@ -127,7 +127,7 @@ export const videoCinematic = defineCommand({
     name: text(100, "Name of the video (default: the first words of the prompt)").optional(),
     aspect_ratio: z.enum(["16:9", "9:16", "1:1"]).describe("Shape of the clip").optional(),
     duration: wholeNumber(1, 30, "Length in seconds (1-30)").optional(),
-    resolution: z.enum(["480p", "720p", "1080p"]).describe("Resolution of the clip").optional(),
+    resolution: z.enum(RESOLUTIONS).describe("Resolution of the clip").optional(),
   }),
   main: "prompt",
   files: {

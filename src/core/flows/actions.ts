@@ -14,9 +14,10 @@ import { isListName } from "../render/lists.js";
 import { clip } from "../render/text.js";
 import { isAdmin, tenantKey, tenantOf } from "../tenancy.js";
 import { admit, jobOf } from "./admit.js";
-import { commandContext } from "./command.js";
+import { botServices, commandContext } from "./command.js";
 import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
+import { settingsAction } from "./settings.js";
 import { launch, startWithinLimit } from "./start.js";
 
 /**
@@ -60,7 +61,14 @@ function choicesOf(items: readonly PickItem[], first: string | undefined): Choic
  * changes nothing, so it is not checked: its submission is, like a command's form.
  */
 export async function actionForm(core: Core, request: FormRequest): Promise<ActionForm | undefined> {
-  const form = actionByName(request.action)?.form;
+  const action = actionByName(request.action);
+  if (action?.on === "settings") {
+    if (!action.form) return undefined;
+    const current = await core.preferences.get({ ...tenantOf(request.actor), userId: request.actor.userId });
+    const initial = action.form.initial?.(current) ?? {};
+    return { title: action.form.title, form: action.form.of(), initial, choices: {} };
+  }
+  const form = action?.form;
   const job = form && (await jobOf(core, request.jobId, request.actor));
   if (!form || !job) return undefined;
   const def = form.of(job);
@@ -149,6 +157,9 @@ export async function handleAction(core: Core, event: ActionEvent): Promise<void
   try {
     const def = actionByName(event.action);
     if (def?.on === "list") return await listAction(core, def, event);
+    if (def?.on === "settings") {
+      return await settingsAction(core, botServices(core, tenantOf(event.actor)), def, event);
+    }
     const settings = await admit(core, {
       kind: event.entry ?? "button",
       actor: event.actor,

@@ -14,6 +14,7 @@ import { openAll, uploadAll } from "../uploads.js";
 import { admit, jobOf } from "./admit.js";
 import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
+import { settingsPanel } from "./settings.js";
 import { spendServices } from "./spend.js";
 import { launch, startWithinLimit } from "./start.js";
 
@@ -47,8 +48,9 @@ async function checkPicks(
   }
 }
 
-function services(core: Core, tenant: TenantRef): BotServices {
-  return {
+/** What commands (and the settings panel's controls) use besides their options. */
+export function botServices(core: Core, tenant: TenantRef): BotServices {
+  const services: BotServices = {
     client: core.client,
     tenants: core.tenancy,
     forgetTenant: (actor) => core.cache.forget(tenantKey(tenantOf(actor))),
@@ -64,7 +66,10 @@ function services(core: Core, tenant: TenantRef): BotServices {
     describe: describeOptions,
     hasFallbackKey: core.tenancy.servesSharedKey(tenant),
     spend: spendServices(core),
+    preferences: core.preferences,
+    panel: (actor, conversation, show) => settingsPanel(core, services, actor, conversation, show),
   };
+  return services;
 }
 
 /** What a command is given to run with: its raw options and files, who and where. */
@@ -85,7 +90,11 @@ export async function commandContext<O extends Record<string, unknown>>(
 ): Promise<CommandContext<O>> {
   const { actor, conversation } = input;
   const tenant = tenantOf(actor);
-  const options = parseOptions(command, input.options, settings.defaults);
+  const options = parseOptions(
+    command,
+    input.options,
+    command.usesDefaults === false ? {} : settings.defaults,
+  );
   const attachments = checkFiles(command, input.attachments);
   const apiKey = await core.tenancy.apiKey(tenant);
   if (command.usesService !== false && !apiKey) throw noApiKey();
@@ -102,7 +111,7 @@ export async function commandContext<O extends Record<string, unknown>>(
     open: (option) => openAll(attachments[option] ?? []),
     lookup: (source, id) => core.cache.find(tenantKey(tenant), source, api, id),
     uploadLimit: core.adapter(actor.platform).uploadLimit(conversation),
-    services: services(core, tenant),
+    services: botServices(core, tenant),
   };
 }
 

@@ -1,8 +1,9 @@
-import type { Button, ContextBlock, KnownBlock, SectionBlock } from "@slack/types";
+import type { Button, ContextBlock, KnownBlock, PlainTextOption, SectionBlock } from "@slack/types";
 import {
   type Card,
   type CardAction,
   type CardMedia,
+  type CardSelect,
   isCard,
   progressBar,
   type Tone,
@@ -178,6 +179,25 @@ function control(action: CardAction): Button {
   };
 }
 
+/** A select beside its label: a section whose accessory is the list, the chosen entry shown. */
+function selectBlock(select: CardSelect): SectionBlock {
+  const options: PlainTextOption[] = select.options
+    .slice(0, L.selectOptions)
+    .map((o) => ({ text: plain(o.label, L.optionText), value: o.value.slice(0, L.optionValue) }));
+  const initial = options.find((o) => o.value === select.selected);
+  return {
+    type: "section",
+    text: { type: "mrkdwn", text: `*${escapeText(select.label)}*` },
+    accessory: {
+      type: "static_select",
+      action_id: encodeActionId({ action: select.action, jobId: select.jobId }),
+      placeholder: plain(select.placeholder, L.placeholder),
+      options,
+      ...(initial && { initial_option: initial }),
+    },
+  };
+}
+
 function actionBlocks(actions: readonly CardAction[]): KnownBlock[] {
   const elements = actions.map(control);
   const blocks: KnownBlock[] = [];
@@ -221,6 +241,7 @@ function renderCard(card: Card, options: RenderOptions): Rendered {
     ...(links.length > 0 ? [section(cut(links.join("  ·  "), L.sectionText))] : []),
   ];
   const tail: KnownBlock[] = [
+    ...(card.selects ?? []).map(selectBlock),
     ...actionBlocks(card.actions),
     ...(card.footer ? [context(escapeText(card.footer))] : []),
   ];
