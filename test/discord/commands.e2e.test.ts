@@ -249,8 +249,8 @@ describe("thumbnails", () => {
 });
 
 describe("the catalogue", () => {
-  it("has been used whole (design, setup and budget in their own files)", () => {
+  it("has been used whole (design, setup, budget and settings in their own files)", () => {
     const rest = COMMANDS.map((c) => c.name).filter((n) => !used.has(n));
-    expect(rest.sort()).toEqual(["budget", "photo_avatar.design", "setup"]);
+    expect(rest.sort()).toEqual(["budget", "photo_avatar.design", "settings", "setup"]);
   });
 });

@@ -205,21 +205,14 @@ export async function publishHome(
   core: Core,
   services: BotServices,
   actor: Actor,
-  notice?: PanelShow["notice"],
+  show: PanelShow = {},
 ): Promise<void> {
   const adapter = core.adapter(actor.platform);
   if (!adapter.publishHome) return;
   let cards: Card[];
   try {
     await admitHome(core, actor);
-    const view = await panelView(
-      core,
-      services,
-      actor,
-      homeConversation(actor),
-      { ...(notice && { notice }) },
-      "home",
-    );
+    const view = await panelView(core, services, actor, homeConversation(actor), show, "home");
     cards = homeCards(view);
   } catch (error) {
     cards = [await failureCard(error, { logger: core.logger, context: { home: actor.userId } })];
@@ -272,7 +265,7 @@ export async function settingsAction(
     const text = error instanceof BotError ? error.userMessage : "That did not work. Try again in a moment.";
     show = { notice: { tone: "error", text } };
   }
-  if (home) await publishHome(core, services, actor, show.notice);
+  if (home) await publishHome(core, services, actor, show);
   else {
     const panel = await settingsPanel(core, services, actor, event.conversation, show);
     await core.adapter(actor.platform).replace(event.conversation, panel);

@@ -306,9 +306,13 @@ export function panelCard(view: PanelView): Card {
   );
 }
 
-/** The panel as a home: every section, jobs first. */
+/** The panel as a home: every section, jobs first; what a change says, on the section it changed. */
 export function homeCards(view: PanelView): Card[] {
   const order: PanelSection[] = ["activity", "defaults", "video", "presets", "server"];
-  const cards = order.filter((s) => sectionsOf(view).includes(s)).map((s) => sectionCard(view, s, "home"));
-  return [withNotice(cards[0]!, view.notice), ...cards.slice(1)];
+  const shown = order.filter((s) => sectionsOf(view).includes(s));
+  const noticed = shown.includes(view.section) ? view.section : "activity";
+  return shown.map((s) => {
+    const section = sectionCard(view, s, "home");
+    return s === noticed ? withNotice(section, view.notice) : section;
+  });
 }

@@ -59,10 +59,13 @@ describe("the action catalogue", () => {
     for (let i = 0; i < 5; i += 1) await finish("image.generate", { prompt: `fox ${i}` });
     await h.command("jobs");
     // The settings panel's controls: its tabs, selects, form and presets' Delete; admins' server defaults.
-    await h.stores.preferences.update({ platform: "discord", tenantId: "guild-1", userId: "admin-1" }, (p) => ({
-      ...p,
-      presets: [{ name: "wide", values: { aspect_ratio: "16:9" }, from: null, createdAt: 1 }],
-    }));
+    await h.stores.preferences.update(
+      { platform: "discord", tenantId: "guild-1", userId: "admin-1" },
+      (p) => ({
+        ...p,
+        presets: [{ name: "wide", values: { aspect_ratio: "16:9" }, from: null, createdAt: 1 }],
+      }),
+    );
     await h.command("settings", {}, { actor: admin() });
     await h.command("settings", { scope: "server" }, { actor: admin() });
     await h.command("settings", { clear: "all" }, { actor: admin() });
