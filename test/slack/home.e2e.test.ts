@@ -106,6 +106,10 @@ describe("the App Home tab", () => {
       aspect_ratio: "9:16",
       resolution: "1080p",
     });
+
+    // Checked like any option: nothing is saved.
+    expect(await world.answer("settings --duration 99", other)).toContain("duration must be at most 30");
+    expect((await world.stores.preferences.get(person(other))).defaults).not.toHaveProperty("duration");
   });
 
   it("changes a default from the private panel, which shows it in place", async () => {

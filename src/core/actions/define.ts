@@ -6,6 +6,7 @@ import type { MediaApi } from "../api/client.js";
 import type { ButtonStyle } from "../cards.js";
 import type { CatalogCache, PickItem, PickSource } from "../catalog-cache.js";
 import type { AnyCommand, CommandContext, FormDef, StartedJob } from "../commands/define.js";
+import { ActionError } from "../commands/errors.js";
 import type { JobEngine } from "../jobs/engine.js";
 import type { Logger } from "../log.js";
 import type { ActionEvent, Attachment, ChatAdapter } from "../ports.js";
@@ -157,6 +158,16 @@ export interface SettingsActionDef<N extends string = string, V = unknown> {
 
 // biome-ignore lint/suspicious/noExplicitAny: the catalogue holds actions of every value type
 export type AnyAction = ActionDef<string, any> | ListActionDef<string, any> | SettingsActionDef<string, any>;
+
+/** The value a control carried, checked against its action's (old messages carry old values). */
+export function checkedValue(def: Pick<AnyAction, "value">, event: Pick<ActionEvent, "value">): unknown {
+  if (!def.value) return undefined;
+  const parsed = def.value.safeParse(event.value);
+  if (!parsed.success) {
+    throw new ActionError("action.invalid", parsed.error.issues[0]?.message ?? "That control is not valid.");
+  }
+  return parsed.data;
+}
 
 /** Keeps an action's value type tied to its `run`, and its name a literal the builder can check. */
 export function defineAction<const N extends string, V = undefined>(def: ActionDef<N, V>): ActionDef<N, V>;

@@ -18,21 +18,25 @@ import { defineAction, OLD_CONTROL, type SettingsActionContext } from "./define.
  * its claim (the person's preferences, the tenant's settings) and names the section to show next.
  */
 
-/** What a default's select changes: the option it names, set to the value chosen, or cleared. */
+/**
+ * What a default's select changes: the option it names, set to the value chosen, or cleared; and
+ * what to say of it after "Your default" ("aspect ratio set to 16:9.").
+ */
 function change(
   ctx: SettingsActionContext<string>,
   current: OptionValues,
 ): { next: OptionValues; said: string } {
   const option = ctx.target;
   if (!isDefaultOption(option)) throw new ActionError("action.invalid", OLD_CONTROL);
+  const name = optionLabel(option).toLowerCase();
   if (ctx.value === CLEAR) {
-    return { next: changedDefaults(current, {}, [option]), said: `${optionLabel(option)} cleared.` };
+    return { next: changedDefaults(current, {}, [option]), said: `${name} cleared.` };
   }
   const value = defaultValue(option, ctx.value);
   const named = DEFAULT_CHOICES[option]?.find((c) => c.value === String(value))?.label;
   return {
     next: changedDefaults(current, { [option]: value }),
-    said: `${optionLabel(option)} set to ${named ?? valueText(value)}.`,
+    said: `${name} set to ${named ?? valueText(value)}.`,
   };
 }
 
@@ -56,10 +60,7 @@ export const myDefault = defineAction({
       said = changed.said;
       return { ...current, defaults: changed.next };
     });
-    return {
-      section: sectionOf(ctx.target),
-      notice: `Your default ${said.charAt(0).toLowerCase()}${said.slice(1)}`,
-    };
+    return { section: sectionOf(ctx.target), notice: `Your default ${said}` };
   },
 });
 
@@ -76,10 +77,7 @@ export const serverDefault = defineAction({
       { platform: ctx.person.platform, tenantId: ctx.person.tenantId },
       { defaults: next },
     );
-    return {
-      section: "server",
-      notice: `The server's default ${said.charAt(0).toLowerCase()}${said.slice(1)}`,
-    };
+    return { section: "server", notice: `The server's default ${said}` };
   },
 });
 

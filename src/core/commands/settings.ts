@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { OptionValue } from "../../store/preferences.js";
-import { sectionOf } from "../render/settings.js";
+import { sectionOf, valueText } from "../render/settings.js";
 import { isAdmin, tenantOf } from "../tenancy.js";
 import {
   changedDefaults,
@@ -26,7 +26,7 @@ const optional = Object.fromEntries(
 ) as { [K in DefaultOption]: z.ZodOptional<(typeof DEFAULT_OPTIONS)[K]> };
 
 const spoken = (option: string, value: OptionValue) =>
-  `${optionLabel(option).toLowerCase()} ${typeof value === "boolean" ? (value ? "yes" : "no") : value}`;
+  `${optionLabel(option).toLowerCase()} ${valueText(value)}`;
 
 export const settings = defineCommand({
   name: "settings",

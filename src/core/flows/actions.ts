@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { JobRecord } from "../../store/jobs.js";
 import { actionByName } from "../actions/catalogue.js";
-import { type ActionContext, type AnyAction, type ListActionDef, OLD_CONTROL } from "../actions/define.js";
+import { type ActionContext, checkedValue, type ListActionDef, OLD_CONTROL } from "../actions/define.js";
 import type { MediaApi } from "../api/client.js";
 import { MAX_CHOICES, type PickItem, type PickSource } from "../catalog-cache.js";
 import { commandByName } from "../commands/catalogue.js";
@@ -119,15 +119,6 @@ async function claimOrRefuse(core: Core, key: string, ttlMs: number, refusal: st
   if (!(await core.claims.acquire(key, randomUUID(), ttlMs))) {
     throw new ActionError("action.repeated", refusal);
   }
-}
-
-function checkedValue(def: AnyAction, event: ActionEvent): unknown {
-  if (!def.value) return undefined;
-  const parsed = def.value.safeParse(event.value);
-  if (!parsed.success) {
-    throw new ActionError("action.invalid", parsed.error.issues[0]?.message ?? "That control is not valid.");
-  }
-  return parsed.data;
 }
 
 /**

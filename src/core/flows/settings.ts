@@ -2,14 +2,13 @@ import type { JobRecord } from "../../store/jobs.js";
 import type { OptionValues } from "../../store/preferences.js";
 import type { TenantSettings } from "../../store/tenants.js";
 import { controlsFor } from "../actions/catalogue.js";
-import type { SettingsActionDef } from "../actions/define.js";
+import { checkedValue, type SettingsActionDef } from "../actions/define.js";
 import type { MediaApi } from "../api/client.js";
 import type { Card, Tone } from "../cards.js";
 import type { PickItem, PickSource } from "../catalog-cache.js";
 import { DEFAULT_CHOICES, DEFAULT_OPTION_NAMES, optionLabel } from "../commands/default-options.js";
 import type { BotServices } from "../commands/define.js";
-import { ActionError } from "../commands/errors.js";
-import { ageOf } from "../commands/jobs.js";
+import { ageOf, RUNNING } from "../commands/jobs.js";
 import { parseOptions } from "../commands/validate.js";
 import { BotError } from "../errors.js";
 import type { ActionEvent, Actor, ConversationRef } from "../ports.js";
@@ -43,7 +42,6 @@ const JOBS_READ = 20;
 const RESULTS_SHOWN = 3;
 /** Entries of an account's list offered in a select (the Clear entry makes 25). */
 const LISTED = 24;
-const FINISHED = new Set(["done", "failed"]);
 const PICKED: Partial<Record<string, PickSource>> = { avatar: "avatars", voice: "voices" };
 
 async function mediaOf(core: Core, actor: Actor): Promise<MediaApi | undefined> {
@@ -111,7 +109,7 @@ async function activityOf(
 ): Promise<Pick<PanelView, "running" | "results" | "followUps" | "spending">> {
   const jobs = await services.listJobs(actor, JOBS_READ);
   const now = Date.now();
-  const finished = jobs.filter((j) => FINISHED.has(j.state)).slice(0, RESULTS_SHOWN);
+  const finished = jobs.filter((j) => !RUNNING.has(j.state)).slice(0, RESULTS_SHOWN);
   const newest = finished.find((j) => j.state === "done");
   let spending: PanelView["spending"];
   if (media) {
@@ -126,7 +124,7 @@ async function activityOf(
     }
   }
   return {
-    running: jobs.filter((j) => !FINISHED.has(j.state)).map((j) => entryOf(j, services, now)),
+    running: jobs.filter((j) => RUNNING.has(j.state)).map((j) => entryOf(j, services, now)),
     results: finished.map((j) => entryOf(j, services, now)),
     followUps: newest ? controlsFor(newest) : [],
     ...(spending && { spending }),
@@ -239,20 +237,14 @@ export async function settingsAction(
       ? await admitHome(core, actor)
       : await admit(core, { kind: event.entry ?? "button", actor, conversation: event.conversation });
     if (home) core.rates.take(actor);
-    const parsed = def.value?.safeParse(event.value);
-    if (parsed && !parsed.success) {
-      throw new ActionError(
-        "action.invalid",
-        parsed.error.issues[0]?.message ?? "That control is not valid.",
-      );
-    }
+    const value = checkedValue(def, event);
     const outcome = await def.run({
       event,
       person: { ...tenantOf(actor), userId: actor.userId },
       settings,
       admin: isAdmin(actor, settings),
       target: event.jobId,
-      value: parsed?.data,
+      value,
       fields: def.form ? parseOptions(def.form.of(), event.fields ?? {}) : {},
       preferences: core.preferences,
       tenants: core.tenancy,

@@ -12,6 +12,7 @@ import {
 import type { BudgetView } from "../spend/model.js";
 import { budgetLine } from "./budgets.js";
 import { controlButton, controlSelect } from "./controls.js";
+import { STATE_WORDS } from "./job.js";
 import { clip, plural } from "./text.js";
 
 /**
@@ -96,15 +97,7 @@ export interface PanelView {
   home: boolean;
 }
 
-const STATE_WORDS: Record<JobState, string> = {
-  queued: "Queued",
-  working: "Working",
-  retrying: "Retrying",
-  needs_choice: "Waiting for your choice",
-  done: "Done",
-  failed: "Failed",
-};
-
+/** A default's value as people read it: a flag is yes or no. */
 export function valueText(value: OptionValue): string {
   if (typeof value === "boolean") return value ? "yes" : "no";
   return String(value);
