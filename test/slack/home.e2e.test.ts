@@ -59,6 +59,39 @@ describe("the App Home tab", () => {
     expect(text(done)).toContain("Done ·");
   });
 
+  it("runs a result's follow-up clicked in the Home where the result is, in its channel", async () => {
+    await world.fake.openHome(world.eventsUrl);
+    const home = await world.until(() =>
+      text(homeOf()).includes("media:regenerate:") ? homeOf() : undefined,
+    );
+    const regenerate = /"action_id":"(media:regenerate:[^"]+)"/.exec(text(home))![1]!;
+    const generations = world.creations("/api/image/generate").length;
+    const before = world.jobCount();
+
+    await world.fake.homeAction(world.eventsUrl, { user: requester(), actionId: regenerate });
+    const again = await world.finished((await world.jobMessage(before)).ts);
+    expect(again.channel).toBe(world.fake.channelId);
+    expect(headerOf(again)).toMatch(/^✅ Image: a lighthouse at dusk/);
+    expect(world.creations("/api/image/generate")).toHaveLength(generations + 1);
+
+    // A follow-up with a form opens it from the Home; its job, too, goes to the result's channel.
+    await world.fake.openHome(world.eventsUrl);
+    const latest = await world.until(() => {
+      const view = homeOf();
+      const id = /"action_id":"(media:edit:[^"]+)"/.exec(text(view))?.[1];
+      return id && !id.includes(regenerate.split(":")[2]!) ? id : undefined;
+    });
+    const views = world.fake.views.length;
+    await world.fake.homeAction(world.eventsUrl, { user: requester(), actionId: latest });
+    const form = await world.until(() => world.fake.views[views]);
+    const edits = world.creations("/api/image/edit").length;
+    const next = world.jobCount();
+    await world.submit(form, { prompt: "add a moon" });
+    const edited = await world.finished((await world.jobMessage(next)).ts);
+    expect(edited.channel).toBe(world.fake.channelId);
+    expect(world.creations("/api/image/edit")).toHaveLength(edits + 1);
+  });
+
   it("stores a default chosen in the Home and shows it there", async () => {
     await world.fake.openHome(world.eventsUrl);
     const home = await world.until(() => homeOf());

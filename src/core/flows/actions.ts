@@ -151,6 +151,7 @@ export async function handleAction(core: Core, event: ActionEvent): Promise<void
     if (def?.on === "settings") {
       return await settingsAction(core, botServices(core, tenantOf(event.actor)), def, event);
     }
+    if (event.surface === "home") return await handleAction(core, await inResultChannel(core, event));
     const settings = await admit(core, {
       kind: event.entry ?? "button",
       actor: event.actor,
@@ -203,6 +204,23 @@ export async function handleAction(core: Core, event: ActionEvent): Promise<void
       .post(event.conversation, card, { ephemeral: true })
       .catch((cause: unknown) => core.logger.error({ err: cause, action: event.action }, "could not answer"));
   }
+}
+
+/**
+ * A result's control clicked on the person's home, which is in no channel: it acts where the
+ * result is, admitted there like a click on the result's own message, and its new job is posted
+ * there.
+ */
+async function inResultChannel(core: Core, event: ActionEvent): Promise<ActionEvent> {
+  const job = await jobOf(core, event.jobId, event.actor);
+  if (!job) {
+    throw new ActionError(
+      "action.unknown_job",
+      "The bot no longer knows this job (finished jobs are kept for 30 days). Run the command again.",
+    );
+  }
+  const { surface: _home, message: _none, ...rest } = event;
+  return { ...rest, conversation: job.conversation as unknown as ConversationRef };
 }
 
 /** Starts `command`'s job as the clicker, within their job limit, and posts its message. */

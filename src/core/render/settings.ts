@@ -220,7 +220,7 @@ function runningLine(entry: ActivityEntry): Line {
   return `${entry.title} · ${STATE_WORDS[entry.state]}${bar} · started ${entry.age} ago`;
 }
 
-function activityCard(view: PanelView, surface: "message" | "home"): Card {
+function activityCard(view: PanelView): Card {
   const lines: Line[] = [
     view.running.length > 0
       ? `Running:\n${view.running.map(runningLine).join("\n")}`
@@ -245,7 +245,7 @@ function activityCard(view: PanelView, surface: "message" | "home"): Card {
   return card("Your jobs", view.running.length > 0 ? "progress" : "info", {
     lines,
     fields,
-    actions: surface === "message" ? view.followUps : [],
+    actions: view.followUps,
   });
 }
 
@@ -264,7 +264,7 @@ function serverCard(view: PanelView): Card {
   });
 }
 
-function sectionCard(view: PanelView, section: PanelSection, surface: "message" | "home"): Card {
+function sectionCard(view: PanelView, section: PanelSection): Card {
   switch (section) {
     case "defaults":
       return defaultsCard(view);
@@ -273,7 +273,7 @@ function sectionCard(view: PanelView, section: PanelSection, surface: "message" 
     case "presets":
       return presetsCard(view);
     case "activity":
-      return activityCard(view, surface);
+      return activityCard(view);
     case "server":
       return serverCard(view);
   }
@@ -286,7 +286,7 @@ const withNotice = (c: Card, notice: PanelView["notice"]): Card =>
 
 /** The panel as one message: the section asked for, tabs to the others. */
 export function panelCard(view: PanelView): Card {
-  const shown = sectionCard(view, view.section, "message");
+  const shown = sectionCard(view, view.section);
   const tabs = sectionsOf(view)
     .filter((s) => s !== view.section)
     .map((s) => controlButton("panel", "settings", TABS[s], { value: s }));
@@ -305,7 +305,7 @@ export function homeCards(view: PanelView): Card[] {
   const shown = order.filter((s) => sectionsOf(view).includes(s));
   const noticed = shown.includes(view.section) ? view.section : "activity";
   return shown.map((s) => {
-    const section = sectionCard(view, s, "home");
+    const section = sectionCard(view, s);
     return s === noticed ? withNotice(section, view.notice) : section;
   });
 }

@@ -141,7 +141,7 @@ describe("the settings panel as a message", () => {
 });
 
 describe("the settings panel as a home", () => {
-  it("shows every section, jobs first, without tabs or the results' follow-ups", () => {
+  it("shows every section, jobs first, with the newest result's follow-ups and no tabs", () => {
     const cards = homeCards(view());
     expect(cards.map((c) => c.title)).toEqual([
       "Your jobs",
@@ -150,7 +150,7 @@ describe("the settings panel as a home", () => {
       "Presets",
     ]);
     expect(cards.flatMap((c) => c.actions).map((a) => a.action)).not.toContain("panel");
-    expect(cards[0]!.actions).toEqual([]);
+    expect(cards[0]!.actions.map((a) => a.label)).toEqual(["Edit"]);
     expect(homeCards(view({ admin: true })).at(-1)?.title).toBe("The server's defaults");
   });
 
