@@ -122,6 +122,15 @@ describe("/settings on Discord", () => {
 
     const member = await world.run({ name: "settings", user: world.fake.users.other });
     expect(selectOf(member, "resolution").placeholder).toBe("Resolution: 720p, the server's");
+
+    // In the admin's panel, the server's section has selects of its own.
+    const server = selectOf(saved, "resolution");
+    expect(decodeControlId(server.custom_id!)?.action).toBe("server_default");
+    expect(chosen(server)).toBe("Resolution: 720p");
+    await world.fake.selectMenu(saved, server.custom_id!, ["1080p"], world.fake.users.admin);
+    const after = await changed(saved, snapshot(saved));
+    expect(shown(after)).toContain("The server's default resolution set to 1080p.");
+    expect((await world.stores.tenants.get(person())).defaults).toMatchObject({ resolution: "1080p" });
   });
 
   it("types the negative prompt in a form opened from the panel, and moves between sections", async () => {

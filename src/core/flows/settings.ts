@@ -106,7 +106,7 @@ async function activityOf(
   conversation: ConversationRef,
   media: MediaApi | undefined,
   logger: Core["logger"],
-): Promise<Pick<PanelView, "running" | "results" | "followUps" | "spending">> {
+): Promise<Pick<PanelView, "running" | "results" | "latest" | "spending">> {
   const jobs = await services.listJobs(actor, JOBS_READ);
   const now = Date.now();
   const finished = jobs.filter((j) => !RUNNING.has(j.state)).slice(0, RESULTS_SHOWN);
@@ -126,7 +126,7 @@ async function activityOf(
   return {
     running: jobs.filter((j) => RUNNING.has(j.state)).map((j) => entryOf(j, services, now)),
     results: finished.map((j) => entryOf(j, services, now)),
-    followUps: newest ? controlsFor(newest) : [],
+    ...(newest && { latest: { title: viewOf(newest).title, controls: controlsFor(newest) } }),
     ...(spending && { spending }),
   };
 }
@@ -153,7 +153,7 @@ export async function panelView(
   const activity =
     all || section === "activity"
       ? await activityOf(services, actor, conversation, media, core.logger)
-      : { running: [], results: [], followUps: [] };
+      : { running: [], results: [] };
   const presetView = (p: { name: string; values: OptionValues; createdAt: number }) => ({
     id: String(p.createdAt),
     name: p.name,

@@ -87,8 +87,8 @@ export interface PanelView {
   serverPresets: PresetView[];
   running: ActivityEntry[];
   results: ActivityEntry[];
-  /** The follow-ups of the newest result (Edit, Remix...), where they can be clicked. */
-  followUps: CardAction[];
+  /** The newest result's follow-ups (Edit, Remix...), under the panel's list of jobs. */
+  latest?: { title: string; controls: CardAction[] };
   /** This period's spending of the viewer, when it is recorded and the account could be read. */
   spending?: { credits: number; jobs: number; budgets: BudgetView[] };
   privateResults: "allowed" | "forbidden";
@@ -232,6 +232,8 @@ function activityCard(view: PanelView): Card {
     ...(r.url && { link: { label: "Open", url: r.url } }),
   }));
   if (view.results.length === 0) lines.push("No results yet.");
+  else if (view.latest && view.latest.controls.length > 0)
+    lines.push(`The buttons below act on your newest result, ${view.latest.title}.`);
   if (view.spending) {
     const { credits, jobs, budgets } = view.spending;
     fields.push({
@@ -245,7 +247,7 @@ function activityCard(view: PanelView): Card {
   return card("Your jobs", view.running.length > 0 ? "progress" : "info", {
     lines,
     fields,
-    actions: view.followUps,
+    actions: view.latest?.controls ?? [],
   });
 }
 

@@ -62,7 +62,10 @@ function view(overrides: Partial<PanelView> = {}): PanelView {
     results: [
       { title: "Image: a cat", state: "done", progress: 100, age: "5 min", url: "https://x.test/m/1" },
     ],
-    followUps: [{ type: "button", action: "edit", jobId: "J1", label: "Edit", style: "secondary" }],
+    latest: {
+      title: "Image: a cat",
+      controls: [{ type: "button", action: "edit", jobId: "J1", label: "Edit", style: "secondary" }],
+    },
     spending: { credits: 3.5, jobs: 2, budgets: [] },
     privateResults: "allowed",
     home: false,
@@ -130,6 +133,7 @@ describe("the settings panel as a message", () => {
     expect(card.fields[0]).toMatchObject({ name: "Image: a cat", link: { url: "https://x.test/m/1" } });
     expect(card.fields.at(-1)).toEqual({ name: "Your spending this period", value: "3.5 credits, 2 jobs" });
     expect(labels(card)).toContain("Edit");
+    expect(card.lines).toContain("The buttons below act on your newest result, Image: a cat.");
   });
 
   it("says what changed on top, and points to the home where the platform has one", () => {
