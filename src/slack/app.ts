@@ -348,27 +348,24 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
         return;
       }
     }
-    if (home) {
-      await later(teamId, body.user.id, async () =>
-        bot.handleAction({
-          action: key.action,
-          jobId: key.jobId,
-          ...(value !== undefined && { value }),
-          actor: await actors.of(teamId, body.user.id),
-          conversation: conversation(teamId, channelId, body.user.id),
-          surface: "home",
-        }),
-      );
-      return;
-    }
+    const where = home
+      ? { surface: "home" as const, conversation: conversation(teamId, channelId, body.user.id) }
+      : {
+          message: {
+            platform: "slack" as const,
+            channelId,
+            messageId: String(messageId),
+            data: { team: teamId },
+          },
+          conversation: conversation(teamId, channelId, body.user.id, { responseUrl: body.response_url }),
+        };
     await later(teamId, body.user.id, async () =>
       bot.handleAction({
         action: key.action,
         jobId: key.jobId,
         ...(value !== undefined && { value }),
         actor: await actors.of(teamId, body.user.id),
-        message: { platform: "slack", channelId, messageId: messageId as string, data: { team: teamId } },
-        conversation: conversation(teamId, channelId, body.user.id, { responseUrl: body.response_url }),
+        ...where,
       }),
     );
   });
