@@ -68,6 +68,7 @@ export class HomeRefresh {
   opened(actor: Actor): void {
     const key = keyOf(actor);
     const now = this.clock.now();
+    this.forgetStale(now);
     const entry = this.watched.get(key) ?? { actor, openedAt: now, busy: false, again: false };
     Object.assign(entry, { actor, openedAt: now });
     this.watched.set(key, entry);
@@ -79,11 +80,17 @@ export class HomeRefresh {
     const key = keyOf(person);
     const entry = this.watched.get(key);
     if (!entry) return;
-    if (this.clock.now() - entry.openedAt > this.watchMs) {
-      if (entry.timer === undefined && !entry.busy) this.watched.delete(key);
-      return;
-    }
+    if (this.clock.now() - entry.openedAt > this.watchMs) return;
     this.request(entry, this.settleMs);
+  }
+
+  /** Homes no longer followed and with nothing pending, so the map holds only recent ones. */
+  private forgetStale(now: number): void {
+    for (const [key, entry] of this.watched) {
+      if (now - entry.openedAt > this.watchMs && entry.timer === undefined && !entry.busy) {
+        this.watched.delete(key);
+      }
+    }
   }
 
   /** Forgets every home and its pending publish (the bot stops). */
