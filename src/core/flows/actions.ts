@@ -158,12 +158,7 @@ export async function handleAction(core: Core, event: ActionEvent): Promise<void
       conversation: event.conversation,
     });
     const job = await jobOf(core, event.jobId, event.actor);
-    if (!job) {
-      throw new ActionError(
-        "action.unknown_job",
-        "The bot no longer knows this job (finished jobs are kept for 30 days). Run the command again.",
-      );
-    }
+    if (!job) throw unknownJob();
     if (!def) throw new ActionError("action.invalid", OLD_CONTROL);
     if (
       def.who === "requester" &&
@@ -206,6 +201,12 @@ export async function handleAction(core: Core, event: ActionEvent): Promise<void
   }
 }
 
+const unknownJob = () =>
+  new ActionError(
+    "action.unknown_job",
+    "The bot no longer knows this job (finished jobs are kept for 30 days). Run the command again.",
+  );
+
 /**
  * A result's control clicked on the person's home, which is in no channel: it acts where the
  * result is, admitted there like a click on the result's own message, and its new job is posted
@@ -213,12 +214,7 @@ export async function handleAction(core: Core, event: ActionEvent): Promise<void
  */
 async function inResultChannel(core: Core, event: ActionEvent): Promise<ActionEvent> {
   const job = await jobOf(core, event.jobId, event.actor);
-  if (!job) {
-    throw new ActionError(
-      "action.unknown_job",
-      "The bot no longer knows this job (finished jobs are kept for 30 days). Run the command again.",
-    );
-  }
+  if (!job) throw unknownJob();
   const { surface: _home, message: _none, ...rest } = event;
   return { ...rest, conversation: job.conversation as unknown as ConversationRef };
 }
