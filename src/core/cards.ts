@@ -97,6 +97,12 @@ export interface CardSelect {
   placeholder: string;
   options: { label: string; value: string }[];
   selected?: string;
+  /**
+   * The list behind `options` can be searched as it is typed (an account's avatars): a platform
+   * that can (Slack's external select) asks the core's autocomplete of this command's option, and
+   * `options` are only its first entries.
+   */
+  search?: { command: string; option: string };
 }
 
 export function card(title: string, tone: Tone, parts: Partial<Omit<Card, "title" | "tone">> = {}): Card {

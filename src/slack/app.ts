@@ -20,7 +20,7 @@ import type { Config } from "../core/config.js";
 import { FairQueue, laneOf } from "../core/fair-queue.js";
 import type { Intake } from "../core/intake.js";
 import type { Logger } from "../core/log.js";
-import type { Attachment, ConversationRef } from "../core/ports.js";
+import type { Attachment, Choice, ConversationRef } from "../core/ports.js";
 import { errorCard } from "../core/render/errors.js";
 import type { Claims, InstallationStore } from "../store/index.js";
 import { Actors } from "./actors.js";
@@ -36,6 +36,7 @@ import { imageOf } from "./message-images.js";
 import { oauthReceiverOptions } from "./oauth.js";
 import { Recent } from "./recent.js";
 import { ACTION_ID, decodeActionId } from "./render/action-id.js";
+import { readSearchBlockId, SEARCH_BLOCK_ID } from "./render/card.js";
 import { FORM_CALLBACK_ID, formView, needsForm, readContext, readForm } from "./render/form.js";
 import { cut } from "./render/mrkdwn.js";
 import { InstalledWorkspaces, singleWorkspace } from "./workspaces.js";
@@ -126,6 +127,17 @@ export interface SlackApp {
   adapter: SlackAdapter;
   /** Resolves once every acknowledged command and click has been handed to the core and answered. */
   settled(): Promise<void>;
+}
+
+/** The core's choices as an external select's options, within Slack's limits. */
+function suggestions(choices: readonly Choice[]) {
+  return choices
+    .filter((c) => c.value.length <= SLACK_LIMITS.optionValue)
+    .slice(0, SLACK_LIMITS.selectOptions)
+    .map((c) => ({
+      text: { type: "plain_text" as const, text: cut(c.label, SLACK_LIMITS.optionText) },
+      value: c.value,
+    }));
 }
 
 export function createSlackApp(options: SlackAppOptions): SlackApp {
@@ -296,15 +308,23 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
           conversation: conversation(teamId, form.channelId, body.user.id),
         })
       : [];
-    await ack({
-      options: choices
-        .filter((c) => c.value.length <= SLACK_LIMITS.optionValue)
-        .slice(0, SLACK_LIMITS.selectOptions)
-        .map((c) => ({
-          text: { type: "plain_text", text: cut(c.label, SLACK_LIMITS.optionText) },
-          value: c.value,
-        })),
-    });
+    await ack({ options: suggestions(choices) });
+  });
+
+  // A searchable select outside forms (an avatar in the Home tab): its block names what to search.
+  app.options<"block_suggestion">({ block_id: SEARCH_BLOCK_ID }, async ({ ack, body, context }) => {
+    const search = readSearchBlockId(body.block_id);
+    const teamId = context.teamId ?? body.team?.id ?? "";
+    const channelId = body.channel?.id ?? body.user.id;
+    const choices = search
+      ? await bot.handleAutocomplete({
+          ...search,
+          query: body.value,
+          actor: actors.quick(teamId, body.user.id),
+          conversation: conversation(teamId, channelId, body.user.id),
+        })
+      : [];
+    await ack({ options: suggestions(choices) });
   });
 
   app.action<BlockAction>(ACTION_ID, async ({ ack, body, action, client, context }) => {

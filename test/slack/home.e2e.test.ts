@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { SlackView } from "../fakes/slack/index.js";
+import { postSigned } from "../fakes/slack/signing.js";
 import { headerOf, type SlackWorld, shown, slackWorldPerFile } from "./harness.js";
 
 /**
@@ -109,6 +110,30 @@ describe("the App Home tab", () => {
     });
     expect((await world.stores.preferences.get(person())).defaults).toMatchObject({ aspect_ratio: "16:9" });
     expect(text(after)).toContain("Your default aspect ratio set to 16:9.");
+  });
+
+  it("suggests the account's avatars as someone types in a searchable select of the Home", async () => {
+    const answer = await postSigned(
+      world.eventsUrl,
+      {
+        payload: JSON.stringify({
+          type: "block_suggestion",
+          action_id: "media:my_default:avatar",
+          block_id: "search:settings:avatar",
+          value: "",
+          api_app_id: world.fake.appId,
+          team: { id: world.fake.teamId, domain: "fake" },
+          user: { id: requester(), name: "requester", team_id: world.fake.teamId },
+          container: { type: "view", view_id: homeOf()?.id ?? "V1" },
+          view: { ...homeOf(), state: { values: {} } },
+        }),
+      },
+      world.fake.signingSecret,
+    );
+    const options = (answer.body as { options: { value: string }[] }).options;
+    const avatars = await world.client.as("test-key").avatars.list();
+    expect(options.map((o) => o.value)).toEqual(avatars.slice(0, options.length).map((a) => a.id));
+    expect(options.length).toBeGreaterThan(0);
   });
 
   it("types the negative prompt in a form opened from the Home", async () => {

@@ -84,6 +84,8 @@ function defaultViews(
       ...(value !== undefined && { value }),
       ...(named && { shown: named }),
       ...(choices && { choices: [...choices] }),
+      // A list longer than a select holds is searched where the platform can (Slack).
+      ...(items && items.length > LISTED && { searchable: true as const }),
     };
   });
 }

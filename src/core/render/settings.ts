@@ -60,6 +60,8 @@ export interface DefaultView {
   shown?: string;
   /** What a select offers; absent for a default set by a form or by command (negative prompt). */
   choices?: { label: string; value: string }[];
+  /** `choices` are the first entries of a longer list, searched by the settings command's autocomplete. */
+  searchable?: true;
 }
 
 export interface PresetView {
@@ -130,6 +132,7 @@ function defaultSelect(
     placeholder: own ? d.label : `${d.label}: ${standing(d)}`,
     options: [...options, { label: clear, value: CLEAR }],
     ...(selected !== undefined && { selected }),
+    ...(d.searchable && { search: { command: "settings", option: d.option } }),
   });
 }
 

@@ -115,6 +115,14 @@ describe("the settings panel as a message", () => {
       "Bo",
       "Clear (the server's or the service's)",
     ]);
+    expect(avatar.search).toBeUndefined();
+    // A list longer than a select holds is searched by the settings command's autocomplete.
+    const long = view({ section: "video" });
+    long.defaults = long.defaults.map((d) => (d.option === "avatar" ? { ...d, searchable: true } : d));
+    expect(selects(panelCard(long)).find((s) => s.jobId === "avatar")?.search).toEqual({
+      command: "settings",
+      option: "avatar",
+    });
   });
 
   it("lists presets with their values, and Delete names the person's own by id", () => {
