@@ -7,19 +7,29 @@ import type { Config } from "./config.js";
 import { BotError } from "./errors.js";
 import { type ActionForm, actionForm, type FormRequest, handleAction } from "./flows/actions.js";
 import { handleAutocomplete } from "./flows/autocomplete.js";
-import { handleCommand } from "./flows/command.js";
+import { botServices, handleCommand } from "./flows/command.js";
 import type { Core } from "./flows/core.js";
 import { failureCard } from "./flows/failures.js";
 import { createHooks } from "./flows/hooks.js";
+import { publishHome } from "./flows/settings.js";
 import { StartIntents } from "./flows/start-intents.js";
+import { HomeRefresh, type HomeRefreshOptions } from "./home/refresh.js";
 import { createJobEngine, type JobEngineOptions } from "./jobs/engine.js";
 import type { Logger } from "./log.js";
-import type { ActionEvent, AutocompleteEvent, ChatAdapter, Choice, CommandEvent, Platform } from "./ports.js";
+import type {
+  ActionEvent,
+  Actor,
+  AutocompleteEvent,
+  ChatAdapter,
+  Choice,
+  CommandEvent,
+  Platform,
+} from "./ports.js";
 import { CommandRates } from "./rates.js";
 import { SpendAlerts } from "./spend/alerts.js";
 import { Spending } from "./spend/spending.js";
 import { currentTap } from "./spend/tap.js";
-import { Tenancy, type TenantKey, type TenantRef } from "./tenancy.js";
+import { Tenancy, type TenantKey, type TenantRef, tenantOf } from "./tenancy.js";
 import { scopedTo } from "./tenant-view.js";
 
 /**
@@ -46,6 +56,8 @@ export interface BotOptions {
   jobLimit?: number;
   /** How long the avatar, voice and mockup lists are reused for autocomplete. Default 60 s. */
   pickListTtlMs?: number;
+  /** How homes (Slack's App Home) are paced; tests shorten it. */
+  homes?: Omit<HomeRefreshOptions, "logger">;
 }
 
 export interface Bot {
@@ -61,6 +73,11 @@ export interface Bot {
   actionForm(request: FormRequest): Promise<ActionForm | undefined>;
   /** Up to 25 choices, within Discord's 3 seconds (empty rather than late). */
   handleAutocomplete(event: AutocompleteEvent): Promise<Choice[]>;
+  /**
+   * `actor` opened their home (Slack's App Home tab): it is published, and published again as
+   * their jobs change for a while. Never throws.
+   */
+  openHome(actor: Actor): void;
   /** Resumes every unfinished job and undelivered result of the store. */
   start(): Promise<void>;
   /**
@@ -121,11 +138,16 @@ export function createBot(options: BotOptions): Bot {
     logger,
   });
   client.onUsage((usage) => currentTap()?.heard(usage));
+  // Publishes run once the core below exists: homes are opened and jobs move only after the start.
+  const homes = new HomeRefresh((actor) => publishHome(core, botServices(core, tenantOf(actor)), actor), {
+    logger,
+    ...options.homes,
+  });
   const engine = createJobEngine({
     store: stores.jobs,
     claims: stores.claims,
     indexes: stores.indexes,
-    hooks: createHooks({ adapter, media, remember, logger }),
+    hooks: createHooks({ adapter, media, remember, logger, changed: (job) => homes.changed(job.requester) }),
     logger,
     leftBehind: (instanceId) => starts.tellLeftBehind(instanceId, adapter, logger),
     ...(options.clock && { clock: options.clock }),
@@ -175,9 +197,13 @@ export function createBot(options: BotOptions): Bot {
     handleAction: (event) => handle(event, (e) => handleAction(core, e)),
     actionForm: (request) => actionForm(core, request),
     handleAutocomplete: (event) => handleAutocomplete(core, event),
+    openHome: (actor) => {
+      if (!stopping) homes.opened(actor);
+    },
     start: () => engine.start(),
     async stop({ deadlineMs = Number.POSITIVE_INFINITY } = {}) {
       stopping = true;
+      homes.stop();
       const deadline = Date.now() + deadlineMs;
       // A command under way may be between its paid creation call and tracking the job: let it end.
       const handled = Promise.allSettled([...underWay]);

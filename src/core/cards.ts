@@ -32,6 +32,8 @@ export interface Card {
   links: { label: string; url: string }[];
   media: CardMedia[];
   actions: CardAction[];
+  /** Picks from a list (a settings panel's defaults), each shown with its label, before the buttons. */
+  selects?: CardSelect[];
   footer?: string;
 }
 
@@ -80,6 +82,27 @@ export interface CardAction {
   value?: string;
   label: string;
   style: ButtonStyle;
+}
+
+/**
+ * A pick from a short list: a control like a button whose value is the option chosen. `selected`
+ * is shown as chosen; without it the placeholder says what holds (a server's default).
+ */
+export interface CardSelect {
+  action: string;
+  /** What the control acts on, as a button's `jobId` (a setting's name). */
+  jobId: string;
+  /** What is chosen: "Aspect ratio". */
+  label: string;
+  placeholder: string;
+  options: { label: string; value: string }[];
+  selected?: string;
+  /**
+   * The list behind `options` can be searched as it is typed (an account's avatars): a platform
+   * that can (Slack's external select) asks the core's autocomplete of this command's option, and
+   * `options` are only its first entries.
+   */
+  search?: { command: string; option: string };
 }
 
 export function card(title: string, tone: Tone, parts: Partial<Omit<Card, "title" | "tone">> = {}): Card {

@@ -101,6 +101,11 @@ export interface ChatAdapter {
   channel(tenantId: string, channelId: string): ConversationRef;
   /** A link that opens the message in the platform's app, for people of the tenant that owns it. */
   messageUrl(ref: MessageRef, tenantId: string): string;
+  /**
+   * Shows `cards` as the person's home, in place of what it showed (Slack's App Home tab).
+   * Absent on platforms without one: the settings panel is then a message.
+   */
+  publishHome?(person: Pick<Actor, "tenantId" | "userId">, cards: readonly Card[]): Promise<void>;
 }
 
 export interface CommandEvent {
@@ -139,6 +144,8 @@ export interface ActionEvent {
   conversation: ConversationRef;
   /** Default "button". */
   entry?: Extract<EntryKind, "button" | "form">;
+  /** The control is on the person's home (ChatAdapter.publishHome), in no channel; default a message. */
+  surface?: "home";
 }
 
 export interface AutocompleteEvent {

@@ -7,6 +7,7 @@ import {
   type MessageContextMenuCommandInteraction,
   MessageFlags,
   type ModalSubmitInteraction,
+  type StringSelectMenuInteraction,
 } from "discord.js";
 import { actionByName } from "../core/actions/catalogue.js";
 import { imageInputByLabel, noImageNotice } from "../core/actions/image-inputs.js";
@@ -178,9 +179,16 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
     );
   }
 
-  /** A follow-up's form: the new job's message answers it, privately when the result it follows was private. */
+  /**
+   * A follow-up's form: the new job's message answers it, privately when the result it follows
+   * was private. A settings form (on the private panel) changes the panel it was opened from instead.
+   */
   async function followUpForm(i: ModalSubmitInteraction, control: ControlId): Promise<void> {
-    const conversation = await defer(i, i.message?.flags.has(MessageFlags.Ephemeral) ?? false);
+    const onPanel = actionByName(control.action)?.on === "settings" && i.isFromMessage();
+    if (onPanel) await i.deferUpdate();
+    const conversation = onPanel
+      ? adapter.conversation(i, "update")
+      : await defer(i, i.message?.flags.has(MessageFlags.Ephemeral) ?? false);
     const fields = typedIn(i);
     const attachments = uploadedIn(i);
     later(i, control.action, () =>
@@ -233,6 +241,30 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
         ...(image?.source.jobId && { results: { [image.option]: image.source.jobId } }),
       });
     });
+  }
+
+  /** A select's choice is its control's value; a settings panel's selects are the only ones. */
+  async function selected(i: StringSelectMenuInteraction): Promise<void> {
+    await i.deferUpdate();
+    const conversation = adapter.conversation(i, "update");
+    const decoded = decodeControlId(i.customId);
+    const value = i.values[0];
+    if (!decoded || value === undefined) {
+      later(i, "stale control notice", () =>
+        adapter.post(conversation, staleControlNotice, { ephemeral: true }),
+      );
+      return;
+    }
+    later(i, decoded.action, () =>
+      bot.handleAction({
+        action: decoded.action,
+        jobId: decoded.jobId,
+        value,
+        actor: actorOf(i),
+        message: { platform: "discord", channelId: i.message.channelId, messageId: i.message.id },
+        conversation,
+      }),
+    );
   }
 
   async function control(i: ButtonInteraction): Promise<void> {
@@ -304,6 +336,7 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
         else if (interaction.isAutocomplete()) await autocomplete(interaction);
         else if (interaction.isModalSubmit()) await modal(interaction);
         else if (interaction.isButton()) await control(interaction);
+        else if (interaction.isStringSelectMenu()) await selected(interaction);
       } catch (error) {
         // Mostly a first response that came too late (10062): nothing can reach the user any more.
         logger.warn({ err: error, interactionId: interaction.id }, "interaction not answered");

@@ -1,8 +1,9 @@
 import type { WebClient } from "@slack/web-api";
 import { request } from "undici";
-import { card, isCard } from "../core/cards.js";
+import { type Card, card, isCard } from "../core/cards.js";
 import { MessageGoneError, UndeliverableError } from "../core/errors.js";
 import type {
+  Actor,
   ChatAdapter,
   ConversationRef,
   Message,
@@ -16,6 +17,7 @@ import type { Ledger } from "./ledger.js";
 import { SLACK_LIMITS } from "./limits.js";
 import { lookBack, type Seen } from "./look-back.js";
 import { type Rendered, type RenderOptions, renderMessage } from "./render/card.js";
+import { homeView } from "./render/home.js";
 import { uploadFile } from "./upload.js";
 import type { Workspaces } from "./workspaces.js";
 
@@ -145,6 +147,16 @@ export class SlackAdapter implements ChatAdapter {
     // An ephemeral message cannot carry files: private files go to the person's DM with the bot.
     if (filesOf(message).length > 0) return this.postDirect(target, message);
     return this.once(target, options, () => this.postEphemeral(target, message, options));
+  }
+
+  /** The person's App Home tab, replaced as a whole (views.publish). */
+  async publishHome(person: Pick<Actor, "tenantId" | "userId">, cards: readonly Card[]): Promise<void> {
+    const { client, refused } = await this.clientOf(this.channel(person.tenantId, person.userId));
+    try {
+      await client.views.publish({ user_id: person.userId, view: homeView(cards) });
+    } catch (error) {
+      throw refused(error);
+    }
   }
 
   /** The clicked message, ephemeral ones too, replaced through the click's response_url. */

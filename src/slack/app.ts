@@ -20,7 +20,7 @@ import type { Config } from "../core/config.js";
 import { FairQueue, laneOf } from "../core/fair-queue.js";
 import type { Intake } from "../core/intake.js";
 import type { Logger } from "../core/log.js";
-import type { Attachment, ConversationRef } from "../core/ports.js";
+import type { Attachment, Choice, ConversationRef } from "../core/ports.js";
 import { errorCard } from "../core/render/errors.js";
 import type { Claims, InstallationStore } from "../store/index.js";
 import { Actors } from "./actors.js";
@@ -36,6 +36,7 @@ import { imageOf } from "./message-images.js";
 import { oauthReceiverOptions } from "./oauth.js";
 import { Recent } from "./recent.js";
 import { ACTION_ID, decodeActionId } from "./render/action-id.js";
+import { readSearchBlockId, SEARCH_BLOCK_ID } from "./render/card.js";
 import { FORM_CALLBACK_ID, formView, needsForm, readContext, readForm } from "./render/form.js";
 import { cut } from "./render/mrkdwn.js";
 import { InstalledWorkspaces, singleWorkspace } from "./workspaces.js";
@@ -61,7 +62,7 @@ export type SlackConfig = NonNullable<Config["slack"]>;
 
 export interface SlackAppOptions {
   config: SlackConfig;
-  bot: Pick<Bot, "handleCommand" | "handleAction" | "handleAutocomplete" | "actionForm">;
+  bot: Pick<Bot, "handleCommand" | "handleAction" | "handleAutocomplete" | "actionForm" | "openHome">;
   logger: Logger;
   /** A namespace of the bot's store (`stores.keyv("slack")`): what was posted, across restarts. */
   store: Keyv<unknown>;
@@ -128,6 +129,17 @@ export interface SlackApp {
   adapter: SlackAdapter;
   /** Resolves once every acknowledged command and click has been handed to the core and answered. */
   settled(): Promise<void>;
+}
+
+/** The core's choices as an external select's options, within Slack's limits. */
+function suggestions(choices: readonly Choice[]) {
+  return choices
+    .filter((c) => c.value.length <= SLACK_LIMITS.optionValue)
+    .slice(0, SLACK_LIMITS.selectOptions)
+    .map((c) => ({
+      text: { type: "plain_text" as const, text: cut(c.label, SLACK_LIMITS.optionText) },
+      value: c.value,
+    }));
 }
 
 export function createSlackApp(options: SlackAppOptions): SlackApp {
@@ -232,7 +244,9 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       await ack();
       if (!(await recent.first(`trigger:${body.trigger_id}`))) return;
       const teamId = context.teamId ?? body.team?.id ?? body.user.team_id ?? "";
-      const where = conversation(teamId, form.channelId, body.user.id);
+      const where = conversation(teamId, form.channelId, body.user.id, {
+        ...(form.responseUrl && { responseUrl: form.responseUrl }),
+      });
       await later(teamId, body.user.id, async () => {
         const actor = await actors.of(teamId, body.user.id);
         const asked = await bot.actionForm({ ...followUp, actor, conversation: where });
@@ -246,6 +260,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
           actor,
           conversation: where,
           entry: "form",
+          ...(form.home && { surface: "home" as const }),
         });
       });
       return;
@@ -295,26 +310,39 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
           conversation: conversation(teamId, form.channelId, body.user.id),
         })
       : [];
-    await ack({
-      options: choices
-        .filter((c) => c.value.length <= SLACK_LIMITS.optionValue)
-        .slice(0, SLACK_LIMITS.selectOptions)
-        .map((c) => ({
-          text: { type: "plain_text", text: cut(c.label, SLACK_LIMITS.optionText) },
-          value: c.value,
-        })),
-    });
+    await ack({ options: suggestions(choices) });
+  });
+
+  // A searchable select outside forms (an avatar in the Home tab): its block names what to search.
+  app.options<"block_suggestion">({ block_id: SEARCH_BLOCK_ID }, async ({ ack, body, context }) => {
+    const search = readSearchBlockId(body.block_id);
+    const teamId = context.teamId ?? body.team?.id ?? "";
+    const channelId = body.channel?.id ?? body.user.id;
+    const choices = search
+      ? await bot.handleAutocomplete({
+          ...search,
+          query: body.value,
+          actor: actors.quick(teamId, body.user.id),
+          conversation: conversation(teamId, channelId, body.user.id),
+        })
+      : [];
+    await ack({ options: suggestions(choices) });
   });
 
   app.action<BlockAction>(ACTION_ID, async ({ ack, body, action, client, context }) => {
     await ack();
     if (!(await recent.first(`trigger:${body.trigger_id}`))) return;
     const key = decodeActionId(action.action_id);
-    const channelId = body.channel?.id ?? body.container.channel_id;
+    // A click on the person's App Home tab: no channel, no message; the Home shows the outcome.
+    const home = body.view?.type === "home";
+    const channelId = home ? body.user.id : (body.channel?.id ?? body.container.channel_id);
     const messageId = body.message?.ts ?? body.container.message_ts;
-    if (!key || typeof channelId !== "string" || typeof messageId !== "string") return;
-    const { value } = key;
+    if (!key || typeof channelId !== "string" || (!home && typeof messageId !== "string")) return;
+    // A select's value is the option chosen; a button's is in its action_id.
+    const value =
+      "selected_option" in action && action.selected_option ? action.selected_option.value : key.value;
     const teamId = context.teamId ?? body.team?.id ?? body.user.team_id ?? "";
+    const onPanel = actionByName(key.action)?.on === "settings";
     // A follow-up opens its form first, while the click's trigger_id is alive: a store read away,
     // and at most 1.5 s more for a form that shows an entry of the account's lists (a voice).
     if (actionByName(key.action)?.form) {
@@ -322,13 +350,18 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       const followUp = { action: key.action, jobId: key.jobId, ...(value !== undefined && { value }) };
       const form = await bot.actionForm({ ...followUp, actor, conversation: { channelId } });
       if (form) {
+        const shownIn = home
+          ? { home: true as const }
+          : onPanel && body.response_url
+            ? { responseUrl: body.response_url }
+            : {};
         await openForm(
           client,
           body.trigger_id,
           formView(
             form.form,
             form.initial,
-            { command: form.form.name, channelId, followUp },
+            { command: form.form.name, channelId, followUp, ...shownIn },
             form.title,
             form.choices,
           ),
@@ -337,14 +370,24 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
         return;
       }
     }
+    const where = home
+      ? { surface: "home" as const, conversation: conversation(teamId, channelId, body.user.id) }
+      : {
+          message: {
+            platform: "slack" as const,
+            channelId,
+            messageId: String(messageId),
+            data: { team: teamId },
+          },
+          conversation: conversation(teamId, channelId, body.user.id, { responseUrl: body.response_url }),
+        };
     await later(teamId, body.user.id, async () =>
       bot.handleAction({
         action: key.action,
         jobId: key.jobId,
         ...(value !== undefined && { value }),
         actor: await actors.of(teamId, body.user.id),
-        message: { platform: "slack", channelId, messageId, data: { team: teamId } },
-        conversation: conversation(teamId, channelId, body.user.id, { responseUrl: body.response_url }),
+        ...where,
       }),
     );
   });
@@ -373,6 +416,13 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       },
     );
   }
+
+  // The Home tab shows the person's settings panel, kept current while their jobs run.
+  app.event("app_home_opened", async ({ event, body, context }) => {
+    if (event.tab !== "home" || !(await recent.first(`event:${body.event_id}`))) return;
+    const teamId = context.teamId ?? body.team_id;
+    await later(teamId, event.user, async () => bot.openHome(await actors.of(teamId, event.user)));
+  });
 
   // Mentioning the bot shows the help, in the thread of the mention.
   app.event("app_mention", async ({ event, body, context }) => {

@@ -249,7 +249,7 @@ describe("thumbnails", () => {
 });
 
 describe("the catalogue", () => {
-  it("has been used whole (design, setup, budget and preset in their own files)", () => {
+  it("has been used whole (design, setup, budget, preset and settings in their own files)", () => {
     const rest = COMMANDS.map((c) => c.name).filter((n) => !used.has(n));
     expect(rest.sort()).toEqual([
       "budget",
@@ -259,6 +259,7 @@ describe("the catalogue", () => {
       "preset.publish",
       "preset.rename",
       "preset.save",
+      "settings",
       "setup",
     ]);
   });

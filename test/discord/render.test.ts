@@ -299,3 +299,34 @@ describe("forms as modals", () => {
     expect(() => formModal("x", "t", [])).toThrow(RangeError);
   });
 });
+
+describe("selects", () => {
+  it("take a row each, each option saying what it sets, the chosen one default", () => {
+    const selects = ["aspect_ratio", "style", "resolution", "duration", "delivery"].map((jobId) => ({
+      action: "my_default",
+      jobId,
+      label: jobId,
+      placeholder: `${jobId}: not set`,
+      options: [
+        { label: "a", value: "a" },
+        { label: "b", value: "b" },
+      ],
+      selected: "b",
+    }));
+    const { body } = renderMessage(card("Defaults", "info", { selects }));
+    expectValid(body);
+    // Five rows at most: the fifth select is left out rather than the message refused.
+    expect(body.components).toHaveLength(DISCORD_LIMITS.actionRows);
+    const first = body.components[0]!.components[0] as {
+      type: number;
+      custom_id: string;
+      options: unknown[];
+    };
+    expect(first.type).toBe(3);
+    expect(decodeControlId(first.custom_id)).toEqual({ action: "my_default", jobId: "aspect_ratio" });
+    expect(first.options).toEqual([
+      { label: "aspect_ratio: a", value: "a" },
+      { label: "aspect_ratio: b", value: "b", default: true },
+    ]);
+  });
+});

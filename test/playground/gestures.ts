@@ -8,6 +8,7 @@ import type { APIModalInteractionResponseCallbackData } from "discord-api-types/
 import type { FakeFile } from "../fakes/discord/index.js";
 import type { InputValue } from "../fakes/slack/index.js";
 import { parseLine } from "./discord-line.js";
+import { HOME } from "./render/slack.js";
 import type { PlaygroundWorld } from "./world.js";
 
 /** Discord's client gives up on suggestions after about three seconds. */
@@ -102,6 +103,14 @@ export function createGestures(world: PlaygroundWorld) {
       await slack.slashCommand(world.slackEventsUrl, { text: match[2]!.trim(), user });
     },
     async "slack/action"(body) {
+      if (body.message === HOME) {
+        await slack.homeAction(world.slackEventsUrl, {
+          user: actor(body, slackUsers),
+          actionId: String(body.action),
+          ...(typeof body.value === "string" && { value: body.value }),
+        });
+        return;
+      }
       await slack.blockAction(world.slackEventsUrl, {
         user: actor(body, slackUsers),
         actionId: String(body.action),
@@ -109,6 +118,10 @@ export function createGestures(world: PlaygroundWorld) {
         ...(typeof body.value === "string" && { value: body.value }),
         ...(typeof body.block === "string" && { blockId: body.block }),
       });
+    },
+    /** The person opens the app's Home tab: Slack tells the app (app_home_opened). */
+    async "slack/home"(body) {
+      await slack.openHome(world.slackEventsUrl, actor(body, slackUsers));
     },
     async "slack/view"(body) {
       const user = actor(body, slackUsers);

@@ -2,7 +2,7 @@
  * The playground in a real headless browser (Debian's Chromium through playwright-core, never a
  * downloaded one): a person's gestures on the page go through the real discord.js client and Bolt
  * app over the fakes, and what they answer shows up as pictures. PLAYGROUND_SCREENSHOT=1 also
- * writes docs/playground.png and docs/spending.png.
+ * writes docs/playground.png, docs/spending.png, docs/settings-discord.png and docs/home-slack.png.
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -19,6 +19,8 @@ const CHROMIUM = "/usr/bin/chromium";
 const fox = solidPng([200, 40, 40]);
 const SCREENSHOT = fileURLToPath(new URL("../../docs/playground.png", import.meta.url));
 const SPENDING_SCREENSHOT = fileURLToPath(new URL("../../docs/spending.png", import.meta.url));
+const SETTINGS_SCREENSHOT = fileURLToPath(new URL("../../docs/settings-discord.png", import.meta.url));
+const HOME_SCREENSHOT = fileURLToPath(new URL("../../docs/home-slack.png", import.meta.url));
 
 let world: PlaygroundWorld;
 let server: PlaygroundServer;
@@ -335,5 +337,57 @@ describe("team spending in the playground", () => {
       await page.screenshot({ path: SPENDING_SCREENSHOT });
       await page.setViewportSize({ width: 1400, height: 860 });
     }
+  });
+});
+
+describe("settings and the Home tab in the playground", () => {
+  it("shows Slack's Home tab with the person's jobs and defaults, and changes a default there", async () => {
+    await actAs("slack", "Requester Person");
+    await page.locator('#slack [data-tab="home"]').click();
+    const home = slack().locator('[data-role="home"]');
+    await text(home).toContain("Your jobs");
+    expect(await home.innerText()).toContain("Image: a blue whale");
+    await home.locator('select[data-act="slack-select"]').first().selectOption({ label: "9:16" });
+    await text(home).toContain("Your default aspect ratio set to 9:16.");
+    const person = {
+      platform: "slack" as const,
+      tenantId: world.slack.teamId,
+      userId: world.slack.users.requester.id,
+    };
+    expect((await world.stores.preferences.get(person)).defaults).toMatchObject({ aspect_ratio: "9:16" });
+  });
+
+  it("changes a default in Discord's /settings panel, which shows it at once", async () => {
+    await actAs("discord", "Requester");
+    await send("discord", "/settings");
+    const panel = discord().locator(".message", { hasText: "Your defaults: shape and style" }).last();
+    await text(panel.locator(".ephemeral")).toContain("Only you can see this");
+    const aspect = panel.locator('select[data-act="discord-select"]').first();
+    await aspect.selectOption({ label: "Aspect ratio: 16:9" });
+    await text(panel).toContain("Your default aspect ratio set to 16:9.");
+    await expect
+      .poll(() => panel.locator('select[data-act="discord-select"]').first().inputValue())
+      .toBe("16:9");
+    const person = {
+      platform: "discord" as const,
+      tenantId: world.discord.guild.id,
+      userId: world.discord.users.requester.id,
+    };
+    expect((await world.stores.preferences.get(person)).defaults).toMatchObject({ aspect_ratio: "16:9" });
+    world.discord.assertNoValidationErrors();
+
+    if (process.env.PLAYGROUND_SCREENSHOT === "1") {
+      await page.setViewportSize({ width: 1400, height: 1000 });
+      await panel.evaluate((element) => element.scrollIntoView({ block: "end" }));
+      await discord().screenshot({ path: SETTINGS_SCREENSHOT });
+      await slack()
+        .locator('[data-role="home"]')
+        .evaluate((element) => {
+          element.scrollTop = 0;
+        });
+      await slack().screenshot({ path: HOME_SCREENSHOT });
+      await page.setViewportSize({ width: 1400, height: 860 });
+    }
+    await page.locator('#slack [data-tab="messages"]').click();
   });
 });

@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { commandMenu } from "./discord-line.js";
 import { type Body, createGestures, HttpError } from "./gestures.js";
 import { discordChannel, discordModal } from "./render/discord.js";
-import { slackChannel, slackDirect, slackModal } from "./render/slack.js";
+import { slackChannel, slackDirect, slackHome, slackModal } from "./render/slack.js";
 import { slackMenu } from "./slack-line.js";
 import type { PlaygroundWorld } from "./world.js";
 
@@ -104,6 +104,7 @@ export async function startServer(world: PlaygroundWorld, port = 0): Promise<Pla
           "media-bot",
         ),
         direct: slackDirect(dm, slackNames, "media-bot", as.slack),
+        home: slackHome(slack.home(as.slack), slackNames),
         /** Top-level messages in the DM, for the page's count of new ones. */
         directCount: dm.filter((m) => m.thread_ts === undefined || m.thread_ts === m.ts).length,
         modal: openSlackView(as.slack),

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import { startDiscord } from "../../src/discord/index.js";
 import { startSlack } from "../../src/slack/index.js";
+import type { Stores } from "../../src/store/index.js";
 import { openBotCore } from "../bot-core.js";
 import { type FakeDiscord, startFakeDiscord } from "../fakes/discord/index.js";
 import { type Emulator, startEmulator } from "../fakes/media-api/index.js";
@@ -21,6 +22,8 @@ export interface PlaygroundWorld {
   slack: FakeSlack;
   /** Where the fake Slack sends the Bolt app its signed requests. */
   slackEventsUrl: string;
+  /** The bot's stores, for tests that check what a gesture saved. */
+  stores: Stores;
   close(): Promise<void>;
 }
 
@@ -69,6 +72,7 @@ export async function startWorld(options: {
     discord,
     slack,
     slackEventsUrl: slackBot.eventsUrl,
+    stores,
     async close() {
       await discordBot.stop();
       await slackBot.stop();

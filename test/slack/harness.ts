@@ -117,6 +117,8 @@ export class SlackWorld {
       stores,
       engine: { policy: scaledPolicy(0.005), ...(http && { intake: http.intake }) },
       logger: silent,
+      // Homes follow their jobs within a fraction of a second, as the scaled jobs run.
+      homes: { gapMs: 300, settleMs: 50 },
     });
     const config: SlackConfig = {
       ...(options.oauth

@@ -17,11 +17,14 @@ describe("slack-manifest.json", () => {
     ]);
     for (const url of urls) expect(url).toMatch(/^https:\/\/[^/]+\/slack\/events$/);
     expect(manifest.settings.event_subscriptions.bot_events).toEqual([
+      "app_home_opened",
       "app_mention",
       "app_uninstalled",
       "tokens_revoked",
     ]);
     expect(manifest.features.slash_commands[0].should_escape).toBe(false);
+    // The Home tab shows each person's settings panel (views.publish needs no scope).
+    expect(manifest.features.app_home.home_tab_enabled).toBe(true);
   });
 
   it("asks for the scopes of every Web API method the adapter calls, and no more", () => {

@@ -5,7 +5,7 @@ import { type Card, card } from "../../src/core/cards.js";
 import { listCard, PAGE_SIZE, readPageValue, SEARCH_BYTES } from "../../src/core/render/lists.js";
 import { SLACK_LIMITS } from "../../src/slack/limits.js";
 import { decodeActionId, encodeActionId } from "../../src/slack/render/action-id.js";
-import { renderMessage } from "../../src/slack/render/card.js";
+import { readSearchBlockId, renderMessage } from "../../src/slack/render/card.js";
 import { cut, escapeText, link } from "../../src/slack/render/mrkdwn.js";
 import { messageBlockErrors } from "../fakes/slack/blocks.js";
 
@@ -262,5 +262,42 @@ describe("how a result was made", () => {
     const [context] = blocks.filter((b) => b.type === "context") as { elements: { text: string }[] }[];
     expect(context?.elements).toHaveLength(SLACK_LIMITS.contextElements);
     for (const e of context!.elements) expect(e.text.length).toBeLessThanOrEqual(SLACK_LIMITS.contextText);
+  });
+});
+
+describe("selects", () => {
+  const select = {
+    action: "my_default",
+    jobId: "aspect_ratio",
+    label: "Aspect ratio",
+    placeholder: "Aspect ratio: 1:1, the server's",
+    options: [
+      { label: "16:9", value: "16:9" },
+      { label: "Clear", value: "-" },
+    ],
+  };
+
+  it("is a section with its label and the list beside it, the chosen entry shown, before the buttons", () => {
+    const { blocks } = render(card("Defaults", "info", { selects: [{ ...select, selected: "16:9" }] }));
+    expect(blocks[1]).toMatchObject({
+      type: "section",
+      text: { text: "*Aspect ratio*" },
+      accessory: {
+        type: "static_select",
+        action_id: encodeActionId({ action: "my_default", jobId: "aspect_ratio" }),
+        initial_option: { value: "16:9" },
+      },
+    });
+  });
+
+  it("searches a long list as it is typed, its block naming the command and option to ask", () => {
+    const search = { command: "settings", option: "avatar" };
+    const { blocks } = render(
+      card("Defaults", "info", { selects: [{ ...select, jobId: "avatar", search }] }),
+    );
+    const section = blocks[1] as { block_id: string; accessory: { type: string; options?: unknown } };
+    expect(section.accessory.type).toBe("external_select");
+    expect(section.accessory.options).toBeUndefined();
+    expect(readSearchBlockId(section.block_id)).toEqual(search);
   });
 });

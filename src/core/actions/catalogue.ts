@@ -15,6 +15,7 @@ import {
 } from "./follow-ups.js";
 import { page, show } from "./lists.js";
 import { savePreset } from "./save-preset.js";
+import { deletePreset, myDefault, negativePrompt, panel, serverDefault } from "./settings.js";
 
 /** Every control a job's message may carry; the adapters route clicks and forms by these names. */
 export const ACTIONS = [
@@ -31,6 +32,11 @@ export const ACTIONS = [
   savePreset,
   page,
   show,
+  panel,
+  myDefault,
+  serverDefault,
+  negativePrompt,
+  deletePreset,
 ] as const satisfies readonly AnyAction[];
 
 export type ActionName = (typeof ACTIONS)[number]["name"];
@@ -57,7 +63,7 @@ export function actionButton(
 /** The buttons under a finished job: every action with a button that applies to it, in catalogue order. */
 export function controlsFor(job: JobRecord): CardAction[] {
   return ACTIONS.flatMap((def: AnyAction) => {
-    if (def.on === "list") return [];
+    if (def.on === "list" || def.on === "settings") return [];
     const button = def.button;
     if (!button || !def.appliesTo(job)) return [];
     const values = button.values?.(job) ?? [{ label: button.label, value: undefined }];

@@ -1,15 +1,18 @@
 import type { z } from "zod";
 import type { JobRecord } from "../../store/jobs.js";
-import type { PreferenceStore } from "../../store/preferences.js";
+import type { PersonPreferences, PersonRef, PreferenceStore } from "../../store/preferences.js";
+import type { TenantSettings, TenantStore } from "../../store/tenants.js";
 import type { MediaApi } from "../api/client.js";
 import type { ButtonStyle } from "../cards.js";
 import type { CatalogCache, PickItem, PickSource } from "../catalog-cache.js";
 import type { AnyCommand, CommandContext, FormDef, StartedJob } from "../commands/define.js";
+import { ActionError } from "../commands/errors.js";
 import type { JobEngine } from "../jobs/engine.js";
 import type { Logger } from "../log.js";
 import type { ActionEvent, Attachment, ChatAdapter } from "../ports.js";
 import type { ListName } from "../render/lists.js";
 import type { Filled } from "../render/recipe.js";
+import type { PanelSection } from "../render/settings.js";
 import type { TenantRef } from "../tenancy.js";
 
 /**
@@ -123,12 +126,60 @@ export interface ListActionDef<N extends string = string, V = unknown> {
   run(ctx: ListActionContext<V>): Promise<void>;
 }
 
+export interface SettingsActionContext<V> {
+  event: ActionEvent;
+  /** Whose settings: the clicker's own. */
+  person: PersonRef;
+  /** The tenant's settings, as the gesture was admitted with. */
+  settings: TenantSettings;
+  /** The clicker is an admin of the tenant (may change the server's defaults). */
+  admin: boolean;
+  /** What the control acts on: a setting's name, or "mine" / "settings". */
+  target: string;
+  value: V;
+  /** The form's fields, checked against its options (empty for controls without a form). */
+  fields: Record<string, unknown>;
+  preferences: Pick<PreferenceStore, "update">;
+  tenants: Pick<TenantStore, "update">;
+}
+
+/**
+ * A control of the settings panel (in a message, or a platform's home). No job is behind it: it
+ * changes the clicker's own settings (admins: the server's), and the panel is shown again at the
+ * section `run` names, with what it says on top.
+ */
+export interface SettingsActionDef<N extends string = string, V = unknown> {
+  name: N;
+  on: "settings";
+  value?: z.ZodType<V>;
+  /** A form asked first (a negative prompt is typed), pre-filled from the person's settings. */
+  form?: {
+    title: string;
+    of(): FormDef;
+    initial?(current: PersonPreferences): Record<string, string>;
+  };
+  run(ctx: SettingsActionContext<V>): Promise<{ section: PanelSection; notice?: string }>;
+}
+
 // biome-ignore lint/suspicious/noExplicitAny: the catalogue holds actions of every value type
-export type AnyAction = ActionDef<string, any> | ListActionDef<string, any>;
+export type AnyAction = ActionDef<string, any> | ListActionDef<string, any> | SettingsActionDef<string, any>;
+
+/** The value a control carried, checked against its action's (old messages carry old values). */
+export function checkedValue(def: Pick<AnyAction, "value">, event: Pick<ActionEvent, "value">): unknown {
+  if (!def.value) return undefined;
+  const parsed = def.value.safeParse(event.value);
+  if (!parsed.success) {
+    throw new ActionError("action.invalid", parsed.error.issues[0]?.message ?? "That control is not valid.");
+  }
+  return parsed.data;
+}
 
 /** Keeps an action's value type tied to its `run`, and its name a literal the builder can check. */
 export function defineAction<const N extends string, V = undefined>(def: ActionDef<N, V>): ActionDef<N, V>;
 export function defineAction<const N extends string, V>(def: ListActionDef<N, V>): ListActionDef<N, V>;
+export function defineAction<const N extends string, V>(
+  def: SettingsActionDef<N, V>,
+): SettingsActionDef<N, V>;
 export function defineAction(def: AnyAction): AnyAction {
   return def;
 }

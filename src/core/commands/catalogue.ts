@@ -17,6 +17,7 @@ import { mockupAsset, mockupAssetEdit, mockupGenerate, mockupVideo } from "./moc
 import { withPersonalOptions } from "./personal.js";
 import { photoAvatarDesign, photoAvatarSelfie } from "./photo-avatar.js";
 import { presetDelete, presetList, presetPublish, presetRename, presetSave } from "./preset.js";
+import { settings } from "./settings.js";
 import { setup } from "./setup.js";
 import { thumbnailGenerate } from "./thumbnail.js";
 import { usage } from "./usage.js";
@@ -58,6 +59,7 @@ export const COMMANDS: readonly AnyCommand[] = [
   jobs,
   setup,
   budget,
+  settings,
   help,
 ].map(withPersonalOptions);
 

@@ -7,9 +7,11 @@ import type { MediaApi, MediaClient } from "../api/client.js";
 import type { JobKind, NormalizedStatus } from "../api/job-status.js";
 import type { FilePart } from "../api/multipart.js";
 import type { Usage } from "../api/schemas.js";
+import type { Card } from "../cards.js";
 import type { PickItem, PickSource } from "../catalog-cache.js";
 import type { Actor, Attachment, ConversationRef, Json, Message } from "../ports.js";
 import type { Filled } from "../render/recipe.js";
+import type { PanelSection } from "../render/settings.js";
 import type { BudgetView, SpendReport, SpendRow } from "../spend/model.js";
 
 export type { PickSource } from "../catalog-cache.js";
@@ -72,6 +74,12 @@ export interface BotServices {
   /** The default API key (MEDIA_API_KEY) is set and serves this tenant (MEDIA_API_KEY_TENANTS). */
   hasFallbackKey: boolean;
   spend: SpendServices;
+  /** The settings panel of `actor` at `section` (default: their defaults), `notice` on top. */
+  panel(
+    actor: Actor,
+    conversation: ConversationRef,
+    show?: { section?: PanelSection; notice?: string },
+  ): Promise<Card>;
 }
 
 /** This period's spending and budgets of the actor's server or workspace. */

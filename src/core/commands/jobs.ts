@@ -3,27 +3,18 @@ import type { JobRecord } from "../../store/jobs.js";
 import type { JobState } from "../api/job-status.js";
 import { card, type Line } from "../cards.js";
 import { UndeliverableError } from "../errors.js";
-import { viewOf } from "../render/job.js";
+import { STATE_WORDS, viewOf } from "../render/job.js";
 import { listActions, listCard, pageOf } from "../render/lists.js";
 import { isAdmin } from "../tenancy.js";
 import { defineCommand } from "./define.js";
 import { AccessError } from "./errors.js";
 import { flag, page } from "./options.js";
 
-const STATE_WORDS: Record<JobState, string> = {
-  queued: "Queued",
-  working: "Working",
-  retrying: "Retrying at the service",
-  needs_choice: "Waiting for your choice",
-  done: "Done",
-  failed: "Failed",
-};
-
 /** The jobs the store keeps per person, newest first. */
 const KEPT = 100;
 /** The jobs `--all` reads, of everyone in the server or workspace. */
 const KEPT_ALL = 200;
-const RUNNING: ReadonlySet<JobState> = new Set(["queued", "working", "retrying", "needs_choice"]);
+export const RUNNING: ReadonlySet<JobState> = new Set(["queued", "working", "retrying", "needs_choice"]);
 
 const unposted = (job: JobRecord) => job.error?.code === UndeliverableError.code;
 

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { JobRecord } from "../../store/jobs.js";
 import { actionByName } from "../actions/catalogue.js";
-import { type ActionContext, type AnyAction, type ListActionDef, OLD_CONTROL } from "../actions/define.js";
+import { type ActionContext, checkedValue, type ListActionDef, OLD_CONTROL } from "../actions/define.js";
 import type { MediaApi } from "../api/client.js";
 import { MAX_CHOICES, type PickItem, type PickSource } from "../catalog-cache.js";
 import { commandByName } from "../commands/catalogue.js";
@@ -12,13 +12,14 @@ import { checkFiles, parseFilled } from "../commands/validate.js";
 import type { ActionEvent, ChatAdapter, Choice, ConversationRef } from "../ports.js";
 import { isListName } from "../render/lists.js";
 import { clip } from "../render/text.js";
-import { isAdmin, tenantKey, tenantOf } from "../tenancy.js";
+import { isAdmin, personOf, tenantKey, tenantOf } from "../tenancy.js";
 import { admit, jobOf } from "./admit.js";
-import { commandContext } from "./command.js";
+import { botServices, commandContext } from "./command.js";
 import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
 import { keepingFilled, layersFor, withUnaskedSettings } from "./preferences.js";
 import { actorOnJob, checkFollowUp, privately, privateOrigin } from "./privacy.js";
+import { settingsAction } from "./settings.js";
 import { launch, startWithinLimit } from "./start.js";
 
 /**
@@ -62,7 +63,14 @@ function choicesOf(items: readonly PickItem[], first: string | undefined): Choic
  * changes nothing, so it is not checked: its submission is, like a command's form.
  */
 export async function actionForm(core: Core, asked: FormRequest): Promise<ActionForm | undefined> {
-  const form = actionByName(asked.action)?.form;
+  const action = actionByName(asked.action);
+  if (action?.on === "settings") {
+    if (!action.form) return undefined;
+    const current = await core.preferences.get(personOf(asked.actor));
+    const initial = action.form.initial?.(current) ?? {};
+    return { title: action.form.title, form: action.form.of(), initial, choices: {} };
+  }
+  const form = action?.form;
   const request = form ? { ...asked, actor: await actorOnJob(core, asked.actor, asked.jobId) } : asked;
   const job = form && (await jobOf(core, request.jobId, request.actor));
   if (!form || !job) return undefined;
@@ -116,15 +124,6 @@ async function claimOrRefuse(core: Core, key: string, ttlMs: number, refusal: st
   }
 }
 
-function checkedValue(def: AnyAction, event: ActionEvent): unknown {
-  if (!def.value) return undefined;
-  const parsed = def.value.safeParse(event.value);
-  if (!parsed.success) {
-    throw new ActionError("action.invalid", parsed.error.issues[0]?.message ?? "That control is not valid.");
-  }
-  return parsed.data;
-}
-
 /**
  * A control of a list (a page, Show): admitted like the list's own command, then run with that
  * command's context for the clicker. `event.jobId` holds the list's name.
@@ -153,6 +152,10 @@ export async function handleAction(core: Core, gesture: ActionEvent): Promise<vo
   try {
     const def = actionByName(event.action);
     if (def?.on === "list") return await listAction(core, def, event);
+    if (def?.on === "settings") {
+      return await settingsAction(core, botServices(core, tenantOf(event.actor)), def, event);
+    }
+    if (event.surface === "home") return await handleAction(core, await inResultChannel(core, event));
     event = { ...event, actor: await actorOnJob(core, event.actor, event.jobId) };
     const job = await jobOf(core, event.jobId, event.actor);
     // A private job's controls are in its person's private place (a DM): what they may do there
@@ -163,12 +166,7 @@ export async function handleAction(core: Core, gesture: ActionEvent): Promise<vo
       actor: event.actor,
       conversation: from ? { channelId: from } : event.conversation,
     });
-    if (!job) {
-      throw new ActionError(
-        "action.unknown_job",
-        "The bot no longer knows this job (finished jobs are kept for 30 days). Run the command again.",
-      );
-    }
+    if (!job) throw unknownJob();
     if (!def) throw new ActionError("action.invalid", OLD_CONTROL);
     if (
       def.who === "requester" &&
@@ -219,6 +217,24 @@ export async function handleAction(core: Core, gesture: ActionEvent): Promise<vo
       .post(event.conversation, card, { ephemeral: true })
       .catch((cause: unknown) => core.logger.error({ err: cause, action: event.action }, "could not answer"));
   }
+}
+
+const unknownJob = () =>
+  new ActionError(
+    "action.unknown_job",
+    "The bot no longer knows this job (finished jobs are kept for 30 days). Run the command again.",
+  );
+
+/**
+ * A result's control clicked on the person's home, which is in no channel: it acts where the
+ * result is, admitted there like a click on the result's own message, and its new job is posted
+ * there.
+ */
+async function inResultChannel(core: Core, event: ActionEvent): Promise<ActionEvent> {
+  const job = await jobOf(core, event.jobId, event.actor);
+  if (!job) throw unknownJob();
+  const { surface: _home, message: _none, ...rest } = event;
+  return { ...rest, conversation: job.conversation as unknown as ConversationRef };
 }
 
 /** Starts `command`'s job as the clicker, within their job limit, and posts its message. */

@@ -16,6 +16,7 @@ import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
 import { keepingFilled, layersFor } from "./preferences.js";
 import { privacyOf, privately } from "./privacy.js";
+import { settingsPanel } from "./settings.js";
 import { spendServices } from "./spend.js";
 import { launch, startWithinLimit } from "./start.js";
 
@@ -49,8 +50,9 @@ async function checkPicks(
   }
 }
 
-function services(core: Core, tenant: TenantRef): BotServices {
-  return {
+/** What commands (and the settings panel's controls) use besides their options. */
+export function botServices(core: Core, tenant: TenantRef): BotServices {
+  const services: BotServices = {
     client: core.client,
     tenants: core.tenancy,
     preferences: core.preferences,
@@ -67,7 +69,9 @@ function services(core: Core, tenant: TenantRef): BotServices {
     describe: describeOptions,
     hasFallbackKey: core.tenancy.servesSharedKey(tenant),
     spend: spendServices(core),
+    panel: (actor, conversation, show) => settingsPanel(core, services, actor, conversation, show),
   };
+  return services;
 }
 
 /** What a command is given to run with: its raw options and files, who and where. */
@@ -109,7 +113,7 @@ export async function commandContext<O extends Record<string, unknown>>(
     open: (option) => openAll(attachments[option] ?? []),
     lookup: (source, id) => core.cache.find(tenantKey(tenant), source, api, id),
     uploadLimit: core.adapter(actor.platform).uploadLimit(conversation),
-    services: services(core, tenant),
+    services: botServices(core, tenant),
   };
 }
 

@@ -34,6 +34,8 @@ export interface HookDeps {
   /** Keeps the ids a result names for its tenant (before the result is read through the shared key). */
   remember(tenant: TenantRef, ids: readonly string[]): Promise<void>;
   logger: Logger;
+  /** A job moved on (progress, a choice, its outcome): its requester's home follows. */
+  changed?(job: JobRecord): void;
 }
 
 /** How a delivered card carried its result: the file itself, a link to it, or words only. */
@@ -62,11 +64,13 @@ export function createHooks(deps: HookDeps): JobHooks<JobRecord> {
       if (status.state === "needs_choice" && job.state !== "needs_choice") {
         jobTransitionsTotal.inc({ kind: job.kind, state: "needs_choice" });
       }
+      deps.changed?.(job);
     },
     async deliver(job, status) {
       try {
         const delivered = await hooks.deliver(job, status);
         jobTransitionsTotal.inc({ kind: job.kind, state: status.state });
+        deps.changed?.(job);
         return delivered;
       } catch (error) {
         deliveriesTotal.inc({ kind: job.kind, outcome: "failed" });

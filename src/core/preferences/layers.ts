@@ -22,7 +22,13 @@ export const SETTINGS = [
   "delivery",
 ] as const;
 
+export type Setting = (typeof SETTINGS)[number];
+
 const IS_SETTING: ReadonlySet<string> = new Set(SETTINGS);
+
+export function isSetting(name: string): name is Setting {
+  return IS_SETTING.has(name);
+}
 
 export interface Layer {
   origin: Origin;

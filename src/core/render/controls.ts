@@ -1,11 +1,20 @@
-import type { ButtonStyle, CardAction } from "../cards.js";
+import type { ButtonStyle, CardAction, CardSelect } from "../cards.js";
 
 /**
  * The controls that renderers place on their own cards: the variants' Keep buttons, a list's
  * pages and Show. Every other button comes from the action catalogue (actions/catalogue.ts
  * controlsFor), whose test checks that each of these names one of its actions.
  */
-export type PlacedAction = "confirm" | "confirm_both" | "page" | "show";
+export type PlacedAction =
+  | "confirm"
+  | "confirm_both"
+  | "page"
+  | "show"
+  | "panel"
+  | "my_default"
+  | "server_default"
+  | "delete_preset"
+  | "negative_prompt";
 
 export interface ButtonOptions {
   style?: ButtonStyle | undefined;
@@ -41,4 +50,13 @@ export function buttonOf(
     style: options.style ?? "secondary",
     ...(options.value !== undefined && { value: options.value }),
   };
+}
+
+/** A select for action `name` on `jobId` (a setting's name): the option chosen is its value. */
+export function controlSelect(
+  name: PlacedAction,
+  jobId: string,
+  select: Omit<CardSelect, "action" | "jobId">,
+): CardSelect {
+  return { action: name, jobId, ...select };
 }

@@ -1,5 +1,5 @@
 import type { JobRecord } from "../../store/jobs.js";
-import type { NormalizedStatus } from "../api/job-status.js";
+import type { JobState, NormalizedStatus } from "../api/job-status.js";
 import { type Card, type CardAction, type CardMedia, card } from "../cards.js";
 import { controlButton } from "./controls.js";
 import { duration, megabytes, plural } from "./text.js";
@@ -26,6 +26,16 @@ export function viewOf(job: Pick<JobRecord, "id" | "inputs">): JobView {
     ...(typeof inputs?.note === "string" && { note: inputs.note }),
   };
 }
+
+/** Where a job stands, in the words of the lists that show it (jobs, the settings panel). */
+export const STATE_WORDS: Record<JobState, string> = {
+  queued: "Queued",
+  working: "Working",
+  retrying: "Retrying at the service",
+  needs_choice: "Waiting for your choice",
+  done: "Done",
+  failed: "Failed",
+};
 
 /** Before the engine has a record there is no id to show yet. */
 const footer = (view: JobView) =>

@@ -87,7 +87,7 @@ export function renderMessage(message: Message, options: { mentionUserId?: strin
     body: {
       content: mention.trim(),
       embeds: cardEmbeds(message, images),
-      components: actionRows(message.actions),
+      components: actionRows(message.actions, message.selects),
       allowed_mentions,
       attachments,
     },

@@ -1,8 +1,9 @@
-import type { Button, ContextBlock, KnownBlock, SectionBlock } from "@slack/types";
+import type { Button, ContextBlock, KnownBlock, PlainTextOption, SectionBlock } from "@slack/types";
 import {
   type Card,
   type CardAction,
   type CardMedia,
+  type CardSelect,
   isCard,
   progressBar,
   type Tone,
@@ -178,6 +179,45 @@ function control(action: CardAction): Button {
   };
 }
 
+/** Where a searchable select's suggestions come from: the block_suggestion carries its block_id. */
+const SEARCH_BLOCK = "search";
+export const SEARCH_BLOCK_ID = /^search:/;
+
+export function searchBlockId(search: NonNullable<CardSelect["search"]>): string {
+  return [SEARCH_BLOCK, search.command, search.option].map(encodeURIComponent).join(":");
+}
+
+/** The command and option a searchable select's block asks suggestions of. */
+export function readSearchBlockId(blockId: string): CardSelect["search"] {
+  const [kind, command, option, ...rest] = blockId.split(":");
+  if (kind !== SEARCH_BLOCK || !command || !option || rest.length > 0) return undefined;
+  return { command: decodeURIComponent(command), option: decodeURIComponent(option) };
+}
+
+/**
+ * A select beside its label: a section whose accessory is the list, the chosen entry shown. A
+ * searchable one is an external select: Slack asks the app for entries as the person types.
+ */
+function selectBlock(select: CardSelect): SectionBlock {
+  const options: PlainTextOption[] = select.options
+    .slice(0, L.selectOptions)
+    .map((o) => ({ text: plain(o.label, L.optionText), value: o.value.slice(0, L.optionValue) }));
+  const initial = options.find((o) => o.value === select.selected);
+  const common = {
+    action_id: encodeActionId({ action: select.action, jobId: select.jobId }),
+    placeholder: plain(select.placeholder, L.placeholder),
+    ...(initial && { initial_option: initial }),
+  };
+  return {
+    type: "section",
+    text: { type: "mrkdwn", text: `*${escapeText(select.label)}*` },
+    ...(select.search && { block_id: searchBlockId(select.search) }),
+    accessory: select.search
+      ? { type: "external_select", min_query_length: 0, ...common }
+      : { type: "static_select", options, ...common },
+  };
+}
+
 function actionBlocks(actions: readonly CardAction[]): KnownBlock[] {
   const elements = actions.map(control);
   const blocks: KnownBlock[] = [];
@@ -221,6 +261,7 @@ function renderCard(card: Card, options: RenderOptions): Rendered {
     ...(links.length > 0 ? [section(cut(links.join("  ·  "), L.sectionText))] : []),
   ];
   const tail: KnownBlock[] = [
+    ...(card.selects ?? []).map(selectBlock),
     ...actionBlocks(card.actions),
     ...(card.footer ? [context(escapeText(card.footer))] : []),
   ];

@@ -28,6 +28,10 @@ export interface FormContext {
   followUp?: { action: string; jobId: string; value?: string };
   /** A message shortcut's: the image of the message (a Slack file) for the command's file option `option`. */
   image?: { option: string; fileId: string; jobId?: string };
+  /** A settings form opened from the person's App Home: the Home shows the change. */
+  home?: true;
+  /** A settings form opened from a private panel: the click's response_url, which shows the change there. */
+  responseUrl?: string;
 }
 
 /** Slack's file_input takes file extensions, not MIME types. */
@@ -205,7 +209,7 @@ export function readContext(privateMetadata: string): FormContext | undefined {
   try {
     const value: unknown = JSON.parse(privateMetadata);
     if (typeof value !== "object" || value === null) return undefined;
-    const { command, channelId, followUp, image } = value as Record<string, unknown>;
+    const { command, channelId, followUp, image, home, responseUrl } = value as Record<string, unknown>;
     if (typeof command !== "string" || typeof channelId !== "string") return undefined;
     const { action, jobId, value: control } = (followUp ?? {}) as Record<string, unknown>;
     const { option, fileId, jobId: resultJobId } = (image ?? {}) as Record<string, unknown>;
@@ -220,6 +224,8 @@ export function readContext(privateMetadata: string): FormContext | undefined {
         typeof fileId === "string" && {
           image: { option, fileId, ...(typeof resultJobId === "string" && { jobId: resultJobId }) },
         }),
+      ...(home === true && { home: true as const }),
+      ...(typeof responseUrl === "string" && { responseUrl }),
     };
   } catch {
     return undefined;

@@ -4,7 +4,7 @@ import { type CardAction, isCard } from "../../../src/core/cards.js";
 import type { PlacedAction } from "../../../src/core/render/controls.js";
 import { encodeControlId } from "../../../src/discord/custom-id.js";
 import { encodeActionId } from "../../../src/slack/render/action-id.js";
-import { file, type Harness, harnessPerFile, png } from "../bot/harness.js";
+import { admin, file, type Harness, harnessPerFile, png } from "../bot/harness.js";
 
 /**
  * Every control a card carries names an action of the catalogue, and every action fits the
@@ -17,9 +17,11 @@ harnessPerFile((started) => {
   h = started;
 });
 
-/** Every control of every card the bot posted or edited so far. */
-function controlsShown(): CardAction[] {
-  return [...h.chat.posts, ...h.chat.edits].flatMap((m) => (isCard(m.message) ? m.message.actions : []));
+/** Every control of every card the bot posted or edited so far (its selects name actions too). */
+function controlsShown(): Pick<CardAction, "action">[] {
+  return [...h.chat.posts, ...h.chat.edits].flatMap((m) =>
+    isCard(m.message) ? [...m.message.actions, ...(m.message.selects ?? [])] : [],
+  );
 }
 
 describe("the action catalogue", () => {
@@ -56,6 +58,26 @@ describe("the action catalogue", () => {
     await h.command("thumbnail.list");
     for (let i = 0; i < 5; i += 1) await finish("image.generate", { prompt: `fox ${i}` });
     await h.command("jobs");
+    // The settings panel's controls: its tabs, selects, form and presets' Delete; admins' server defaults.
+    await h.stores.preferences.update(
+      { platform: "discord", tenantId: "guild-1", userId: "admin-1" },
+      (p) => ({
+        ...p,
+        presets: [{ name: "wide", values: { aspect_ratio: "16:9" }, from: null, createdAt: 1 }],
+      }),
+    );
+    await h.command("settings", {}, { actor: admin() });
+    await h.command("settings", { scope: "server" }, { actor: admin() });
+    await h.command("settings", { clear: "all" }, { actor: admin() });
+    const panel = h.chat.posts.at(-1)!;
+    await h.bot.handleAction({
+      action: "panel",
+      jobId: "settings",
+      value: "presets",
+      actor: admin(),
+      conversation: { ...panel.target, data: { ...panel.target.data, clicked: panel.ref.messageId } },
+      message: panel.ref,
+    });
 
     const shown = controlsShown();
     const names = new Set(shown.map((c) => c.action));

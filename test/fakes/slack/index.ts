@@ -18,6 +18,8 @@ import {
   type BlockActionInput,
   type Built,
   blockAction,
+  type HomeActionInput,
+  homeAction,
   type MessageShortcutInput,
   messageShortcut,
   type SlashCommandInput,
@@ -25,6 +27,7 @@ import {
   type ViewSubmissionInput,
   viewSubmission,
 } from "./interactions.js";
+import { viewPayload } from "./methods/views.js";
 import {
   AUTHORIZE_PATH,
   handleAuthorize,
@@ -56,6 +59,7 @@ export { LOGIN_PAGE } from "./files.js";
 export type {
   BlockActionInput,
   Built,
+  HomeActionInput,
   InputValue,
   MessageShortcutInput,
   SlashCommandInput,
@@ -177,6 +181,19 @@ export interface FakeSlack {
   blockAction(
     eventsUrl: string,
     input: BlockActionInput,
+    delivery?: Delivery,
+  ): Promise<Delivered<Record<string, unknown>>>;
+  /**
+   * A user opens the app's Home tab: Slack sends `app_home_opened` (with the view last published,
+   * when there is one). Resolves with the app's answer.
+   */
+  openHome(eventsUrl: string, user?: string): Promise<AppAnswer>;
+  /** A user's App Home tab as the app last published it (views.publish). */
+  home(user: string): SlackView | undefined;
+  /** A click (or a select's choice) in a user's App Home tab. */
+  homeAction(
+    eventsUrl: string,
+    input: HomeActionInput,
     delivery?: Delivery,
   ): Promise<Delivered<Record<string, unknown>>>;
   /** The modal follows the app's answer: errors keep it open, update/push change it, anything else closes it. */
@@ -348,6 +365,27 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
     },
     async blockAction(eventsUrl, input, delivery) {
       const built = payloads.blockAction(input);
+      return {
+        ...built,
+        ...(await postSigned(eventsUrl, asForm(built.payload), state.signingSecret, delivery)),
+      };
+    },
+    openHome(eventsUrl, userId = state.userIds.requester) {
+      const user = state.users.get(userId);
+      if (!user) throw new Error(`fake Slack: unknown user ${userId}`);
+      const home = state.homes.get(userId);
+      return event(eventsUrl, user.team_id, {
+        type: "app_home_opened",
+        user: userId,
+        // The user's DM with the app, whose tabs are Home and Messages.
+        channel: `D${userId.slice(1)}`,
+        tab: "home",
+        ...(home && { view: viewPayload(home) }),
+      });
+    },
+    home: (userId) => state.homes.get(userId),
+    async homeAction(eventsUrl, input, delivery) {
+      const built = homeAction(state, input);
       return {
         ...built,
         ...(await postSigned(eventsUrl, asForm(built.payload), state.signingSecret, delivery)),

@@ -277,3 +277,39 @@ export function applyViewAnswer(state: SlackState, viewId: string, answer: unkno
     view.open = false;
   }
 }
+
+export interface HomeActionInput {
+  /** The user whose Home tab holds the element (and who acts). */
+  user: string;
+  actionId: string;
+  /** A button's value, or the value of the option picked in a select. */
+  value?: string;
+}
+
+/**
+ * A click in a user's App Home tab, as Slack sends it: the view in place of a message, no channel
+ * and no response_url (a Home is no conversation), a trigger for a modal.
+ */
+export function homeAction(state: SlackState, input: HomeActionInput): Built<Json> {
+  const home = state.homes.get(input.user);
+  if (!home) throw new Error(`fake Slack: ${input.user} has no Home tab published`);
+  const team = state.workspace(home.team_id);
+  const user = actor(state, input.user, team.id);
+  const found = elementsOf(home.blocks).find(({ element }) => element.action_id === input.actionId);
+  if (!found) throw new Error(`fake Slack: the Home of ${input.user} has no element ${input.actionId}`);
+  const triggerId = state.issueTrigger(user.id);
+  const payload = {
+    type: "block_actions",
+    user,
+    api_app_id: state.appId,
+    token: state.verificationToken,
+    container: { type: "view", view_id: home.id },
+    trigger_id: triggerId,
+    team: { id: team.id, domain: team.domain },
+    enterprise: null,
+    is_enterprise_install: false,
+    view: viewPayload(home),
+    actions: [actionOf(state, found.block, found.element, { ...input, message: "" })],
+  };
+  return { payload, triggerId, responseUrlPosts: [] };
+}

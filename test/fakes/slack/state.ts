@@ -327,6 +327,8 @@ export class SlackState {
   readonly messages: Message[] = [];
   readonly ephemerals: EphemeralMessage[] = [];
   readonly views = new Map<string, SlackView>();
+  /** Each user's App Home tab as last published (views.publish), by user id. */
+  readonly homes = new Map<string, SlackView>();
   readonly files = new Map<string, SlackFile>();
   readonly fileContents = new Map<string, FileContent>();
   /** Files whose download fails as asked (see addUserFile's `download`), by file id. */

@@ -80,15 +80,20 @@ function component(c: Json, messageId: string): string {
     })}>${label.trim()}</button>`;
   }
   if (c.type === ComponentType.StringSelect) {
+    // A default option shows as chosen, as Discord's client shows it; otherwise the placeholder.
     const options = (c.options as Json[])
-      .map((o) => `<option value="${escapeHtml(String(o.value))}">${escapeHtml(String(o.label))}</option>`)
+      .map(
+        (o) =>
+          `<option${attrs({ value: String(o.value), selected: o.default === true })}>${escapeHtml(String(o.label))}</option>`,
+      )
       .join("");
+    const chosen = (c.options as Json[]).some((o) => o.default === true);
     return `<select${attrs({
       "data-act": "discord-select",
       "data-message": messageId,
       "data-custom": String(c.custom_id),
       disabled: c.disabled === true,
-    })}><option value="" selected disabled>${escapeHtml(String(c.placeholder ?? "Make a selection"))}</option>${options}</select>`;
+    })}><option value=""${chosen ? "" : " selected"} disabled>${escapeHtml(String(c.placeholder ?? "Make a selection"))}</option>${options}</select>`;
   }
   return "";
 }

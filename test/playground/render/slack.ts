@@ -63,11 +63,16 @@ function element(e: Json, where: Where, blockId: unknown): string {
       ...act,
     })}>${text(e.text, where.names)}</button>`;
   if (e.type === "static_select" || e.type === "overflow") {
+    // The initial option shows as chosen, as Slack's client shows it; otherwise the placeholder.
+    const initial = (e.initial_option as Json | undefined)?.value;
     const options = ((e.options as Json[] | undefined) ?? [])
-      .map((o) => `<option value="${escapeHtml(String(o.value))}">${text(o.text, where.names)}</option>`)
+      .map(
+        (o) =>
+          `<option${attrs({ value: String(o.value), selected: initial !== undefined && o.value === initial })}>${text(o.text, where.names)}</option>`,
+      )
       .join("");
     const placeholder = e.placeholder ? text(e.placeholder, where.names) : "⋯";
-    return `<select${attrs({ "data-act": "slack-select", ...act })}><option value="" selected disabled>${placeholder}</option>${options}</select>`;
+    return `<select${attrs({ "data-act": "slack-select", ...act })}><option value=""${initial === undefined ? " selected" : ""} disabled>${placeholder}</option>${options}</select>`;
   }
   if (e.type === "image")
     return `<img class="thumb" src="${imageSource(e, where)}" alt="${escapeHtml(String(e.alt_text ?? ""))}">`;
@@ -233,4 +238,15 @@ export function slackModal(view: SlackView, names: Names): string {
     `<button type="button" class="button secondary" data-act="dismiss">${view.close ? text(view.close, names) : "Cancel"}</button>` +
     `<button type="submit" class="button primary">${view.submit ? text(view.submit, names) : "Submit"}</button></div></form>`
   );
+}
+
+/** What a click in the Home tab names as its message: a Home is no message (gestures.ts). */
+export const HOME = "home";
+
+/** A person's App Home tab as the app last published it, or what Slack shows before that. */
+export function slackHome(view: SlackView | undefined, names: Names): string {
+  if (!view)
+    return '<div class="intro">Open the Home tab to see what media-bot publishes for you here.</div>';
+  const where = { ts: HOME, names, files: new Map<string, SlackFile>() };
+  return `<div class="home">${view.blocks.map((b) => block(b as unknown as Json, where)).join("")}</div>`;
 }

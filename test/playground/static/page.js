@@ -6,7 +6,10 @@ const panes = {
   slack: document.getElementById("slack"),
 };
 const part = (pane, role) => panes[pane].querySelector(`[data-role="${role}"]`);
-const shown = { discord: { messages: "", modal: null }, slack: { messages: "", direct: "", modal: null } };
+const shown = {
+  discord: { messages: "", modal: null },
+  slack: { messages: "", direct: "", home: "", modal: null },
+};
 /** Modals the user cancelled: a client closes them without telling the bot. */
 const dismissed = new Set();
 
@@ -50,7 +53,8 @@ const wide = new Set();
 function fill(pane, role, html) {
   if (html === shown[pane][role]) return;
   const messages = part(pane, role);
-  const atBottom = messages.scrollHeight - messages.scrollTop - messages.clientHeight < 80;
+  // A conversation follows its newest message; a Home stays where the person reads it.
+  const atBottom = role !== "home" && messages.scrollHeight - messages.scrollTop - messages.clientHeight < 80;
   messages.innerHTML = html;
   shown[pane][role] = html;
   if (atBottom) messages.scrollTop = messages.scrollHeight;
@@ -75,9 +79,15 @@ let directCount = 0;
 function showTab(pane, tab) {
   for (const button of panes[pane].querySelectorAll("[data-tab]"))
     button.classList.toggle("on", button.dataset.tab === tab);
-  for (const role of ["messages", "direct"]) part(pane, role).hidden = role !== tab;
+  for (const role of ["messages", "direct", "home"]) {
+    const view = part(pane, role);
+    if (view) view.hidden = role !== tab;
+  }
   const view = part(pane, tab);
-  view.scrollTop = view.scrollHeight;
+  // A Home reads from the top; a conversation from its newest message.
+  view.scrollTop = tab === "home" ? 0 : view.scrollHeight;
+  // Opening the Home tab is what tells the app to publish it (app_home_opened), every time.
+  if (tab === "home") void act(pane, "slack/home", {});
   countDirect();
 }
 
@@ -94,6 +104,7 @@ function render(pane, state) {
   fill(pane, "messages", state.html);
   if (pane === "slack") {
     fill(pane, "direct", state.direct);
+    fill(pane, "home", state.home);
     directCount = state.directCount;
     countDirect();
   }

@@ -62,7 +62,29 @@ export function viewPayload(view: SlackView): Omit<SlackView, "user" | "open"> {
   return rest;
 }
 
+/** A Home tab holds at most this much JSON (Slack: view_too_large). */
+const HOME_BYTES = 250_000;
+
 export const viewMethods: Record<string, Method> = {
+  "views.publish": {
+    token: "bot",
+    run({ state, args, team }) {
+      const userId = str(args, "user_id");
+      if (!userId) return fail("invalid_arguments");
+      const user = state.users.get(userId);
+      if (!user || user.team_id !== team.id) return fail("user_not_found");
+      const input = readView(args);
+      if (isFailure(input)) return input;
+      if (input.type !== "home") return fail("invalid_arguments");
+      if (JSON.stringify(input).length > HOME_BYTES) return fail("view_too_large");
+      const current = state.homes.get(userId);
+      const hash = str(args, "hash");
+      if (current && hash !== undefined && hash !== current.hash) return fail("hash_conflict");
+      const view = materialize(state, input, current?.id ?? state.nextId("V"), userId);
+      state.homes.set(userId, view);
+      return { ok: true, view: viewPayload(view) };
+    },
+  },
   "views.open": {
     token: "bot",
     run({ state, args, team }) {

@@ -1,0 +1,130 @@
+import { z } from "zod";
+import type { OptionValues } from "../../store/preferences.js";
+import { changedDefaults, DEFAULT_CHOICES, defaultValue, optionLabel } from "../commands/default-options.js";
+import { AccessError, ActionError } from "../commands/errors.js";
+import { SETTING_SCHEMAS } from "../commands/setting-options.js";
+import { isSetting } from "../preferences/layers.js";
+import { CLEAR, PANEL_SECTIONS, sectionOf, valueText } from "../render/settings.js";
+import { defineAction, OLD_CONTROL, type SettingsActionContext } from "./define.js";
+
+/**
+ * The settings panel's controls: its tabs, a select per default (the person's, or for admins the
+ * server's), the negative prompt's form, and Delete on a preset. Each changes one record under
+ * its claim (the person's preferences, the tenant's settings) and names the section to show next.
+ */
+
+/**
+ * What a default's select changes: the option it names, set to the value chosen, or cleared; and
+ * what to say of it after "Your default" ("aspect ratio set to 16:9.").
+ */
+function change(
+  ctx: SettingsActionContext<string>,
+  current: OptionValues,
+): { next: OptionValues; said: string } {
+  const option = ctx.target;
+  if (!isSetting(option)) throw new ActionError("action.invalid", OLD_CONTROL);
+  const name = optionLabel(option).toLowerCase();
+  if (ctx.value === CLEAR) {
+    return { next: changedDefaults(current, {}, [option]), said: `${name} cleared.` };
+  }
+  const value = defaultValue(option, ctx.value);
+  const named = DEFAULT_CHOICES[option]?.find((c) => c.value === String(value))?.label;
+  return {
+    next: changedDefaults(current, { [option]: value }),
+    said: `${name} set to ${named ?? valueText(value)}.`,
+  };
+}
+
+export const panel = defineAction({
+  name: "panel",
+  on: "settings",
+  value: z.enum(PANEL_SECTIONS, { error: OLD_CONTROL }),
+  async run({ value }) {
+    return { section: value };
+  },
+});
+
+export const myDefault = defineAction({
+  name: "my_default",
+  on: "settings",
+  value: z.string({ error: OLD_CONTROL }),
+  async run(ctx) {
+    let said = "";
+    await ctx.preferences.update(ctx.person, (current) => {
+      const changed = change(ctx, current.defaults);
+      said = changed.said;
+      return { ...current, defaults: changed.next };
+    });
+    return { section: sectionOf(ctx.target), notice: `Your default ${said}` };
+  },
+});
+
+export const serverDefault = defineAction({
+  name: "server_default",
+  on: "settings",
+  value: z.string({ error: OLD_CONTROL }),
+  async run(ctx) {
+    if (!ctx.admin) {
+      throw new AccessError("access.admin_only", "Only admins can change the server's defaults.");
+    }
+    const { next, said } = change(ctx, ctx.settings.defaults);
+    await ctx.tenants.update(
+      { platform: ctx.person.platform, tenantId: ctx.person.tenantId },
+      { defaults: next },
+    );
+    return { section: "server", notice: `The server's default ${said}` };
+  },
+});
+
+const negativePromptForm = {
+  name: "settings",
+  help: "What images and thumbnails should not show when you give no negative prompt. Leave it empty to clear it.",
+  options: z.object({ negative_prompt: SETTING_SCHEMAS.negative_prompt.optional() }),
+};
+
+export const negativePrompt = defineAction({
+  name: "negative_prompt",
+  on: "settings",
+  form: {
+    title: "Your negative prompt",
+    of: () => negativePromptForm,
+    initial: (current): Record<string, string> => {
+      const value = current.defaults.negative_prompt;
+      return value === undefined ? {} : { negative_prompt: String(value) };
+    },
+  },
+  async run({ person, fields, preferences }) {
+    const typed = fields.negative_prompt;
+    await preferences.update(person, (current) => ({
+      ...current,
+      defaults:
+        typeof typed === "string"
+          ? changedDefaults(current.defaults, { negative_prompt: typed })
+          : changedDefaults(current.defaults, {}, ["negative_prompt"]),
+    }));
+    return {
+      section: "defaults",
+      notice:
+        typeof typed === "string"
+          ? "Your default negative prompt is saved."
+          : "Your default negative prompt is cleared.",
+    };
+  },
+});
+
+export const deletePreset = defineAction({
+  name: "delete_preset",
+  on: "settings",
+  value: z.string({ error: OLD_CONTROL }),
+  async run({ person, value, preferences }) {
+    let name: string | undefined;
+    await preferences.update(person, (current) => {
+      name = current.presets.find((p) => String(p.createdAt) === value)?.name;
+      return { ...current, presets: current.presets.filter((p) => String(p.createdAt) !== value) };
+    });
+    return {
+      section: "presets",
+      notice: name === undefined ? "That preset was already deleted." : `Preset ${name} deleted.`,
+    };
+  },
+});

@@ -1,0 +1,75 @@
+import { z } from "zod";
+import type { OptionValue } from "../../store/preferences.js";
+import { SETTINGS, type Setting } from "../preferences/layers.js";
+import { sectionOf, valueText } from "../render/settings.js";
+import { isAdmin, tenantOf } from "../tenancy.js";
+import { changedDefaults, optionLabel } from "./default-options.js";
+import { defineCommand } from "./define.js";
+import { AccessError } from "./errors.js";
+import { SETTING_OPTIONS } from "./setting-options.js";
+
+/**
+ * `settings`: bare, the person's settings panel (their defaults, presets, jobs and spending);
+ * with options, sets defaults under the commands' own option names, the person's or (admins,
+ * `scope:server`) the server's, and shows the panel with what changed.
+ */
+
+const SCOPES = ["mine", "server"] as const;
+const CLEARABLE = [...SETTINGS, "all"] as const;
+
+const spoken = (option: string, value: OptionValue) =>
+  `${optionLabel(option).toLowerCase()} ${valueText(value)}`;
+
+export const settings = defineCommand({
+  name: "settings",
+  help: "Your defaults, presets, jobs and spending; with options, set your defaults",
+  options: z.object({
+    ...SETTING_OPTIONS,
+    scope: z
+      .enum(SCOPES)
+      .describe("Whose defaults to set: yours (mine, the default) or, for admins, the server's")
+      .optional(),
+    clear: z.enum(CLEARABLE).describe("A default to remove (all: every one)").optional(),
+  }),
+  picks: { avatar: "avatars", voice: "voices" },
+  ephemeral: true,
+  usesService: false,
+  async run({ options, actor, conversation, settings: tenant, services }) {
+    const { scope = "mine", clear, ...values } = options;
+    const set = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Partial<
+      Record<Setting, OptionValue>
+    >;
+    const server = scope === "server";
+    if (Object.keys(set).length === 0 && clear === undefined) {
+      return { reply: await services.panel(actor, conversation, server ? { section: "server" } : {}) };
+    }
+    const cleared = clear === undefined ? [] : [clear];
+    if (server) {
+      if (!isAdmin(actor, tenant)) {
+        throw new AccessError(
+          "access.admin_only",
+          "Only admins can set the server's defaults. Leave scope out to set your own.",
+        );
+      }
+      await services.tenants.update(tenantOf(actor), {
+        defaults: changedDefaults(tenant.defaults, set, cleared),
+      });
+    } else {
+      await services.preferences.update({ ...tenantOf(actor), userId: actor.userId }, (current) => ({
+        ...current,
+        defaults: changedDefaults(current.defaults, set, cleared),
+      }));
+    }
+    const said = [
+      ...Object.entries(set).map(([option, value]) => spoken(option, value)),
+      ...cleared.map((option) =>
+        option === "all" ? "every default cleared" : `${optionLabel(option)} cleared`,
+      ),
+    ];
+    const whose = server ? "The server's defaults" : "Your defaults";
+    const first = Object.keys(set)[0];
+    const section = server ? "server" : first === undefined ? "defaults" : sectionOf(first);
+    const notice = `${whose} saved: ${said.join(", ")}.`;
+    return { reply: await services.panel(actor, conversation, { section, notice }) };
+  },
+});
