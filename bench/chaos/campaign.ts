@@ -19,6 +19,7 @@ import {
   shownTags,
   TAG,
   type Traffic,
+  takingTurns,
   UPLOAD_PATH,
 } from "./mix.js";
 
@@ -110,18 +111,10 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
   };
   const allProxies = new Set<HttpProxy>();
 
-  // More users than commands in flight, so the per-user job limit never refuses a command.
-  const users = {
-    discord: Array.from(
-      { length: 2 * options.concurrency },
-      (_, i) => world.discord?.addUser(`chaos${i}`).id ?? "",
-    ),
-    slack: Array.from({ length: 2 * options.concurrency }, (_, i) => world.slack.addUser(`chaos${i}`).id),
-  };
   let over = false;
   const traffic: Traffic = {
     world,
-    user: (platform, pick) => users[platform][pick % users[platform].length]!,
+    user: takingTurns(world, options.concurrency, "chaos"),
     get over() {
       return over;
     },

@@ -42,6 +42,18 @@ export interface Scenario {
   run(traffic: Traffic, tag: string, pick: number): Promise<boolean>;
 }
 
+/**
+ * Twice as many users on each chat as commands in flight, taking turns: the per-user job limit
+ * never refuses a command.
+ */
+export function takingTurns(world: CrashWorld, inFlight: number, prefix: string): Traffic["user"] {
+  const users = {
+    discord: Array.from({ length: 2 * inFlight }, (_, i) => world.discord?.addUser(`${prefix}${i}`).id ?? ""),
+    slack: Array.from({ length: 2 * inFlight }, (_, i) => world.slack.addUser(`${prefix}${i}`).id),
+  };
+  return (platform, pick) => users[platform][pick % users[platform].length]!;
+}
+
 /** A Slack job message (its footer names the job) whose header shows `tag`. */
 function slackJobMessage(traffic: Traffic, tag: string) {
   return traffic.world.slack.messages().find((m) => {

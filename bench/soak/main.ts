@@ -17,7 +17,7 @@ import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { CrashWorld, type Instance } from "../../test/crash-world.js";
-import { postedResults, SCENARIOS, type Traffic, weighted } from "../chaos/mix.js";
+import { postedResults, SCENARIOS, type Traffic, takingTurns, weighted } from "../chaos/mix.js";
 import { type Command, type Sample, write } from "./report.js";
 import { storeFigures } from "./store.js";
 
@@ -84,14 +84,10 @@ let exitedDuringRun = false;
 void instance.bot.exited.then(() => {
   if (!over) exitedDuringRun = true;
 });
-const users = {
-  discord: Array.from({ length: 2 * concurrency }, (_, i) => world.discord!.addUser(`soak${i}`).id),
-  slack: Array.from({ length: 2 * concurrency }, (_, i) => world.slack.addUser(`soak${i}`).id),
-};
 let over = false;
 const traffic: Traffic = {
   world,
-  user: (platform, pick) => users[platform][pick % users[platform].length]!,
+  user: takingTurns(world, concurrency, "soak"),
   get over() {
     return over;
   },

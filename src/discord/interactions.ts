@@ -245,26 +245,8 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
 
   /** A select's choice is its control's value; a settings panel's selects are the only ones. */
   async function selected(i: StringSelectMenuInteraction): Promise<void> {
-    await i.deferUpdate();
-    const conversation = adapter.conversation(i, "update");
-    const decoded = decodeControlId(i.customId);
     const value = i.values[0];
-    if (!decoded || value === undefined) {
-      later(i, "stale control notice", () =>
-        adapter.post(conversation, staleControlNotice, { ephemeral: true }),
-      );
-      return;
-    }
-    later(i, decoded.action, () =>
-      bot.handleAction({
-        action: decoded.action,
-        jobId: decoded.jobId,
-        value,
-        actor: actorOf(i),
-        message: { platform: "discord", channelId: i.message.channelId, messageId: i.message.id },
-        conversation,
-      }),
-    );
+    await actOn(i, value === undefined ? undefined : decodeControlId(i.customId), value);
   }
 
   async function control(i: ButtonInteraction): Promise<void> {
@@ -288,6 +270,15 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
         return;
       }
     }
+    await actOn(i, decoded, decoded?.value);
+  }
+
+  /** A click or a choice on a message the core acts on; the message is updated in place. */
+  async function actOn(
+    i: ButtonInteraction | StringSelectMenuInteraction,
+    decoded: ControlId | undefined,
+    value: string | undefined,
+  ): Promise<void> {
     await i.deferUpdate();
     const conversation = adapter.conversation(i, "update");
     if (!decoded) {
@@ -300,7 +291,7 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
       bot.handleAction({
         action: decoded.action,
         jobId: decoded.jobId,
-        ...(decoded.value !== undefined && { value: decoded.value }),
+        ...(value !== undefined && { value }),
         actor: actorOf(i),
         message: { platform: "discord", channelId: i.message.channelId, messageId: i.message.id },
         conversation,
