@@ -229,14 +229,8 @@ function activityCard(view: PanelView): Card {
       ? `Running:\n${view.running.map(runningLine).join("\n")}`
       : "Nothing running right now.",
   ];
-  const fields: Card["fields"] = view.results.map((r) => ({
-    name: r.title,
-    value: `${STATE_WORDS[r.state]} · ${r.age} ago`,
-    ...(r.url && { link: { label: "Open", url: r.url } }),
-  }));
-  if (view.results.length === 0) lines.push("No results yet.");
-  else if (view.latest && view.latest.controls.length > 0)
-    lines.push(`The buttons below act on your newest result, ${view.latest.title}.`);
+  const fields: Card["fields"] = [];
+  // Spending first: the results end the card, right above the buttons that act on the newest.
   if (view.spending) {
     const { credits, jobs, budgets } = view.spending;
     fields.push({
@@ -247,6 +241,16 @@ function activityCard(view: PanelView): Card {
       ].join("\n"),
     });
   }
+  for (const r of view.results) {
+    fields.push({
+      name: r.title,
+      value: `${STATE_WORDS[r.state]} · ${r.age} ago`,
+      ...(r.url && { link: { label: "Open", url: r.url } }),
+    });
+  }
+  if (view.results.length === 0) lines.push("No results yet.");
+  else if (view.latest && view.latest.controls.length > 0)
+    lines.push(`The buttons below act on your newest result, ${view.latest.title}.`);
   return card("Your jobs", view.running.length > 0 ? "progress" : "info", {
     lines,
     fields,

@@ -138,8 +138,9 @@ describe("the settings panel as a message", () => {
   it("shows running jobs with progress, results with links, spending and the newest result's follow-ups", () => {
     const card = panelCard(view({ section: "activity" }));
     expect(card.lines[0]).toContain("Image: a fox · Working ▰▰▰▰▱▱▱▱▱▱ 40% · started 1 min ago");
-    expect(card.fields[0]).toMatchObject({ name: "Image: a cat", link: { url: "https://x.test/m/1" } });
-    expect(card.fields.at(-1)).toEqual({ name: "Your spending this period", value: "3.5 credits, 2 jobs" });
+    // The results end the card, right above the buttons that act on the newest.
+    expect(card.fields[0]).toEqual({ name: "Your spending this period", value: "3.5 credits, 2 jobs" });
+    expect(card.fields.at(-1)).toMatchObject({ name: "Image: a cat", link: { url: "https://x.test/m/1" } });
     expect(labels(card)).toContain("Edit");
     expect(card.lines).toContain("The buttons below act on your newest result, Image: a cat.");
   });
