@@ -89,6 +89,30 @@ describe("/settings on Discord", () => {
     expect(chosen(selectOf(cleared, "aspect_ratio"))).toBeUndefined();
   });
 
+  it("makes the next command with a default chosen in the panel, and its result says so", async () => {
+    const user = world.fake.addUser("panel-user");
+    const panel = await world.run({ name: "settings", user });
+    await world.fake.selectMenu(panel, selectOf(panel, "aspect_ratio").custom_id!, ["9:16"], user);
+    await changed(panel, snapshot(panel));
+    const before = world.creations("/api/image/generate").length;
+
+    const job = await world.jobMessage(
+      await world.command({
+        name: "image",
+        subcommand: "generate",
+        options: { prompt: "a tall tower" },
+        user,
+      }),
+    );
+    expect(
+      world
+        .creations("/api/image/generate")
+        .slice(before)
+        .map((c) => c.json),
+    ).toEqual([{ prompt: "a tall tower", name: "a tall tower", aspectRatio: "9:16" }]);
+    expect(job.embeds[0]?.fields?.find((f) => f.name === "Aspect ratio")?.value).toBe("9:16 (your default)");
+  });
+
   it("sets defaults from the command line and shows the section they are in", async () => {
     const saved = await world.run({
       name: "settings",
