@@ -513,10 +513,14 @@ class Engine implements JobEngine {
     this.scheduler.cancel(id);
   }
 
-  /** A finished job belongs to nobody; if this fails, the next recovery scan finds it finished. */
+  /**
+   * A finished job belongs to nobody; if this fails, the next recovery scan finds it finished.
+   * Batched with the others finishing now (ownership.ts), so not in the poller's background lane,
+   * whose few at a time would keep the batch from gathering them.
+   */
   private async disown(id: string): Promise<void> {
-    await this.poller
-      .inBackground(() => this.ownership.release(id))
+    await this.ownership
+      .release(id)
       .catch((error: unknown) =>
         this.log.warn({ err: error, jobId: id }, "could not release a finished job"),
       );

@@ -64,11 +64,6 @@ export class Poller {
     void this.reads.add(() => this.read(tracked));
   }
 
-  /** Runs store work in the background lane. */
-  inBackground(work: () => Promise<void>): Promise<void> {
-    return this.background.add(work);
-  }
-
   /** Drops the queued reads and aborts those in flight. */
   stop(): void {
     this.reads.clear();
