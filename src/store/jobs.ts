@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type Keyv from "keyv";
 import type { Logger } from "pino";
 import { z } from "zod";
+import { Batch } from "./batch.js";
 import { type Claims, withClaim } from "./claims.js";
 import { StoreError } from "./errors.js";
 import type { IndexEntry, Indexes } from "./indexes.js";
@@ -183,6 +184,8 @@ const PER_TENANT = 200;
 const MISSING_GRACE_MS = 60_000;
 const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 const RUNNING: ReadonlySet<JobState> = new Set(["queued", "working", "retrying"]);
+/** How long finished jobs gather before they leave the unfinished index in one command. */
+const FINISHING_WINDOW_MS = 20;
 /** Records per read of many: one statement (sqlite) or MGET (redis) each. */
 const READ_SLICE = 500;
 
@@ -208,6 +211,15 @@ export function isFinished(job: JobRecord): boolean {
  */
 export class JobStore {
   private readonly retentionMs: number;
+  /**
+   * Finished jobs leave the unfinished index together, one command for all that finish within a
+   * few milliseconds: lost to a crash, the entry is dropped by the next listing, which reads the
+   * record finished.
+   */
+  private readonly finishing = new Batch<string>(
+    (ids) => this.indexes.remove(UNFINISHED, ids),
+    FINISHING_WINDOW_MS,
+  );
 
   constructor(
     private readonly keyv: Keyv<unknown>,
@@ -398,7 +410,7 @@ export class JobStore {
             return swapped;
           })
         : await swap();
-    if (result.ok && isFinished(result.job)) await this.indexes.remove(UNFINISHED, [id]);
+    if (result.ok && isFinished(result.job)) await this.finishing.add(id);
     return result;
   }
 

@@ -34,7 +34,10 @@ export interface DeliveryDeps {
  *   pending --claim deliver:<id>--> delivering --hooks.deliver--> delivered (+ result) --release
  *
  * The claim keeps two engines from posting at once; the record, read again under the claim,
- * keeps an engine from posting what another already posted. A crash while `delivering` leaves the
+ * keeps an engine from posting what another already posted. Once the record says delivered, the
+ * claim is left to its ttl rather than released (a script and two commands more per job on
+ * redis, bench/results/scale.md): whoever finds it held reads the record and learns there is
+ * nothing left to do. A crash while `delivering` leaves the
  * record there and the claim to its dead holder, which frees it, so the next engine (or the
  * restart) delivers again: the hook's contract
  * (idempotent edits and keyed posts) makes that second call harmless. A hook that throws puts the
@@ -53,17 +56,39 @@ export class Delivery {
     } catch (error) {
       return { kind: "retry", attempts: job.attempts + 1, error };
     }
-    if (!held) {
-      // Keep the outcome even so: if the holder dies, whoever delivers later needs it.
-      if (outcome) await this.record(job, outcome);
-      return { kind: "busy" };
-    }
+    if (!held) return this.elsewhere(job, outcome);
+    let result: DeliveryResult | undefined;
     try {
-      return await this.deliver(job, outcome);
+      result = await this.deliver(job, outcome);
+      return result;
     } finally {
       // Not released (store down): the claim dies with this process, or at its ttl.
-      await liveness.release(key);
+      if (!result || !isFinal(result)) await liveness.release(key);
     }
+  }
+
+  /**
+   * Someone holds the claim: the job was delivered (its claim is kept, see above), or another
+   * engine, maybe dead, is delivering it. The outcome is kept even so: if the holder dies,
+   * whoever delivers later needs it.
+   */
+  private async elsewhere(job: JobRecord, outcome: Outcome | undefined): Promise<DeliveryResult> {
+    const { store, logger } = this.deps;
+    let fresh: JobRecord | undefined;
+    try {
+      fresh = await store.get(job.id);
+    } catch (error) {
+      return { kind: "retry", attempts: job.attempts + 1, error };
+    }
+    if (!fresh || fresh.delivery === "delivered") return { kind: "settled" };
+    if (outcome) {
+      await updateJob(store, fresh, (now) =>
+        isTerminal(now.state) ? undefined : outcomePatch(outcome),
+      ).catch((error: unknown) =>
+        logger.warn({ err: error, jobId: job.id }, "could not record the job's outcome"),
+      );
+    }
+    return { kind: "busy" };
   }
 
   private async deliver(job: JobRecord, outcome: Outcome | undefined): Promise<DeliveryResult> {
@@ -138,17 +163,9 @@ export class Delivery {
       return { kind: "retry", attempts, error: storeError };
     }
   }
+}
 
-  /** Records an outcome without delivering it (someone else holds the claim). */
-  private async record(job: JobRecord, outcome: Outcome): Promise<void> {
-    try {
-      const fresh = await this.deps.store.get(job.id);
-      if (fresh)
-        await updateJob(this.deps.store, fresh, (now) =>
-          isTerminal(now.state) ? undefined : outcomePatch(outcome),
-        );
-    } catch (error) {
-      this.deps.logger.warn({ err: error, jobId: job.id }, "could not record the job's outcome");
-    }
-  }
+/** The record says delivered (or the job is gone): nothing will ever need the claim again. */
+function isFinal(result: DeliveryResult): boolean {
+  return result.kind === "delivered" || result.kind === "settled" || result.kind === "abandoned";
 }
