@@ -122,6 +122,8 @@ class Engine implements JobEngine {
   /** Everything stop() must wait for. */
   private readonly inFlight = new Set<Promise<unknown>>();
   private running = false;
+  /** The heartbeat lapsed and is held again: jobs taken over meanwhile are being dropped. */
+  private reclaiming = false;
   private timers: NodeJS.Timeout[] = [];
   /** At most one of each recurring scan at a time. */
   private readonly scanning = new Map<string, Promise<void>>();
@@ -167,6 +169,7 @@ class Engine implements JobEngine {
       throttle: this.throttle,
       jobs: this.jobs,
       running: () => this.running,
+      owns: () => this.liveness.fresh && !this.reclaiming,
       yielded: this.yielded,
       hold: (work) => this.hold(work),
       settle: (tracked, outcome) => this.settle(tracked, outcome),
@@ -400,8 +403,13 @@ class Engine implements JobEngine {
    */
   private async reclaim(): Promise<void> {
     const me = this.liveness.id;
-    for (const [id, tracked] of this.jobs) {
-      if (tracked.mode !== "deliver" && (await this.ownership.ownerOf(id)) !== me) this.forget(id);
+    this.reclaiming = true;
+    try {
+      const ids = [...this.jobs].filter(([, tracked]) => tracked.mode !== "deliver").map(([id]) => id);
+      const owners = await this.ownership.ownersOf(ids);
+      for (const [i, id] of ids.entries()) if (owners[i] !== me) this.forget(id);
+    } finally {
+      this.reclaiming = false;
     }
     await this.recovery.ownJobs({ restarted: false });
   }
