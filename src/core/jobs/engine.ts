@@ -398,20 +398,25 @@ class Engine implements JobEngine {
   }
 
   /**
-   * The heartbeat lapsed and is back: drop the jobs another instance took over meanwhile, and
-   * take up what is still this instance's but not tracked here.
+   * The heartbeat lapsed and is back: drop the jobs another instance took over meanwhile (once a
+   * takeover under way is done), and take up what is still this instance's but not tracked here.
+   * No status is read until then: the other instance may be polling some of them already.
    */
   private async reclaim(): Promise<void> {
-    const me = this.liveness.id;
     this.reclaiming = true;
     try {
-      const ids = [...this.jobs].filter(([, tracked]) => tracked.mode !== "deliver").map(([id]) => id);
-      const owners = await this.ownership.ownersOf(ids);
-      for (const [i, id] of ids.entries()) if (owners[i] !== me) this.forget(id);
+      await this.recovery.ownJobs({
+        restarted: false,
+        held: {
+          ids: () => [...this.jobs].filter(([, tracked]) => tracked.mode !== "deliver").map(([id]) => id),
+          drop: (ids) => {
+            for (const id of ids) this.forget(id);
+          },
+        },
+      });
     } finally {
       this.reclaiming = false;
     }
-    await this.recovery.ownJobs({ restarted: false });
   }
 
   /** Ends polling of a job here (its outcome is known); resolves with its latest stored record. */

@@ -19,6 +19,13 @@ export interface RecoveryDeps {
   orphanScanMs: number;
 }
 
+/** The jobs a process works on, when its heartbeat comes back after a lapse. */
+export interface Held {
+  ids(): string[];
+  /** Stops working on these: another instance owns them now. */
+  drop(ids: string[]): void;
+}
+
 /** Jobs taken up per batch of statements. */
 const SLICE = 500;
 
@@ -47,12 +54,19 @@ export class Recovery {
   /**
    * This instance's own jobs, as its previous process left them; `restarted` (at start, not when a
    * lapsed heartbeat comes back) also answers for what else that process left: this one has
-   * nothing under way yet that could be mistaken for it.
+   * nothing under way yet that could be mistaken for it. With `held` (the heartbeat is back after
+   * a lapse), the jobs this process works on that another instance took over meanwhile are
+   * dropped first, under the gate: a takeover under way finishes before they are checked.
    */
-  async ownJobs({ restarted }: { restarted: boolean }): Promise<void> {
+  async ownJobs({ restarted, held }: { restarted: boolean; held?: Held }): Promise<void> {
     const { liveness, ownership } = this.deps;
     const me = liveness.id;
     await this.underGate(me, { wait: true }, async () => {
+      if (held) {
+        const working = held.ids();
+        const owners = await ownership.ownersOf(working);
+        held.drop(working.filter((_, i) => owners[i] !== me));
+      }
       const ids = await ownership.listed(me);
       const gone = await this.adoptEach(ids, async (slice) => {
         const owners = await ownership.ownersOf(slice);
