@@ -1,4 +1,4 @@
-import type { JobRecord, JobStore } from "../../store/index.js";
+import { Batch, type Claims, type JobRecord, type JobStore } from "../../store/index.js";
 import { UndeliverableError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { JobHooks } from "./contract.js";
@@ -21,6 +21,7 @@ export interface DeliveryDeps {
   store: JobStore;
   /** The claim is held in this process's name: its death frees it at once, a restart too. */
   liveness: Liveness;
+  claims: Claims;
   hooks: JobHooks<JobRecord>;
   logger: Logger;
   claimMs: number;
@@ -35,8 +36,9 @@ export interface DeliveryDeps {
  *
  * The claim keeps two engines from posting at once; the record, read again under the claim,
  * keeps an engine from posting what another already posted. Once the record says delivered, the
- * claim is left to its ttl rather than released (a script and two commands more per job on
- * redis, bench/results/scale.md): whoever finds it held reads the record and learns there is
+ * claim is dropped with those of the other jobs delivered within a few milliseconds, whoever holds
+ * it (a release of its own was a script and two commands per job on redis,
+ * bench/results/scale.md): whoever finds it held meanwhile reads the record and learns there is
  * nothing left to do. A crash while `delivering` leaves the
  * record there and the claim to its dead holder, which frees it, so the next engine (or the
  * restart) delivers again: the hook's contract
@@ -44,6 +46,9 @@ export interface DeliveryDeps {
  * job back to `pending` for a retry: a chat platform outage delays results, it never loses them.
  */
 export class Delivery {
+  /** Claims of delivered jobs, dropped together (see above). */
+  private readonly dropping = new Batch<string>((keys) => this.deps.claims.drop(keys), DROP_WINDOW_MS);
+
   constructor(private readonly deps: DeliveryDeps) {}
 
   /** Delivers `job`, first recording `outcome` when the job has none yet. */
@@ -64,6 +69,7 @@ export class Delivery {
     } finally {
       // Not released (store down): the claim dies with this process, or at its ttl.
       if (!result || !isFinal(result)) await liveness.release(key);
+      else await this.dropping.add(key).catch(() => undefined);
     }
   }
 
@@ -164,6 +170,9 @@ export class Delivery {
     }
   }
 }
+
+/** How long delivered jobs' claims gather before they are dropped in one command. */
+const DROP_WINDOW_MS = 50;
 
 /** The record says delivered (or the job is gone): nothing will ever need the claim again. */
 function isFinal(result: DeliveryResult): boolean {

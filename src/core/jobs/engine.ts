@@ -179,6 +179,7 @@ class Engine implements JobEngine {
     this.delivery = new Delivery({
       store: this.store,
       liveness: this.liveness,
+      claims: opts.claims,
       hooks: this.hooks,
       logger: this.log,
       claimMs: this.policy.deliveryClaimMs,
