@@ -2,10 +2,11 @@
  * Ten thousand jobs tracked at once: the adaptive policy against naive fixed 2-second polling.
  *
  *   npm run bench -- jobs [--jobs 10000] [--speed 1] [--runs 3] [--strategies adaptive,naive]
- *                         [--profile DIR] [--name jobs] [--out bench/results]
+ *                         [--takeover] [--profile DIR] [--name jobs] [--out bench/results]
  *
  * --jobs (10000), --speed (how much faster than real time the emulator's clock runs; 1),
- * --runs (3; medians are reported), --strategies (both, one after the other), --profile (the bot
+ * --runs (3; medians are reported), --strategies (both, one after the other), --takeover (the jobs
+ * belong to a replica that stopped, rather than to nobody: the bot takes them over), --profile (the bot
  * processes run with `node --cpu-prof` and leave their .cpuprofile there), --name (of the
  * results files: <name>.md and <name>.json), --out (bench/results).
  *
@@ -44,6 +45,7 @@ async function run(argv: string[]): Promise<void> {
       speed: { type: "string", default: "1" },
       runs: { type: "string", default: "3" },
       strategies: { type: "string", default: "adaptive,naive" },
+      takeover: { type: "boolean", default: false },
       profile: { type: "string" },
       name: { type: "string", default: "jobs" },
       out: { type: "string", default: new URL("../results", import.meta.url).pathname },
@@ -57,6 +59,7 @@ async function run(argv: string[]): Promise<void> {
     speed: Number(values.speed),
     runs: Number(values.runs),
     strategies,
+    takeover: values.takeover,
     ...(values.profile ? { profileDir: values.profile } : {}),
     // Above what naive polling needs, so the caps shape neither strategy.
     caps: { maxRequestsPerSecond: 20_000, maxConcurrentRequests: 128 },
@@ -94,7 +97,9 @@ async function once(settings: Settings): Promise<RunFigures> {
     const seededAt = Date.now();
     const client = createMediaClient({ baseUrl: ready.url });
     const seedFile = join(dir, "seed.sqlite");
-    const jobs = await seedJobs(client.as(ready.apiKey), planned, `sqlite://${seedFile}`, ready);
+    const jobs = await seedJobs(client.as(ready.apiKey), planned, `sqlite://${seedFile}`, ready, {
+      ...(settings.takeover ? { ownedBy: "bench-stopped-replica" } : {}),
+    });
     await client.close();
     const seedSeconds = Math.round((Date.now() - seededAt) / 1000);
 

@@ -67,6 +67,8 @@ export interface Settings {
   speed: number;
   runs: number;
   strategies: Strategy[];
+  /** The jobs belong to a replica that stopped, instead of to nobody: start() takes them over. */
+  takeover: boolean;
   profileDir?: string;
   caps: { maxRequestsPerSecond: number; maxConcurrentRequests: number };
 }
@@ -287,6 +289,13 @@ export function targets(median: Partial<Record<Strategy, Figures>>): Target[] {
         adaptive.eventLoopDelayP99Ms < 50,
       ),
       target("adaptive: peak RSS (MB) < 300", adaptive.peakRssMb, 300),
+      target("adaptive: take-up (s) < 15", adaptive.startSeconds, 15, adaptive.startSeconds < 15),
+      target(
+        "adaptive: delivery delay p95 (ms) < 5000",
+        adaptive.delayP95Ms,
+        5000,
+        adaptive.delayP95Ms < 5000,
+      ),
     );
   }
   if (adaptive && naive) {
@@ -327,7 +336,7 @@ const ROWS: [string, (f: Figures) => number | string][] = [
   ["load average (1 min) at start / end", (f) => `${f.loadAverageStart} / ${f.loadAverageEnd}`],
   ["saturated (no CPU headroom)", (f) => (f.saturated ? "YES" : "no")],
   ["wall time, start() to last delivery (s)", (f) => f.wallSeconds],
-  ["start(): taking up every job (s)", (f) => f.startSeconds],
+  ["take-up: start() until every job is owned and scheduled (s)", (f) => f.startSeconds],
   ["progress edits per job", (f) => f.progressEditsPerJob],
   ["jobs delivered twice", (f) => f.redelivered],
 ];
@@ -361,6 +370,7 @@ export function command(settings: Settings, name: string): string {
     `--speed ${settings.speed}`,
     `--runs ${settings.runs}`,
     ...(settings.strategies.length === 2 ? [] : [`--strategies ${settings.strategies.join(",")}`]),
+    ...(settings.takeover ? ["--takeover"] : []),
     ...(settings.profileDir ? [`--profile ${settings.profileDir}`] : []),
     ...(name === "jobs" ? [] : [`--name ${name}`]),
   ];
@@ -402,7 +412,7 @@ export function write(
     "",
     `${date} - ${host.cpus} CPUs (${host.cpuModel}), ${host.memoryGb} GB, Node ${host.node}, ${host.platform}`,
     "",
-    `${settings.jobs} jobs tracked at once against the media API emulator (a child process), the emulator's clock running ${settings.speed}x real time; caps ${settings.caps.maxRequestsPerSecond} requests/s and ${settings.caps.maxConcurrentRequests} concurrent. Medians of ${runs.length} run(s). Command: \`${command(settings, name)}\`.`,
+    `${settings.jobs} jobs tracked at once against the media API emulator (a child process), ${settings.takeover ? "all of them owned by a replica that stopped (taken over at start)" : "owned by nobody (taken up at start)"}, the emulator's clock running ${settings.speed}x real time; caps ${settings.caps.maxRequestsPerSecond} requests/s and ${settings.caps.maxConcurrentRequests} concurrent. Medians of ${runs.length} run(s). Command: \`${command(settings, name)}\`.`,
     "",
     table(median, strategies),
     "",

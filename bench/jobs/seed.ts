@@ -1,6 +1,7 @@
 import { pino } from "pino";
 import type { MediaApi } from "../../src/core/api/index.js";
-import { openStores } from "../../src/store/index.js";
+import { createJobEngine } from "../../src/core/jobs/engine.js";
+import { openStores, type Stores } from "../../src/store/index.js";
 import type { PlannedKind } from "../../test/fakes/media-api/index.js";
 import type { PlannedJob } from "./mix.js";
 
@@ -15,13 +16,15 @@ export interface SeededJob {
  * Creates the service jobs (the emulator's clock stands still meanwhile, so they all start at
  * "go") and their records in a sqlite store, as a bot that crashed with them in flight would have
  * left them. Jobs of one kind are created one after another, in the order their plans were
- * handed to the emulator, so each gets its planned duration.
+ * handed to the emulator, so each gets its planned duration. With `ownedBy`, a replica of that
+ * name takes them all up and stops: its jobs wait for another one to take them over.
  */
 export async function seedJobs(
   api: MediaApi,
   planned: PlannedJob[],
   storeUrl: string,
   media: { imageMediaId: string },
+  { ownedBy }: { ownedBy?: string } = {},
 ): Promise<SeededJob[]> {
   const mockup = await api.mockups.generate({
     productMediaId: media.imageMediaId,
@@ -74,6 +77,32 @@ export async function seedJobs(
     });
     seeded.push({ id: record.id, label: job.entry.label, durationMs: job.durationMs });
   }
+  if (ownedBy) await takenUpAndStopped(stores, ownedBy);
   await stores.close();
   return seeded;
+}
+
+/**
+ * A real engine named `instanceId` takes up every job and stops before it reads any status: its
+ * heartbeat is gone, its jobs are still its own. (A replica killed instead would leave the same,
+ * once its heartbeat lapsed.)
+ */
+async function takenUpAndStopped(stores: Stores, instanceId: string): Promise<void> {
+  const engine = createJobEngine({
+    store: stores.jobs,
+    claims: stores.claims,
+    indexes: stores.indexes,
+    logger: pino({ level: "warn" }),
+    instanceId,
+    hooks: {
+      fetchStatus: (_job, signal) =>
+        new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason))),
+      async showProgress() {},
+      async deliver() {
+        return undefined;
+      },
+    },
+  });
+  await engine.start();
+  await engine.stop();
 }

@@ -2,6 +2,7 @@
  * Replicas on one redis: 1, 2 and 4 real bot processes, measured in two parts.
  *
  *   npm run bench -- scale [--replicas 1,2,4] [--burst 200] [--rounds 3] [--jobs 20000] [--speed 3]
+ *                          [--parts acks,jobs] [--name scale]
  *
  * Acks: `node dist/main.js` replicas (Slack over HTTP) behind a round-robin balancer; bursts of
  * `--burst` signed slash commands sent at once, each acknowledged by whichever replica the
@@ -13,6 +14,8 @@
  * emulator (its clock `--speed` times real time): status requests per job, delivery delay,
  * redis commands per job (INFO commandstats), and jobs whose status was read by two replicas at
  * overlapping times (must be 0).
+ *
+ * --parts runs only the named parts (both by default); --name names the results files.
  */
 import { type ChildProcess, execFileSync, fork } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -43,6 +46,8 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "3" },
     jobs: { type: "string", default: "20000" },
     speed: { type: "string", default: "3" },
+    parts: { type: "string", default: "acks,jobs" },
+    name: { type: "string", default: "scale" },
     out: { type: "string", default: new URL("../results", import.meta.url).pathname },
   },
 });
@@ -51,6 +56,7 @@ const BURST = Number(values.burst);
 const ROUNDS = Number(values.rounds);
 const JOBS = Number(values.jobs);
 const SPEED = Number(values.speed);
+const PARTS = new Set(values.parts.split(",").map((part) => part.trim()));
 
 interface Spread {
   p50: number;
@@ -70,16 +76,21 @@ interface JobFigures {
   delayP50Ms: number;
   delayP95Ms: number;
   redisCommandsPerJob: number;
+  /** The same by command (INFO commandstats counts the commands a script runs too), most first. */
+  redisCommandsByName: Record<string, number>;
   /** Jobs whose status two replicas read at overlapping times. */
   polledByTwoAtOnce: number;
   /** Jobs whose status more than one replica ever read. */
   polledByTwo: number;
   deliveredTwice: number;
+  /** The longest a replica's start() took: taking up its share of the jobs. */
+  takeUpSeconds: number;
   seconds: number;
   perReplica: { instanceId: string; jobs: number; reads: number; cpuSeconds: number; peakRssMb: number }[];
 }
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
+const round2 = (n: number) => Math.round(n * 100) / 100;
 const spread = (times: number[]): Spread => {
   const sorted = [...times].sort((a, b) => a - b);
   return {
@@ -176,6 +187,7 @@ async function drained(calls: () => number): Promise<void> {
 // ---- jobs ----------------------------------------------------------------------------------------
 
 async function seed(redis: BenchRedis, emulator: ChildProcess) {
+  console.log(`seeding ${JOBS} jobs`);
   const ready = await reply(emulator, "ready");
   const planned = drawJobs(JOBS);
   send(emulator, {
@@ -239,11 +251,18 @@ async function tracked(
       return result;
     }),
   );
-  const commands = Object.entries(after).reduce((sum, [name, n]) => sum + n - (before[name] ?? 0), 0);
+  const byName = Object.entries(after)
+    .map(([name, n]) => [name, n - (before[name] ?? 0)] as const)
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1]);
+  const commands = byName.reduce((sum, [, n]) => sum + n, 0);
   return {
     replicas,
     ...merged(results, seeded, at),
     redisCommandsPerJob: round1(commands / seeded.jobs.length),
+    redisCommandsByName: Object.fromEntries(
+      byName.map(([name, n]) => [name, round2(n / seeded.jobs.length)]),
+    ),
     seconds,
   };
 }
@@ -301,6 +320,7 @@ function merged(results: ReplicaResult[], seeded: Awaited<ReturnType<typeof seed
     polledByTwoAtOnce,
     polledByTwo,
     deliveredTwice: whole.redelivered.length,
+    takeUpSeconds: round1(Math.max(...results.map((r) => r.takeUpMs)) / 1000),
     perReplica: results.map((r) => ({
       instanceId: r.instanceId,
       jobs: Object.keys(r.deliveredAt).length,
@@ -346,12 +366,7 @@ function markdown(
 ): string {
   const machine = `${cpus().length} CPUs (${cpus()[0]?.model.trim()}), ${round1(totalmem() / 2 ** 30)} GB, Node ${process.version}`;
   const avg = (l: number[]) => l.map((n) => n.toFixed(2)).join(", ");
-  return [
-    "# Benchmark: scale (replicas on one redis)",
-    "",
-    `${new Date().toISOString()} - ${machine}. Load average (1, 5, 15 min) before: ${avg(load.before)}; after: ${avg(load.after)}.`,
-    `Command: \`flock /tmp/bench.lock npm run bench -- scale ${process.argv.slice(2).join(" ")}\`.`,
-    "",
+  const acksPart = [
     `## Acks: ${BURST} signed Slack commands at once, ${ROUNDS} rounds, through a round-robin balancer`,
     "",
     "Each replica is `node dist/main.js` (Slack over HTTP, STORE_URL on the one redis-server); the balancer and the sender run in a process of their own, the fake Slack and the emulator in another, all on this machine.",
@@ -363,13 +378,24 @@ function markdown(
         `| ${a.replicas} | ${a.all.p50} | ${a.all.p99} | ${a.all.max} | ${a.all.failed} | ${a.perReplica.map((r) => `${r.acks}: ${r.p50} / ${r.p99}`).join("; ")} |`,
     ),
     "",
+  ];
+  const jobsPart = [
     `## Jobs: ${JOBS} unfinished jobs taken up and polled by the replicas' engines (emulator clock ${SPEED}x)`,
     "",
-    "| replicas | status requests per job | delivery delay p50 / p95 (ms, service time) | redis commands per job | jobs polled by two replicas at once | jobs ever polled by two | delivered twice | run (s) |",
-    "|---:|---:|---:|---:|---:|---:|---:|---:|",
+    "| replicas | status requests per job | delivery delay p50 / p95 (ms, service time) | redis commands per job | jobs polled by two replicas at once | jobs ever polled by two | delivered twice | take-up, slowest replica (s) | run (s) |",
+    "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...jobs.map(
       (j) =>
-        `| ${j.replicas} | ${j.requestsPerJob} | ${j.delayP50Ms} / ${j.delayP95Ms} | ${j.redisCommandsPerJob} | ${j.polledByTwoAtOnce} | ${j.polledByTwo} | ${j.deliveredTwice} | ${j.seconds} |`,
+        `| ${j.replicas} | ${j.requestsPerJob} | ${j.delayP50Ms} / ${j.delayP95Ms} | ${j.redisCommandsPerJob} | ${j.polledByTwoAtOnce} | ${j.polledByTwo} | ${j.deliveredTwice} | ${j.takeUpSeconds} | ${j.seconds} |`,
+    ),
+    "",
+    "Redis commands per job, by command (INFO commandstats; a script's own commands count as well as its EVAL/EVALSHA):",
+    "",
+    ...jobs.map(
+      (j) =>
+        `- ${j.replicas} replica(s): ${Object.entries(j.redisCommandsByName)
+          .map(([name, n]) => `${name} ${n}`)
+          .join(", ")}`,
     ),
     "",
     "Per replica (jobs delivered, status reads, CPU seconds, peak RSS MB):",
@@ -379,6 +405,15 @@ function markdown(
         `- ${j.replicas} replica(s): ${j.perReplica.map((r) => `${r.instanceId} ${r.jobs} jobs, ${r.reads} reads, ${r.cpuSeconds} s CPU, ${r.peakRssMb} MB`).join("; ")}`,
     ),
     "",
+  ];
+  return [
+    "# Benchmark: scale (replicas on one redis)",
+    "",
+    `${new Date().toISOString()} - ${machine}. Load average (1, 5, 15 min) before: ${avg(load.before)}; after: ${avg(load.after)}.`,
+    `Command: \`flock /tmp/bench.lock npm run bench -- scale ${process.argv.slice(2).join(" ")}\`.`,
+    "",
+    ...(PARTS.has("acks") ? acksPart : []),
+    ...(PARTS.has("jobs") ? jobsPart : []),
   ].join("\n");
 }
 
@@ -391,7 +426,7 @@ const redis = await BenchRedis.start(dir);
 const loadBefore = loadavg();
 try {
   const ackFigures: AckFigures[] = [];
-  for (const n of counts) {
+  for (const n of PARTS.has("acks") ? counts : []) {
     console.log(`acks: ${n} replica(s)`);
     const figures = await acks(redis, n);
     console.log(JSON.stringify(figures));
@@ -402,10 +437,10 @@ try {
   });
   const jobFigures: JobFigures[] = [];
   try {
-    console.log(`seeding ${JOBS} jobs`);
     await redis.admin.flushAll();
-    const seeded = await seed(redis, emulator);
+    const seeded = PARTS.has("jobs") ? await seed(redis, emulator) : undefined;
     for (const n of counts) {
+      if (!seeded) break;
       console.log(`jobs: ${n} replica(s)`);
       const figures = await tracked(redis, emulator, seeded, n);
       console.log(JSON.stringify({ ...figures, perReplica: undefined }));
@@ -416,9 +451,9 @@ try {
   }
   const load = { before: loadBefore, after: loadavg() };
   const md = markdown(ackFigures, jobFigures, load);
-  writeFileSync(join(values.out, "scale.md"), md);
+  writeFileSync(join(values.out, `${values.name}.md`), md);
   writeFileSync(
-    join(values.out, "scale.json"),
+    join(values.out, `${values.name}.json`),
     `${JSON.stringify({ at: new Date().toISOString(), settings: values, load, acks: ackFigures, jobs: jobFigures }, null, 2)}\n`,
   );
   console.log(md);

@@ -37,6 +37,8 @@ export interface ReplicaResult {
   progressEdits: number;
   peakRssBytes: number;
   cpuSeconds: number;
+  /** How long start() took: taking up this replica's share of the jobs. */
+  takeUpMs: number;
 }
 
 const args = JSON.parse(process.argv[2] ?? "{}") as ReplicaArgs;
@@ -103,7 +105,9 @@ const sampler = setInterval(() => {
   process.send?.({ type: "delivered", count: delivered });
 }, 1_000);
 const cpuBefore = process.cpuUsage();
+const startedAt = performance.now();
 await engine.start();
+const takeUpMs = Math.round(performance.now() - startedAt);
 
 await new Promise<void>((resolve) => process.once("message", () => resolve()));
 clearInterval(sampler);
@@ -121,5 +125,6 @@ const result: ReplicaResult = {
   progressEdits,
   peakRssBytes,
   cpuSeconds: Math.round((cpu.user + cpu.system) / 1e4) / 100,
+  takeUpMs,
 };
 process.send?.(result, () => process.exit(0));

@@ -12,6 +12,7 @@ import { SpendStore } from "./spend.js";
 import { openSwap } from "./swap.js";
 import { TenantStore } from "./tenants.js";
 
+export { Batch } from "./batch.js";
 export type { ClaimHolder, Claims, Lease } from "./claims.js";
 export { withClaim } from "./claims.js";
 export { StoreError, type StoreErrorCode } from "./errors.js";

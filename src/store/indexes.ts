@@ -17,6 +17,8 @@ export interface IndexEntry {
 export interface Indexes {
   /** Adds `entry` (or moves an existing id to `entry.at`); with `keep`, only the newest `keep` stay. */
   add(name: string, entry: IndexEntry, keep?: number): Promise<void>;
+  /** `add` of many entries in one statement (a slice at a time on sqlite), without a `keep`. */
+  addAll(name: string, entries: readonly IndexEntry[]): Promise<void>;
   remove(name: string, ids: readonly string[]): Promise<void>;
   /** Oldest first. */
   list(name: string): Promise<IndexEntry[]>;
@@ -32,6 +34,8 @@ export async function openIndexes(connection: StoreConnection): Promise<Indexes>
 }
 
 const REMOVE_SLICE = 500;
+/** Three parameters per entry: under the 999 of older sqlite builds. */
+const ADD_SLICE = 300;
 
 /** A table in the same file as the keyv data, so every process opening the file sees the same sets. */
 async function sqliteIndexes(query: SqliteQuery): Promise<Indexes> {
@@ -40,14 +44,15 @@ async function sqliteIndexes(query: SqliteQuery): Promise<Indexes> {
      PRIMARY KEY (name, id)) WITHOUT ROWID`,
   );
   await query("CREATE INDEX IF NOT EXISTS indexes_by_time ON indexes (name, at)");
+  const insert = (name: string, entries: readonly IndexEntry[]) =>
+    query(
+      `INSERT INTO indexes (name, id, at) VALUES ${entries.map(() => "(?, ?, ?)").join(", ")}
+       ON CONFLICT (name, id) DO UPDATE SET at = excluded.at`,
+      ...entries.flatMap(({ id, at }) => [name, id, at]),
+    );
   return {
-    async add(name, { id, at }, keep) {
-      await query(
-        "INSERT INTO indexes (name, id, at) VALUES (?, ?, ?) ON CONFLICT (name, id) DO UPDATE SET at = excluded.at",
-        name,
-        id,
-        at,
-      );
+    async add(name, entry, keep) {
+      await insert(name, [entry]);
       if (keep !== undefined) {
         await query(
           `DELETE FROM indexes WHERE name = ? AND id NOT IN
@@ -56,6 +61,11 @@ async function sqliteIndexes(query: SqliteQuery): Promise<Indexes> {
           name,
           keep,
         );
+      }
+    },
+    async addAll(name, entries) {
+      for (let start = 0; start < entries.length; start += ADD_SLICE) {
+        await insert(name, entries.slice(start, start + ADD_SLICE));
       }
     },
     async remove(name, ids) {
@@ -96,6 +106,13 @@ function redisIndexes(client: RedisClientType): Indexes {
       const transaction = client.multi().zAdd(key, { score: at, value: id });
       if (keep !== undefined) transaction.zRemRangeByRank(key, 0, -(keep + 1));
       await transaction.exec();
+    },
+    async addAll(name, entries) {
+      if (entries.length > 0)
+        await client.zAdd(
+          redisKey(name),
+          entries.map(({ id, at }) => ({ score: at, value: id })),
+        );
     },
     async remove(name, ids) {
       if (ids.length > 0) await client.zRem(redisKey(name), [...ids]);

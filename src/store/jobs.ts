@@ -2,11 +2,12 @@ import { randomBytes } from "node:crypto";
 import type Keyv from "keyv";
 import type { Logger } from "pino";
 import { z } from "zod";
+import { Batch } from "./batch.js";
 import { type Claims, withClaim } from "./claims.js";
 import { StoreError } from "./errors.js";
 import type { IndexEntry, Indexes } from "./indexes.js";
 import type { JobKind, JobState } from "./job-kinds.js";
-import { type Json, json, parseRecord, readRecord, toJson, withoutLive } from "./records.js";
+import { checkRecord, type Json, json, parseRecord, readRecord, toJson, withoutLive } from "./records.js";
 import { serialize } from "./serialize.js";
 import type { RecordSwap } from "./swap.js";
 
@@ -183,6 +184,16 @@ const PER_TENANT = 200;
 const MISSING_GRACE_MS = 60_000;
 const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 const RUNNING: ReadonlySet<JobState> = new Set(["queued", "working", "retrying"]);
+/** How long finished jobs gather before they leave the unfinished index in one command. */
+const FINISHING_WINDOW_MS = 20;
+/** Records per read of many: one statement (sqlite) or MGET (redis) each. */
+const READ_SLICE = 500;
+
+interface Read {
+  id: string;
+  job: JobRecord | undefined;
+  corrupt?: true;
+}
 
 /** Terminal and delivered: nothing left to poll or post. Such a job is final. */
 export function isFinished(job: JobRecord): boolean {
@@ -200,6 +211,15 @@ export function isFinished(job: JobRecord): boolean {
  */
 export class JobStore {
   private readonly retentionMs: number;
+  /**
+   * Finished jobs leave the unfinished index together, one command for all that finish within a
+   * few milliseconds: lost to a crash, the entry is dropped by the next listing, which reads the
+   * record finished.
+   */
+  private readonly finishing = new Batch<string>(
+    (ids) => this.indexes.remove(UNFINISHED, ids),
+    FINISHING_WINDOW_MS,
+  );
 
   constructor(
     private readonly keyv: Keyv<unknown>,
@@ -281,6 +301,54 @@ export class JobStore {
   }
 
   /**
+   * The jobs of `ids` that exist, read a slice at a time in one statement each (an engine taking up
+   * thousands of jobs at start); corrupt records are reported and left out, like unknown ids.
+   */
+  async getMany(ids: readonly string[]): Promise<JobRecord[]> {
+    return (await this.readMany(ids)).flatMap(({ job }) => (job ? [job] : []));
+  }
+
+  private async readMany(ids: readonly string[]): Promise<Read[]> {
+    const reads: Read[] = [];
+    for (let start = 0; start < ids.length; start += READ_SLICE) {
+      const slice = ids.slice(start, start + READ_SLICE);
+      const valid = slice.filter((id) => JOB_ID.test(id));
+      let stored: Map<string, unknown>;
+      try {
+        const values: unknown[] = valid.length > 0 ? await this.keyv.getMany(valid, { raw: true }) : [];
+        stored = new Map(valid.map((id, i) => [id, values[i]]));
+      } catch (error) {
+        if (!(error instanceof SyntaxError)) throw error;
+        // A record that is not JSON spoils the whole read: this slice is read one by one instead.
+        for (const id of slice) reads.push(await this.readOne(id));
+        continue;
+      }
+      for (const id of slice) {
+        try {
+          reads.push({ id, job: checkRecord(this.keyv.namespace, id, stored.get(id), jobSchema) });
+        } catch (error) {
+          reads.push(this.corrupt(id, error));
+        }
+      }
+    }
+    return reads;
+  }
+
+  private async readOne(id: string): Promise<Read> {
+    try {
+      return { id, job: await this.get(id) };
+    } catch (error) {
+      return this.corrupt(id, error);
+    }
+  }
+
+  private corrupt(id: string, error: unknown): Read {
+    if (!(error instanceof StoreError && error.code === "store.corrupt")) throw error;
+    this.logger.error({ err: error, jobId: id }, "corrupt job record skipped");
+    return { id, job: undefined, corrupt: true };
+  }
+
+  /**
    * Applies `patch` if the stored job is still at `expectedVersion`. `lastProgressAt` moves when
    * state or progress change. A finished job is final: a patch that would reopen it throws.
    *
@@ -342,7 +410,7 @@ export class JobStore {
             return swapped;
           })
         : await swap();
-    if (result.ok && isFinished(result.job)) await this.indexes.remove(UNFINISHED, [id]);
+    if (result.ok && isFinished(result.job)) await this.finishing.add(id);
     return result;
   }
 
@@ -406,20 +474,13 @@ export class JobStore {
     drop: (job: JobRecord) => boolean,
   ): Promise<JobRecord[]> {
     const now = Date.now();
-    const loaded = await Promise.all(
-      entries.map(async (entry) => {
-        try {
-          return { entry, job: await this.get(entry.id) };
-        } catch (error) {
-          if (!(error instanceof StoreError && error.code === "store.corrupt")) throw error;
-          this.logger.error({ err: error, jobId: entry.id }, "corrupt job record skipped");
-          return { entry, job: undefined, corrupt: true };
-        }
-      }),
-    );
+    const added = new Map(entries.map((entry) => [entry.id, entry.at]));
+    const loaded = await this.readMany(entries.map((entry) => entry.id));
     const gone = loaded
-      .filter(({ entry, job, corrupt }) => (job ? drop(job) : !corrupt && now - entry.at > MISSING_GRACE_MS))
-      .map(({ entry }) => entry.id);
+      .filter(({ id, job, corrupt }) =>
+        job ? drop(job) : !corrupt && now - (added.get(id) ?? now) > MISSING_GRACE_MS,
+      )
+      .map(({ id }) => id);
     await this.indexes.remove(key, gone);
     return loaded.flatMap(({ job }) => (job ? [job] : []));
   }

@@ -72,7 +72,8 @@ export function parseRecord<T>(
   return checkRecord(namespace, key, stored, schema);
 }
 
-function checkRecord<T>(
+/** Checks a keyv entry (`{ value, expires }`) read as it is stored; see `readRecord`. */
+export function checkRecord<T>(
   namespace: string | undefined,
   key: string,
   stored: unknown,

@@ -68,6 +68,44 @@ describeEachBackend("claims", (ctx) => {
     }
   });
 
+  it("takes many keys at once: free, expired or the named holder's ones, never a live other's", async () => {
+    const { claims } = await ctx.open();
+    expect(await claims.acquire("held", "other", 60_000)).toBe(true);
+    expect(await claims.acquire("dead's", "dead", 60_000)).toBe(true);
+    expect(await claims.acquire("expired", "other", 30)).toBe(true);
+    await sleep(60);
+    const wanted = ["free", "held", "dead's", "expired"];
+    expect([...(await claims.transferAll(wanted, "dead", "me", 60_000))].sort()).toEqual(
+      ["dead's", "expired", "free"].sort(),
+    );
+    expect(await claims.owners([...wanted, "never"])).toEqual(["me", "other", "me", "me", undefined]);
+    // Taken means held as any claim is: the old holder can no longer release it, the new one can.
+    expect(await claims.release("dead's", "dead")).toBe(false);
+    expect(await claims.release("dead's", "me")).toBe(true);
+  });
+
+  it("splits many keys between two connections taking them at once, each key to exactly one", async () => {
+    const many = Array.from({ length: 1_500 }, (_, i) => `own:${i}`);
+    const [first, second] = [await ctx.open(), await ctx.open()];
+    const [a, b] = await Promise.all([
+      first.claims.transferAll(many, "a", "a", 60_000),
+      second.claims.transferAll([...many].reverse(), "b", "b", 60_000),
+    ]);
+    expect(a.size + b.size).toBe(many.length);
+    for (const key of many) expect(a.has(key)).not.toBe(b.has(key));
+    const owners = await first.claims.owners(many);
+    expect(owners.every((owner, i) => owner === (a.has(many[i]!) ? "a" : "b"))).toBe(true);
+  });
+
+  it("drops many keys whoever holds them", async () => {
+    const { claims } = await ctx.open();
+    await claims.acquire("x", "a", 60_000);
+    await claims.acquire("y", "b", 60_000);
+    await claims.drop(["x", "y", "never"]);
+    expect(await claims.owners(["x", "y"])).toEqual([undefined, undefined]);
+    expect(await claims.acquire("x", "c", 60_000)).toBe(true);
+  });
+
   if (ctx.kind === "sqlite") {
     it("gives each key to exactly one side when another process competes", async () => {
       const [first, second] = [await ctx.open(), await ctx.open()];

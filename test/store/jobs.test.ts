@@ -253,6 +253,9 @@ describeEachBackend("jobs", (ctx) => {
     });
     expect((await unfinishedOf(stores)).map((job) => job.id)).toEqual([healthy.id]);
     expect((await stores.jobs.listByRequester(alice, 10)).map((job) => job.id)).toEqual([healthy.id]);
+    // Read many at once (an engine taking up its jobs): the same records, the same reports.
+    const many = await stores.jobs.getMany([broken.id, healthy.id, misshapen.id, "no-such-job!"]);
+    expect(many.map((job) => job.id)).toEqual([healthy.id]);
     expect(lines.map((line) => [line.msg, line.jobId])).toEqual(
       expect.arrayContaining([
         ["corrupt job record skipped", broken.id],

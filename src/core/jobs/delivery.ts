@@ -1,4 +1,4 @@
-import type { JobRecord, JobStore } from "../../store/index.js";
+import { Batch, type Claims, type JobRecord, type JobStore } from "../../store/index.js";
 import { UndeliverableError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { JobHooks } from "./contract.js";
@@ -21,6 +21,7 @@ export interface DeliveryDeps {
   store: JobStore;
   /** The claim is held in this process's name: its death frees it at once, a restart too. */
   liveness: Liveness;
+  claims: Claims;
   hooks: JobHooks<JobRecord>;
   logger: Logger;
   claimMs: number;
@@ -34,13 +35,20 @@ export interface DeliveryDeps {
  *   pending --claim deliver:<id>--> delivering --hooks.deliver--> delivered (+ result) --release
  *
  * The claim keeps two engines from posting at once; the record, read again under the claim,
- * keeps an engine from posting what another already posted. A crash while `delivering` leaves the
+ * keeps an engine from posting what another already posted. Once the record says delivered, the
+ * claim is dropped with those of the other jobs delivered within a few milliseconds, whoever holds
+ * it (a release of its own was a script and two commands per job on redis,
+ * bench/results/scale.md): whoever finds it held meanwhile reads the record and learns there is
+ * nothing left to do. A crash while `delivering` leaves the
  * record there and the claim to its dead holder, which frees it, so the next engine (or the
  * restart) delivers again: the hook's contract
  * (idempotent edits and keyed posts) makes that second call harmless. A hook that throws puts the
  * job back to `pending` for a retry: a chat platform outage delays results, it never loses them.
  */
 export class Delivery {
+  /** Claims of delivered jobs, dropped together (see above). */
+  private readonly dropping = new Batch<string>((keys) => this.deps.claims.drop(keys), DROP_WINDOW_MS);
+
   constructor(private readonly deps: DeliveryDeps) {}
 
   /** Delivers `job`, first recording `outcome` when the job has none yet. */
@@ -53,17 +61,40 @@ export class Delivery {
     } catch (error) {
       return { kind: "retry", attempts: job.attempts + 1, error };
     }
-    if (!held) {
-      // Keep the outcome even so: if the holder dies, whoever delivers later needs it.
-      if (outcome) await this.record(job, outcome);
-      return { kind: "busy" };
-    }
+    if (!held) return this.elsewhere(job, outcome);
+    let result: DeliveryResult | undefined;
     try {
-      return await this.deliver(job, outcome);
+      result = await this.deliver(job, outcome);
+      return result;
     } finally {
       // Not released (store down): the claim dies with this process, or at its ttl.
-      await liveness.release(key);
+      if (!result || !isFinal(result)) await liveness.release(key);
+      else await this.dropping.add(key).catch(() => undefined);
     }
+  }
+
+  /**
+   * Someone holds the claim: the job was delivered (its claim is kept, see above), or another
+   * engine, maybe dead, is delivering it. The outcome is kept even so: if the holder dies,
+   * whoever delivers later needs it.
+   */
+  private async elsewhere(job: JobRecord, outcome: Outcome | undefined): Promise<DeliveryResult> {
+    const { store, logger } = this.deps;
+    let fresh: JobRecord | undefined;
+    try {
+      fresh = await store.get(job.id);
+    } catch (error) {
+      return { kind: "retry", attempts: job.attempts + 1, error };
+    }
+    if (!fresh || fresh.delivery === "delivered") return { kind: "settled" };
+    if (outcome) {
+      await updateJob(store, fresh, (now) =>
+        isTerminal(now.state) ? undefined : outcomePatch(outcome),
+      ).catch((error: unknown) =>
+        logger.warn({ err: error, jobId: job.id }, "could not record the job's outcome"),
+      );
+    }
+    return { kind: "busy" };
   }
 
   private async deliver(job: JobRecord, outcome: Outcome | undefined): Promise<DeliveryResult> {
@@ -138,17 +169,12 @@ export class Delivery {
       return { kind: "retry", attempts, error: storeError };
     }
   }
+}
 
-  /** Records an outcome without delivering it (someone else holds the claim). */
-  private async record(job: JobRecord, outcome: Outcome): Promise<void> {
-    try {
-      const fresh = await this.deps.store.get(job.id);
-      if (fresh)
-        await updateJob(this.deps.store, fresh, (now) =>
-          isTerminal(now.state) ? undefined : outcomePatch(outcome),
-        );
-    } catch (error) {
-      this.deps.logger.warn({ err: error, jobId: job.id }, "could not record the job's outcome");
-    }
-  }
+/** How long delivered jobs' claims gather before they are dropped in one command. */
+const DROP_WINDOW_MS = 50;
+
+/** The record says delivered (or the job is gone): nothing will ever need the claim again. */
+function isFinal(result: DeliveryResult): boolean {
+  return result.kind === "delivered" || result.kind === "settled" || result.kind === "abandoned";
 }

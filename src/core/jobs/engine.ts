@@ -122,6 +122,8 @@ class Engine implements JobEngine {
   /** Everything stop() must wait for. */
   private readonly inFlight = new Set<Promise<unknown>>();
   private running = false;
+  /** The heartbeat lapsed and is held again: jobs taken over meanwhile are being dropped. */
+  private reclaiming = false;
   private timers: NodeJS.Timeout[] = [];
   /** At most one of each recurring scan at a time. */
   private readonly scanning = new Map<string, Promise<void>>();
@@ -167,6 +169,7 @@ class Engine implements JobEngine {
       throttle: this.throttle,
       jobs: this.jobs,
       running: () => this.running,
+      owns: () => this.liveness.fresh && !this.reclaiming,
       yielded: this.yielded,
       hold: (work) => this.hold(work),
       settle: (tracked, outcome) => this.settle(tracked, outcome),
@@ -176,6 +179,7 @@ class Engine implements JobEngine {
     this.delivery = new Delivery({
       store: this.store,
       liveness: this.liveness,
+      claims: opts.claims,
       hooks: this.hooks,
       logger: this.log,
       claimMs: this.policy.deliveryClaimMs,
@@ -287,9 +291,17 @@ class Engine implements JobEngine {
         this.policy.orphanScanMs,
       ),
     ];
-    await this.recovery.ownJobs({ restarted: true });
-    await this.recovery.deadInstances();
-    await this.recovery.orphans({ gated: false });
+    // Every job found now is taken up before any is polled: the answers of the first polls would
+    // compete with the take-up for the store and the event loop, and with fifty thousand jobs that
+    // took it from 4 s to 99 s (bench/results/jobs-50k.md), jobs finishing meanwhile unseen.
+    this.scheduler.pause();
+    try {
+      await this.recovery.ownJobs({ restarted: true });
+      await this.recovery.deadInstances();
+      await this.recovery.orphans({ gated: false });
+    } finally {
+      this.scheduler.resume();
+    }
   }
 
   async stop({ deadlineMs = Number.POSITIVE_INFINITY }: { deadlineMs?: number } = {}): Promise<void> {
@@ -387,15 +399,25 @@ class Engine implements JobEngine {
   }
 
   /**
-   * The heartbeat lapsed and is back: drop the jobs another instance took over meanwhile, and
-   * take up what is still this instance's but not tracked here.
+   * The heartbeat lapsed and is back: drop the jobs another instance took over meanwhile (once a
+   * takeover under way is done), and take up what is still this instance's but not tracked here.
+   * No status is read until then: the other instance may be polling some of them already.
    */
   private async reclaim(): Promise<void> {
-    const me = this.liveness.id;
-    for (const [id, tracked] of this.jobs) {
-      if (tracked.mode !== "deliver" && (await this.ownership.ownerOf(id)) !== me) this.forget(id);
+    this.reclaiming = true;
+    try {
+      await this.recovery.ownJobs({
+        restarted: false,
+        held: {
+          ids: () => [...this.jobs].filter(([, tracked]) => tracked.mode !== "deliver").map(([id]) => id),
+          drop: (ids) => {
+            for (const id of ids) this.forget(id);
+          },
+        },
+      });
+    } finally {
+      this.reclaiming = false;
     }
-    await this.recovery.ownJobs({ restarted: false });
   }
 
   /** Ends polling of a job here (its outcome is known); resolves with its latest stored record. */
@@ -513,10 +535,14 @@ class Engine implements JobEngine {
     this.scheduler.cancel(id);
   }
 
-  /** A finished job belongs to nobody; if this fails, the next recovery scan finds it finished. */
+  /**
+   * A finished job belongs to nobody; if this fails, the next recovery scan finds it finished.
+   * Batched with the others finishing now (ownership.ts), so not in the poller's background lane,
+   * whose few at a time would keep the batch from gathering them.
+   */
   private async disown(id: string): Promise<void> {
-    await this.poller
-      .inBackground(() => this.ownership.release(id))
+    await this.ownership
+      .release(id)
       .catch((error: unknown) =>
         this.log.warn({ err: error, jobId: id }, "could not release a finished job"),
       );

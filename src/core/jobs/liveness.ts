@@ -87,6 +87,8 @@ export class Liveness {
   private timer: NodeJS.Timeout | undefined;
   private beating: Promise<void> | undefined;
   private held = false;
+  /** When the last renewal that succeeded was sent: the heartbeat lasts `lapseMs` from then at least. */
+  private renewedAt = 0;
   private readonly takenListeners: (() => void)[] = [];
   private readonly regainedListeners: (() => void)[] = [];
 
@@ -118,10 +120,13 @@ export class Liveness {
     for (let n = 1; n <= MAX_SUFFIX; n++) {
       const id = n === 1 ? this.requested : `${this.requested}#${n}`;
       const token = this.tokenFor(id);
+      // Before the claim is taken (maybe after waiting on a predecessor): it lasts from then at least.
+      const sentAt = Date.now();
       const live = await this.takeIdentity(id, token);
       if (live === undefined) {
         this.name = id;
         this.ownToken = token;
+        this.renewedAt = sentAt;
         break;
       }
       if (this.explicit) {
@@ -156,6 +161,15 @@ export class Liveness {
     }
     this.held = false;
     liveHere.delete(this.ownToken);
+  }
+
+  /**
+   * Whether the heartbeat surely still lives: renewed less than `lapseMs` ago, less one beat of
+   * margin. After a stall (a busy machine, a store away) it may have lapsed unnoticed, and another
+   * instance may be taking over this one's jobs: work on them waits for the next renewal.
+   */
+  get fresh(): boolean {
+    return this.held && Date.now() < this.renewedAt + this.lapseMs - this.heartbeatMs;
   }
 
   /** Another process holds this instance's heartbeat now: nothing this one held is its own any more. */
@@ -251,8 +265,10 @@ export class Liveness {
 
   private async beat(): Promise<void> {
     const key = heartbeatKey(this.name);
+    const sentAt = Date.now();
     try {
       if (await this.claims.renew(key, this.ownToken, this.lapseMs)) {
+        this.renewedAt = sentAt;
         // Again each beat: a takeover that raced this instance's restart may have unregistered it.
         await this.indexes.add(REGISTRY, { id: this.name, at: Date.now() });
         return;
@@ -266,6 +282,7 @@ export class Liveness {
       }
       if (await this.claims.acquire(key, this.ownToken, this.lapseMs)) {
         this.held = true;
+        this.renewedAt = sentAt;
         this.log.info({ instanceId: this.name }, "instance heartbeat held again");
         for (const listener of this.regainedListeners) listener();
       } else if (this.timer) {

@@ -22,6 +22,11 @@ export interface PollerDeps {
   /** The engine's jobs: one is polled while it is its id's entry, in mode `poll`. */
   jobs: Map<string, Tracked>;
   running(): boolean;
+  /**
+   * Whether this instance's jobs are surely still its own: its heartbeat renewed within the lapse
+   * and not being reclaimed after one (see liveness.ts).
+   */
+  owns(): boolean;
   /** Resolves once the bot's incoming requests leave room: a read waits while a burst is acknowledged. */
   yielded(): Promise<void>;
   /** Work the engine's stop must wait for. */
@@ -64,11 +69,6 @@ export class Poller {
     void this.reads.add(() => this.read(tracked));
   }
 
-  /** Runs store work in the background lane. */
-  inBackground(work: () => Promise<void>): Promise<void> {
-    return this.background.add(work);
-  }
-
   /** Drops the queued reads and aborts those in flight. */
   stop(): void {
     this.reads.clear();
@@ -79,6 +79,11 @@ export class Poller {
   private async read(tracked: Tracked): Promise<void> {
     await this.deps.yielded();
     if (!this.isPolling(tracked)) return;
+    if (!this.deps.owns()) {
+      // After a stall another instance may be taking the job over: read it after the next beat.
+      this.deps.scheduler.schedule(tracked.job.id, this.deps.now() + this.deps.policy.heartbeatMs);
+      return;
+    }
     const controller = new AbortController();
     const timeout = setTimeout(
       () => controller.abort(new Error("status read timed out")),

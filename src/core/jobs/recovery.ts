@@ -19,7 +19,25 @@ export interface RecoveryDeps {
   orphanScanMs: number;
 }
 
-const SLICE = 100;
+/** The jobs a process works on, when its heartbeat comes back after a lapse. */
+export interface Held {
+  ids(): string[];
+  /** Stops working on these: another instance owns them now. */
+  drop(ids: string[]): void;
+}
+
+/** Jobs taken up per batch of statements. */
+const SLICE = 500;
+
+/**
+ * The list from a random place onwards, then its beginning: instances that look for orphans at the
+ * same moment (replicas started together) start apart and mostly take different jobs, instead of
+ * contending for the same ones slice after slice.
+ */
+function rotated<T>(items: T[]): T[] {
+  const at = Math.floor(Math.random() * items.length);
+  return [...items.slice(at), ...items.slice(0, at)];
+}
 
 /**
  * Finds the jobs this instance must look after: its own after a restart, those of instances
@@ -36,14 +54,24 @@ export class Recovery {
   /**
    * This instance's own jobs, as its previous process left them; `restarted` (at start, not when a
    * lapsed heartbeat comes back) also answers for what else that process left: this one has
-   * nothing under way yet that could be mistaken for it.
+   * nothing under way yet that could be mistaken for it. With `held` (the heartbeat is back after
+   * a lapse), the jobs this process works on that another instance took over meanwhile are
+   * dropped first, under the gate: a takeover under way finishes before they are checked.
    */
-  async ownJobs({ restarted }: { restarted: boolean }): Promise<void> {
+  async ownJobs({ restarted, held }: { restarted: boolean; held?: Held }): Promise<void> {
     const { liveness, ownership } = this.deps;
     const me = liveness.id;
     await this.underGate(me, { wait: true }, async () => {
+      if (held) {
+        const working = held.ids();
+        const owners = await ownership.ownersOf(working);
+        held.drop(working.filter((_, i) => owners[i] !== me));
+      }
       const ids = await ownership.listed(me);
-      const gone = await this.adoptEach(ids, async (id) => (await ownership.ownerOf(id)) === me);
+      const gone = await this.adoptEach(ids, async (slice) => {
+        const owners = await ownership.ownersOf(slice);
+        return slice.filter((_, i) => owners[i] === me);
+      });
       await ownership.unlist(me, gone);
       if (restarted) await this.leftBehind(me);
     });
@@ -66,15 +94,26 @@ export class Recovery {
     for (const instance of await liveness.instances()) {
       for (const id of await ownership.listed(instance)) listed.add(id);
     }
-    const candidates = (await store.unfinishedIds()).filter((id) => !listed.has(id));
+    const candidates = rotated((await store.unfinishedIds()).filter((id) => !listed.has(id)));
     const alive = new Map<string, Promise<boolean>>();
-    await this.adoptEach(candidates, async (id) => {
-      const holder = await ownership.ownerOf(id);
-      if (holder !== undefined) {
-        if (!alive.has(holder)) alive.set(holder, liveness.instanceAlive(holder));
-        if (await alive.get(holder)) return false;
+    await this.adoptEach(candidates, async (slice) => {
+      const holders = await ownership.ownersOf(slice);
+      // Grouped by holder: nobody (taken from this instance, which takes a free claim too) or a dead one.
+      const byHolder = new Map<string, string[]>();
+      for (const [i, id] of slice.entries()) {
+        const holder = holders[i] ?? liveness.id;
+        if (holder !== liveness.id) {
+          if (!alive.has(holder)) alive.set(holder, liveness.instanceAlive(holder));
+          if (await alive.get(holder)) continue;
+        }
+        const ids = byHolder.get(holder) ?? [];
+        ids.push(id);
+        byHolder.set(holder, ids);
       }
-      return ownership.take(id, liveness.id, holder ?? liveness.id);
+      const taken: string[] = [];
+      for (const [holder, ids] of byHolder)
+        taken.push(...(await ownership.takeAll(ids, liveness.id, holder)));
+      return taken;
     });
   }
 
@@ -85,7 +124,7 @@ export class Recovery {
       const ids = await ownership.listed(dead);
       if (ids.length > 0)
         logger.warn({ instanceId: dead, jobs: ids.length }, "taking over the jobs of a lapsed instance");
-      await this.adoptEach(ids, (id) => ownership.take(id, liveness.id, dead));
+      await this.adoptEach(ids, (slice) => ownership.takeAll(slice, liveness.id, dead));
       await ownership.unlist(dead, ids);
       await this.leftBehind(dead);
       if ((await ownership.listed(dead)).length === 0) await liveness.unregister(dead);
@@ -93,27 +132,23 @@ export class Recovery {
   }
 
   /**
-   * Adopts each job for which `mine` (which may take it) says yes, a slice at a time; resolves
-   * with the ids that were not this instance's to adopt.
+   * Adopts the jobs `mine` answers for (it may take them first), a slice at a time: one batch of
+   * statements per slice takes and reads them, whatever their number. Resolves with the ids that
+   * were not this instance's to adopt; a slice that fails is logged and left to the next scan.
    */
-  private async adoptEach(ids: string[], mine: (id: string) => Promise<boolean>): Promise<string[]> {
+  private async adoptEach(ids: string[], mine: (slice: string[]) => Promise<string[]>): Promise<string[]> {
     const { store, adopt, logger } = this.deps;
     const refused: string[] = [];
     for (let start = 0; start < ids.length; start += SLICE) {
-      await Promise.all(
-        ids.slice(start, start + SLICE).map(async (id) => {
-          try {
-            if (!(await mine(id))) {
-              refused.push(id);
-              return;
-            }
-            const job = await store.get(id);
-            if (job) await adopt(job);
-          } catch (error) {
-            logger.warn({ err: error, jobId: id }, "could not take up a job");
-          }
-        }),
-      );
+      const slice = ids.slice(start, start + SLICE);
+      try {
+        const taken = await mine(slice);
+        const ours = new Set(taken);
+        refused.push(...slice.filter((id) => !ours.has(id)));
+        for (const job of await store.getMany(taken)) await adopt(job);
+      } catch (error) {
+        logger.warn({ err: error, jobs: slice.length }, "could not take up a slice of jobs");
+      }
     }
     return refused;
   }

@@ -20,6 +20,7 @@ export class Scheduler {
   private seq = 0;
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Number.POSITIVE_INFINITY;
+  private paused = false;
 
   constructor(
     private readonly now: () => number,
@@ -46,12 +47,27 @@ export class Scheduler {
     return this.live.size;
   }
 
+  /** Nothing fires until `resume`; what falls due meanwhile fires then, earliest first. */
+  pause(): void {
+    this.paused = true;
+    this.disarm();
+  }
+
+  resume(): void {
+    this.paused = false;
+    this.arm();
+  }
+
   stop(): void {
+    this.disarm();
+    this.heap.length = 0;
+    this.live.clear();
+  }
+
+  private disarm(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.timerAt = Number.POSITIVE_INFINITY;
-    this.heap.length = 0;
-    this.live.clear();
   }
 
   private readonly fire = (): void => {
@@ -71,6 +87,7 @@ export class Scheduler {
   };
 
   private arm(): void {
+    if (this.paused) return;
     while (this.heap.length > 0 && this.live.get(this.heap[0]!.id) !== this.heap[0]!.seq) this.pop();
     const head = this.heap[0];
     if (!head || head.at >= this.timerAt) return;

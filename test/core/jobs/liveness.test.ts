@@ -92,6 +92,20 @@ describeEachBackend("instance liveness", (ctx) => {
     expect(await watcher.instanceAlive("a")).toBe(true);
   });
 
+  it("does not count on its jobs after a stall longer than its lapse, until it renews", async () => {
+    const stores = await ctx.open();
+    const a = liveness(stores, "a");
+    await a.start();
+    expect(a.fresh).toBe(true);
+    // The event loop blocked past the lapse: another instance may be taking the jobs over already,
+    // before this process's next beat could notice.
+    const stalledUntil = Date.now() + TIMING.lapseMs;
+    while (Date.now() < stalledUntil);
+    expect(a.fresh).toBe(false);
+    await sleep(TIMING.heartbeatMs * 3);
+    expect(a.fresh).toBe(true);
+  });
+
   it("lets a process that finds its name held by another leave that one its work", async () => {
     const stores = await ctx.open();
     const a = liveness(stores, "a");

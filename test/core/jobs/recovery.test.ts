@@ -44,6 +44,39 @@ async function recorded(kind: "video" | "image", durationMs: number, storeUrl?: 
   return seed.track(await world.serviceJob(kind, { durationMs }));
 }
 
+/**
+ * More jobs than one batch (recovery.ts takes them 500 at a time), owned by nobody or by a
+ * SIGKILLed instance (done by now, some of them hanging in its deliveries): the two live
+ * instances started together take them, each job polled by one of them and delivered once.
+ */
+async function manyTakenUp(storeUrl: string, { orphans }: { orphans: boolean }): Promise<void> {
+  const seed = (await world.engine(new RecordingHooks(world.api), { storeUrl })).engine;
+  const jobs: JobRecord[] = [];
+  for (let i = 0; i < 600; i++)
+    jobs.push(await seed.track(await world.serviceJob("image", { durationMs: 1_000 })));
+  if (!orphans) {
+    const child = await doomedEngine(
+      jobs.map((job) => job.id),
+      "pod-0",
+      storeUrl,
+    );
+    await kill(child);
+  }
+
+  const hooks = [new RecordingHooks(world.api), new RecordingHooks(world.api)];
+  const engines = await Promise.all(
+    hooks.map(async (h, i) => (await world.engine(h, { instanceId: `pod-${i + 1}`, storeUrl })).engine),
+  );
+  await Promise.all(engines.map((engine) => engine.start()));
+  const delivered = () => hooks.flatMap((h) => h.delivered.map((d) => d.jobId));
+  await until("all delivered", () => new Set(delivered()).size === jobs.length, 60_000);
+  await sleep(lapseMs);
+  expect(delivered().sort()).toEqual(jobs.map((job) => job.id).sort());
+  const [readByOne, readByOther] = hooks.map((h) => new Set(h.reads.map((r) => r.jobId)));
+  expect([...readByOne!].filter((id) => readByOther!.has(id))).toEqual([]);
+  expect(await engines[0]!.get(jobs[0]!.id)).toMatchObject({ delivery: "delivered" });
+}
+
 describe("crash recovery", () => {
   it("a SIGKILLed instance restarted under its id polls its jobs at once, not after the lapse", async () => {
     const job = await recorded("video", 2_500);
@@ -80,9 +113,27 @@ describe("crash recovery", () => {
     expect(hooks.for(hooks.delivered, job.id)).toHaveLength(1);
     expect(answeredFor).toEqual(["pod-1", "pod-0"]);
   });
+
+  it("more jobs than a batch: a SIGKILLed instance's are taken over, each polled by one instance and delivered once", async () => {
+    await manyTakenUp(world.storeUrl, { orphans: false });
+  }, 90_000);
+
+  it("more orphans than a batch, found by two instances at once: each polled by one and delivered once", async () => {
+    await manyTakenUp(world.storeUrl, { orphans: true });
+  }, 90_000);
 });
 
 describeRedis("crash recovery on redis", (server) => {
+  it("more jobs than a batch: a SIGKILLed instance's are taken over, each polled by one instance and delivered once", async () => {
+    await server().admin.flushAll();
+    await manyTakenUp(server().url, { orphans: false });
+  }, 90_000);
+
+  it("more orphans than a batch, found by two instances at once: each polled by one and delivered once", async () => {
+    await server().admin.flushAll();
+    await manyTakenUp(server().url, { orphans: true });
+  }, 90_000);
+
   it("a SIGKILLed instance restarted under its id takes all its jobs back at once and delivers each once", async () => {
     await server().admin.flushAll();
     const storeUrl = server().url;

@@ -100,6 +100,24 @@ describe("Scheduler", () => {
     expect(scheduler.size).toBe(0);
     scheduler.stop();
   });
+
+  it("fires nothing while paused (an engine taking up its jobs), then what fell due, earliest first", async () => {
+    const fired: string[] = [];
+    const scheduler = new Scheduler(Date.now, (id) => fired.push(id));
+    const now = Date.now();
+    scheduler.pause();
+    scheduler.schedule("b", now + 20);
+    scheduler.schedule("a", now + 10);
+    scheduler.schedule("later", now + 200);
+    await sleep(60);
+    expect(fired).toEqual([]);
+    scheduler.resume();
+    await sleep(10);
+    expect(fired).toEqual(["a", "b"]);
+    await sleep(250);
+    expect(fired).toEqual(["a", "b", "later"]);
+    scheduler.stop();
+  });
 });
 
 describe("EditThrottle", () => {
