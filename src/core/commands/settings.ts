@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { OptionValue } from "../../store/preferences.js";
 import { SETTINGS, type Setting } from "../preferences/layers.js";
 import { sectionOf, valueText } from "../render/settings.js";
-import { isAdmin, tenantOf } from "../tenancy.js";
+import { isAdmin, personOf, tenantOf } from "../tenancy.js";
 import { changedDefaults, optionLabel } from "./default-options.js";
 import { defineCommand } from "./define.js";
 import { AccessError } from "./errors.js";
@@ -55,7 +55,7 @@ export const settings = defineCommand({
         defaults: changedDefaults(tenant.defaults, set, cleared),
       });
     } else {
-      await services.preferences.update({ ...tenantOf(actor), userId: actor.userId }, (current) => ({
+      await services.preferences.update(personOf(actor), (current) => ({
         ...current,
         defaults: changedDefaults(current.defaults, set, cleared),
       }));

@@ -3,7 +3,7 @@ import { commandByName } from "../commands/catalogue.js";
 import type { FormDef, StartedJob } from "../commands/define.js";
 import { optionKey } from "../commands/validate.js";
 import type { Actor } from "../ports.js";
-import { type Layer, layersOf, SETTINGS } from "../preferences/layers.js";
+import { isSetting, type Layer, layersOf } from "../preferences/layers.js";
 import { findPreset } from "../preferences/presets.js";
 import type { Filled } from "../render/recipe.js";
 import { personOf } from "../tenancy.js";
@@ -49,7 +49,7 @@ export function withUnaskedSettings(form: FormDef): FormDef {
   const asked = form.options.shape as Record<string, unknown>;
   const unasked = Object.fromEntries(
     Object.entries(target.options.shape as Record<string, unknown>).filter(
-      ([option]) => (SETTINGS as readonly string[]).includes(option) && !Object.hasOwn(asked, option),
+      ([option]) => isSetting(option) && !Object.hasOwn(asked, option),
     ),
   );
   return { ...form, options: form.options.extend(unasked) };

@@ -22,7 +22,7 @@ import {
   type PanelView,
   panelCard,
 } from "../render/settings.js";
-import { isAdmin, tenantKey, tenantOf } from "../tenancy.js";
+import { isAdmin, personOf, tenantKey, tenantOf } from "../tenancy.js";
 import { admit } from "./admit.js";
 import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
@@ -243,7 +243,7 @@ export async function settingsAction(
     const value = checkedValue(def, event);
     const outcome = await def.run({
       event,
-      person: { ...tenantOf(actor), userId: actor.userId },
+      person: personOf(actor),
       settings,
       admin: isAdmin(actor, settings),
       target: event.jobId,
