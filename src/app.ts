@@ -35,7 +35,12 @@ export async function startApp(config: Config, logger: Logger = createLogger({ l
   const stores = await openStores(config.storeUrl, config.secretsKey, logger, {
     jobs: { retentionMs: config.jobRetentionMs },
   });
-  const server = await startBotServer({ port: config.port, logger, store: stores.keyv("health") });
+  const server = await startBotServer({
+    port: config.port,
+    logger,
+    store: stores.keyv("health"),
+    availability: stores.availability,
+  });
   const bot = createBot({
     config,
     media,

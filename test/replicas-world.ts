@@ -1,4 +1,7 @@
 import { execFileSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { type Balancer, startBalancer } from "./balancer.js";
 import { type FakeDiscord, startFakeDiscord } from "./fakes/discord/index.js";
 import { type Emulator, startEmulator } from "./fakes/media-api/index.js";
@@ -26,6 +29,8 @@ export interface Replica {
   id: string;
   origin: string;
   bot: BotProcess;
+  /** Every line the replica logged, for tests that read its whole log. */
+  logFile: string;
 }
 
 export class ReplicaWorld {
@@ -44,10 +49,12 @@ export class ReplicaWorld {
     emu.account("test-key").creditsLimit = 1e9;
     const slack = await startFakeSlack();
     const discord = await startFakeDiscord();
+    const logs = mkdtempSync(join(tmpdir(), "replicas-"));
     const replicas = await Promise.all(
       Array.from({ length: options.replicas }, async (_, i) => {
         const port = await freePort();
         const id = `replica-${i}`;
+        const logFile = join(logs, `${id}.log`);
         const bot = BotProcess.start(
           {
             INSTANCE_ID: id,
@@ -68,8 +75,9 @@ export class ReplicaWorld {
             DISCORD_PUBLIC_KEY: discord.publicKey,
           },
           "dist",
+          logFile,
         );
-        return { id, origin: `http://127.0.0.1:${port}`, bot };
+        return { id, origin: `http://127.0.0.1:${port}`, bot, logFile };
       }),
     );
     try {

@@ -24,7 +24,12 @@ import {
 } from "./mix.js";
 
 export const MOMENTS = ["creation", "polling", "confirm", "upload", "post"] as const;
-export type Moment = (typeof MOMENTS)[number];
+/**
+ * Not a kill: the store (redis) is stopped for `outageMs` and started again with its data, as an
+ * operator's restart does, while every instance runs on.
+ */
+export const STORE_OUTAGE = "store";
+export type Moment = (typeof MOMENTS)[number] | typeof STORE_OUTAGE;
 
 export interface CampaignOptions {
   world: CrashWorld;
@@ -43,6 +48,10 @@ export interface CampaignOptions {
   takeoverMs: number;
   /** After the last kill, how long results may still take. */
   drainMs: number;
+  /** The store, for the `store` moment: stopped, and started again on the same address and data. */
+  store?: { down(): Promise<void>; up(): Promise<void> };
+  /** How long each store outage lasts: uniform in [min, max]. */
+  outageMs?: [min: number, max: number];
   random: () => number;
   log: (line: string) => void;
 }
@@ -58,6 +67,8 @@ export interface Kill {
   recoveryMs: number | null;
   /** Jobs polled in the 15 s before the kill that still ran at the service. */
   pending: number;
+  /** A store outage (`at` is its end, when the store answers again): how long the store was away. */
+  awayMs?: number;
 }
 
 export interface Command {
@@ -179,6 +190,15 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
   while (kills.length < options.kills && missed <= options.kills) {
     // Moments take turns; one that did not come in time passes its turn to the next.
     const moment = options.moments[turn++ % options.moments.length]!;
+    if (moment === STORE_OUTAGE) {
+      const outage = await storeOutage(options, allProxies, api);
+      kills.push(outage);
+      options.log(
+        `outage ${kills.length}/${options.kills}: store away ${outage.awayMs} ms, polling resumed ${outage.recoveryMs ?? "pending"} ms after its return`,
+      );
+      await sleep(options.random() * options.pauseMs);
+      continue;
+    }
     const victim = up.get(victimId!)!;
     armed = moment;
     const fired = await armKill(world, victim, moment, options.armMs, (pid) => killedByUs.add(pid));
@@ -219,6 +239,27 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
   }
   await client.close();
   return { commands, kills, missedMoments, unexpectedExits, durationMs: Date.now() - startedAt };
+}
+
+/**
+ * The store goes away for a while and comes back; the instances run on. Its recovery is the
+ * time from the store's return to the first status read of a job that was polled before it left.
+ */
+async function storeOutage(options: CampaignOptions, proxies: Set<HttpProxy>, api: MediaApi): Promise<Kill> {
+  const store = options.store;
+  const [min, max] = options.outageMs ?? [15_000, 60_000];
+  if (!store) throw new Error("the store moment needs a store to stop");
+  const downAt = Date.now();
+  await store.down();
+  await sleep(Math.max(0, downAt + min + options.random() * (max - min) - Date.now()));
+  await store.up();
+  const at = Date.now();
+  const outage: Kill = { moment: STORE_OUTAGE, at, awayMs: at - downAt, recoveryMs: null, pending: 0 };
+  const pending = new Set([...proxies].flatMap((proxy) => [...recentlyPolled(proxy, downAt)]));
+  watchRecovery(proxies, pending, outage);
+  await dropFinished(api, pending);
+  outage.pending = pending.size;
+  return outage;
 }
 
 /**
@@ -354,7 +395,9 @@ function killedBeforeRecorded(world: CrashWorld, creations: RecordedCall[], kill
   const shown = shownTags(world);
   return creations.flatMap((call) => {
     const tag = TAG.exec(JSON.stringify(call.json ?? call.fields ?? {}))?.[0];
-    const cut = kills.some((k) => k.at >= call.at && k.at - call.at < RECORD_WINDOW_MS);
+    const cut = kills.some(
+      (k) => k.moment !== STORE_OUTAGE && k.at >= call.at && k.at - call.at < RECORD_WINDOW_MS,
+    );
     return tag && call.status === 200 && cut && !shown.has(tag) ? [tag] : [];
   });
 }
@@ -379,6 +422,8 @@ export interface Summary {
   kills: Record<string, number>;
   recovery: { measured: number; none: number; p50: number; p95: number; max: number };
   restartMs: { p50: number; p95: number; max: number };
+  /** Store outages: how long each lasted, and from its end to the first read of a job polled before it. */
+  outages?: { count: number; awayMs: number[]; resumedMs: (number | null)[] };
 }
 
 export function summarize(
@@ -401,7 +446,9 @@ export function summarize(
   const withJob = acknowledged.filter((c) => (creationsOf.get(c.tag) ?? 0) > 0);
   const expected = withJob.filter((c) => !lostAnswers.has(c.tag));
   const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
-  const recoveries = sorted(result.kills.flatMap((k) => (k.recoveryMs === null ? [] : [k.recoveryMs])));
+  const outages = result.kills.filter((k) => k.moment === STORE_OUTAGE);
+  const killed = result.kills.filter((k) => k.moment !== STORE_OUTAGE);
+  const recoveries = sorted(killed.flatMap((k) => (k.recoveryMs === null ? [] : [k.recoveryMs])));
   const restarts = sorted(result.kills.flatMap((k) => (k.restartMs === undefined ? [] : [k.restartMs])));
   const kills: Record<string, number> = {};
   for (const k of result.kills) kills[k.moment] = (kills[k.moment] ?? 0) + 1;
@@ -428,11 +475,18 @@ export function summarize(
     kills,
     recovery: {
       measured: recoveries.length,
-      none: result.kills.filter((k) => k.recoveryMs === null && k.pending > 0).length,
+      none: killed.filter((k) => k.recoveryMs === null && k.pending > 0).length,
       p50: percentile(recoveries, 50),
       p95: percentile(recoveries, 95),
       max: recoveries.at(-1) ?? 0,
     },
     restartMs: { p50: percentile(restarts, 50), p95: percentile(restarts, 95), max: restarts.at(-1) ?? 0 },
+    ...(outages.length > 0 && {
+      outages: {
+        count: outages.length,
+        awayMs: outages.map((k) => k.awayMs ?? 0),
+        resumedMs: outages.map((k) => (k.pending > 0 ? k.recoveryMs : null)),
+      },
+    }),
   };
 }

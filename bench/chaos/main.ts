@@ -4,7 +4,8 @@
  * chosen moments of the job life (during a creation call, while polling, during a confirm,
  * during an upload, right after a post), each followed by a restart with the same INSTANCE_ID.
  * Then a second run with two instances on one store, killing one of them: the survivor must take
- * over its jobs.
+ * over its jobs. With `--pair-store redis`, that second run also stops the redis-server for 15 to
+ * 60 s among its moments (and starts it again with its data): the store goes away under load.
  *
  *   npm run bench -- chaos [--kills 100] [--pair-kills 10] [--pair-store sqlite|redis]
  *                          [--time-scale 0.1] [--concurrency 10] [--drain 60] [--seed 1]
@@ -19,14 +20,13 @@
  * --moments / --scenarios: only these moments / the scenarios whose name holds one of these words
  * (to reproduce one class fast).
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { createConnection } from "node:net";
 import { availableParallelism, cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { CrashWorld } from "../../test/crash-world.js";
-import { freePort } from "../../test/main-process.js";
+import { type RestartableRedis, startRestartableRedis } from "../../test/store/redis-process.js";
 import { seededRandom } from "../random.js";
 import { percentile } from "../stats.js";
 import {
@@ -34,6 +34,7 @@ import {
   MOMENTS,
   type Moment,
   runCampaign,
+  STORE_OUTAGE,
   type Summary,
   summarize,
 } from "./campaign.js";
@@ -70,39 +71,16 @@ const random = seededRandom(Number(values.seed));
 const log = (line: string) => console.log(line);
 const root = new URL("../..", import.meta.url).pathname;
 
-async function startRedis(): Promise<{ url: string; stop(): Promise<void> }> {
-  const port = await freePort();
-  const server = spawn("redis-server", ["--port", String(port), "--save", "", "--appendonly", "no"], {
-    stdio: "ignore",
-  });
-  const exited = new Promise((resolve) => server.once("exit", resolve));
-  const listening = () =>
-    new Promise<boolean>((resolve) => {
-      const socket = createConnection(port, "127.0.0.1");
-      socket.once("error", () => resolve(false));
-      socket.once("connect", () => {
-        socket.destroy();
-        resolve(true);
-      });
-    });
-  const end = Date.now() + 10_000;
-  while (!(await listening())) {
-    if (Date.now() > end) throw new Error("redis-server did not listen within 10 s");
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    async stop() {
-      server.kill("SIGTERM");
-      await exited;
-    },
-  };
-}
-
 async function campaign(
   name: string,
   kills: number,
-  options: { instances: string[]; discord: boolean; moments: readonly Moment[]; storeUrl?: string },
+  options: {
+    instances: string[];
+    discord: boolean;
+    moments: readonly Moment[];
+    storeUrl?: string;
+    store?: RestartableRedis;
+  },
 ): Promise<RunReport> {
   const logDir = join(logsRoot, options.instances.length > 1 ? "pair" : "single");
   mkdirSync(logDir, { recursive: true });
@@ -126,6 +104,7 @@ async function campaign(
       pauseMs: 1_000,
       takeoverMs: 30_000,
       drainMs: Number(values.drain) * 1000,
+      ...(options.store && { store: options.store, outageMs: [15_000, 60_000] }),
       random,
       log,
     });
@@ -185,7 +164,7 @@ if (kills > 0)
   );
 const pairKills = Number(values["pair-kills"]);
 if (pairKills > 0) {
-  const redis = pairStore === "redis" ? await startRedis() : undefined;
+  const redis = pairStore === "redis" ? await startRestartableRedis() : undefined;
   try {
     runs.push(
       await campaign(`two instances on one ${pairStore} store, Slack`, pairKills, {
@@ -193,8 +172,9 @@ if (pairKills > 0) {
         // The fake gateway keeps one session per bot token, as Discord does for one shard.
         discord: false,
         // The chat's posts cannot be told apart per instance: the other moments are per instance.
-        moments: MOMENTS.filter((m) => m !== "post"),
-        ...(redis && { storeUrl: redis.url }),
+        // On redis the store itself goes away among them (restarted with its data).
+        moments: [...MOMENTS.filter((m) => m !== "post"), ...(redis ? ([STORE_OUTAGE] as const) : [])],
+        ...(redis && { storeUrl: redis.url, store: redis }),
       }),
     );
   } finally {

@@ -46,7 +46,7 @@ export interface BotOptions {
   media: MediaClient;
   stores: Pick<
     Stores,
-    "jobs" | "tenants" | "claims" | "indexes" | "owned" | "keyv" | "spend" | "preferences"
+    "jobs" | "tenants" | "claims" | "indexes" | "owned" | "keyv" | "spend" | "preferences" | "availability"
   >;
   /** Polling policy, engine identity (tests shrink the policy) and the requests it yields to. */
   engine?: Pick<JobEngineOptions, "policy" | "instanceId" | "intake">;
@@ -150,6 +150,7 @@ export function createBot(options: BotOptions): Bot {
     hooks: createHooks({ adapter, media, remember, logger, changed: (job) => homes.changed(job.requester) }),
     logger,
     leftBehind: (instanceId) => starts.tellLeftBehind(instanceId, adapter, logger),
+    availability: stores.availability,
     ...(options.clock && { clock: options.clock }),
     ...options.engine,
   });
@@ -173,6 +174,7 @@ export function createBot(options: BotOptions): Bot {
       (options.clock ?? Date).now(),
     ),
     jobLimit: options.jobLimit ?? DEFAULT_JOB_LIMIT,
+    availability: stores.availability,
     adapter,
     media,
     mediaWith,

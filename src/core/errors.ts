@@ -339,6 +339,26 @@ export class UploadFailedError extends BotError {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The bot's own store
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The store does not answer (redis restarted or unreachable, sqlite locked or its disk full).
+ * Shown only for what failed before any creation call: a job the service accepted waits for the
+ * store instead (jobs/engine.ts), so "nothing was charged" holds.
+ */
+export class StoreAwayError extends BotError {
+  readonly code = "bot.store_unavailable";
+  override readonly retryable = true;
+  constructor(options: BotErrorOptions = {}) {
+    super(
+      "The bot cannot reach its storage right now, so nothing was started and nothing was charged. Try again in a moment.",
+      options,
+    );
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Errors of the chat platforms (thrown by adapters)
 // ---------------------------------------------------------------------------------------------
 

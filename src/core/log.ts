@@ -1,4 +1,5 @@
 import { type DestinationStream, type Logger, type LoggerOptions, pino } from "pino";
+import { isStoreOutage } from "../store/errors.js";
 import { REDACTED, redactText } from "./redact.js";
 
 export type { Logger } from "pino";
@@ -58,8 +59,18 @@ export function createLogger(options: LogOptions = {}): Logger {
       level: options.level ?? "info",
       name: options.name,
       redact: { paths: REDACTED_PATHS, censor: REDACTED },
-      // The last word on every line, whatever produced it: secrets inside strings (see redact.ts).
-      hooks: { streamWrite: redactText },
+      hooks: {
+        // The last word on every line, whatever produced it: secrets inside strings (see redact.ts).
+        streamWrite: redactText,
+        // A store outage is told once and every 30 s by the store (store/availability.ts); the
+        // heartbeats, polls, deliveries and scans it fails meanwhile would repeat it per operation.
+        logMethod(args, method) {
+          const [first] = args as unknown[];
+          if (typeof first === "object" && first !== null && isStoreOutage((first as { err?: unknown }).err))
+            return;
+          method.apply(this, args);
+        },
+      },
       serializers: { err: pino.stdSerializers.err },
     },
     options.destination,

@@ -1,5 +1,6 @@
 import type Keyv from "keyv";
 import type { Logger } from "../core/log.js";
+import type { StoreAvailability } from "../store/index.js";
 import { healthRoutes, Readiness } from "./health.js";
 import { metricsRoute } from "./metrics.js";
 import { type HttpServer, startHttpServer } from "./server.js";
@@ -18,6 +19,8 @@ export interface BotServerOptions {
   logger: Logger;
   /** A namespace of the bot's store: one read of it tells whether the store answers. */
   store: Keyv<unknown>;
+  /** The store's known outage, said without waiting for a read to fail. */
+  availability: StoreAvailability;
 }
 
 /** The server on PORT with the operator's endpoints; platforms mount their own routes on it. */
@@ -25,6 +28,8 @@ export async function startBotServer(options: BotServerOptions): Promise<BotServ
   const server = await startHttpServer({ port: options.port, logger: options.logger });
   const readiness = new Readiness();
   readiness.watch("store", async () => {
+    const away = options.availability.problem();
+    if (away) return away;
     await options.store.get("probe");
     return undefined;
   });

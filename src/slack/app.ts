@@ -22,7 +22,7 @@ import type { Intake } from "../core/intake.js";
 import type { Logger } from "../core/log.js";
 import type { Attachment, Choice, ConversationRef } from "../core/ports.js";
 import { errorCard } from "../core/render/errors.js";
-import type { Claims, InstallationStore } from "../store/index.js";
+import { type Claims, type InstallationStore, isStoreOutage } from "../store/index.js";
 import { Actors } from "./actors.js";
 import { SlackAdapter } from "./adapter.js";
 import { readCommandLine } from "./command-line.js";
@@ -460,6 +460,8 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
 
   app.error(async (error) => {
     if (error.code === ErrorCode.AuthorizationError) {
+      // The store away, and the installation never read by this process: the outage is logged.
+      if (isStoreOutage((error as { original?: unknown }).original)) return;
       // A request from a workspace the app is not installed in (any more): nothing to answer.
       logger.warn({ err: error }, "Slack: a request from a workspace without an installation");
       return;

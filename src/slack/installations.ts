@@ -6,7 +6,7 @@ import type {
 import { BotError, UndeliverableError } from "../core/errors.js";
 import type { Logger } from "../core/log.js";
 import { addSecret } from "../core/redact.js";
-import type { InstallationStore } from "../store/index.js";
+import { type InstallationStore, isStoreOutage } from "../store/index.js";
 import { toJson } from "../store/records.js";
 
 /** What a workspace's people see once its installation is gone (uninstalled, tokens revoked). */
@@ -36,6 +36,13 @@ export class NotInstalledError extends UndeliverableError {
  * registered with the log redaction, besides the xoxb- shape it already knows.
  */
 export class SlackInstallations implements BoltInstallationStore {
+  /**
+   * Each workspace's installation as last read, used only while the store is away: Bolt reads
+   * it for every request, and without it a store outage would leave a workspace's commands
+   * unanswered instead of told to try again in a moment.
+   */
+  private readonly lastRead = new Map<string, Installation>();
+
   constructor(
     private readonly store: InstallationStore,
     private readonly logger: Logger,
@@ -47,6 +54,7 @@ export class SlackInstallations implements BoltInstallationStore {
     if (installation.isEnterpriseInstall || !teamId) throw new OrgInstallError();
     secretsOf(installation);
     await this.store.save(ref(teamId), toJson(installation));
+    this.lastRead.set(teamId, installation as Installation);
     this.logger.info({ teamId, teamName: installation.team?.name }, "Slack: installed in a workspace");
   }
 
@@ -59,13 +67,24 @@ export class SlackInstallations implements BoltInstallationStore {
 
   /** The workspace's installation, or undefined when the app is not (or no longer) installed there. */
   async get(teamId: string): Promise<Installation | undefined> {
-    const stored = (await this.store.get(ref(teamId))) as Installation | undefined;
-    if (stored) secretsOf(stored);
+    let stored: Installation | undefined;
+    try {
+      stored = (await this.store.get(ref(teamId))) as Installation | undefined;
+    } catch (error) {
+      const known = isStoreOutage(error) ? this.lastRead.get(teamId) : undefined;
+      if (!known) throw error;
+      return known;
+    }
+    if (stored) {
+      secretsOf(stored);
+      this.lastRead.set(teamId, stored);
+    } else this.lastRead.delete(teamId);
     return stored;
   }
 
   /** True when there was an installation to remove. */
   async remove(teamId: string): Promise<boolean> {
+    this.lastRead.delete(teamId);
     const removed = await this.store.delete(ref(teamId));
     if (removed) this.logger.info({ teamId }, "Slack: installation removed");
     return removed;

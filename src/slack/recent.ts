@@ -1,4 +1,4 @@
-import type { Claims } from "../store/index.js";
+import { type Claims, isStoreOutage } from "../store/index.js";
 
 /**
  * Deliveries seen lately, by the id Slack gives each gesture (trigger_id, event_id). Slack
@@ -15,8 +15,17 @@ export class Recent {
     private readonly ttlMs = 10 * 60_000,
   ) {}
 
-  /** True the first time `key` is offered within the ttl, whichever replica offers it. */
-  first(key: string): Promise<boolean> {
-    return this.claims.acquire(`slack-delivery:${key}`, this.owner, this.ttlMs);
+  /**
+   * True the first time `key` is offered within the ttl, whichever replica offers it. While the
+   * store is away nobody can tell, so it is let through: the core refuses every start until the
+   * store is back, so a copy at worst hears "try again in a moment" twice.
+   */
+  async first(key: string): Promise<boolean> {
+    try {
+      return await this.claims.acquire(`slack-delivery:${key}`, this.owner, this.ttlMs);
+    } catch (error) {
+      if (isStoreOutage(error)) return true;
+      throw error;
+    }
   }
 }

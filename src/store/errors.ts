@@ -1,3 +1,13 @@
+import {
+  ClientClosedError,
+  ClientOfflineError,
+  ConnectionTimeoutError,
+  ReconnectStrategyError,
+  TimeoutError as RedisTimeoutError,
+  SocketClosedUnexpectedlyError,
+  SocketTimeoutError,
+} from "@redis/client";
+
 /**
  * Failures of the storage layer that callers are expected to handle, each with a stable code so
  * the core can map them to a user-facing line without parsing messages.
@@ -7,6 +17,8 @@ export type StoreErrorCode =
   | "store.config"
   /** The sqlite file cannot be opened, or redis cannot be reached at start. */
   | "store.unreachable"
+  /** A running store stopped answering (redis away, sqlite locked or its disk full): try again later. */
+  | "store.unavailable"
   /** A stored record does not parse or does not match its schema; `details` says where. */
   | "store.corrupt"
   /** A short internal lock (record update, index update) stayed held by someone else too long. */
@@ -27,4 +39,43 @@ export class StoreError extends Error {
     this.name = "StoreError";
     this.details = options.details;
   }
+}
+
+/** node-redis's errors of a connection that is down, closed, or does not answer in time. */
+const REDIS_AWAY = [
+  ClientOfflineError,
+  ClientClosedError,
+  SocketClosedUnexpectedlyError,
+  ConnectionTimeoutError,
+  SocketTimeoutError,
+  RedisTimeoutError,
+  ReconnectStrategyError,
+];
+/** sqlite's answers that mean "not now" rather than "wrong": locked past the busy timeout, disk full or failing. */
+const SQLITE_AWAY = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|READONLY|CANTOPEN|PROTOCOL)/;
+const NETWORK_AWAY = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENOTFOUND",
+]);
+
+/**
+ * Whether `error` says the store is away for now (the same operation may succeed once it is
+ * back), as opposed to a fault in the data or the code. Looks through wrappers' causes.
+ */
+export function isStoreOutage(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e instanceof StoreError) {
+      if (e.code === "store.unavailable") return true;
+      continue;
+    }
+    const away = e;
+    if (REDIS_AWAY.some((type) => away instanceof type)) return true;
+    const code = (e as NodeJS.ErrnoException).code;
+    if (typeof code === "string" && (SQLITE_AWAY.test(code) || NETWORK_AWAY.has(code))) return true;
+  }
+  return false;
 }

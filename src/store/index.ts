@@ -1,5 +1,6 @@
 import type Keyv from "keyv";
 import { type Logger, pino } from "pino";
+import type { StoreAvailability } from "./availability.js";
 import { type Claims, openClaims } from "./claims.js";
 import { type Indexes, openIndexes } from "./indexes.js";
 import { InstallationStore } from "./installations.js";
@@ -12,10 +13,11 @@ import { SpendStore } from "./spend.js";
 import { openSwap } from "./swap.js";
 import { TenantStore } from "./tenants.js";
 
+export type { StoreAvailability } from "./availability.js";
 export { Batch } from "./batch.js";
 export type { ClaimHolder, Claims, Lease } from "./claims.js";
 export { withClaim } from "./claims.js";
-export { StoreError, type StoreErrorCode } from "./errors.js";
+export { isStoreOutage, StoreError, type StoreErrorCode } from "./errors.js";
 export type { IndexEntry, Indexes } from "./indexes.js";
 export type { InstallationRef, InstallationStore } from "./installations.js";
 export type {
@@ -29,7 +31,7 @@ export type {
   TenantRef,
   UpdateResult,
 } from "./jobs.js";
-export { isFinished } from "./jobs.js";
+export { isFinished, newJobId } from "./jobs.js";
 export type { OwnedRecords } from "./owned.js";
 export type {
   OptionValue,
@@ -65,6 +67,8 @@ export interface Stores {
    * connection under everyone.
    */
   keyv(namespace: string): Keyv<unknown>;
+  /** Whether the store answers now (availability.ts). */
+  availability: StoreAvailability;
   close(): Promise<void>;
 }
 
@@ -105,6 +109,7 @@ export async function openStores(
       claims,
       indexes,
       keyv: (namespace) => backend.keyv(namespace),
+      availability: backend.availability,
       close: () => backend.close(),
     };
   } catch (error) {

@@ -82,6 +82,15 @@ export interface NewJob {
   inputs: unknown;
   /** Defaults to now. */
   nextPollAt?: number;
+  /**
+   * Defaults to a new one (newJobId). A create tried again after the store was away passes the
+   * id of the first try: a write that landed before its answer was lost is written over, not doubled.
+   */
+  id?: string;
+}
+
+export function newJobId(): string {
+  return randomBytes(9).toString("base64url");
 }
 
 /** The fields an update may change; the store keeps id, version, timestamps and origin. */
@@ -236,7 +245,7 @@ export class JobStore {
   async create(input: NewJob): Promise<JobRecord> {
     const now = Date.now();
     const job = jobSchema.parse({
-      id: randomBytes(9).toString("base64url"),
+      id: input.id ?? newJobId(),
       version: 1,
       kind: input.kind,
       command: input.command,

@@ -5,7 +5,8 @@ import KeyvSqlite from "@keyv/sqlite";
 import Keyv from "keyv";
 import type { Logger } from "pino";
 import { timed } from "../metrics-registry.js";
-import { StoreError } from "./errors.js";
+import { StoreAvailability } from "./availability.js";
+import { isStoreOutage, StoreError } from "./errors.js";
 import { storeSeconds } from "./metrics.js";
 import { deserialize, serialize } from "./serialize.js";
 
@@ -24,6 +25,11 @@ import { deserialize, serialize } from "./serialize.js";
  * - redis: the adapter prefixes `namespace::` itself (so Keyv's own prefix is off), TTL is native
  *   (PX), iteration is SCAN. It swallows errors and answers "missing" unless throwOnErrors is set,
  *   which would make a redis outage look like an empty store: here every error throws.
+ *
+ * A store that goes away once running (redis restarted or unreachable, sqlite locked past its busy
+ * timeout or its disk full) fails every operation at once rather than holding it: a command is
+ * refused with "try again" within a moment instead of hanging, and its caller's retry waits for
+ * `availability` (availability.ts), which a probe every second ends once the store answers.
  */
 
 export const DEFAULT_STORE_URL = "sqlite://data/bot.sqlite";
@@ -36,6 +42,8 @@ export type StoreConnection =
 
 export interface KeyvBackend {
   readonly connection: StoreConnection;
+  /** Whether the store answers now; the log's one voice about outages. */
+  readonly availability: StoreAvailability;
   /** The Keyv of `namespace`; the same instance for the same name. Values are validated by readers. */
   keyv(namespace: string): Keyv<unknown>;
   /** Closes the sqlite file or the redis connection; later calls do nothing. */
@@ -48,17 +56,25 @@ const SQLITE_BUSY_TIMEOUT_MS = 5_000;
 const SQLITE_PURGE_EVERY_MS = 5 * 60_000;
 /** At start redis may still be coming up (compose, k8s); after that a bad URL is an error. */
 const REDIS_FIRST_CONNECT_MS = 10_000;
+/**
+ * A redis that stops answering without closing the connection (a network partition, a paused
+ * server) would hold commands until TCP gives up, minutes later. The largest batch (500 records at
+ * take-up) answers within tens of milliseconds.
+ */
+const REDIS_COMMAND_TIMEOUT_MS = 10_000;
+/** While the store is away, how often it is tried again. */
+const PROBE_EVERY_MS = 1_000;
 
 export async function openKeyvBackend(
   storeUrl: string = DEFAULT_STORE_URL,
-  logger?: Pick<Logger, "warn">,
+  logger?: Pick<Logger, "warn" | "info">,
 ): Promise<KeyvBackend> {
   if (storeUrl.startsWith("sqlite://")) return openSqlite(storeUrl.slice("sqlite://".length), logger);
   if (/^rediss?:\/\//.test(storeUrl)) return openRedis(storeUrl, logger);
   throw new StoreError("store.config", `STORE_URL must be sqlite://<path> or redis://<host>:<port>`);
 }
 
-async function openSqlite(path: string, logger?: Pick<Logger, "warn">): Promise<KeyvBackend> {
+async function openSqlite(path: string, logger?: Pick<Logger, "warn" | "info">): Promise<KeyvBackend> {
   let adapter: KeyvSqlite | undefined;
   try {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
@@ -83,6 +99,24 @@ async function openSqlite(path: string, logger?: Pick<Logger, "warn">): Promise<
     });
   }
   const shared = adapter;
+  const availability = new StoreAvailability({ backend: "sqlite", logger });
+  // A write, since a full disk and another process's write lock leave reads working.
+  const probe = setInterval(() => {
+    if (availability.available) return;
+    shared.query("REPLACE INTO keyv(key, value) VALUES('store:probe', ?)", String(Date.now())).then(
+      () => availability.up(),
+      () => undefined,
+    );
+  }, PROBE_EVERY_MS);
+  probe.unref();
+  const query: SqliteQuery = async (sql, ...params) => {
+    refuseWhileAway(availability, "sqlite statement");
+    try {
+      return await shared.query(sql, ...params);
+    } catch (error) {
+      throw outage(availability, error, "sqlite statement");
+    }
+  };
   // Reads skip an expired record but nothing deletes it: without this a process that runs for
   // weeks keeps every finished job in the file until its next start (bench/results/soak.md).
   const purging = setInterval(() => {
@@ -93,7 +127,8 @@ async function openSqlite(path: string, logger?: Pick<Logger, "warn">): Promise<
   purging.unref();
 
   return backend(
-    { kind: "sqlite", query: (sql, ...params) => shared.query(sql, ...params) },
+    { kind: "sqlite", query },
+    availability,
     (namespace) => {
       // A view that inherits the shared connection but keeps its own `namespace` field.
       const view: KeyvSqlite = Object.create(shared, { namespace: { value: namespace, writable: true } });
@@ -101,6 +136,8 @@ async function openSqlite(path: string, logger?: Pick<Logger, "warn">): Promise<
     },
     () => {
       clearInterval(purging);
+      clearInterval(probe);
+      availability.close();
       return shared.disconnect();
     },
   );
@@ -114,13 +151,16 @@ async function purgeExpired(adapter: KeyvSqlite): Promise<void> {
   );
 }
 
-async function openRedis(url: string, logger?: Pick<Logger, "warn">): Promise<KeyvBackend> {
+async function openRedis(url: string, logger?: Pick<Logger, "warn" | "info">): Promise<KeyvBackend> {
   const startedAt = Date.now();
   let ready = false;
   // node-redis gives up with "The client is closed"; the operator needs the reason it never connected.
   let lastCause: unknown;
   const client: RedisClientType = createClient({
     url,
+    // Commands sent while the connection is down fail at once instead of waiting for it.
+    disableOfflineQueue: true,
+    commandOptions: { timeout: REDIS_COMMAND_TIMEOUT_MS },
     socket: {
       reconnectStrategy: (retries, cause) => {
         lastCause = cause;
@@ -130,21 +170,32 @@ async function openRedis(url: string, logger?: Pick<Logger, "warn">): Promise<Ke
       },
     },
   });
-  // One warning per outage: node-redis emits an error per failed reconnect (without a listener one
-  // would kill the process), and a line every two seconds would bury the one that explains.
-  let warned = false;
+  // Each namespace's adapter listens for the client's errors: a dozen listeners is the design.
+  client.setMaxListeners(50);
+  const availability = new StoreAvailability({ backend: "redis", logger });
+  // node-redis emits an error per failed reconnect (without a listener one would kill the
+  // process); the outage is said once, by availability, rather than every two seconds.
   client.on("ready", () => {
     ready = true;
-    warned = false;
+    availability.up();
   });
   client.on("error", (error: unknown) => {
-    if (!warned) logger?.warn({ err: error }, "redis connection error; reconnecting");
-    warned = true;
+    if (ready) availability.down(error);
   });
+  // A connection that stays "ready" while commands time out (a partition) comes back through this.
+  const probe = setInterval(() => {
+    if (!availability.available && client.isReady)
+      client.ping().then(
+        () => availability.up(),
+        () => undefined,
+      );
+  }, PROBE_EVERY_MS);
+  probe.unref();
   try {
     await client.connect();
   } catch (error) {
     // Given up on already, the client is closed and would throw on destroy().
+    clearInterval(probe);
     if (client.isOpen) client.destroy();
     const reason = message(lastCause ?? error);
     throw new StoreError(
@@ -158,6 +209,7 @@ async function openRedis(url: string, logger?: Pick<Logger, "warn">): Promise<Ke
 
   return backend(
     { kind: "redis", client },
+    availability,
     (namespace) => {
       const adapter = new KeyvRedis(client, { namespace, throwOnErrors: true });
       return new Keyv<unknown>({
@@ -170,6 +222,8 @@ async function openRedis(url: string, logger?: Pick<Logger, "warn">): Promise<Ke
       });
     },
     async () => {
+      clearInterval(probe);
+      availability.close();
       if (client.isOpen) await client.close();
     },
   );
@@ -177,6 +231,7 @@ async function openRedis(url: string, logger?: Pick<Logger, "warn">): Promise<Ke
 
 function backend(
   connection: StoreConnection,
+  availability: StoreAvailability,
   create: (namespace: string) => Keyv<unknown>,
   disconnect: () => Promise<void>,
 ): KeyvBackend {
@@ -184,10 +239,11 @@ function backend(
   let closing: Promise<void> | undefined;
   return {
     connection,
+    availability,
     keyv(namespace) {
       let keyv = namespaces.get(namespace);
       if (!keyv) {
-        keyv = timedKeyv(create(namespace));
+        keyv = timedKeyv(create(namespace), availability);
         namespaces.set(namespace, keyv);
       }
       return keyv;
@@ -199,19 +255,47 @@ function backend(
   };
 }
 
-/** The operations every store uses feed the store latency histogram of GET /metrics. */
-function timedKeyv(keyv: Keyv<unknown>): Keyv<unknown> {
+/**
+ * The operations every store uses feed the store latency histogram of GET /metrics, and tell
+ * `availability` when they fail because the store is away.
+ */
+function timedKeyv(keyv: Keyv<unknown>, availability: StoreAvailability): Keyv<unknown> {
   for (const op of ["get", "set", "delete"] as const) {
     const original = keyv[op].bind(keyv) as (...args: unknown[]) => Promise<unknown>;
     Object.defineProperty(keyv, op, {
       value: (...args: unknown[]) =>
         timed(
           (s) => storeSeconds.observe({ op }, s),
-          () => original(...args),
+          () => {
+            refuseWhileAway(availability, `${op} in ${keyv.namespace ?? "store"}`);
+            return original(...args).catch((error: unknown) => {
+              throw outage(availability, error, `${op} in ${keyv.namespace ?? "store"}`);
+            });
+          },
         ),
     });
   }
   return keyv;
+}
+
+/**
+ * While the store is known away, an operation fails at once rather than after sqlite's busy
+ * timeout or redis's command timeout each: the probe alone tries the store until it is back.
+ */
+function refuseWhileAway(availability: StoreAvailability, what: string): void {
+  if (availability.available) return;
+  const error = new StoreError("store.unavailable", `${what}: ${availability.problem()}`);
+  availability.down(error);
+  throw error;
+}
+
+/** An error of the store being away becomes `store.unavailable` and opens (or extends) the outage. */
+function outage(availability: StoreAvailability, error: unknown, what: string): unknown {
+  if (!isStoreOutage(error)) return error;
+  availability.down(error);
+  return error instanceof StoreError
+    ? error
+    : new StoreError("store.unavailable", `${what}: ${message(error)}`, { cause: error });
 }
 
 /** A redis URL may carry a password. */

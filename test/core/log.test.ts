@@ -1,6 +1,7 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { createLogger, REDACTED } from "../../src/core/log.js";
+import { StoreError } from "../../src/store/errors.js";
 
 function capture() {
   const lines: string[] = [];
@@ -72,5 +73,17 @@ describe("log redaction", () => {
     const out = lines.join("");
     for (const secret of [bot, refresh, user, KEY, "refreshTokenOfAcme"]) expect(out).not.toContain(secret);
     expect(out).toContain("T0ACME");
+  });
+});
+
+describe("store outages in the log", () => {
+  it("drops the lines of operations the store's outage failed, keeps every other error", () => {
+    const { lines, logger } = capture();
+    const away = new StoreError("store.unavailable", "get in jobs: The client is offline");
+    logger.child({ component: "jobs" }).warn({ err: away, jobId: "j1" }, "delivery failed; will retry");
+    logger.warn({ err: new Error("SQLITE_FULL", { cause: away }) }, "could not store the job's progress");
+    logger.warn({ err: new StoreError("store.corrupt", "bad record") }, "a corrupt record");
+    logger.warn({ backend: "redis" }, "store unreachable");
+    expect(lines.map((line) => JSON.parse(line).msg)).toEqual(["a corrupt record", "store unreachable"]);
   });
 });

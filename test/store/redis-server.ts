@@ -1,9 +1,9 @@
-import { spawn, spawnSync } from "node:child_process";
-import { once } from "node:events";
-import { createServer } from "node:net";
-import { setTimeout as sleep } from "node:timers/promises";
+import { spawnSync } from "node:child_process";
 import { createClient, type RedisClientType } from "@keyv/redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort, spawnRedis } from "./redis-process.js";
+
+export { type RestartableRedis, startRestartableRedis } from "./redis-process.js";
 
 /** A throwaway redis-server on 127.0.0.1 for the store tests (Debian package `redis-server`). */
 
@@ -17,6 +17,8 @@ export interface RedisServer {
   admin: RedisClientType;
   stop(): Promise<void>;
 }
+
+export { hasRedis };
 
 /**
  * Tests against a redis-server of their own, started once for the block. They run when
@@ -42,54 +44,17 @@ export function describeRedis(title: string, body: (server: () => RedisServer) =
 
 async function startRedis(): Promise<RedisServer> {
   const port = await freePort();
-  const child = spawn(
-    "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  let output = "";
-  child.stdout.on("data", (chunk) => {
-    output += chunk;
-  });
-  child.stderr.on("data", (chunk) => {
-    output += chunk;
-  });
-  const exited = once(child, "exit");
-
+  const server = await spawnRedis(port, ["--save", "", "--appendonly", "no"]);
   const url = `redis://127.0.0.1:${port}`;
   const admin: RedisClientType = createClient({ url, socket: { reconnectStrategy: false } });
   admin.on("error", () => {});
-  const deadline = Date.now() + 5_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`redis-server exited early:\n${output}`);
-    try {
-      await admin.connect();
-      if ((await admin.ping()) === "PONG") break;
-    } catch (error) {
-      if (Date.now() > deadline) {
-        child.kill("SIGKILL");
-        throw new Error(`redis-server did not answer PING on ${port}: ${error}\n${output}`);
-      }
-      await sleep(20);
-    }
-  }
-
+  await admin.connect();
   return {
     url,
     admin,
     async stop() {
       admin.destroy();
-      child.kill("SIGTERM");
-      await exited;
+      await server.stop();
     },
   };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const address = server.address();
-  server.close();
-  if (address === null || typeof address === "string") throw new Error("no TCP port");
-  return address.port;
 }

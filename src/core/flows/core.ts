@@ -1,3 +1,4 @@
+import type { StoreAvailability } from "../../store/availability.js";
 import type { Claims } from "../../store/claims.js";
 import type { JobStore } from "../../store/jobs.js";
 import type { PreferenceStore } from "../../store/preferences.js";
@@ -33,6 +34,8 @@ export interface Core {
   preferences: PreferenceStore;
   /** Jobs one person may have running at once. */
   jobLimit: number;
+  /** Whether the store answers: a start is refused at once while it does not. */
+  availability: Pick<StoreAvailability, "available">;
   adapter(platform: Platform): ChatAdapter;
   /**
    * The service with the tenant's key; a tenant without one gets a client that refuses every

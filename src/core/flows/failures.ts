@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
+import { isStoreOutage } from "../../store/errors.js";
 import type { MediaApi } from "../api/client.js";
 import type { Card } from "../cards.js";
-import { BotError, QuotaExceededError } from "../errors.js";
+import { BotError, QuotaExceededError, StoreAwayError } from "../errors.js";
 import type { Logger } from "../log.js";
 import { errorCard } from "../render/errors.js";
 
@@ -14,6 +15,9 @@ export async function failureCard(
   error: unknown,
   { media, logger, context }: { media?: MediaApi; logger: Logger; context: Record<string, unknown> },
 ): Promise<Card> {
+  // Whatever step met the outage first: the store's own line in the log says the rest.
+  if (isStoreOutage(error))
+    return failureCard(new StoreAwayError({ cause: error }), { media, logger, context });
   if (error instanceof QuotaExceededError) {
     logger.info({ ...context, code: error.code, err: error }, "quota refusal");
     // Best effort: the refusal is the news, the figures only explain it.

@@ -3,7 +3,7 @@ import { StoreError } from "../../store/errors.js";
 import type { JobRecord } from "../../store/jobs.js";
 import type { StartedJob } from "../commands/define.js";
 import { JobLimitError } from "../commands/errors.js";
-import { BotError } from "../errors.js";
+import { BotError, StoreAwayError } from "../errors.js";
 import { jobTransitionsTotal } from "../metrics.js";
 import type { Actor, ChatAdapter, ConversationRef } from "../ports.js";
 import { queuedCard, unpostedCard, untrackedCard } from "../render/job.js";
@@ -31,6 +31,8 @@ export async function startWithinLimit<T>(
   start: () => Promise<T>,
 ): Promise<T> {
   const { actor } = what;
+  // Known away: refused now, rather than after the claim's first try fails.
+  if (!core.availability.available) throw new StoreAwayError();
   const key = `start:${actor.platform}:${actor.tenantId}:${actor.userId}`;
   const { liveness } = core.engine;
   const deadline = Date.now() + START_WAIT_MS;

@@ -1,5 +1,13 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Claims, Indexes, JobRecord, JobStore } from "../../store/index.js";
+import {
+  type Claims,
+  type Indexes,
+  isStoreOutage,
+  type JobRecord,
+  type JobStore,
+  newJobId,
+  type StoreAvailability,
+} from "../../store/index.js";
 import type { JobState, NormalizedStatus } from "../api/job-status.js";
 import type { Intake } from "../intake.js";
 import type { Logger } from "../log.js";
@@ -43,6 +51,11 @@ export interface JobEngineOptions {
   instanceId?: string;
   /** The bot's incoming requests: status reads and deliveries wait while a burst of them arrives. */
   intake?: Pick<Intake, "settled">;
+  /**
+   * The store's outages: a job the service accepted while the store is away is recorded once it
+   * is back, and the work that waited resumes at once then rather than at its next backoff.
+   */
+  availability?: Pick<StoreAvailability, "whenAvailable" | "onBack">;
 }
 
 export interface JobEngine {
@@ -127,12 +140,15 @@ class Engine implements JobEngine {
   private timers: NodeJS.Timeout[] = [];
   /** At most one of each recurring scan at a time. */
   private readonly scanning = new Map<string, Promise<void>>();
+  private readonly availability: JobEngineOptions["availability"];
 
   constructor(opts: JobEngineOptions) {
     this.policy = resolvePolicy(opts.policy);
     const clock = opts.clock;
     this.now = clock ? () => clock.now() : Date.now;
     this.store = opts.store;
+    this.availability = opts.availability;
+    opts.availability?.onBack(() => this.storeBack());
     this.hooks = opts.hooks;
     const intake = opts.intake;
     this.yielded = intake ? () => intake.settled() : () => Promise.resolve();
@@ -193,17 +209,23 @@ class Engine implements JobEngine {
 
   async track(req: TrackRequest, announce?: Announce): Promise<JobRecord> {
     const { platform, tenantId, userId } = req.requester;
-    const created = await this.store.create({
-      kind: req.kind,
-      command: req.command,
-      serviceJobId: req.serviceJobId,
-      requester: { platform, tenantId, userId },
-      conversation: req.conversation,
-      message: req.message,
-      inputs: req.inputs,
-    });
+    const id = newJobId();
+    // The service has the job and its credits: a store away now delays the record, never loses it.
+    const created = await this.despiteOutage(() =>
+      this.store.create({
+        id,
+        kind: req.kind,
+        command: req.command,
+        serviceJobId: req.serviceJobId,
+        requester: { platform, tenantId, userId },
+        conversation: req.conversation,
+        message: req.message,
+        inputs: req.inputs,
+      }),
+    );
     // Before start() (or after stop()) the record is all: start() takes it up, as an orphan.
-    const owned = this.running && (await this.ownership.take(created.id, this.liveness.id));
+    const owned =
+      this.running && (await this.despiteOutage(() => this.ownership.take(created.id, this.liveness.id)));
     const job = announce ? await this.attach(created, announce) : created;
     if (owned) await this.takeUp(job, "soon");
     return job;
@@ -229,7 +251,7 @@ class Engine implements JobEngine {
     const message = await announce();
     if (!message) return job;
     try {
-      return (await updateJob(this.store, job, () => ({ message }))) ?? job;
+      return (await this.despiteOutage(() => updateJob(this.store, job, () => ({ message })))) ?? job;
     } catch (error) {
       this.log.warn(
         { err: error, jobId: job.id },
@@ -546,6 +568,36 @@ class Engine implements JobEngine {
       .catch((error: unknown) =>
         this.log.warn({ err: error, jobId: id }, "could not release a finished job"),
       );
+  }
+
+  /**
+   * `write` again each time it fails because the store is away, once the store is back: for the
+   * writes that follow a creation call, which must not be lost and cannot be undone.
+   */
+  private async despiteOutage<T>(write: () => Promise<T>): Promise<T> {
+    for (;;) {
+      try {
+        return await write();
+      } catch (error) {
+        if (!this.availability || !isStoreOutage(error)) throw error;
+        await this.availability.whenAvailable();
+      }
+    }
+  }
+
+  /**
+   * The store answers again: renew the heartbeat now (its lapse during the outage made this
+   * instance's polls wait), and run what waited on the store's backoffs (deliveries, reads)
+   * within the next second rather than at the end of their waits.
+   */
+  private storeBack(): void {
+    if (!this.running) return;
+    this.liveness.storeReturned();
+    const now = this.now();
+    for (const [id, tracked] of this.jobs) {
+      if (tracked.mode === "deliver" || tracked.errors)
+        this.scheduler.schedule(id, now + Math.random() * 1_000);
+    }
   }
 
   private hold(work: Promise<unknown>): void {

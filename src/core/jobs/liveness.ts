@@ -89,6 +89,8 @@ export class Liveness {
   private held = false;
   /** When the last renewal that succeeded was sent: the heartbeat lasts `lapseMs` from then at least. */
   private renewedAt = 0;
+  /** The store was away: a lapse found at the next beat is its consequence. */
+  private outageLapse = false;
   private readonly takenListeners: (() => void)[] = [];
   private readonly regainedListeners: (() => void)[] = [];
 
@@ -139,11 +141,7 @@ export class Liveness {
     this.held = true;
     liveHere.add(this.ownToken);
     await this.indexes.add(REGISTRY, { id: this.name, at: Date.now() });
-    this.timer = setInterval(() => {
-      this.beating ??= this.beat().finally(() => {
-        this.beating = undefined;
-      });
-    }, this.heartbeatMs);
+    this.timer = setInterval(() => this.beatNow(), this.heartbeatMs);
     this.log.info({ instanceId: this.name }, "instance heartbeat started");
   }
 
@@ -161,6 +159,22 @@ export class Liveness {
     }
     this.held = false;
     liveHere.delete(this.ownToken);
+  }
+
+  /**
+   * The store is back after an outage: the heartbeat is renewed now rather than at the next beat,
+   * and its lapse meanwhile, expected, is no news for the log (the store said it was away).
+   */
+  storeReturned(): void {
+    this.outageLapse = true;
+    this.beatNow();
+  }
+
+  private beatNow(): void {
+    if (!this.timer) return;
+    this.beating ??= this.beat().finally(() => {
+      this.beating = undefined;
+    });
   }
 
   /**
@@ -266,6 +280,8 @@ export class Liveness {
   private async beat(): Promise<void> {
     const key = heartbeatKey(this.name);
     const sentAt = Date.now();
+    const afterOutage = this.outageLapse;
+    this.outageLapse = false;
     try {
       if (await this.claims.renew(key, this.ownToken, this.lapseMs)) {
         this.renewedAt = sentAt;
@@ -275,15 +291,21 @@ export class Liveness {
       }
       if (this.held) {
         this.held = false;
-        this.log.error(
-          { instanceId: this.name },
-          "instance heartbeat lapsed (the process stalled or the store was unreachable): other instances may have taken its jobs",
-        );
+        if (!afterOutage)
+          this.log.error(
+            { instanceId: this.name },
+            "instance heartbeat lapsed (the process stalled or the store was unreachable): other instances may have taken its jobs",
+          );
       }
       if (await this.claims.acquire(key, this.ownToken, this.lapseMs)) {
         this.held = true;
         this.renewedAt = sentAt;
-        this.log.info({ instanceId: this.name }, "instance heartbeat held again");
+        this.log.info(
+          { instanceId: this.name },
+          afterOutage
+            ? "instance heartbeat held again after the store's outage"
+            : "instance heartbeat held again",
+        );
         for (const listener of this.regainedListeners) listener();
       } else if (this.timer) {
         this.log.error(

@@ -19,6 +19,7 @@ const TITLES: [prefix: string, title: string][] = [
   ["action.choice_unconfirmed", "Checking what the media service did"],
   ["action.", "Nothing to do"],
   ["bot.restarting", "The bot is restarting"],
+  ["bot.store_unavailable", "Try again in a moment"],
   ["service.quota_exceeded", "Out of credits or over the plan limit"],
   ["service.unauthorized", "API key not accepted"],
   ["service.forbidden", "Not permitted by the media service"],

@@ -145,6 +145,7 @@ export async function startWorld(
         indexes: stores.indexes,
         hooks,
         logger: silent,
+        availability: stores.availability,
         policy: scaledPolicy(SCALE, opts.policy),
         ...(opts.instanceId ? { instanceId: opts.instanceId } : {}),
         ...(opts.clock ? { clock: opts.clock } : {}),

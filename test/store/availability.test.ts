@@ -1,0 +1,145 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import KeyvSqlite from "@keyv/sqlite";
+import { pino } from "pino";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { OUTAGE_REMINDER_MS, StoreAvailability } from "../../src/store/availability.js";
+import { isStoreOutage, StoreError } from "../../src/store/errors.js";
+import { openKeyvBackend } from "../../src/store/keyv.js";
+
+/** A logger that keeps the lines it wrote. */
+function recorder() {
+  const lines: ({ level: string; msg: string } & Record<string, unknown>)[] = [];
+  const logger = pino(
+    { formatters: { level: (label) => ({ level: label }) } },
+    { write: (line: string) => lines.push(JSON.parse(line)) },
+  );
+  return { lines, logger };
+}
+
+describe("the store's availability", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("says an outage once, again every 30 s with the operations refused meanwhile, and its end once", () => {
+    vi.useFakeTimers();
+    const { lines, logger } = recorder();
+    const availability = new StoreAvailability({ backend: "redis", logger });
+    const back = vi.fn();
+    availability.onBack(back);
+    for (let i = 0; i < 50; i++) availability.down(new Error("connect ECONNREFUSED 127.0.0.1:6379"));
+    expect(lines.map((l) => l.msg)).toEqual([
+      "store unreachable: commands are refused (nothing charged) and jobs wait until it answers",
+    ]);
+    expect(availability.problem()).toMatch(/^redis store unreachable for 0 s: connect ECONNREFUSED/);
+
+    vi.advanceTimersByTime(OUTAGE_REMINDER_MS);
+    for (let i = 0; i < 10; i++) availability.down(new Error("The client is offline"));
+    vi.advanceTimersByTime(OUTAGE_REMINDER_MS);
+    expect(lines.map((l) => l.msg)).toEqual([
+      "store unreachable: commands are refused (nothing charged) and jobs wait until it answers",
+      "store still unreachable",
+      "store still unreachable",
+    ]);
+    expect(lines[2]).toMatchObject({ awayMs: 60_000, refusedOperations: 60 });
+
+    availability.up();
+    availability.up();
+    expect(lines.at(-1)).toMatchObject({ level: "info", msg: "store answers again: jobs resume" });
+    expect(lines).toHaveLength(4);
+    expect(back).toHaveBeenCalledOnce();
+    expect(availability.available).toBe(true);
+    vi.advanceTimersByTime(5 * OUTAGE_REMINDER_MS);
+    expect(lines).toHaveLength(4);
+  });
+
+  it("lets work wait for the store's return", async () => {
+    const availability = new StoreAvailability({ backend: "sqlite" });
+    await availability.whenAvailable();
+    availability.down(new Error("SQLITE_FULL"));
+    let resumed = false;
+    const waiting = availability.whenAvailable().then(() => {
+      resumed = true;
+    });
+    await sleep(10);
+    expect(resumed).toBe(false);
+    availability.up();
+    await waiting;
+    expect(resumed).toBe(true);
+    availability.close();
+  });
+
+  it("tells an outage from a fault: connection and lock errors are outages, data errors are not", () => {
+    const refused = Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
+    const busy = Object.assign(new Error("SQLITE_BUSY: database is locked"), { code: "SQLITE_BUSY" });
+    expect(isStoreOutage(refused)).toBe(true);
+    expect(isStoreOutage(busy)).toBe(true);
+    expect(isStoreOutage(new StoreError("store.unavailable", "get in jobs", { cause: refused }))).toBe(true);
+    expect(isStoreOutage(new Error("wrapped", { cause: busy }))).toBe(true);
+    expect(isStoreOutage(new StoreError("store.corrupt", "bad record"))).toBe(false);
+    expect(isStoreOutage(Object.assign(new Error("constraint"), { code: "SQLITE_CONSTRAINT" }))).toBe(false);
+    expect(isStoreOutage(new TypeError("x is undefined"))).toBe(false);
+    expect(isStoreOutage(undefined)).toBe(false);
+  });
+});
+
+describe("a sqlite store that goes away", () => {
+  const dirs: string[] = [];
+  const fileIn = () => {
+    const dir = mkdtempSync(join(tmpdir(), "store-away-"));
+    dirs.push(dir);
+    return join(dir, "bot.sqlite");
+  };
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("disk full: writes fail as unavailable, reads go on, and it is back once a write succeeds", async () => {
+    const { lines, logger } = recorder();
+    const backend = await openKeyvBackend(`sqlite://${fileIn()}`, logger);
+    const jobs = backend.keyv("jobs");
+    await jobs.set("kept", { n: 1 });
+    if (backend.connection.kind !== "sqlite") throw new Error("sqlite expected");
+    const { query } = backend.connection;
+    // sqlite's own "database or disk is full": no page may be added to the file from now on.
+    const [{ page_count }] = (await query("PRAGMA page_count")) as [{ page_count: number }];
+    await query(`PRAGMA max_page_count = ${page_count}`);
+
+    const error = await jobs.set("big", { text: "x".repeat(200_000) }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "store.unavailable" });
+    expect(backend.availability.available).toBe(false);
+    expect(backend.availability.problem()).toMatch(/sqlite store unreachable .*full/);
+    expect(await jobs.get("kept")).toEqual({ n: 1 });
+
+    await query("PRAGMA max_page_count = 1073741823");
+    await backend.availability.whenAvailable();
+    expect(lines.map((l) => l.msg)).toEqual([
+      "store unreachable: commands are refused (nothing charged) and jobs wait until it answers",
+      "store answers again: jobs resume",
+    ]);
+    await jobs.set("big", { text: "x".repeat(200_000) });
+    await backend.close();
+  });
+
+  it("locked by another process past the busy timeout: unavailable until the lock goes", async () => {
+    const file = fileIn();
+    const backend = await openKeyvBackend(`sqlite://${file}`);
+    const jobs = backend.keyv("jobs");
+    await jobs.set("a", 1);
+    // Another connection to the file (a CLI, a second bot) holds the write lock.
+    const other = new KeyvSqlite({ uri: `sqlite://${file}` });
+    await other.query("BEGIN EXCLUSIVE");
+    const error = await jobs.set("b", 2).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "store.unavailable" });
+    expect(backend.availability.available).toBe(false);
+    await other.query("ROLLBACK");
+    await backend.availability.whenAvailable();
+    await jobs.set("b", 2);
+    expect(await jobs.get("b")).toBe(2);
+    await other.disconnect();
+    await backend.close();
+  }, 20_000);
+});
