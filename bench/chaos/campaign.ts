@@ -93,6 +93,19 @@ const RECENT_POLL_MS = 15_000;
  * stuck job then makes room for new commands (its result is still counted if it comes later).
  */
 const SLOT_MS = 45_000;
+/** A command with no creation call this long after it was acknowledged was refused. */
+const REFUSED_AFTER_MS = 15_000;
+
+/** Tags of the commands whose creation call reached the service. */
+function createdTags(world: CrashWorld): Set<string> {
+  const tags = new Set<string>();
+  for (const call of world.emu.calls) {
+    if (call.method !== "POST" || !CREATION_PATH.test(call.path)) continue;
+    const tag = TAG.exec(JSON.stringify(call.json ?? call.fields ?? {}))?.[0];
+    if (tag) tags.add(tag);
+  }
+  return tags;
+}
 
 export async function runCampaign(options: CampaignOptions): Promise<CampaignResult> {
   const { world } = options;
@@ -169,8 +182,18 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
       void (async () => {
         try {
           command.acknowledged = await scenario.run(traffic, command.tag, index);
-          const end = Date.now() + SLOT_MS;
-          while (command.acknowledged && !over && Date.now() < end && !postedResults(world).has(command.tag))
+          const acknowledgedAt = Date.now();
+          const end = acknowledgedAt + SLOT_MS;
+          // A command the bot refused (the store away) never makes a creation call: it makes room.
+          const refused = () =>
+            Date.now() - acknowledgedAt > REFUSED_AFTER_MS && !createdTags(world).has(command.tag);
+          while (
+            command.acknowledged &&
+            !over &&
+            Date.now() < end &&
+            !postedResults(world).has(command.tag) &&
+            !refused()
+          )
             await sleep(250);
         } catch (error) {
           options.log(`command ${command.tag} (${scenario.name}) failed to drive: ${String(error)}`);
@@ -249,6 +272,18 @@ async function storeOutage(options: CampaignOptions, proxies: Set<HttpProxy>, ap
   const store = options.store;
   const [min, max] = options.outageMs ?? [15_000, 60_000];
   if (!store) throw new Error("the store moment needs a store to stop");
+  // Armed like a kill: the store goes while jobs are being polled.
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(done, options.armMs);
+    const stops = [...proxies].map((proxy) =>
+      proxy.onRequest((r) => r.method === "GET" && STATUS_PATH.test(r.path) && done()),
+    );
+    function done() {
+      clearTimeout(timer);
+      for (const stop of stops) stop();
+      resolve();
+    }
+  });
   const downAt = Date.now();
   await store.down();
   await sleep(Math.max(0, downAt + min + options.random() * (max - min) - Date.now()));

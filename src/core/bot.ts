@@ -136,6 +136,7 @@ export function createBot(options: BotOptions): Bot {
     mediaWith,
     alerts,
     logger,
+    availability: stores.availability,
   });
   client.onUsage((usage) => currentTap()?.heard(usage));
   // Publishes run once the core below exists: homes are opened and jobs move only after the start.

@@ -35,7 +35,7 @@ export interface Core {
   /** Jobs one person may have running at once. */
   jobLimit: number;
   /** Whether the store answers: a start is refused at once while it does not. */
-  availability: Pick<StoreAvailability, "available">;
+  availability: Pick<StoreAvailability, "available" | "whenAvailable">;
   adapter(platform: Platform): ChatAdapter;
   /**
    * The service with the tenant's key; a tenant without one gets a client that refuses every

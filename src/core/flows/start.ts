@@ -4,6 +4,7 @@ import type { JobRecord } from "../../store/jobs.js";
 import type { StartedJob } from "../commands/define.js";
 import { JobLimitError } from "../commands/errors.js";
 import { BotError, StoreAwayError } from "../errors.js";
+import { despiteOutage } from "../jobs/despite-outage.js";
 import { jobTransitionsTotal } from "../metrics.js";
 import type { Actor, ChatAdapter, ConversationRef } from "../ports.js";
 import { queuedCard, unpostedCard, untrackedCard } from "../render/job.js";
@@ -83,11 +84,11 @@ export async function launch(
   const { command, started, actor, conversation, note } = request;
   const view = { id: "", title: started.title, ...(note && { note }) };
   // Before the job is tracked: its result is read through the shared key's lists by this id.
-  await core
-    .remember({ platform: actor.platform, tenantId: actor.tenantId }, [started.serviceJobId])
-    .catch((error: unknown) =>
-      core.logger.warn({ err: error, serviceJobId: started.serviceJobId }, "job id not kept for its tenant"),
-    );
+  await despiteOutage(core.availability, () =>
+    core.remember({ platform: actor.platform, tenantId: actor.tenantId }, [started.serviceJobId]),
+  ).catch((error: unknown) =>
+    core.logger.warn({ err: error, serviceJobId: started.serviceJobId }, "job id not kept for its tenant"),
+  );
   let why: string | undefined;
   const announce = async () => {
     try {

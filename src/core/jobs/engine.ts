@@ -2,7 +2,6 @@ import { setTimeout as sleep } from "node:timers/promises";
 import {
   type Claims,
   type Indexes,
-  isStoreOutage,
   type JobRecord,
   type JobStore,
   newJobId,
@@ -14,6 +13,7 @@ import type { Logger } from "../log.js";
 import type { Actor } from "../ports.js";
 import type { Announce, JobHooks, TrackRequest } from "./contract.js";
 import { Delivery } from "./delivery.js";
+import { despiteOutage } from "./despite-outage.js";
 import { defaultInstanceId, Liveness } from "./liveness.js";
 import { expiredChoiceOutcome, outcomeOf } from "./outcomes.js";
 import { Ownership } from "./ownership.js";
@@ -211,7 +211,7 @@ class Engine implements JobEngine {
     const { platform, tenantId, userId } = req.requester;
     const id = newJobId();
     // The service has the job and its credits: a store away now delays the record, never loses it.
-    const created = await this.despiteOutage(() =>
+    const created = await despiteOutage(this.availability, () =>
       this.store.create({
         id,
         kind: req.kind,
@@ -225,7 +225,8 @@ class Engine implements JobEngine {
     );
     // Before start() (or after stop()) the record is all: start() takes it up, as an orphan.
     const owned =
-      this.running && (await this.despiteOutage(() => this.ownership.take(created.id, this.liveness.id)));
+      this.running &&
+      (await despiteOutage(this.availability, () => this.ownership.take(created.id, this.liveness.id)));
     const job = announce ? await this.attach(created, announce) : created;
     if (owned) await this.takeUp(job, "soon");
     return job;
@@ -251,7 +252,9 @@ class Engine implements JobEngine {
     const message = await announce();
     if (!message) return job;
     try {
-      return (await this.despiteOutage(() => updateJob(this.store, job, () => ({ message })))) ?? job;
+      return (
+        (await despiteOutage(this.availability, () => updateJob(this.store, job, () => ({ message })))) ?? job
+      );
     } catch (error) {
       this.log.warn(
         { err: error, jobId: job.id },
@@ -568,21 +571,6 @@ class Engine implements JobEngine {
       .catch((error: unknown) =>
         this.log.warn({ err: error, jobId: id }, "could not release a finished job"),
       );
-  }
-
-  /**
-   * `write` again each time it fails because the store is away, once the store is back: for the
-   * writes that follow a creation call, which must not be lost and cannot be undone.
-   */
-  private async despiteOutage<T>(write: () => Promise<T>): Promise<T> {
-    for (;;) {
-      try {
-        return await write();
-      } catch (error) {
-        if (!this.availability || !isStoreOutage(error)) throw error;
-        await this.availability.whenAvailable();
-      }
-    }
   }
 
   /**

@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
+import type { StoreAvailability } from "../../store/availability.js";
 import type { SpendStore } from "../../store/spend.js";
 import type { MediaApi } from "../api/client.js";
 import type { Usage } from "../api/schemas.js";
 import { BotError, QuotaExceededError } from "../errors.js";
+import { despiteOutage } from "../jobs/despite-outage.js";
 import type { Logger } from "../log.js";
 import { budgetRefusalsTotal, creditsRemaining, creditsSpentTotal } from "../metrics.js";
 import type { Actor, ConversationRef } from "../ports.js";
@@ -38,6 +40,8 @@ export interface SpendingDeps {
   alerts: SpendAlerts;
   logger: Logger;
   now?: () => number;
+  /** A job's cost is recorded once the store is back when it was away just after the creation call. */
+  availability?: Pick<StoreAvailability, "whenAvailable">;
 }
 
 export interface PaidStart {
@@ -115,7 +119,7 @@ export class Spending {
       throw error;
     }
     tap.close();
-    await this.record(state).catch((error: unknown) =>
+    await despiteOutage(this.deps.availability, () => this.record(state)).catch((error: unknown) =>
       this.deps.logger.warn(
         { err: error, command: paid.command, jobId: tap.jobId },
         "job spending not recorded",
