@@ -67,7 +67,10 @@ export interface Kill {
   recoveryMs: number | null;
   /** Jobs polled in the 15 s before the kill that still ran at the service. */
   pending: number;
-  /** A store outage (`at` is its end, when the store answers again): how long the store was away. */
+  /**
+   * A store outage: `at` is its end (the store answers again), `pending` the results under way
+   * when it began, `recoveryMs` from its end to the last of them posted; `awayMs` its length.
+   */
   awayMs?: number;
 }
 
@@ -214,10 +217,10 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
     // Moments take turns; one that did not come in time passes its turn to the next.
     const moment = options.moments[turn++ % options.moments.length]!;
     if (moment === STORE_OUTAGE) {
-      const outage = await storeOutage(options, allProxies, api);
+      const outage = await storeOutage(options, allProxies);
       kills.push(outage);
       options.log(
-        `outage ${kills.length}/${options.kills}: store away ${outage.awayMs} ms, polling resumed ${outage.recoveryMs ?? "pending"} ms after its return`,
+        `outage ${kills.length}/${options.kills}: store away ${outage.awayMs} ms; the ${outage.pending} results then under way all posted ${outage.recoveryMs ?? "(not all)"} ms after its return`,
       );
       await sleep(options.random() * options.pauseMs);
       continue;
@@ -265,11 +268,12 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
 }
 
 /**
- * The store goes away for a while and comes back; the instances run on. Its recovery is the
- * time from the store's return to the first status read of a job that was polled before it left.
+ * The store goes away for a while and comes back; the instances run on. Its recovery is the time
+ * from the store's return until the last result is posted of the jobs under way when it left
+ * (created, not yet posted): they finished at the service meanwhile or soon after.
  */
-async function storeOutage(options: CampaignOptions, proxies: Set<HttpProxy>, api: MediaApi): Promise<Kill> {
-  const store = options.store;
+async function storeOutage(options: CampaignOptions, proxies: Set<HttpProxy>): Promise<Kill> {
+  const { store, world } = options;
   const [min, max] = options.outageMs ?? [15_000, 60_000];
   if (!store) throw new Error("the store moment needs a store to stop");
   // Armed like a kill: the store goes while jobs are being polled.
@@ -285,15 +289,28 @@ async function storeOutage(options: CampaignOptions, proxies: Set<HttpProxy>, ap
     }
   });
   const downAt = Date.now();
+  const posted = postedResults(world);
+  const waiting = [...createdTags(world)].filter((tag) => !posted.has(tag));
   await store.down();
   await sleep(Math.max(0, downAt + min + options.random() * (max - min) - Date.now()));
   await store.up();
   const at = Date.now();
-  const outage: Kill = { moment: STORE_OUTAGE, at, awayMs: at - downAt, recoveryMs: null, pending: 0 };
-  const pending = new Set([...proxies].flatMap((proxy) => [...recentlyPolled(proxy, downAt)]));
-  watchRecovery(proxies, pending, outage);
-  await dropFinished(api, pending);
-  outage.pending = pending.size;
+  const outage: Kill = {
+    moment: STORE_OUTAGE,
+    at,
+    awayMs: at - downAt,
+    recoveryMs: null,
+    pending: waiting.length,
+  };
+  // The next moment waits for them: a kill now would blur what the outage did.
+  while (Date.now() < at + options.takeoverMs) {
+    const now = postedResults(world);
+    if (waiting.every((tag) => now.has(tag))) {
+      outage.recoveryMs = Date.now() - at;
+      break;
+    }
+    await sleep(100);
+  }
   return outage;
 }
 
@@ -457,8 +474,8 @@ export interface Summary {
   kills: Record<string, number>;
   recovery: { measured: number; none: number; p50: number; p95: number; max: number };
   restartMs: { p50: number; p95: number; max: number };
-  /** Store outages: how long each lasted, and from its end to the first read of a job polled before it. */
-  outages?: { count: number; awayMs: number[]; resumedMs: (number | null)[] };
+  /** Store outages: how long each lasted, and from its end to the last result posted of those then under way. */
+  outages?: { count: number; awayMs: number[]; resumedMs: (number | null)[]; waiting: number[] };
 }
 
 export function summarize(
@@ -521,6 +538,7 @@ export function summarize(
         count: outages.length,
         awayMs: outages.map((k) => k.awayMs ?? 0),
         resumedMs: outages.map((k) => (k.pending > 0 ? k.recoveryMs : null)),
+        waiting: outages.map((k) => k.pending),
       },
     }),
   };
