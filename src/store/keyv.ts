@@ -58,10 +58,11 @@ const SQLITE_PURGE_EVERY_MS = 5 * 60_000;
 const REDIS_FIRST_CONNECT_MS = 10_000;
 /**
  * A redis that stops answering without closing the connection (a network partition, a paused
- * server) would hold commands until TCP gives up, minutes later. The largest batch (500 records at
- * take-up) answers within tens of milliseconds.
+ * server) would hold commands until TCP gives up, minutes later; node-redis's own command timeout
+ * ends only a command not yet written. So the socket closes after this long without a byte either
+ * way, which fails every command waiting on it, and an idle connection pings at half of it.
  */
-const REDIS_COMMAND_TIMEOUT_MS = 10_000;
+const REDIS_SILENCE_MS = 10_000;
 /** While the store is away, how often it is tried again. */
 const PROBE_EVERY_MS = 1_000;
 
@@ -160,8 +161,9 @@ async function openRedis(url: string, logger?: Pick<Logger, "warn" | "info">): P
     url,
     // Commands sent while the connection is down fail at once instead of waiting for it.
     disableOfflineQueue: true,
-    commandOptions: { timeout: REDIS_COMMAND_TIMEOUT_MS },
+    pingInterval: REDIS_SILENCE_MS / 2,
     socket: {
+      socketTimeout: REDIS_SILENCE_MS,
       reconnectStrategy: (retries, cause) => {
         lastCause = cause;
         return !ready && Date.now() - startedAt > REDIS_FIRST_CONNECT_MS

@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -8,6 +9,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { OUTAGE_REMINDER_MS, StoreAvailability } from "../../src/store/availability.js";
 import { isStoreOutage, StoreError } from "../../src/store/errors.js";
 import { openKeyvBackend } from "../../src/store/keyv.js";
+import { hasRedis, startRestartableRedis } from "./redis-server.js";
 
 /** A logger that keeps the lines it wrote. */
 function recorder() {
@@ -86,6 +88,19 @@ describe("the store's availability", () => {
   });
 });
 
+/**
+ * A full disk is a small tmpfs filled up. Mounting one takes root and a container allowed to mount
+ * (CI here has both); elsewhere that test is skipped.
+ */
+const canMount = ((): boolean => {
+  if (process.getuid?.() !== 0) return false;
+  const dir = mkdtempSync(join(tmpdir(), "mount-check-"));
+  const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir]).status === 0;
+  if (mounted) spawnSync("umount", [dir]);
+  rmSync(dir, { recursive: true, force: true });
+  return mounted;
+})();
+
 describe("a sqlite store that goes away", () => {
   const dirs: string[] = [];
   const fileIn = () => {
@@ -97,32 +112,46 @@ describe("a sqlite store that goes away", () => {
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
-  it("disk full: writes fail as unavailable, reads go on, and it is back once a write succeeds", async () => {
-    const { lines, logger } = recorder();
-    const backend = await openKeyvBackend(`sqlite://${fileIn()}`, logger);
-    const jobs = backend.keyv("jobs");
-    await jobs.set("kept", { n: 1 });
-    if (backend.connection.kind !== "sqlite") throw new Error("sqlite expected");
-    const { query } = backend.connection;
-    // sqlite's own "database or disk is full": no page may be added to the file from now on.
-    const [{ page_count }] = (await query("PRAGMA page_count")) as [{ page_count: number }];
-    await query(`PRAGMA max_page_count = ${page_count}`);
+  it.runIf(canMount)(
+    "disk full: unavailable (reads too, at once) until there is room again, nothing lost",
+    async () => {
+      const disk = mkdtempSync(join(tmpdir(), "store-full-"));
+      // A small disk of its own, so that filling it fills nothing else.
+      execFileSync("mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", disk]);
+      try {
+        const { lines, logger } = recorder();
+        const backend = await openKeyvBackend(`sqlite://${join(disk, "bot.sqlite")}`, logger);
+        const jobs = backend.keyv("jobs");
+        await jobs.set("kept", { n: 1 });
+        // Another program fills the disk.
+        const filler = join(disk, "filler");
+        try {
+          for (;;) appendFileSync(filler, Buffer.alloc(64 * 1024));
+        } catch {}
 
-    const error = await jobs.set("big", { text: "x".repeat(200_000) }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: "store.unavailable" });
-    expect(backend.availability.available).toBe(false);
-    expect(backend.availability.problem()).toMatch(/sqlite store unreachable .*full/);
-    expect(await jobs.get("kept")).toEqual({ n: 1 });
+        const error = await jobs.set("big", { text: "x".repeat(400_000) }).catch((e: unknown) => e);
+        expect(error).toMatchObject({ code: "store.unavailable" });
+        expect(backend.availability.problem()).toMatch(/sqlite store unreachable .*full/);
+        // Known away: refused at once rather than each waiting on the store.
+        await expect(jobs.get("kept")).rejects.toMatchObject({ code: "store.unavailable" });
+        await sleep(2_500);
+        expect(backend.availability.available).toBe(false);
 
-    await query("PRAGMA max_page_count = 1073741823");
-    await backend.availability.whenAvailable();
-    expect(lines.map((l) => l.msg)).toEqual([
-      "store unreachable: commands are refused (nothing charged) and jobs wait until it answers",
-      "store answers again: jobs resume",
-    ]);
-    await jobs.set("big", { text: "x".repeat(200_000) });
-    await backend.close();
-  });
+        rmSync(filler);
+        await backend.availability.whenAvailable();
+        expect(await jobs.get("kept")).toEqual({ n: 1 });
+        await jobs.set("big", { text: "x".repeat(400_000) });
+        expect(lines.map((l) => l.msg)).toEqual([
+          "store unreachable: commands are refused (nothing charged) and jobs wait until it answers",
+          "store answers again: jobs resume",
+        ]);
+        await backend.close();
+      } finally {
+        execFileSync("umount", [disk]);
+        rmSync(disk, { recursive: true, force: true });
+      }
+    },
+  );
 
   it("locked by another process past the busy timeout: unavailable until the lock goes", async () => {
     const file = fileIn();
@@ -142,4 +171,36 @@ describe("a sqlite store that goes away", () => {
     await other.disconnect();
     await backend.close();
   }, 20_000);
+});
+
+describe.runIf(hasRedis)("a redis store that stops answering", () => {
+  it("partitioned (the server frozen, its connection open): unavailable once the connection is silent 10 s, back once it answers", async () => {
+    const redis = await startRestartableRedis();
+    const { lines, logger } = recorder();
+    const backend = await openKeyvBackend(redis.url, logger);
+    try {
+      const jobs = backend.keyv("jobs");
+      await jobs.set("a", 1);
+      redis.freeze();
+      const startedAt = Date.now();
+      const error = await jobs.get("a").catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: "store.unavailable" });
+      expect(Date.now() - startedAt).toBeLessThan(17_000);
+      expect(backend.availability.available).toBe(false);
+      // Known away: the next operation fails at once rather than after another timeout.
+      const again = Date.now();
+      await expect(jobs.get("a")).rejects.toMatchObject({ code: "store.unavailable" });
+      expect(Date.now() - again).toBeLessThan(100);
+      redis.thaw();
+      await backend.availability.whenAvailable();
+      expect(await jobs.get("a")).toBe(1);
+      expect(lines.map((l) => l.msg)).toEqual([
+        "store unreachable: commands are refused (nothing charged) and jobs wait until it answers",
+        "store answers again: jobs resume",
+      ]);
+    } finally {
+      await backend.close();
+      await redis.stop();
+    }
+  }, 40_000);
 });

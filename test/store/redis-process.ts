@@ -19,6 +19,10 @@ export interface RestartableRedis {
   down(): Promise<void>;
   /** Starts it again on the same port with the data it saved. */
   up(): Promise<void>;
+  /** Freezes the server (SIGSTOP): connections stay open and nothing answers, as in a network partition. */
+  freeze(): void;
+  /** Lets a frozen server run again (SIGCONT). */
+  thaw(): void;
   stop(): Promise<void>;
 }
 
@@ -37,6 +41,8 @@ export async function startRestartableRedis(): Promise<RestartableRedis> {
     async up() {
       server ??= await spawnRedis(port, args);
     },
+    freeze: () => server?.signal("SIGSTOP"),
+    thaw: () => server?.signal("SIGCONT"),
     async stop() {
       await server?.stop();
       server = undefined;
@@ -47,6 +53,7 @@ export async function startRestartableRedis(): Promise<RestartableRedis> {
 
 interface Spawned {
   stop(): Promise<void>;
+  signal(signal: NodeJS.Signals): void;
 }
 
 /** Starts redis-server on `port` and resolves once it answers PING. */
@@ -86,9 +93,14 @@ export async function spawnRedis(port: number, args: string[]): Promise<Spawned>
   }
   return {
     async stop() {
-      if (child.exitCode === null) child.kill("SIGTERM");
+      if (child.exitCode === null) {
+        // A frozen server would not see the SIGTERM.
+        child.kill("SIGCONT");
+        child.kill("SIGTERM");
+      }
       await exited;
     },
+    signal: (signal) => child.kill(signal),
   };
 }
 
