@@ -69,9 +69,11 @@ export interface Kill {
   pending: number;
   /**
    * A store outage: `at` is its end (the store answers again), `pending` the results under way
-   * when it began, `recoveryMs` from its end to the last of them posted; `awayMs` its length.
+   * when it began, `firstResultMs` / `recoveryMs` from its end to the first / last of them
+   * posted; `awayMs` its length.
    */
   awayMs?: number;
+  firstResultMs?: number;
 }
 
 export interface Command {
@@ -220,7 +222,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
       const outage = await storeOutage(options, allProxies);
       kills.push(outage);
       options.log(
-        `outage ${kills.length}/${options.kills}: store away ${outage.awayMs} ms; the ${outage.pending} results then under way all posted ${outage.recoveryMs ?? "(not all)"} ms after its return`,
+        `outage ${kills.length}/${options.kills}: store away ${outage.awayMs} ms; of the ${outage.pending} results then under way the first posted ${outage.firstResultMs ?? "(none)"} ms after its return, the last ${outage.recoveryMs ?? "(not all)"}`,
       );
       await sleep(options.random() * options.pauseMs);
       continue;
@@ -268,9 +270,9 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
 }
 
 /**
- * The store goes away for a while and comes back; the instances run on. Its recovery is the time
- * from the store's return until the last result is posted of the jobs under way when it left
- * (created, not yet posted): they finished at the service meanwhile or soon after.
+ * The store goes away for a while and comes back; the instances run on. What it measures: from the
+ * store's return to the first result posted, and to the last, of the jobs under way when it left
+ * (shown as running, not yet posted): most of them finished at the service meanwhile.
  */
 async function storeOutage(options: CampaignOptions, proxies: Set<HttpProxy>): Promise<Kill> {
   const { store, world } = options;
@@ -290,7 +292,7 @@ async function storeOutage(options: CampaignOptions, proxies: Set<HttpProxy>): P
   });
   const downAt = Date.now();
   const posted = postedResults(world);
-  const waiting = [...createdTags(world)].filter((tag) => !posted.has(tag));
+  const waiting = [...shownTags(world)].filter((tag) => !posted.has(tag));
   await store.down();
   await sleep(Math.max(0, downAt + min + options.random() * (max - min) - Date.now()));
   await store.up();
@@ -302,10 +304,13 @@ async function storeOutage(options: CampaignOptions, proxies: Set<HttpProxy>): P
     recoveryMs: null,
     pending: waiting.length,
   };
-  // The next moment waits for them: a kill now would blur what the outage did.
+  // The next moment waits for them (a photo avatar's variants wait for their click): a kill now
+  // would blur what the outage did.
   while (Date.now() < at + options.takeoverMs) {
     const now = postedResults(world);
-    if (waiting.every((tag) => now.has(tag))) {
+    const done = waiting.filter((tag) => now.has(tag)).length;
+    if (done > 0) outage.firstResultMs ??= Date.now() - at;
+    if (done === waiting.length) {
       outage.recoveryMs = Date.now() - at;
       break;
     }
@@ -474,8 +479,14 @@ export interface Summary {
   kills: Record<string, number>;
   recovery: { measured: number; none: number; p50: number; p95: number; max: number };
   restartMs: { p50: number; p95: number; max: number };
-  /** Store outages: how long each lasted, and from its end to the last result posted of those then under way. */
-  outages?: { count: number; awayMs: number[]; resumedMs: (number | null)[]; waiting: number[] };
+  /** Store outages: how long each lasted, and from its end to the first and last result posted of those then under way. */
+  outages?: {
+    count: number;
+    awayMs: number[];
+    firstResultMs: (number | null)[];
+    resumedMs: (number | null)[];
+    waiting: number[];
+  };
 }
 
 export function summarize(
@@ -537,6 +548,7 @@ export function summarize(
       outages: {
         count: outages.length,
         awayMs: outages.map((k) => k.awayMs ?? 0),
+        firstResultMs: outages.map((k) => k.firstResultMs ?? null),
         resumedMs: outages.map((k) => (k.pending > 0 ? k.recoveryMs : null)),
         waiting: outages.map((k) => k.pending),
       },

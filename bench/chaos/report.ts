@@ -26,6 +26,10 @@ export interface Settings {
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const outageFirst = (s: Summary, i: number) => {
+  const ms = s.outages?.firstResultMs[i];
+  return ms === null || ms === undefined ? "none" : seconds(ms);
+};
 
 function rows(run: RunReport): string[] {
   const s = run.summary;
@@ -51,9 +55,12 @@ function rows(run: RunReport): string[] {
     ...(s.outages
       ? [
           `| store outages (redis stopped, then started again with its data): how long each | ${s.outages.awayMs.map(seconds).join(", ")} |`,
-          `| store back -> every result under way when it left posted (each outage) | **${s.outages.resumedMs
-            .map((ms, i) => `${ms === null ? "not all" : seconds(ms)} (${s.outages?.waiting[i]} results)`)
-            .join(", ")}** |`,
+          `| store back -> first / last result posted of those under way when it left (each outage) | **${s.outages.resumedMs
+            .map(
+              (ms, i) =>
+                `${outageFirst(s, i)} / ${ms === null ? "not all in 30 s" : seconds(ms)} (${s.outages?.waiting[i]} results)`,
+            )
+            .join("; ")}** |`,
         ]
       : []),
     `| bot exits nobody caused | ${run.unexpectedExits} |`,
@@ -84,7 +91,7 @@ export function write(outDir: string, settings: Settings, runs: RunReport[]): { 
     "- The bot runs as in production, configured by env (MEDIA_API_URL, DISCORD_TOKEN + DISCORD_REST_URL, SLACK_BOT_TOKEN + SLACK_SIGNING_SECRET + SLACK_API_URL, STORE_URL, INSTANCE_ID), against the media API emulator, the fake Discord and the fake Slack, each behind an HTTP proxy (test/fakes/proxy.ts) that tells the campaign when a request of some kind is in flight.",
     '- The mix: image generate, image edit with a file, avatar video, cinematic video, photo-avatar design then Keep 1 or Keep both, mockup asset, thumbnail; on Discord and on Slack in turn (while an upload or a confirm moment is armed, the next commands are those that offer it). Each command carries a tag (`chaos-17`) in its prompt or name, so creation calls (the emulator\'s record) and results (the "is ready" / "failed" notices in the chats, or the finished card posted for the requester of a job whose own message was never recorded) are counted per command. Keep is clicked as a user would: again when the bot did not answer the click, and again when the buttons still (or again) show 8 s after an answered click (a kill swallowed it before it reached the service).',
     "- The moments, in turn: `creation` kills once the service answered a creation call, before the answer reaches the bot (the answer is lost; such commands are counted apart, not as lost results); `polling` as a status read arrives; `confirm` once the service applied a Keep 1 / Keep both, before its answer reaches the bot; `upload` as the file's initialize or finalize call arrives; `post` once the chat answered a result post or edit, before the bot could record it. After a pause drawn in [0, 1 s] the next moment is armed; a moment that does not come within 10 s passes its turn.",
-    "- With `--pair-store redis`, the two-instance run has one more moment, `store`: once a status read is under way, the redis-server is stopped (SIGTERM: it saves its data) for 15 to 60 s and started again on the same port with that data, both instances running on; commands sent meanwhile are refused (no creation call), and its recovery is the time from the store's return until every result under way when it left is posted.",
+    "- With `--pair-store redis`, the two-instance run has one more moment, `store`: once a status read is under way, the redis-server is stopped (SIGTERM: it saves its data) for 15 to 60 s and started again on the same port with that data, both instances running on; commands sent meanwhile are refused (no creation call), and its recovery is the time from the store's return to the first and to the last result posted of the jobs shown as running when it left (a photo avatar's variants wait for a click, so its last may come later).",
     "- Recovery is the time from the kill to the first status read, by whichever instance, of a job the killed instance polled in the 15 s before the kill and that still ran at the service (finished jobs and jobs waiting for a choice are rightly not read again). With two instances the killed one is restarted only once the survivor read such a job (or after 30 s), so the figure is the survivor's takeover.",
     "- A result is lost when an acknowledged command whose creation call the service accepted has no notice once the drain is over; posted twice when it has two. A command whose process was killed after the service took its creation call and before the bot recorded the job (it then never shows a job message) is counted with the lost answers, whatever moment the kill was armed for: the bot never learnt of that job.",
     "- Every bot process's log, the store and a trace of the chats and the service's calls are kept per run (`--logs DIR`, default a temp dir named at the end), so that each lost or doubled tag can be traced.",
