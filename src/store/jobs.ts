@@ -193,6 +193,8 @@ const PER_TENANT = 200;
 const MISSING_GRACE_MS = 60_000;
 const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 const RUNNING: ReadonlySet<JobState> = new Set(["queued", "working", "retrying"]);
+/** What the service ended the job with: final, whatever its delivery still has to do. */
+const ENDED: ReadonlySet<JobState> = new Set(["done", "failed"]);
 /** How long finished jobs gather before they leave the unfinished index in one command. */
 const FINISHING_WINDOW_MS = 20;
 /** Records per read of many: one statement (sqlite) or MGET (redis) each. */
@@ -359,15 +361,17 @@ export class JobStore {
 
   /**
    * Applies `patch` if the stored job is still at `expectedVersion`. `lastProgressAt` moves when
-   * state or progress change. A finished job is final: a patch that would reopen it throws.
+   * state or progress change. A finished job is final: a patch that would reopen it throws, as
+   * does one that would run an ended (done, failed) job again.
    *
    * The write is a compare-and-swap on the version (swap.ts), so a progress tick costs a read and
    * a write, or the write alone when the caller hands in the record as stored at that version
    * (`known`: as read, or as an update returned it); a writer that got in between makes this one
    * stale either way. An update that moves the job in or out of the running states also changes
    * the running index: its swap and index change happen under the job's lock, so that the index
-   * changes of two such updates land in the order of their swaps. If an index change is lost to a crash, the readers drop the entry when
-   * they see the record.
+   * changes of two such updates land in the order of their swaps (but for a job that ends, see
+   * below). If an index change is lost to a crash, the readers drop the entry when they see the
+   * record.
    */
   async update(
     id: string,
@@ -399,6 +403,9 @@ export class JobStore {
     if (isFinished(current) && !isFinished(next)) {
       throw new Error(`job ${id} is finished (${current.state}, delivered) and cannot be reopened`);
     }
+    if (ENDED.has(current.state) && RUNNING.has(next.state)) {
+      throw new Error(`job ${id} ended (${current.state}) and cannot run again`);
+    }
     const ttlMs = isFinished(next) ? this.retentionMs : undefined;
     const stored = serialize({ value: next, expires: ttlMs === undefined ? undefined : now + ttlMs });
     const swap = async (): Promise<UpdateResult> => {
@@ -409,16 +416,24 @@ export class JobStore {
     };
     const enters = RUNNING.has(next.state) && !RUNNING.has(current.state);
     const leaves = !RUNNING.has(next.state) && RUNNING.has(current.state);
-    const result =
-      enters || leaves
-        ? await withClaim(this.claims, `lock:jobs:${id}`, async () => {
-            const swapped = await swap();
-            const running = runningKey(next.requester);
-            if (swapped.ok && enters) await this.indexes.add(running, { id, at: next.createdAt });
-            if (swapped.ok && leaves) await this.indexes.remove(running, [id]);
-            return swapped;
-          })
-        : await swap();
+    // A job that ends never runs again (see the check above), so no later change of the running
+    // index can be overtaken by this one's removal: it needs no lock, which cost two statements of
+    // every delivery (bench/results/jobs-50k.md). Lost to a crash, or landing before an earlier
+    // writer's add, the entry is dropped by the next count, which reads the record ended.
+    const ends = leaves && ENDED.has(next.state);
+    const running = runningKey(next.requester);
+    let result: UpdateResult;
+    if ((enters || leaves) && !ends) {
+      result = await withClaim(this.claims, `lock:jobs:${id}`, async () => {
+        const swapped = await swap();
+        if (swapped.ok && enters) await this.indexes.add(running, { id, at: next.createdAt });
+        if (swapped.ok && leaves) await this.indexes.remove(running, [id]);
+        return swapped;
+      });
+    } else {
+      result = await swap();
+      if (result.ok && ends) await this.indexes.remove(running, [id]);
+    }
     if (result.ok && isFinished(result.job)) await this.finishing.add(id);
     return result;
   }

@@ -234,6 +234,17 @@ describeEachBackend("jobs", (ctx) => {
     expect(await stores.jobs.listByRequester(alice, 10)).toEqual([]);
   });
 
+  it("never runs an ended job again: it leaves the running index without the job's lock", async () => {
+    const stores = await ctx.open();
+    const job = await stores.jobs.create(newJob(alice));
+    const failed = await advance(stores, job, [{ state: "working" }, { state: "failed" }]);
+    expect(await stores.jobs.countActiveByRequester(alice)).toBe(0);
+    await expect(stores.jobs.update(job.id, failed.version, { state: "working" })).rejects.toThrow(
+      /cannot run again/,
+    );
+    expect((await unfinishedOf(stores)).map((j) => j.id)).toEqual([job.id]);
+  });
+
   it("reports a corrupt record and keeps serving the others", async () => {
     const { logger, lines } = capturingLogger();
     const stores = await ctx.open({ logger });

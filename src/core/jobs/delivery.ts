@@ -101,15 +101,16 @@ export class Delivery {
     const { store, hooks, logger } = this.deps;
     let current: JobRecord | undefined;
     try {
-      const fresh = await store.get(job.id);
-      current =
-        fresh &&
-        (await updateJob(store, fresh, (now) => {
-          if (now.delivery === "delivered") return undefined;
-          if (isTerminal(now.state)) return { delivery: "delivering" };
-          if (!outcome) throw new Error(`job ${now.id} has no outcome to deliver (state ${now.state})`);
-          return { ...outcomePatch(outcome), delivery: "delivering" };
-        }));
+      // From the caller's record, not one read again: the write is a compare-and-swap on its
+      // version, so a record another engine changed since (delivered it, say) fails it, and the
+      // change is decided again on the record as stored. A read first cost a statement and a
+      // parse of the whole record per delivery (bench/results/jobs-50k.md).
+      current = await updateJob(store, job, (now) => {
+        if (now.delivery === "delivered") return undefined;
+        if (isTerminal(now.state)) return { delivery: "delivering" };
+        if (!outcome) throw new Error(`job ${now.id} has no outcome to deliver (state ${now.state})`);
+        return { ...outcomePatch(outcome), delivery: "delivering" };
+      });
     } catch (error) {
       return { kind: "retry", attempts: job.attempts + 1, error };
     }

@@ -4,6 +4,8 @@ import type { NormalizedStatus } from "../api/job-status.js";
 import { RateLimitedError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { JobHooks } from "./contract.js";
+import { DueReads } from "./due-reads.js";
+import { Lane } from "./lane.js";
 import { lasting, outcomeOf, stuckOutcome, unreadableOutcome } from "./outcomes.js";
 import { backoff, type PollPolicy, pollDelay } from "./policy.js";
 import { isTerminal, type Outcome, type Patch, updateJob } from "./records.js";
@@ -46,11 +48,14 @@ export interface PollerDeps {
 export class Poller {
   /** The caps toward the service: every status read goes through it. */
   private readonly reads: PQueue;
+  /** Reads that fell due, handed to the caps queue a few at a time, the most urgent first. */
+  private readonly due = new DueReads();
+  private feeding = false;
   /**
    * Store writes off the critical path (progress), a few at a time: the store runs its statements
    * in order, and a burst of these must not stand between a finished job and its post.
    */
-  private readonly background = new PQueue({ concurrency: 2 });
+  private readonly background: Lane<Tracked>;
   /** Aborted on stop: the status reads in flight. */
   private readonly readControllers = new Set<AbortController>();
 
@@ -62,15 +67,41 @@ export class Poller {
         ? { intervalCap: maxRequestsPerSecond, interval: 1_000, strict: true }
         : {}),
     });
+    // A read that starts or ends leaves room: the most urgent due read takes it.
+    this.reads.on("active", () => this.feed());
+    this.reads.on("next", () => this.feed());
+    this.background = new Lane(2, (tracked) => this.writeNext(tracked), deps.hold);
   }
 
   /** Queues a status read of the job (it is due). */
   poll(tracked: Tracked): void {
-    void this.reads.add(() => this.read(tracked));
+    this.due.add(tracked, this.deps.now());
+    this.feed();
+  }
+
+  /**
+   * Hands due reads to the caps queue until a few wait there: the rest wait in `due`, so that
+   * the order they are read in is decided when there is room, not when they fell due.
+   */
+  private feed(): void {
+    // The queue's events fire within add(): the loop below does their work.
+    if (this.feeding) return;
+    this.feeding = true;
+    try {
+      while (this.reads.size < READS_AHEAD) {
+        const tracked = this.due.take();
+        if (!tracked) return;
+        if (this.isPolling(tracked)) void this.reads.add(() => this.read(tracked));
+      }
+    } finally {
+      this.feeding = false;
+    }
   }
 
   /** Drops the queued reads and aborts those in flight. */
   stop(): void {
+    this.due.clear();
+    this.background.clear();
     this.reads.clear();
     for (const controller of this.readControllers) controller.abort(new Error("job engine stopping"));
   }
@@ -233,13 +264,15 @@ export class Poller {
 
   private flush(tracked: Tracked): void {
     if (tracked.flushing || !tracked.pending) return;
-    tracked.flushing = this.background
-      .add(() => this.writePending(tracked))
-      .finally(() => {
-        tracked.flushing = undefined;
-        this.flush(tracked);
-      });
-    this.deps.hold(tracked.flushing);
+    tracked.flushing = true;
+    this.background.add(tracked);
+  }
+
+  /** The lane's turn of a job: its pending change, then any made meanwhile, at the back of the lane. */
+  private async writeNext(tracked: Tracked): Promise<void> {
+    await this.writePending(tracked);
+    tracked.flushing = false;
+    this.flush(tracked);
   }
 
   private async writePending(tracked: Tracked): Promise<void> {
@@ -264,3 +297,9 @@ export class Poller {
     }
   }
 }
+
+/**
+ * Reads handed to the caps queue ahead of room to start them. A few, so that one starts as soon as
+ * another ends (and a rate cap's window opens), while the choice of which stays with `DueReads`.
+ */
+const READS_AHEAD = 8;

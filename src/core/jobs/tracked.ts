@@ -23,8 +23,8 @@ export interface Tracked {
   errors: { count: number; since: number } | undefined;
   /** Changes not yet written: later ones merge into it while it waits for the store. */
   pending: Patch | undefined;
-  /** The write of `pending` under way or queued, if any. */
-  flushing: Promise<void> | undefined;
+  /** A write of `pending` is under way or queued. */
+  flushing: boolean;
   /** The outcome to deliver, until it is stored. */
   outcome?: Outcome;
 }
@@ -40,6 +40,6 @@ export function tracking(job: JobRecord, mode: Tracked["mode"]): Tracked {
     pace: new Pace(),
     errors: undefined,
     pending: undefined,
-    flushing: undefined,
+    flushing: false,
   };
 }

@@ -1,6 +1,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import type { NormalizedStatus } from "../../../src/core/api/job-status.js";
+import { DueReads } from "../../../src/core/jobs/due-reads.js";
+import { MinHeap } from "../../../src/core/jobs/heap.js";
+import { Lane } from "../../../src/core/jobs/lane.js";
 import { Pace } from "../../../src/core/jobs/pace.js";
 import {
   DEFAULT_POLICY,
@@ -11,6 +14,8 @@ import {
 } from "../../../src/core/jobs/policy.js";
 import { Scheduler } from "../../../src/core/jobs/scheduler.js";
 import { EditThrottle } from "../../../src/core/jobs/throttle.js";
+import { tracking } from "../../../src/core/jobs/tracked.js";
+import type { JobRecord } from "../../../src/store/index.js";
 
 const mid = () => 0.5; // no jitter
 const s = 1_000;
@@ -81,6 +86,90 @@ describe("Pace", () => {
     expect(pace.remainingMs(50 * s)).toBe(50 * s);
     pace.observe("retrying", 20, 60 * s);
     expect(pace.remainingMs(60 * s)).toBeUndefined();
+  });
+});
+
+describe("MinHeap", () => {
+  it("gives the values back smallest key first, however they went in", () => {
+    const heap = new MinHeap<number>();
+    const keys = Array.from({ length: 500 }, (_, i) => (i * 7919) % 503);
+    for (const key of keys) heap.push(key, key);
+    const out: number[] = [];
+    for (let value = heap.pop(); value !== undefined; value = heap.pop()) out.push(value);
+    expect(out).toEqual([...keys].sort((a, b) => a - b));
+    expect(heap.peekKey()).toBe(Number.POSITIVE_INFINITY);
+  });
+});
+
+describe("DueReads", () => {
+  const job = (id: string) =>
+    tracking({ id, state: "working", progress: null, lastProgressAt: 0 } as JobRecord, "poll");
+  /** A job that moves 1 point a second and was last seen at `progress` percent at `at`. */
+  const paced = (id: string, progress: number, at: number) => {
+    const tracked = job(id);
+    tracked.pace.observe("working", progress - 10, at - 10 * s);
+    tracked.pace.observe("working", progress, at);
+    return tracked;
+  };
+
+  it("takes the jobs predicted to have ended first, then those without a pace by when they fell due, then the rest", () => {
+    const due = new DueReads();
+    const now = 1_000 * s;
+    due.add(paced("ends in 30 s", 70, now), now);
+    due.add(job("no pace, due now"), now);
+    due.add(paced("ended 5 s ago", 100, now - 5 * s), now);
+    due.add(job("no pace, due earlier"), now - 2 * s);
+    due.add(paced("ended 20 s ago", 100, now - 20 * s), now);
+    const order: string[] = [];
+    for (let tracked = due.take(); tracked; tracked = due.take()) order.push(tracked.job.id);
+    expect(order).toEqual([
+      "ended 20 s ago",
+      "ended 5 s ago",
+      "no pace, due earlier",
+      "no pace, due now",
+      "ends in 30 s",
+    ]);
+  });
+
+  it("keeps one place per job", () => {
+    const due = new DueReads();
+    const tracked = job("a");
+    due.add(tracked, 1);
+    due.add(tracked, 0);
+    expect(due.size).toBe(1);
+    expect(due.take()).toBe(tracked);
+    expect(due.take()).toBeUndefined();
+  });
+});
+
+describe("Lane", () => {
+  it("runs items in order, a few at a time, and drops what waits when cleared", async () => {
+    const started: number[] = [];
+    let running = 0;
+    let most = 0;
+    const held: Promise<void>[] = [];
+    const lane = new Lane<number>(
+      2,
+      async (item) => {
+        started.push(item);
+        running += 1;
+        most = Math.max(most, running);
+        await sleep(5);
+        running -= 1;
+      },
+      (work) => held.push(work),
+    );
+    for (let i = 0; i < 3_000; i++) lane.add(i);
+    await sleep(20);
+    lane.clear();
+    await Promise.all(held);
+    expect(most).toBe(2);
+    expect(started.length).toBeGreaterThan(2);
+    expect(started.length).toBeLessThan(3_000);
+    expect(started).toEqual(started.map((_, i) => i));
+    lane.add(-1);
+    await Promise.all(held);
+    expect(started.at(-1)).toBe(-1);
   });
 });
 
