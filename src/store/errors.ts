@@ -53,18 +53,12 @@ const REDIS_AWAY = [
 ];
 /** sqlite's answers that mean "not now" rather than "wrong": locked past the busy timeout, disk full or failing. */
 const SQLITE_AWAY = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|READONLY|CANTOPEN|PROTOCOL)/;
-const NETWORK_AWAY = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "EPIPE",
-  "ETIMEDOUT",
-  "EHOSTUNREACH",
-  "ENOTFOUND",
-]);
 
 /**
  * Whether `error` says the store is away for now (the same operation may succeed once it is
- * back), as opposed to a fault in the data or the code. Looks through wrappers' causes.
+ * back), as opposed to a fault in the data or the code. Looks through wrappers' causes. A plain
+ * socket error (ECONNREFUSED) is not enough: the media service and the chats fail that way too,
+ * and their errors are theirs to report.
  */
 export function isStoreOutage(error: unknown): boolean {
   for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
@@ -75,7 +69,7 @@ export function isStoreOutage(error: unknown): boolean {
     const away = e;
     if (REDIS_AWAY.some((type) => away instanceof type)) return true;
     const code = (e as NodeJS.ErrnoException).code;
-    if (typeof code === "string" && (SQLITE_AWAY.test(code) || NETWORK_AWAY.has(code))) return true;
+    if (typeof code === "string" && SQLITE_AWAY.test(code)) return true;
   }
   return false;
 }

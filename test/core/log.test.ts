@@ -84,6 +84,14 @@ describe("store outages in the log", () => {
     logger.warn({ err: new Error("SQLITE_FULL", { cause: away }) }, "could not store the job's progress");
     logger.warn({ err: new StoreError("store.corrupt", "bad record") }, "a corrupt record");
     logger.warn({ backend: "redis" }, "store unreachable");
-    expect(lines.map((line) => JSON.parse(line).msg)).toEqual(["a corrupt record", "store unreachable"]);
+    const serviceDown = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), {
+      code: "ECONNREFUSED",
+    });
+    logger.warn({ err: serviceDown }, "could not check MEDIA_API_KEY");
+    expect(lines.map((line) => JSON.parse(line).msg)).toEqual([
+      "a corrupt record",
+      "store unreachable",
+      "could not check MEDIA_API_KEY",
+    ]);
   });
 });

@@ -74,10 +74,11 @@ describe("the store's availability", () => {
     availability.close();
   });
 
-  it("tells an outage from a fault: connection and lock errors are outages, data errors are not", () => {
+  it("tells an outage from a fault: the store's connection and lock errors are outages, others are not", () => {
     const refused = Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
     const busy = Object.assign(new Error("SQLITE_BUSY: database is locked"), { code: "SQLITE_BUSY" });
-    expect(isStoreOutage(refused)).toBe(true);
+    // The media service or a chat unreachable is their own failure, reported as such.
+    expect(isStoreOutage(refused)).toBe(false);
     expect(isStoreOutage(busy)).toBe(true);
     expect(isStoreOutage(new StoreError("store.unavailable", "get in jobs", { cause: refused }))).toBe(true);
     expect(isStoreOutage(new Error("wrapped", { cause: busy }))).toBe(true);
