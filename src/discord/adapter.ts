@@ -70,6 +70,17 @@ function whyInDm(target: ConversationRef): string {
   return `Your job from ${from}: the bot is not a member there and could answer only through your command, which Discord allows for 15 minutes, so it continues here.`;
 }
 
+/**
+ * A job's progress on a message only its interaction's token reaches says beforehand where the
+ * job goes past the token's 15 minutes, so that a bar that stops moving surprises nobody.
+ */
+function withDmHint(message: Message): Message {
+  if (!isCard(message) || message.progress === undefined) return message;
+  const hint =
+    "Discord lets the bot update this message for 15 minutes: if the job takes longer, it continues in your DM with the bot.";
+  return { ...message, lines: [...message.lines, hint] };
+}
+
 /** Discord's codes for a webhook token that no longer works. */
 const EXPIRED_TOKEN = new Set([50027, 10015]);
 /** Someone deleted the message (a placeholder too): retrying cannot bring it back. */
@@ -164,13 +175,13 @@ export class DiscordAdapter implements ChatAdapter {
   }
 
   private async send(target: ConversationRef, message: Message, options: PostOptions): Promise<MessageRef> {
+    const secret = target.privateFrom !== undefined;
     const rendered = renderMessage(
-      message,
+      secret || target.gestureOnly ? withDmHint(message) : message,
       options.mentionUserId ? { mentionUserId: options.mentionUserId } : {},
     );
     const files = await filesOf(rendered, this.uploadLimit(target));
     const token = this.live(target);
-    const secret = target.privateFrom !== undefined;
     const ephemeral = options.ephemeral === true || secret;
     const { rest } = this.options;
     // A keyed post must survive a crash and a retry: only channel messages know nonces.
@@ -238,11 +249,11 @@ export class DiscordAdapter implements ChatAdapter {
   }
 
   private async change(ref: MessageRef, message: Message): Promise<void> {
-    const rendered = renderMessage(message);
-    const files = await filesOf(rendered, this.uploadLimit(ref));
-    const { rest, applicationId, logger } = this.options;
     // Only its interaction's token reaches a private message, or one where the bot is no member.
     const tokenOnly = ref.data?.ephemeral === true || ref.data?.gestureOnly === true;
+    const rendered = renderMessage(tokenOnly ? withDmHint(message) : message);
+    const files = await filesOf(rendered, this.uploadLimit(ref));
+    const { rest, applicationId, logger } = this.options;
     const token = this.live(ref);
     if (token) {
       try {

@@ -145,6 +145,10 @@ describe("where the bot is no member", () => {
     const working = await world.jobMessage(interaction, (m) =>
       /Working/.test(m.embeds[0]?.description ?? ""),
     );
+    // Said beforehand, while the bar still moves.
+    expect(shown(working)).toContain(
+      "Discord lets the bot update this message for 15 minutes: if the job takes longer, it continues in your DM with the bot.",
+    );
     world.fake.clock.advance(TOKEN_LIFETIME_MS + 1000);
 
     const result = await world.until(() => world.fake.messages(dm)[inDm]);
