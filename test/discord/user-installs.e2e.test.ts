@@ -199,4 +199,30 @@ describe("where the bot is no member", () => {
     expect(world.creations("/api/image/edit").at(-1)?.apiKey).toBe(OWN_KEY);
     expect(botTokenCalls(noBot.id)).toEqual([]);
   });
+
+  // Last: the refusal stays armed for the rest of the file.
+  it("ends a job whose DM Discord refuses with that reason, which /jobs shows", async () => {
+    world.emu.planNextJob("image", { durationMs: 1500 });
+    const dm = world.fake.dmChannel(world.fake.users.requester.id);
+    const interaction = await world.command(image("a closed door", { channelId: noBot.id }));
+    await world.jobMessage(interaction, (m) => /Working/.test(m.embeds[0]?.description ?? ""));
+    world.fake.fail({
+      method: "POST",
+      path: new RegExp(`^/channels/${dm}/messages$`),
+      status: 403,
+      code: 50007,
+      message: "Cannot send messages to this user",
+      times: 1000,
+    });
+    world.fake.clock.advance(TOKEN_LIFETIME_MS + 1000);
+
+    // /jobs in the DM says what became of it, once delivery gave up.
+    let listed = "";
+    for (let tries = 0; tries < 50 && !/Discord refused a direct message/.test(listed); tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      listed = shown(await world.run({ name: "jobs", guild: false }));
+    }
+    expect(listed).toContain("a closed door");
+    expect(listed).toContain("Discord refused a direct message from the bot to you");
+  });
 });
