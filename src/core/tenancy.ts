@@ -48,7 +48,10 @@ export const personOf = (actor: Pick<Actor, "platform" | "tenantId" | "userId">)
 
 export const tenantKey = (tenant: TenantRef): string => `${tenant.platform}:${tenant.tenantId}`;
 
-/** The actor is their own tenant (ids of people and of servers never collide: both are Discord snowflakes). */
+/**
+ * The actor is their own tenant. Ids of people and of tenants never collide: Discord's are
+ * snowflakes, unique across kinds; Slack's team and user ids differ by their first letter.
+ */
 export const isPersonal = (actor: Pick<Actor, "tenantId" | "userId">): boolean =>
   actor.tenantId === actor.userId;
 

@@ -147,7 +147,8 @@ export const setup = defineCommand({
   ephemeral: true,
   usesService: false,
   async run({ options, actor, conversation, settings, services }) {
-    if (isPersonal(actor) && conversation.gestureOnly) {
+    const personal = isPersonal(actor);
+    if (personal && conversation.gestureOnly) {
       // Where the bot is no member (a group DM, a server without it), setup would be the
       // person's own settings, set among others: their DM with the bot is the place for those.
       throw new AccessError(
@@ -155,7 +156,6 @@ export const setup = defineCommand({
         "Your own API key and settings are set in your DM with the bot: open it (the bot's profile, then Message) and run /setup there.",
       );
     }
-    const personal = isPersonal(actor);
     const shared = SHARED_ONLY.find((option) => options[option] !== undefined);
     if (personal && shared) {
       throw new InputError(
