@@ -80,6 +80,11 @@ describe("a person's own key, set up in their DM with the bot", () => {
     expect(done.channel_id).toBe(world.fake.dmChannel(world.fake.users.requester.id));
     expect(done.attachments.map((a) => a.content_type)).toEqual(["image/png"]);
     expect(paidBy("a moth at dawn")).toEqual([OWN_KEY]);
+
+    // Their usage is their own account's and their own spending.
+    const usage = await world.run({ name: "usage", guild: false });
+    expect(world.emu.calls.filter((c) => c.path === "/api/usage").at(-1)?.apiKey).toBe(OWN_KEY);
+    expect(isEphemeral(usage)).toBe(true);
   });
 
   it("refuses setup where others are (a server without the bot), pointing to the DM", async () => {
