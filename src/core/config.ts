@@ -32,7 +32,7 @@ const storeUrl = z
     "must be sqlite://<path> or redis://<host>:<port>",
   );
 
-/** "*", or guild / team ids separated by commas; unset: none (docs/security.md says why). */
+/** "*", or guild, team and (Discord) user ids separated by commas; unset: none (docs/security.md says why). */
 const keyTenants = z
   .string()
   .trim()
@@ -47,7 +47,7 @@ const keyTenants = z
   )
   .refine(
     (v) => v === "*" || v.every((id) => /^[A-Za-z0-9]+$/.test(id)),
-    "must be * or guild / team ids separated by commas",
+    "must be * or guild, team or user ids separated by commas",
   );
 
 /** `auto`, or `i-j/N`: this process runs shards i to j of N (see ShardRange). */

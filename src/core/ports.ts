@@ -47,6 +47,13 @@ export interface ConversationRef {
    * ephemeral answer while the interaction's token lives, then their DM; Slack: their DM).
    */
   privateFrom?: string;
+  /**
+   * Set where the bot is not a member and cannot post (a Discord server that did not add it, a
+   * group DM): only the gesture's own short-lived credentials answer here. Once they are dead the
+   * adapter continues in the person's DM with the bot, saying why; the core posts nothing more
+   * here (no ready notice), since the platform would refuse it.
+   */
+  gestureOnly?: true;
 }
 
 /** A message the bot posted and may edit later, persisted in the job record. */

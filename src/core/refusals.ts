@@ -56,8 +56,17 @@ export class ActionError extends BotError {
   }
 }
 
-export const noApiKey = () =>
+/**
+ * Said to a person who is their own tenant: they can fix it themselves, in their DM with the bot.
+ * Only Discord has such tenants (user installs), hence its command's syntax.
+ */
+const NO_OWN_KEY =
+  "You have no media service API key of your own yet, and outside a server that added the bot your own key pays. In your DM with the bot, run /setup api_key:True and enter it (it is checked, then stored encrypted); or ask the bot's operator to let you use theirs.";
+
+export const noApiKey = (personal: boolean) =>
   new SetupError(
     "setup.no_key",
-    "This server or workspace has no media service API key yet: an admin must run the setup command and enter one.",
+    personal
+      ? NO_OWN_KEY
+      : "This server or workspace has no media service API key yet: an admin must run the setup command and enter one.",
   );

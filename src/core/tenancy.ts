@@ -7,10 +7,12 @@ import { AccessError, SetupError } from "./refusals.js";
 /**
  * A tenant is a Discord guild or a Slack workspace: it owns an API key (its own, stored
  * encrypted, or the bot's MEDIA_API_KEY when the operator lets it use that) and settings that say
- * who may use the bot where.
+ * who may use the bot where. A person is a tenant of their own, under their own id, where they use
+ * the bot outside any server that added it (Discord user installs, the DM with the bot): their key
+ * pays there, and MEDIA_API_KEY_TENANTS may name them.
  */
 
-/** MEDIA_API_KEY_TENANTS: the guild and team ids the bot's own key serves, or "*" for every tenant. */
+/** MEDIA_API_KEY_TENANTS: the guild, team and user ids the bot's own key serves, or "*" for every tenant. */
 export type SharedKeyTenants = "*" | readonly string[];
 
 export interface SharedKey {
@@ -45,6 +47,13 @@ export const personOf = (actor: Pick<Actor, "platform" | "tenantId" | "userId">)
 });
 
 export const tenantKey = (tenant: TenantRef): string => `${tenant.platform}:${tenant.tenantId}`;
+
+/**
+ * The actor is their own tenant. Ids of people and of tenants never collide: Discord's are
+ * snowflakes, unique across kinds; Slack's team and user ids differ by their first letter.
+ */
+export const isPersonal = (actor: Pick<Actor, "tenantId" | "userId">): boolean =>
+  actor.tenantId === actor.userId;
 
 export class Tenancy {
   constructor(

@@ -1,17 +1,24 @@
 import { type BaseInteraction, PermissionFlagsBits } from "discord.js";
 import type { Actor } from "../core/ports.js";
+import { placeOf } from "./places.js";
 
 /**
- * Who acts, for the core: the guild is the tenant; Manage Guild (or Administrator, which
- * includes it) makes an admin; roles feed the tenant's allow-list.
+ * Who acts, for the core. In a server that added the bot, the guild is the tenant: Manage Guild
+ * (or Administrator, which includes it) makes an admin, and roles feed the tenant's allow-list.
+ * Anywhere else (the DM with the bot, a group DM, a server without the bot) the person is their
+ * own tenant, under their own id, and so its admin; a server's roles say nothing there.
  */
 export function actorOf(interaction: BaseInteraction): Actor {
+  const userId = interaction.user.id;
+  if (placeOf(interaction) !== "server") {
+    return { platform: "discord", tenantId: userId, userId, isAdmin: true, roleIds: [] };
+  }
   const member = interaction.member;
   const roles = !member ? [] : Array.isArray(member.roles) ? member.roles : [...member.roles.cache.keys()];
   return {
     platform: "discord",
     tenantId: interaction.guildId ?? "",
-    userId: interaction.user.id,
+    userId,
     isAdmin: interaction.memberPermissions?.has(PermissionFlagsBits.ManageGuild) ?? false,
     // The @everyone role has the guild's id and says nothing about the person.
     roleIds: roles.filter((id) => id !== interaction.guildId),

@@ -13,6 +13,7 @@ import type { Logger } from "../core/log.js";
 import type { ChatAdapter, ConversationRef, Json, Message, MessageRef, PostOptions } from "../core/ports.js";
 import { filesOf } from "./files.js";
 import { DISCORD_LIMITS } from "./limits.js";
+import { type PlaceInfo, placeOf } from "./places.js";
 import { refusalOf } from "./refusals.js";
 import { renderMessage } from "./render/message.js";
 
@@ -23,14 +24,16 @@ import { renderMessage } from "./render/message.js";
  * a finished job, the bot token edits and posts channel messages. Every reference carries what it
  * needs (token and its age) as plain JSON, so a job resumed after a restart edits the same way.
  * The token and its age are the reference's `live` part: the core keeps them only while a job
- * may still edit its message.
+ * may still edit its message. Where the bot is no member (a server that did not add it, a group
+ * DM: `gestureOnly`), the token is all there is: past it, what is left to show goes to the
+ * person's DM, as for a private job.
  */
 
 /** How the interaction was acknowledged: a deferred reply (public or private), or a deferred update of a clicked message. */
 export type Deferral = "public" | "ephemeral" | "update";
 
 /** The parts of a discord.js interaction the adapter keeps. */
-export interface InteractionInfo {
+export interface InteractionInfo extends PlaceInfo {
   id: string;
   token: string;
   /** Who acted: a private answer goes to them (their DM once the token is dead). */
@@ -53,6 +56,29 @@ export interface DiscordAdapterOptions {
   applicationId(): string;
   clock?: { now(): number };
   logger: Logger;
+}
+
+/** Where a link to a message in a DM or group DM points instead of a guild. */
+const DM_LINK = "@me";
+
+/** The first line of what continues in the person's DM: where it comes from, and why it is here. */
+function whyInDm(target: ConversationRef): string {
+  if (target.privateFrom !== undefined) {
+    return `Your private job from <#${target.privateFrom}>: its message there could no longer be updated (Discord allows that for 15 minutes), so it continues here.`;
+  }
+  const from = target.data?.guild === DM_LINK ? "a group DM" : `<#${target.channelId}>`;
+  return `Your job from ${from}: the bot is not a member there and could answer only through your command, which Discord allows for 15 minutes, so it continues here.`;
+}
+
+/**
+ * A job's progress on a message only its interaction's token reaches says beforehand where the
+ * job goes past the token's 15 minutes, so that a bar that stops moving surprises nobody.
+ */
+function withDmHint(message: Message): Message {
+  if (!isCard(message) || message.progress === undefined) return message;
+  const hint =
+    "Discord lets the bot update this message for 15 minutes: if the job takes longer, it continues in your DM with the bot.";
+  return { ...message, lines: [...message.lines, hint] };
 }
 
 /** Discord's codes for a webhook token that no longer works. */
@@ -93,8 +119,11 @@ export class DiscordAdapter implements ChatAdapter {
         user: interaction.user.id,
         deferral,
         sizeLimit: interaction.attachmentSizeLimit ?? DISCORD_LIMITS.defaultUploadBytes,
+        // For links to its messages: DMs and group DMs are "@me" in them.
+        guild: interaction.guildId ?? DM_LINK,
       },
       live: { token: interaction.token, at: interaction.createdTimestamp },
+      ...(placeOf(interaction) === "elsewhere" && { gestureOnly: true as const }),
     };
   }
 
@@ -109,9 +138,10 @@ export class DiscordAdapter implements ChatAdapter {
     return { platform: "discord", channelId };
   }
 
-  /** The tenant of a Discord job is its guild. */
+  /** In the server of the message's interaction, or a DM; a channel post in a tenant's own channel is in the tenant's guild. */
   messageUrl(ref: MessageRef, guildId: string): string {
-    return `https://discord.com/channels/${guildId}/${ref.channelId}/${ref.messageId}`;
+    const guild = typeof ref.data?.guild === "string" ? ref.data.guild : guildId;
+    return `https://discord.com/channels/${guild}/${ref.channelId}/${ref.messageId}`;
   }
 
   post(target: ConversationRef, message: Message, options: PostOptions = {}): Promise<MessageRef> {
@@ -145,18 +175,18 @@ export class DiscordAdapter implements ChatAdapter {
   }
 
   private async send(target: ConversationRef, message: Message, options: PostOptions): Promise<MessageRef> {
+    const secret = target.privateFrom !== undefined;
     const rendered = renderMessage(
-      message,
+      secret || target.gestureOnly ? withDmHint(message) : message,
       options.mentionUserId ? { mentionUserId: options.mentionUserId } : {},
     );
     const files = await filesOf(rendered, this.uploadLimit(target));
     const token = this.live(target);
-    const secret = target.privateFrom !== undefined;
     const ephemeral = options.ephemeral === true || secret;
     const { rest } = this.options;
     // A keyed post must survive a crash and a retry: only channel messages know nonces.
     if (options.idempotencyKey || !token) {
-      if (secret) return this.direct(target, message, options);
+      if (secret || target.gestureOnly) return this.direct(target, message, options);
       if (ephemeral) throw new Error("a private answer needs a live interaction token");
       const nonce = options.idempotencyKey && nonceOf(options.idempotencyKey);
       const body = { ...rendered.body, ...(nonce && { nonce, enforce_nonce: true }) };
@@ -194,15 +224,16 @@ export class DiscordAdapter implements ChatAdapter {
   }
 
   /**
-   * What a private job posts without its interaction (the token died, or a keyed post, which
-   * needs a nonce): a message in the person's DM with the bot, saying where it comes from and why.
+   * What a private job, or one where the bot is no member, posts without its interaction (the
+   * token died, or a keyed post, which needs a nonce): a message in the person's DM with the bot,
+   * saying where it comes from and why.
    */
   private async direct(target: ConversationRef, message: Message, options: PostOptions): Promise<MessageRef> {
     const user = target.data?.user;
     if (typeof user !== "string") throw new Error("a private answer needs the conversation's user");
     const { rest } = this.options;
     const dm = (await rest.post(Routes.userChannels(), { body: { recipient_id: user } })) as APIDMChannel;
-    const why = `Your private job from <#${target.privateFrom}>: its message there could no longer be updated (Discord allows that for 15 minutes), so it continues here.`;
+    const why = whyInDm(target);
     const explained = isCard(message)
       ? { ...message, lines: [why, ...message.lines] }
       : { text: `${why}\n${message.text}` };
@@ -218,10 +249,11 @@ export class DiscordAdapter implements ChatAdapter {
   }
 
   private async change(ref: MessageRef, message: Message): Promise<void> {
-    const rendered = renderMessage(message);
+    // Only its interaction's token reaches a private message, or one where the bot is no member.
+    const tokenOnly = ref.data?.ephemeral === true || ref.data?.gestureOnly === true;
+    const rendered = renderMessage(tokenOnly ? withDmHint(message) : message);
     const files = await filesOf(rendered, this.uploadLimit(ref));
     const { rest, applicationId, logger } = this.options;
-    const ephemeral = ref.data?.ephemeral === true;
     const token = this.live(ref);
     if (token) {
       try {
@@ -235,13 +267,13 @@ export class DiscordAdapter implements ChatAdapter {
         // The bot's clock ran behind Discord's and the token died early: the bot token still works.
         const expired = error instanceof DiscordAPIError && EXPIRED_TOKEN.has(Number(error.code));
         if (!expired) throw error;
-        if (ephemeral) throw new MessageGoneError({ cause: error });
+        if (tokenOnly) throw new MessageGoneError({ cause: error });
         logger.debug({ messageId: ref.messageId }, "interaction token expired: editing with the bot token");
       }
     }
-    // Only its interaction's token reaches a private message: past its 15 minutes the message
-    // stays as it is, and what it was to show is posted anew (for a private job, in a DM).
-    if (ephemeral) throw new MessageGoneError();
+    // Past the token's 15 minutes such a message stays as it is, and what it was to show is
+    // posted anew, in the person's DM.
+    if (tokenOnly) throw new MessageGoneError();
     await rest.patch(Routes.channelMessage(ref.channelId, ref.messageId), { body: rendered.body, files });
   }
 
@@ -266,9 +298,13 @@ export class DiscordAdapter implements ChatAdapter {
     token: TokenData | undefined,
     ephemeral: boolean,
   ): MessageRef {
+    // A message away from the conversation's channel is one posted in the person's DM.
+    const guild = message.channel_id === target.channelId ? target.data?.guild : DM_LINK;
     const data: { [key: string]: Json } = {
       ...(ephemeral && { ephemeral: true }),
+      ...(token && target.gestureOnly && { gestureOnly: true }),
       ...(typeof target.data?.sizeLimit === "number" && { sizeLimit: target.data.sizeLimit }),
+      ...(typeof guild === "string" && { guild }),
     };
     return {
       platform: "discord",

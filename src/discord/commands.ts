@@ -34,6 +34,30 @@ export type CommandJson = RESTPostAPIChatInputApplicationCommandsJSONBody;
 
 const MANAGE_GUILD = String(PermissionFlagsBits.ManageGuild);
 
+const { GuildInstall, UserInstall } = ApplicationIntegrationType;
+const { Guild, BotDM, PrivateChannel } = InteractionContextType;
+
+/**
+ * Where each kind of command is offered, sent explicitly on every command: Discord's defaults
+ * have changed before and depend on the app's settings at creation time. A person who installed
+ * the app to their account has the commands in DMs, group DMs and servers without the bot, where
+ * they are their own tenant; admin-only commands stay in servers, except setup's personal side (a
+ * person's own key), offered in the DM with the bot. Both fields apply to global commands only.
+ * https://discord.com/developers/docs/interactions/application-commands#contexts
+ */
+const REACH: Record<"everywhere" | "servers" | "serversAndDm", Reach> = {
+  everywhere: { integration_types: [GuildInstall, UserInstall], contexts: [Guild, BotDM, PrivateChannel] },
+  servers: { integration_types: [GuildInstall], contexts: [Guild] },
+  serversAndDm: { integration_types: [GuildInstall, UserInstall], contexts: [Guild, BotDM] },
+};
+
+type Reach = Required<Pick<CommandJson, "integration_types" | "contexts">>;
+
+function reachOf(commands: readonly AnyCommand[]): Reach {
+  if (!commands.every((command) => command.adminOnly === true)) return REACH.everywhere;
+  return commands.every((command) => command.personal === true) ? REACH.serversAndDm : REACH.servers;
+}
+
 /** The option names of a file option that takes `max` files: "image", "image_2", ... */
 function fileOptionNames(name: string, max: number): string[] {
   return Array.from({ length: max }, (_, i) => (i === 0 ? name : `${name}_${i + 1}`));
@@ -137,9 +161,7 @@ function topLevel(group: CommandGroup): CommandJson {
     name: group.name,
     description: cut(group.help, L.commandDescription),
     options,
-    // The bot works in servers only (docs/discord.md says why): the commands are not offered in DMs.
-    contexts: [InteractionContextType.Guild],
-    integration_types: [ApplicationIntegrationType.GuildInstall],
+    ...reachOf(group.commands.map(({ command }) => command)),
     ...(adminOnly && { default_member_permissions: MANAGE_GUILD }),
   };
 }
@@ -153,8 +175,7 @@ export function messageCommands(): RESTPostAPIContextMenuApplicationCommandsJSON
   return IMAGE_INPUTS.map((input) => ({
     type: ApplicationCommandType.Message,
     name: input.label,
-    contexts: [InteractionContextType.Guild],
-    integration_types: [ApplicationIntegrationType.GuildInstall],
+    ...REACH.everywhere,
   }));
 }
 

@@ -34,7 +34,7 @@ import {
 } from "./forms.js";
 import { DISCORD_LIMITS as L } from "./limits.js";
 import { imageAttachment, imageOf } from "./message-images.js";
-import { dmNotice, expiredFormNotice, staleControlNotice } from "./notices.js";
+import { expiredFormNotice, staleControlNotice } from "./notices.js";
 import { readOptions } from "./options.js";
 import type { PendingForms, SubmittedForm } from "./pending-forms.js";
 import { formModal } from "./render/modal.js";
@@ -93,11 +93,6 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
   async function command(i: ChatInputCommandInteraction): Promise<void> {
     const name = catalogueName(i.commandName, i.options.getSubcommand(false));
     const def = commandByName(name);
-    if (!i.inGuild()) {
-      const conversation = await defer(i, true);
-      later(i, "DM notice", () => adapter.post(conversation, dmNotice, { ephemeral: true }));
-      return;
-    }
     const input = readOptions(def, i.options.data);
     const asked = def ? formOptions(def, input.options) : [];
     if (def && asked.length > 0) {
@@ -131,9 +126,9 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
     const input = imageInputByLabel(i.commandName);
     const command = input && commandByName(input.command);
     const source = imageOf(i.targetMessage, i.client.user.id);
-    if (!i.inGuild() || !input || !command || !source) {
+    if (!input || !command || !source) {
       const conversation = await defer(i, true);
-      const notice = !i.inGuild() ? dmNotice : input ? noImageNotice(input) : staleControlNotice;
+      const notice = input ? noImageNotice(input) : staleControlNotice;
       later(i, "message command notice", () => adapter.post(conversation, notice, { ephemeral: true }));
       return;
     }
@@ -302,15 +297,13 @@ export function createInteractionHandler(options: InteractionHandlerOptions): In
   /** Answered at once from the core's cached lists; Discord allows no defer here. */
   async function autocomplete(i: AutocompleteInteraction): Promise<void> {
     const focused = i.options.getFocused(true);
-    const choices = i.inGuild()
-      ? await bot.handleAutocomplete({
-          command: catalogueName(i.commandName, i.options.getSubcommand(false)),
-          option: focused.name,
-          query: String(focused.value),
-          actor: actorOf(i),
-          conversation: { platform: "discord", channelId: i.channelId ?? "" },
-        })
-      : [];
+    const choices = await bot.handleAutocomplete({
+      command: catalogueName(i.commandName, i.options.getSubcommand(false)),
+      option: focused.name,
+      query: String(focused.value),
+      actor: actorOf(i),
+      conversation: { platform: "discord", channelId: i.channelId ?? "" },
+    });
     await i.respond(
       choices
         .filter((c) => c.value.length <= L.choiceValue)

@@ -2,12 +2,6 @@ import { type Card, card } from "../core/cards.js";
 
 /** What the adapter says itself, about Discord matters the core never sees. */
 
-export const dmNotice: Card = card("Use the bot in a server", "info", {
-  lines: [
-    "The media commands work in the channels of a server the bot was added to, where the server's admins set it up and its API key pays for the work. Run them there.",
-  ],
-});
-
 export const staleControlNotice: Card = card("Nothing to do", "warning", {
   lines: ["This control is from an older version of the bot and no longer works: run the command again."],
 });

@@ -10,7 +10,7 @@ const REFUSALS: Record<number, string> = {
   10003: "This channel no longer exists.",
   50001: "The bot cannot see this channel. A server admin can give it the View Channel permission there.",
   50007:
-    "You do not accept direct messages from this server's members, so your private result cannot reach you. Allow them in the server's Privacy Settings, or use delivery public.",
+    "Discord refused a direct message from the bot to you (your privacy settings, or a block), so what was to come by DM cannot reach you. Allow direct messages from the bot (in a server you share with it: its Privacy Settings), or use the bot where it can post.",
   50013:
     "The bot may not post in this channel. A server admin can give it Send Messages, Embed Links and Attach Files there.",
   50083: "This thread is archived. Unarchive it so that the bot can post in it.",

@@ -30,7 +30,7 @@ describe("loadConfig", () => {
     ).toEqual(["1234567890123456789", "T0ABC"]);
     expect(loadConfig({ ...base, MEDIA_API_KEY_TENANTS: "*" }).media.apiKeyTenants).toBe("*");
     expect(failure({ ...base, MEDIA_API_KEY_TENANTS: "guild one" })).toBe(
-      'MEDIA_API_KEY_TENANTS must be * or guild / team ids separated by commas (got "guild one").',
+      'MEDIA_API_KEY_TENANTS must be * or guild, team or user ids separated by commas (got "guild one").',
     );
   });
 

@@ -26,6 +26,7 @@ interface Call {
 
 const APP = "100000000000000001";
 const CHANNEL = "200000000000000002";
+const GUILD = "300000000000000003";
 const MINUTE = 60_000;
 const MiB = 1024 * 1024;
 
@@ -82,6 +83,10 @@ function setup(options: { refuseWebhooks?: boolean; outages?: number; gone?: boo
     channelId: CHANNEL,
     createdTimestamp: clock.t,
     attachmentSizeLimit: 10 * MiB,
+    // A server that added the bot.
+    guildId: GUILD,
+    context: 0,
+    authorizingIntegrationOwners: { guildId: GUILD },
     ...extra,
   });
   return { adapter, calls, clock, interaction };

@@ -7,6 +7,7 @@ import {
   type CommandJson,
   definitionsHash,
   fileOptionBase,
+  registeredCommands,
 } from "../../src/discord/commands.js";
 import { DISCORD_LIMITS } from "../../src/discord/limits.js";
 import { commandListRules } from "../fakes/discord/rules.js";
@@ -124,7 +125,7 @@ describe("application commands from the catalogue", () => {
     ]);
   });
 
-  it("leaves the photo-avatar traits to the modal and keeps every command out of DMs", () => {
+  it("leaves the photo-avatar traits to the modal", () => {
     expect(optionsOf("photo_avatar", "design").map((o) => o.name)).toEqual([
       "name",
       "portrait",
@@ -132,7 +133,28 @@ describe("application commands from the catalogue", () => {
       "preset",
       "voice",
     ]);
-    expect(commands.every((c) => JSON.stringify(c.contexts) === "[0]")).toBe(true);
+  });
+
+  it("offers every command to user installs everywhere, setup in servers and the DM, budget in servers only", () => {
+    const reach = (c: { integration_types?: unknown; contexts?: unknown }) =>
+      JSON.stringify([c.integration_types, c.contexts]);
+    const everywhere = JSON.stringify([
+      [0, 1],
+      [0, 1, 2],
+    ]);
+    const byName = Object.fromEntries(registeredCommands().map((c) => [c.name, reach(c)]));
+    expect(byName).toMatchObject({
+      image: everywhere,
+      preset: everywhere,
+      "Edit image": everywhere,
+      setup: JSON.stringify([
+        [0, 1],
+        [0, 1],
+      ]),
+      budget: JSON.stringify([[0], [0]]),
+    });
+    const others = Object.entries(byName).filter(([name]) => name !== "setup" && name !== "budget");
+    expect(others.every(([, r]) => r === everywhere)).toBe(true);
   });
 
   it("hashes the definitions: the same catalogue gives the same hash, a change another", () => {

@@ -113,20 +113,6 @@ describe("setup", () => {
   });
 });
 
-describe("direct messages", () => {
-  it("answers a command that still reaches it in a DM with where the bot works", async () => {
-    // What an older registration offered in DMs, as a stale client may still show it.
-    await world.discord.client.rest.put(Routes.applicationCommands(world.fake.applicationId), {
-      body: [{ name: "help", description: "Help", contexts: [0, 1] }],
-    });
-    const calls = world.emu.calls.length;
-    const answer = await world.run({ name: "help", guild: false });
-    expect(isEphemeral(answer)).toBe(true);
-    expect(shown(answer)).toContain("Use the bot in a server");
-    expect(world.emu.calls.slice(calls)).toEqual([]);
-  });
-});
-
 describe("controls and forms the bot no longer knows", () => {
   it("answers a click on a control of an older format privately", async () => {
     const old = (await world.discord.client.rest.post(Routes.channelMessages(world.fake.channel.id), {

@@ -41,8 +41,16 @@ const LOADING = 1 << 7;
 export interface WorldOptions {
   fake?: FakeDiscordOptions;
   emulator?: EmulatorOptions;
-  /** MEDIA_API_KEY_TENANTS. Default the seeded guild alone, which then has the account to itself. */
-  apiKeyTenants?: SharedKeyTenants;
+  /**
+   * MEDIA_API_KEY_TENANTS, or what to make it of the fake's seeded ids. Default the seeded guild
+   * alone, which then has the account to itself.
+   */
+  apiKeyTenants?: SharedKeyTenants | ((fake: FakeDiscord) => SharedKeyTenants);
+  /**
+   * Registers the commands globally (no DISCORD_GUILD_ID), as production does: only global
+   * commands reach user installs, DMs and group DMs. Default in the seeded guild, at once.
+   */
+  globalCommands?: boolean;
   /** Command rates; default none. */
   rates?: RateLimits;
   /** The bot's MEDIA_API_KEY; undefined: tenants must run setup. */
@@ -127,7 +135,10 @@ export class DiscordWorld {
         media: {
           url: emu.url,
           apiKey,
-          apiKeyTenants: options.apiKeyTenants ?? [fake.guild.id],
+          apiKeyTenants:
+            typeof options.apiKeyTenants === "function"
+              ? options.apiKeyTenants(fake)
+              : (options.apiKeyTenants ?? [fake.guild.id]),
           thumbnailsListPath: "/api/thumbnails",
         },
         ...(options.rates && { rates: options.rates }),
@@ -141,7 +152,7 @@ export class DiscordWorld {
       config: {
         token: fake.token,
         restUrl: fake.restUrl,
-        guildId: fake.guild.id,
+        ...(!options.globalCommands && { guildId: fake.guild.id }),
         ...(http && { publicKey: fake.publicKey }),
         ...(options.shards && { shards: options.shards }),
       },

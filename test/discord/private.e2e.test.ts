@@ -80,6 +80,7 @@ describe("delivery private", () => {
     const working = await world.jobMessage(interaction, (m) =>
       /Working/.test(m.embeds[0]?.description ?? ""),
     );
+    expect(shown(working)).toContain("if the job takes longer, it continues in your DM with the bot.");
     world.fake.clock.advance(TOKEN_LIFETIME_MS + 1000);
 
     const result = await world.until(() => world.fake.messages(dm)[inDm]);

@@ -9,7 +9,7 @@ import type { FakeFile } from "../fakes/discord/index.js";
 import type { InputValue } from "../fakes/slack/index.js";
 import { parseLine } from "./discord-line.js";
 import { HOME } from "./render/slack.js";
-import type { PlaygroundWorld } from "./world.js";
+import { DM_PLACE, type PlaygroundWorld } from "./world.js";
 
 /** Discord's client gives up on suggestions after about three seconds. */
 const AUTOCOMPLETE_WAIT_MS = 3_000;
@@ -48,7 +48,7 @@ export function createGestures(world: PlaygroundWorld) {
   const track = async (interaction: Promise<{ id: string }>) => {
     started.push((await interaction).id);
   };
-  const registered = () => discord.commands(discord.guild.id);
+  const registered = () => discord.commands();
   const discordUsers = Object.values(discord.users).map((u) => u.id);
   const slackUsers = Object.values(slack.users).map((u) => u.id);
   /** Who acts: one of the seeded members, the requester unless the page says otherwise. */
@@ -57,12 +57,20 @@ export function createGestures(world: PlaygroundWorld) {
     if (!known.includes(id)) throw new HttpError(400, `no user ${id} here`);
     return id;
   };
+  /** Where a Discord command is used: the place picked in the pane's bar, the seeded channel by default. */
+  const place = (body: Body) => {
+    const id = typeof body.channel === "string" ? body.channel : discord.channel.id;
+    if (!world.discordPlaces.some((p) => p.id === id)) throw new HttpError(400, `no place ${id} here`);
+    return id === DM_PLACE ? { guild: false as const } : { channelId: id };
+  };
 
   const actions: Record<string, (body: Body) => Promise<unknown>> = {
     async "discord/command"(body) {
       const files = ((body.files as PageFile[] | undefined) ?? []).map(fakeFile);
       const user = actor(body, discordUsers);
-      await track(discord.sendCommand({ ...parseLine(String(body.line), registered(), files), user }));
+      await track(
+        discord.sendCommand({ ...parseLine(String(body.line), registered(), files), user, ...place(body) }),
+      );
     },
     /** What the bot suggests for the option being typed, as Discord's client asks it. */
     async "discord/autocomplete"(body) {
@@ -72,6 +80,7 @@ export function createGestures(world: PlaygroundWorld) {
       const sent = await discord.sendAutocomplete({
         ...input,
         user: actor(body, discordUsers),
+        ...place(body),
         focused: String(body.option),
         value: String(body.value),
       });

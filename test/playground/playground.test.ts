@@ -129,6 +129,21 @@ describe("the playground page", () => {
     world.discord.assertNoValidationErrors();
   });
 
+  it("runs a user-installed command in a server without the bot, answered through its interaction", async () => {
+    const where = page.locator('#discord [data-role="place"]');
+    await where.selectOption({ label: "# chat · Friends (no bot: your own install)" });
+    await send("discord", "/image generate prompt:a paper kite");
+    const card = discord().locator(".message", { hasText: "Image: a paper kite" }).first();
+    expect(await loaded(card.locator(".embed img.media"))).toBe(64);
+    // Where the bot is no member, nothing comes by its own token: no ready notice either.
+    await expect.poll(() => discord().locator(".message", { hasText: "is ready." }).count()).toBe(0);
+    const friends = world.discordPlaces[1]!.id;
+    expect(world.discord.calls.filter((c) => c.path.startsWith(`/channels/${friends}/`))).toEqual([]);
+    await where.selectOption({ index: 0 });
+    await text(discord().locator(".message", { hasText: "Image: a red fox" })).toContain("a red fox");
+    world.discord.assertNoValidationErrors();
+  });
+
   it("acts as the person picked in a pane, who alone sees their private answers", async () => {
     await discord().locator('[data-role="user"]').selectOption({ label: "as Other" });
     await page.locator("#discord-line").fill("/usage");

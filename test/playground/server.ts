@@ -10,7 +10,7 @@ import { type Body, createGestures, HttpError } from "./gestures.js";
 import { discordChannel, discordModal } from "./render/discord.js";
 import { slackChannel, slackDirect, slackHome, slackModal } from "./render/slack.js";
 import { slackMenu } from "./slack-line.js";
-import type { PlaygroundWorld } from "./world.js";
+import { DM_PLACE, type PlaygroundWorld } from "./world.js";
 
 const STATIC: Record<string, string> = {
   "/": "index.html",
@@ -86,14 +86,20 @@ export async function startServer(world: PlaygroundWorld, port = 0): Promise<Pla
   }
 
   /** The channels as the two people the page acts as see them (ephemeral messages, modals, DMs). */
-  async function state(as: { discord: string; slack: string }) {
+  async function state(as: { discord: string; slack: string; place: string }) {
+    const channel =
+      as.place === DM_PLACE
+        ? discord.dmChannel(as.discord)
+        : world.discordPlaces.some((p) => p.id === as.place)
+          ? as.place
+          : discord.channel.id;
     const seen = (m: { flags?: number; interaction_metadata?: { user: { id: string } } }) =>
       !((m.flags ?? 0) & 64) || m.interaction_metadata?.user.id === as.discord;
     const directId = await directChannel(as.slack);
     const dm = directId ? slack.messages(directId) : [];
     return {
       discord: {
-        html: discordChannel(discord.messages().filter(seen), discordNames),
+        html: discordChannel(discord.messages(channel).filter(seen), discordNames),
         modal: openDiscordModal(as.discord),
       },
       slack: {
@@ -138,11 +144,19 @@ export async function startServer(world: PlaygroundWorld, port = 0): Promise<Pla
       res.writeHead(200, { "content-type": `${TYPES[name.split(".").pop()!]}; charset=utf-8` }).end(body);
     } else if (req.method === "GET" && url.pathname === "/api/state") {
       const as = (platform: "discord" | "slack") => url.searchParams.get(platform) ?? people[platform][0]!.id;
-      json(200, await state({ discord: as("discord"), slack: as("slack") }));
+      json(
+        200,
+        await state({
+          discord: as("discord"),
+          slack: as("slack"),
+          place: url.searchParams.get("place") ?? discord.channel.id,
+        }),
+      );
     } else if (req.method === "GET" && url.pathname === "/api/page")
       json(200, {
-        menus: { discord: commandMenu(discord.commands(discord.guild.id)), slack: slackMenu() },
+        menus: { discord: commandMenu(discord.commands()), slack: slackMenu() },
         people,
+        places: world.discordPlaces,
       });
     else if (req.method === "GET" && url.pathname === "/file")
       await file(res, url.searchParams.get("url") ?? "");

@@ -16,9 +16,24 @@ import { type FakeDiscord, startFakeDiscord } from "../fakes/discord/index.js";
 import { type Emulator, startEmulator } from "../fakes/media-api/index.js";
 import { type FakeSlack, startFakeSlack } from "../fakes/slack/index.js";
 
+/** A place of the Discord pane: a channel id, or DM for each person's DM with the bot. */
+export interface DiscordPlace {
+  id: string;
+  label: string;
+}
+
+/** The Discord pane's place that stands for the acting person's DM with the bot. */
+export const DM_PLACE = "dm";
+
 export interface PlaygroundWorld {
   emulator: Emulator;
   discord: FakeDiscord;
+  /**
+   * Where the Discord pane acts: the seeded server's channel (the bot is a member), a server
+   * that never added the bot and the DM with the bot, where every seeded person's own install
+   * (a user install) brings the commands.
+   */
+  discordPlaces: DiscordPlace[];
   slack: FakeSlack;
   /** Where the fake Slack sends the Bolt app its signed requests. */
   slackEventsUrl: string;
@@ -40,6 +55,8 @@ export async function startWorld(options: {
   const emulator = await startEmulator({ timeScale: scale });
   emulator.account("test-key").creditsLimit = 1_000_000;
   const discord = await startFakeDiscord();
+  const { channel: friends } = await discord.addGuild("Friends", { bot: false });
+  for (const user of Object.values(discord.users)) discord.installForUser(user);
   const slack = await startFakeSlack({ keepUploads: true });
   const dir = mkdtempSync(join(tmpdir(), "playground-"));
   const core = await openBotCore({
@@ -52,7 +69,8 @@ export async function startWorld(options: {
   });
   const { bot, stores, logger } = core;
   const discordBot = await startDiscord({
-    config: { token: discord.token, restUrl: discord.restUrl, guildId: discord.guild.id },
+    // Global commands, as in production: only those reach user installs and DMs.
+    config: { token: discord.token, restUrl: discord.restUrl },
     bot,
     logger,
     store: stores.keyv("discord"),
@@ -70,6 +88,11 @@ export async function startWorld(options: {
   return {
     emulator,
     discord,
+    discordPlaces: [
+      { id: discord.channel.id, label: `# general · ${discord.guild.name}` },
+      { id: friends.id, label: "# chat · Friends (no bot: your own install)" },
+      { id: DM_PLACE, label: "✉ DM with media-bot" },
+    ],
     slack,
     slackEventsUrl: slackBot.eventsUrl,
     stores,

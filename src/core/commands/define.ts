@@ -152,6 +152,11 @@ export interface CommandDef<S extends z.ZodObject = z.ZodObject> {
   /** Options entered only in a modal, never as a visible command option (API keys). */
   secret?: readonly (keyof z.output<S> & string)[];
   adminOnly?: boolean;
+  /**
+   * Admin-only, yet also a person's own where they are their own tenant (a Discord DM with the
+   * bot): setup, which stores their own key. Other admin-only commands stay with servers and workspaces.
+   */
+  personal?: true;
   /** Answers only the actor sees. */
   ephemeral?: boolean;
   /** Slack opens the command's form when it comes with nothing typed after it (commands with many optional settings). */

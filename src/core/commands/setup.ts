@@ -3,8 +3,9 @@ import { SecretsError } from "../../store/secrets.js";
 import type { TenantPatch, TenantSettings } from "../../store/tenants.js";
 import { type Card, card } from "../cards.js";
 import { UnauthorizedError } from "../errors.js";
+import { isPersonal } from "../tenancy.js";
 import { defineCommand } from "./define.js";
-import { InputError, SetupError } from "./errors.js";
+import { AccessError, InputError, SetupError } from "./errors.js";
 import { flag, IMAGE_ASPECT_RATIOS, text } from "./options.js";
 
 /** "<@&123>, <@U42|ann>, 456" -> ["123", "U42", "456"]; "none" (or "everyone") clears the list. */
@@ -25,18 +26,35 @@ export function idList(value: string, option: string): string[] {
   return [...new Set(ids)];
 }
 
+/** What setup changes of a server's or workspace's only: who may use the bot where, and alerts. */
+const SHARED_ONLY = [
+  "allowed_roles",
+  "allowed_channels",
+  "admins",
+  "alerts_channel",
+  "alert_at",
+  "private_results",
+] as const;
+
 function settingsCard(
   title: string,
   settings: TenantSettings,
   hasFallbackKey: boolean,
+  personal: boolean,
   lines: string[] = [],
 ): Card {
   const list = (ids: string[], all: string) => (ids.length === 0 ? all : ids.join(", "));
   const key = settings.hasApiKey
-    ? "This server's own key (stored encrypted)"
+    ? `${personal ? "Your" : "This server's"} own key (stored encrypted)`
     : hasFallbackKey
       ? "The bot's default key"
       : "None: an API key must be entered";
+  const aspect = {
+    name: "Default aspect ratio",
+    value: String(settings.defaults.aspect_ratio ?? "Service default"),
+    inline: true,
+  };
+  if (personal) return card(title, "success", { lines, fields: [{ name: "API key", value: key }, aspect] });
   return card(title, "success", {
     lines,
     fields: [
@@ -59,11 +77,7 @@ function settingsCard(
             : "Forbidden: every job shows in its channel",
         inline: true,
       },
-      {
-        name: "Default aspect ratio",
-        value: String(settings.defaults.aspect_ratio ?? "Service default"),
-        inline: true,
-      },
+      aspect,
     ],
   });
 }
@@ -104,7 +118,7 @@ export function alertFractions(value: string): number[] {
 
 export const setup = defineCommand({
   name: "setup",
-  help: "Admins: set this server's API key, who may use the bot where, and defaults",
+  help: "Admins: set this server's API key, who may use the bot where, and defaults (in a DM: your own)",
   options: z.object({
     api_key: text(500, "The media service API key (entered in a private form, never shown)").optional(),
     remove_api_key: flag("Forget this server's key and use the bot's default one").optional(),
@@ -129,9 +143,26 @@ export const setup = defineCommand({
   }),
   secret: ["api_key"],
   adminOnly: true,
+  personal: true,
   ephemeral: true,
   usesService: false,
   async run({ options, actor, conversation, settings, services }) {
+    const personal = isPersonal(actor);
+    if (personal && conversation.gestureOnly) {
+      // Where the bot is no member (a group DM, a server without it), setup would be the
+      // person's own settings, set among others: their DM with the bot is the place for those.
+      throw new AccessError(
+        "access.setup_in_dm",
+        "Your own API key and settings are set in your DM with the bot: open it (the bot's profile, then Message) and run /setup there.",
+      );
+    }
+    const shared = SHARED_ONLY.find((option) => options[option] !== undefined);
+    if (personal && shared) {
+      throw new InputError(
+        "input.invalid_option",
+        `${shared} is a setting of servers. Here setup sets your own api_key (or remove_api_key) and default_aspect_ratio.`,
+      );
+    }
     const tenant = { platform: actor.platform, tenantId: actor.tenantId };
     const patch: TenantPatch = {};
     if (options.api_key !== undefined && options.remove_api_key) {
@@ -169,7 +200,7 @@ export const setup = defineCommand({
     }
     if (Object.keys(patch).length === 0) {
       return {
-        reply: settingsCard("Current settings", settings, services.hasFallbackKey, [
+        reply: settingsCard("Current settings", settings, services.hasFallbackKey, personal, [
           "Run setup with options to change them.",
         ]),
       };
@@ -189,6 +220,6 @@ export const setup = defineCommand({
       throw error;
     }
     if ("apiKey" in patch) services.forgetTenant(actor);
-    return { reply: settingsCard("Settings saved", saved, services.hasFallbackKey) };
+    return { reply: settingsCard("Settings saved", saved, services.hasFallbackKey, personal) };
   },
 });

@@ -12,7 +12,7 @@ import { checkFiles, parseFilled } from "../commands/validate.js";
 import type { ActionEvent, ChatAdapter, Choice, ConversationRef } from "../ports.js";
 import { isListName } from "../render/lists.js";
 import { clip } from "../render/text.js";
-import { isAdmin, personOf, tenantKey, tenantOf } from "../tenancy.js";
+import { isAdmin, isPersonal, personOf, tenantKey, tenantOf } from "../tenancy.js";
 import { admit, jobOf } from "./admit.js";
 import { botServices, commandContext } from "./command.js";
 import type { Core } from "./core.js";
@@ -166,7 +166,7 @@ export async function handleAction(core: Core, gesture: ActionEvent): Promise<vo
       actor: event.actor,
       conversation: from ? { channelId: from } : event.conversation,
     });
-    if (!job) throw unknownJob();
+    if (!job) throw await notHere(core, event);
     if (!def) throw new ActionError("action.invalid", OLD_CONTROL);
     if (
       def.who === "requester" &&
@@ -224,6 +224,24 @@ const unknownJob = () =>
     "action.unknown_job",
     "The bot no longer knows this job (finished jobs are kept for 30 days). Run the command again.",
   );
+
+/**
+ * Why a click finds no job of the clicker's tenant: one of a person's own tenant (a group DM, a
+ * server without the bot, where others see it too) is theirs alone, since their key pays.
+ */
+async function notHere(core: Core, event: ActionEvent): Promise<Error> {
+  const job = await core.engine.get(event.jobId);
+  const own =
+    job &&
+    job.tenant.platform === event.actor.platform &&
+    isPersonal({ tenantId: job.tenant.tenantId, userId: job.requester.userId });
+  if (!own) return unknownJob();
+  return new AccessError("access.not_requester", [
+    "Only ",
+    { userId: job.requester.userId },
+    " can use this result's buttons: their own API key pays for what they start. Run the command yourself.",
+  ]);
+}
 
 /**
  * A result's control clicked on the person's home, which is in no channel: it acts where the

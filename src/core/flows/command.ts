@@ -9,7 +9,7 @@ import { BotError } from "../errors.js";
 import { messageOf } from "../jobs/records.js";
 import { commandsTotal } from "../metrics.js";
 import type { CommandEvent } from "../ports.js";
-import { type TenantRef, tenantKey, tenantOf } from "../tenancy.js";
+import { isPersonal, type TenantRef, tenantKey, tenantOf } from "../tenancy.js";
 import { openAll, uploadAll } from "../uploads.js";
 import { admit, jobOf } from "./admit.js";
 import type { Core } from "./core.js";
@@ -98,7 +98,7 @@ export async function commandContext<O extends Record<string, unknown>>(
   const { options, filled } = parseFilled(command, input.options, layers);
   const attachments = checkFiles(command, input.attachments);
   const apiKey = await core.tenancy.apiKey(tenant);
-  if (command.usesService !== false && !apiKey) throw noApiKey();
+  if (command.usesService !== false && !apiKey) throw noApiKey(isPersonal(actor));
   const api = core.mediaWith(tenant, apiKey);
   await checkPicks(core, command, options, tenant, api);
   return {

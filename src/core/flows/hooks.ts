@@ -141,7 +141,8 @@ function createChatHooks(deps: HookDeps): JobHooks<JobRecord> {
       }
       counted();
       // A private result makes no noise: its own message, which only its person sees, is the news.
-      if (privateOrigin(job) !== undefined) return stored;
+      // Where the bot is no member, the result in its own message is all the bot may post.
+      if (privateOrigin(job) !== undefined || conversation.gestureOnly) return stored;
       // The edit notifies nobody: the keyed post does, once however often delivery runs. The
       // result shows already, so a channel that refuses new posts only costs the mention.
       await adapter

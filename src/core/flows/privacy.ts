@@ -3,6 +3,7 @@ import type { TenantSettings } from "../../store/tenants.js";
 import { optionKey } from "../commands/validate.js";
 import type { Actor, ConversationRef } from "../ports.js";
 import { AccessError } from "../refusals.js";
+import { isPersonal } from "../tenancy.js";
 import type { Core } from "./core.js";
 
 /**
@@ -72,17 +73,19 @@ export function privateOrigin(job: Pick<JobRecord, "conversation">): string | un
 }
 
 /**
- * A gesture from a DM with the bot may carry no tenant (a Discord DM belongs to no server), as a
- * click on a private result that came by DM does: it acts in that job's tenant, for the job's
- * requester only. Without roles, an allow-list of roles still keeps them out there.
+ * A gesture from the DM with the bot is the person's own tenant's (a Discord DM belongs to no
+ * server), yet a click there on a private result that came by DM acts in that job's tenant, for
+ * the job's requester only, as no admin of it and without roles (an allow-list of roles still
+ * keeps them out there).
  */
 export async function actorOnJob(core: Core, actor: Actor, jobId: string): Promise<Actor> {
-  if (actor.tenantId !== "") return actor;
+  if (!isPersonal(actor)) return actor;
   const job = await core.engine.get(jobId);
   const theirs =
     job !== undefined &&
     privateOrigin(job) !== undefined &&
     job.tenant.platform === actor.platform &&
+    job.tenant.tenantId !== actor.tenantId &&
     job.requester.userId === actor.userId;
-  return theirs ? { ...actor, tenantId: job.tenant.tenantId } : actor;
+  return theirs ? { ...actor, tenantId: job.tenant.tenantId, isAdmin: false, roleIds: [] } : actor;
 }

@@ -3,7 +3,7 @@ import { noApiKey } from "../commands/errors.js";
 import type { Actor, ConversationRef } from "../ports.js";
 import { keyIdOf, OPEN_PERIOD } from "../spend/readings.js";
 import { budgetViews, spendReport, spendRows } from "../spend/report.js";
-import { tenantOf } from "../tenancy.js";
+import { isPersonal, tenantOf } from "../tenancy.js";
 import type { Core } from "./core.js";
 
 /** Job states for the export are read a slice at a time: a period can hold thousands of jobs. */
@@ -22,7 +22,7 @@ export function spendServices(core: Core): SpendServices {
     async report(viewer, conversation, account) {
       const tenant = tenantOf(viewer);
       const key = await core.tenancy.apiKey(tenant);
-      if (!key) throw noApiKey();
+      if (!key) throw noApiKey(isPersonal(viewer));
       const period = await core.spending.probe(tenant, key, account);
       const [jobs, ofKey, rules, book] = await Promise.all([
         core.spend.ofTenant(tenant, period),

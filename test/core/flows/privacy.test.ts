@@ -90,7 +90,7 @@ describe("a private job in the core", () => {
     }
   });
 
-  it("lets a click from a DM without a server act in the job's tenant, for its requester only", async () => {
+  it("lets a click from a DM (the person's own tenant) act in the job's tenant, for its requester only", async () => {
     const ref = await h.startJob("image.generate", { prompt: "a moth", delivery: "private" });
     await result(ref);
     const control = h.chat.card(ref).actions.find((a) => a.action === "regenerate")!;
@@ -98,7 +98,8 @@ describe("a private job in the core", () => {
       h.bot.handleAction({
         action: "regenerate",
         jobId: control.jobId,
-        actor: actor({ userId, tenantId: "" }),
+        // In their DM a person is their own tenant, and its admin.
+        actor: actor({ userId, tenantId: userId, isAdmin: true }),
         message: ref,
         conversation: { platform: "discord", channelId: "dm-2" },
       });

@@ -43,6 +43,8 @@ export const errors = {
   missingAccess: () => new DiscordHttpError(403, 50001, "Missing Access"),
   missingPermissions: () => new DiscordHttpError(403, 50013, "Missing Permissions"),
   otherUsersMessage: () => new DiscordHttpError(403, 50005, "Cannot edit a message authored by another user"),
+  // Discord documents the cap, not its error: status and message are the fake's own guess.
+  tooManyFollowups: () => new DiscordHttpError(400, 0, "Maximum number of followup messages reached (5)"),
   invalidJson: () => new DiscordHttpError(400, 50109, "The request body contains invalid JSON."),
   emptyMessage: () =>
     new DiscordHttpError(400, 50006, "Cannot send an empty message", undefined, {

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import {
   type APIApplicationCommand,
   type APIAttachment,
+  type APIGroupDMChannel,
   type APIMessage,
   type APIRole,
   type APITextChannel,
@@ -150,8 +151,23 @@ export interface FakeDiscord {
     files?: FakeFile[];
     links?: { url: string; image: FakeFile }[];
   }): APIMessage;
-  /** A second tenant: a guild with its own channel, announced with GUILD_CREATE if the bot is connected. */
-  addGuild(name: string): Promise<{ guild: { id: string; name: string }; channel: APITextChannel }>;
+  /**
+   * A second tenant: a guild with its own channel and the seeded users, announced with GUILD_CREATE
+   * if the bot is connected. `bot: false`: a server that never added the bot; it gets no event,
+   * its channel routes answer 403 Missing Access, and only people's own installs reach it.
+   */
+  addGuild(
+    name: string,
+    options?: { bot?: boolean },
+  ): Promise<{ guild: { id: string; name: string }; channel: APITextChannel }>;
+  /** A group DM of these people (not the bot: its channel routes answer 403 Missing Access). */
+  addGroupDm(users: (APIUser | string)[]): APIGroupDMChannel;
+  /**
+   * The person adds the app to their own account (a user install): the commands whose
+   * integration_types include it then reach them in DMs, group DMs and servers without the bot,
+   * and their interactions carry `authorizing_integration_owners["1"]`.
+   */
+  installForUser(user: APIUser | string): void;
   /** A text channel in the seeded guild, announced with CHANNEL_CREATE. */
   addChannel(name: string): Promise<APITextChannel>;
   /**
@@ -217,7 +233,9 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   const token = `${Buffer.from(world.botUser.id).toString("base64url")}.FakeDc.${"x".repeat(38)}`;
 
   const guildsOf = ([id, count]: ShardKey) =>
-    [...world.guilds.keys()].filter((guildId) => shardOf(guildId, count) === id);
+    [...world.guilds.values()]
+      .filter((guild) => guild.members.has(world.botUser.id) && shardOf(guild.id, count) === id)
+      .map((guild) => guild.id);
   const gateway = new Gateway({
     token,
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? 41_250,
@@ -380,17 +398,21 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       world.addMember(seededGuild.id, user.id, admin ? [world.adminRole(seededGuild.id).id] : []);
       return user;
     },
-    async addGuild(name) {
-      const guild = world.addGuild(name, owner.id);
+    async addGuild(name, { bot = true } = {}) {
+      const guild = world.addGuild(name, owner.id, { bot });
       world.addMember(guild.id, users.requester.id);
       world.addMember(guild.id, users.other.id);
       world.addMember(guild.id, users.admin.id, [world.adminRole(guild.id).id]);
-      if (gateway.hasSession)
+      if (bot && gateway.hasSession)
         await gateway.dispatch("GUILD_CREATE", guildCreatePayload(world, guild.id), guild.id);
       return {
         guild: { id: guild.id, name },
         channel: world.channels.get(guild.channelIds[0]!) as APITextChannel,
       };
+    },
+    addGroupDm: (members) => world.addGroupDm(members.map((u) => (typeof u === "string" ? u : u.id))),
+    installForUser(user) {
+      world.userInstalls.add(world.user(typeof user === "string" ? user : user.id).id);
     },
     async addChannel(name) {
       const created = world.addChannel(seededGuild.id, name);

@@ -6,13 +6,15 @@ import {
   type APIMessage,
   type APIUser,
   ApplicationCommandType,
+  ApplicationIntegrationType,
+  ChannelType,
   ComponentType,
   InteractionType,
   MessageFlags,
   ApplicationCommandOptionType as Opt,
 } from "discord-api-types/v10";
 import type { Clock } from "./clock.js";
-import { interactionBase } from "./payloads.js";
+import { interactionBase, type Owners, ownersOf } from "./payloads.js";
 import { walkComponents } from "./rules.js";
 import type { InteractionRecord, World } from "./state.js";
 
@@ -39,7 +41,10 @@ export interface CommandInput extends Actor {
   options?: Record<string, OptionValue>;
   /** Files for attachment options. */
   attachments?: (FakeFile & { option: string })[];
-  /** A channel of the guild the command is used in; the seeded channel when absent. */
+  /**
+   * Where the command is used: a channel of a guild (with the bot, or without it for a person who
+   * installed the app), or a group DM the person is in; the seeded channel when absent.
+   */
   channelId?: string;
   /** false: use the command in a DM with the bot. */
   guild?: boolean;
@@ -102,12 +107,13 @@ export function createInjector(deps: InjectorDeps) {
     type: InteractionType,
     userId: string,
     channelId: string,
+    owners: Owners,
     data: Json,
     source?: { message: APIMessage },
   ): Promise<InjectedInteraction> {
     const id = world.ids.snowflake();
     const token = world.ids.interactionToken(id);
-    const base = interactionBase(world, { id, token, type, userId, channelId });
+    const base = interactionBase(world, { id, token, type, userId, channelId, owners });
     const payload = {
       ...base,
       data,
@@ -137,6 +143,15 @@ export function createInjector(deps: InjectorDeps) {
     if (input.guild === false) return { channelId: world.dmChannel(userId).id, userId };
     const channelId = input.channelId ?? deps.defaultChannelId;
     const channel = world.channels.get(channelId);
+    if (channel?.type === ChannelType.DM) {
+      if (channel.recipients?.[0]?.id !== userId) fail(`${channelId} is another user's DM with the bot`);
+      return { channelId, userId };
+    }
+    if (channel?.type === ChannelType.GroupDM) {
+      if (!channel.recipients?.some((u) => u.id === userId))
+        fail(`user ${userId} is not in group DM ${channelId}`);
+      return { channelId, userId };
+    }
     if (!channel || !("guild_id" in channel) || !channel.guild_id)
       return fail(`${channelId} is not a guild channel`);
     if (!world.guild(channel.guild_id).members.has(userId))
@@ -144,12 +159,17 @@ export function createInjector(deps: InjectorDeps) {
     return { channelId, guildId: channel.guild_id, userId };
   }
 
+  /**
+   * The command as the person's client offers it where they are, with the installations it comes
+   * through: its contexts must include the place, and an installation its integration types allow
+   * must reach there (the server's, or the person's own).
+   */
   function findCommand(
     name: string,
-    guildId: string | undefined,
-    userId: string,
+    where: { channelId: string; guildId?: string; userId: string },
     type: ApplicationCommandType = ApplicationCommandType.ChatInput,
-  ): APIApplicationCommand {
+  ): { command: APIApplicationCommand; owners: Owners } {
+    const { guildId, userId, channelId } = where;
     const guildCommands = guildId ? [...(world.guildCommands.get(guildId)?.values() ?? [])] : [];
     const all = [...guildCommands, ...world.globalCommands.values()];
     const command = all.find((c) => c.name === name && (c.type ?? 1) === type);
@@ -158,17 +178,43 @@ export function createInjector(deps: InjectorDeps) {
         `/${name} is not registered here (registered: ${all.map((c) => c.name).join(", ") || "none"})`,
       );
     }
-    if (!guildId) {
+    // Guild commands are the guild's own install; global ones default to it, as Discord's do.
+    const types = command.guild_id
+      ? [ApplicationIntegrationType.GuildInstall]
+      : (command.integration_types ?? [ApplicationIntegrationType.GuildInstall]);
+    const owners = ownersOf(world, channelId, userId, types);
+    const group = world.channels.get(channelId)?.type === ChannelType.GroupDM;
+    if (group) {
+      if (command.guild_id || !command.contexts?.includes(2)) fail(`/${name} cannot be used in a group DM`);
+    } else if (!guildId) {
       const dmAllowed = command.contexts ? command.contexts.includes(1) : command.dm_permission !== false;
       if (command.guild_id || !dmAllowed) fail(`/${name} cannot be used in a DM with the bot`);
     } else {
       if (command.contexts && !command.contexts.includes(0)) fail(`/${name} cannot be used in a guild`);
       const needed = command.default_member_permissions;
-      if (needed != null && (world.permissions(guildId, userId) & BigInt(needed)) !== BigInt(needed)) {
+      // The server's permission settings are for the server's install of the app.
+      const hides = needed != null && owners["0"] !== undefined;
+      if (hides && (world.permissions(guildId, userId) & BigInt(needed)) !== BigInt(needed)) {
         fail(`/${name} is hidden from user ${userId}: it needs permissions ${needed}`);
       }
     }
-    return command;
+    if (!owners["0"] && !owners["1"]) {
+      fail(`/${name}: no installation of the app reaches user ${userId} in channel ${channelId}`);
+    }
+    return { command, owners };
+  }
+
+  /**
+   * A component's installations are those of the message it is on: the interaction that made it
+   * (a click by anyone else still comes through the requester's install); a channel message the
+   * bot posted itself comes through the server's install.
+   */
+  function ownersOfMessage(message: APIMessage, userId: string): Owners {
+    const made = [...world.interactions.values()].find(
+      (i) => i.originalMessageId === message.id || i.followupIds.includes(message.id),
+    );
+    const owners = made?.payload.authorizing_integration_owners as Owners | undefined;
+    return owners ?? ownersOf(world, message.channel_id, userId, [ApplicationIntegrationType.GuildInstall]);
   }
 
   /** Descends into the group and subcommand; returns the options there and a wrapper for the values. */
@@ -278,7 +324,7 @@ export function createInjector(deps: InjectorDeps) {
 
   function commandData(input: CommandInput | AutocompleteInput, autocomplete: boolean) {
     const where = place(input);
-    const command = findCommand(input.name, where.guildId, where.userId);
+    const { command, owners } = findCommand(input.name, where);
     const { level, wrap } = descend(command, input);
     const given = { ...input.options };
     const files = "attachments" in input ? [...(input.attachments ?? [])] : [];
@@ -324,6 +370,7 @@ export function createInjector(deps: InjectorDeps) {
     const options = wrap(values);
     return {
       where,
+      owners,
       data: {
         id: command.id,
         name: command.name,
@@ -400,8 +447,8 @@ export function createInjector(deps: InjectorDeps) {
 
   return {
     async sendCommand(input: CommandInput): Promise<InjectedInteraction> {
-      const { where, data } = commandData(input, false);
-      return inject(InteractionType.ApplicationCommand, where.userId, where.channelId, data);
+      const { where, owners, data } = commandData(input, false);
+      return inject(InteractionType.ApplicationCommand, where.userId, where.channelId, owners, data);
     },
 
     /**
@@ -417,7 +464,7 @@ export function createInjector(deps: InjectorDeps) {
         channelId: message.channel_id,
         ...(input.user && { user: input.user }),
       });
-      const command = findCommand(input.name, where.guildId, where.userId, ApplicationCommandType.Message);
+      const { command, owners } = findCommand(input.name, where, ApplicationCommandType.Message);
       const data = {
         id: command.id,
         name: command.name,
@@ -426,12 +473,18 @@ export function createInjector(deps: InjectorDeps) {
         resolved: { messages: { [message.id]: structuredClone(message) } },
         ...(command.guild_id ? { guild_id: command.guild_id } : {}),
       };
-      return inject(InteractionType.ApplicationCommand, where.userId, where.channelId, data);
+      return inject(InteractionType.ApplicationCommand, where.userId, where.channelId, owners, data);
     },
 
     async sendAutocomplete(input: AutocompleteInput): Promise<InjectedInteraction> {
-      const { where, data } = commandData(input, true);
-      return inject(InteractionType.ApplicationCommandAutocomplete, where.userId, where.channelId, data);
+      const { where, owners, data } = commandData(input, true);
+      return inject(
+        InteractionType.ApplicationCommandAutocomplete,
+        where.userId,
+        where.channelId,
+        owners,
+        data,
+      );
     },
 
     async clickButton(
@@ -443,7 +496,8 @@ export function createInjector(deps: InjectorDeps) {
       const userId = userIdOf(user);
       const button = componentOf(message, customId, [ComponentType.Button], userId);
       const data = { custom_id: customId, component_type: ComponentType.Button, id: button.id };
-      return inject(InteractionType.MessageComponent, userId, message.channel_id, data, { message });
+      const owners = ownersOfMessage(message, userId);
+      return inject(InteractionType.MessageComponent, userId, message.channel_id, owners, data, { message });
     },
 
     async selectMenu(
@@ -464,7 +518,8 @@ export function createInjector(deps: InjectorDeps) {
         values,
         ...(Object.keys(resolved).length ? { resolved } : {}),
       };
-      return inject(InteractionType.MessageComponent, userId, message.channel_id, data, { message });
+      const owners = ownersOfMessage(message, userId);
+      return inject(InteractionType.MessageComponent, userId, message.channel_id, owners, data, { message });
     },
 
     /**
@@ -557,6 +612,7 @@ export function createInjector(deps: InjectorDeps) {
         InteractionType.ModalSubmit,
         shown.userId,
         shown.channelId,
+        shown.payload.authorizing_integration_owners as Owners,
         data,
         source ? { message: source } : undefined,
       );

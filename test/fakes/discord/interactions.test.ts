@@ -456,3 +456,82 @@ describe("interactions from the fake Discord, answered by the real discord.js cl
     await expect(fake.sendCommand({ name: "usage", guild: false })).rejects.toThrow(/cannot be used in a DM/);
   });
 });
+
+describe("user installs", () => {
+  const EVERYWHERE = { integration_types: [0, 1], contexts: [0, 1, 2] };
+
+  beforeEach(async () => {
+    await bot.application.commands.set([
+      { name: "usage", description: "Credits and quotas", ...EVERYWHERE },
+      { name: "setup", description: "Settings", integration_types: [0], contexts: [0] },
+    ]);
+  });
+
+  it("reaches a server without the bot only through a person's own install, and only its webhook works there", async () => {
+    const { guild, channel } = await fake.addGuild("No Bot Here", { bot: false });
+    const where = { name: "usage", channelId: channel.id };
+    await expect(fake.sendCommand(where)).rejects.toThrow(/no installation of the app reaches/);
+    fake.installForUser(fake.users.requester);
+    await expect(fake.sendCommand({ ...where, name: "setup" })).rejects.toThrow(/no installation/);
+
+    const command = await receive<ChatInputCommandInteraction>(() => fake.sendCommand(where));
+    expect(command.context).toBe(0);
+    expect(command.guildId).toBe(guild.id);
+    expect(command.member).not.toBeNull();
+    expect(command.authorizingIntegrationOwners.toJSON()).toEqual({ "1": fake.users.requester.id });
+    await command.deferReply();
+    await command.editReply("Through the webhook");
+    expect(fake.original(command.id)?.content).toBe("Through the webhook");
+    const refused = await bot.rest
+      .post(Routes.channelMessages(channel.id), { body: { content: "with the bot token" } })
+      .catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: 50001, status: 403 });
+
+    for (let i = 1; i <= 5; i++) await command.followUp(`followup ${i}`);
+    await expect(command.followUp("a sixth")).rejects.toMatchObject({ status: 400 });
+  });
+
+  it("marks a group DM as context 2 and the DM with the bot as context 1, each with its owners", async () => {
+    fake.installForUser(fake.users.requester);
+    const group = fake.addGroupDm([fake.users.requester, fake.users.other]);
+    const inGroup = await receive<ChatInputCommandInteraction>(() =>
+      fake.sendCommand({ name: "usage", channelId: group.id }),
+    );
+    expect(inGroup.context).toBe(2);
+    expect(inGroup.guildId).toBeNull();
+    expect(inGroup.authorizingIntegrationOwners.toJSON()).toEqual({ "1": fake.users.requester.id });
+    await inGroup.reply("Answered in the group");
+    const reply = fake.original(inGroup.id)!;
+    const refused = await bot.rest
+      .patch(Routes.channelMessage(group.id, reply.id), { body: { content: "bot token" } })
+      .catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: 50001, status: 403 });
+
+    const inDm = await receive<ChatInputCommandInteraction>(() =>
+      fake.sendCommand({ name: "usage", guild: false }),
+    );
+    expect(inDm.context).toBe(1);
+    expect(inDm.authorizingIntegrationOwners.toJSON()).toEqual({ "0": "0", "1": fake.users.requester.id });
+  });
+
+  it("gives a click on a message the installs of the interaction that made it, whoever clicks", async () => {
+    fake.installForUser(fake.users.requester);
+    const group = fake.addGroupDm([fake.users.requester, fake.users.other]);
+    const command = await receive<ChatInputCommandInteraction>(() =>
+      fake.sendCommand({ name: "usage", channelId: group.id }),
+    );
+    await command.reply({
+      content: "Pick",
+      components: [
+        new ActionRowBuilder<ButtonBuilder>().addComponents(
+          new ButtonBuilder().setCustomId("again").setLabel("Again").setStyle(ButtonStyle.Primary),
+        ),
+      ],
+    });
+    const click = await receive<ButtonInteraction>(() =>
+      fake.clickButton(fake.original(command.id)!, "again", fake.users.other),
+    );
+    expect(click.user.id).toBe(fake.users.other.id);
+    expect(click.authorizingIntegrationOwners.toJSON()).toEqual({ "1": fake.users.requester.id });
+  });
+});

@@ -1,6 +1,8 @@
 import {
   type APIInteraction,
   ApplicationFlags,
+  ApplicationIntegrationType,
+  ChannelType,
   type GatewayGuildCreateDispatchData,
   type GatewayReadyDispatchData,
   GuildDefaultMessageNotifications,
@@ -90,12 +92,37 @@ export function guildCreatePayload(world: World, guildId: string): GatewayGuildC
   };
 }
 
-// What Discord documents as app_permissions in a DM with the bot.
-const DM_APP_PERMISSIONS =
-  PermissionFlagsBits.AttachFiles |
-  PermissionFlagsBits.EmbedLinks |
-  PermissionFlagsBits.MentionEveryone |
-  PermissionFlagsBits.UseExternalEmojis;
+// What Discord documents as app_permissions in DMs and group DMs of people, and in the DM with the bot.
+const PRIVATE_APP_PERMISSIONS =
+  PermissionFlagsBits.AttachFiles | PermissionFlagsBits.EmbedLinks | PermissionFlagsBits.MentionEveryone;
+const DM_APP_PERMISSIONS = PRIVATE_APP_PERMISSIONS | PermissionFlagsBits.UseExternalEmojis;
+
+/** `authorizing_integration_owners`: by installation type ("0" server, "1" user), who installed. */
+export type Owners = Partial<Record<"0" | "1", string>>;
+
+/**
+ * The installations an interaction of `userId` in `channelId` comes through, for a command that
+ * allows `integrationTypes`, by Discord's rules: "0" is the guild's id where the bot was added
+ * (the string "0" in the DM with the bot), "1" the person's id when they installed the app to
+ * their account. Empty when nothing reaches there: no client would offer the command.
+ */
+export function ownersOf(
+  world: World,
+  channelId: string,
+  userId: string,
+  integrationTypes: readonly number[],
+): Owners {
+  const channel = world.channels.get(channelId);
+  if (!channel) throw new Error(`the fake has no channel ${channelId}`);
+  const guildId = "guild_id" in channel ? channel.guild_id : undefined;
+  const server = integrationTypes.includes(ApplicationIntegrationType.GuildInstall);
+  const user =
+    integrationTypes.includes(ApplicationIntegrationType.UserInstall) && world.userInstalls.has(userId);
+  const guildOwner = guildId
+    ? server && world.guild(guildId).members.has(world.botUser.id) && guildId
+    : server && channel.type === ChannelType.DM && "0";
+  return { ...(guildOwner && { "0": guildOwner }), ...(user && { "1": userId }) };
+}
 
 export interface InteractionOrigin {
   id: string;
@@ -103,6 +130,7 @@ export interface InteractionOrigin {
   type: InteractionType;
   userId: string;
   channelId: string;
+  owners: Owners;
 }
 
 /** The fields every INTERACTION_CREATE carries; the caller adds `data` (and `message`). */
@@ -125,16 +153,19 @@ export function interactionBase(
     attachment_size_limit: world.attachmentSizeLimit,
   };
   if (!guildId) {
+    const group = channel.type === ChannelType.GroupDM;
     return {
       ...common,
       channel,
       user: world.user(origin.userId),
-      app_permissions: DM_APP_PERMISSIONS.toString(),
-      authorizing_integration_owners: { "0": "0" },
-      context: 1,
-    };
+      app_permissions: (group ? PRIVATE_APP_PERMISSIONS : DM_APP_PERMISSIONS).toString(),
+      authorizing_integration_owners: origin.owners,
+      context: group ? 2 : 1,
+    } as unknown as Omit<APIInteraction, "data" | "type"> & { type: InteractionType };
   }
   const permissions = world.permissions(guildId, origin.userId).toString();
+  // Where the bot is not a member, a user install acts with the person's own permissions.
+  const botIn = world.guild(guildId).members.has(world.botUser.id);
   return {
     ...common,
     channel: { ...channel, permissions },
@@ -142,8 +173,8 @@ export function interactionBase(
     guild: { id: guildId, locale: Locale.EnglishUS, features: [] },
     guild_locale: Locale.EnglishUS,
     member: { ...world.member(guildId, origin.userId), permissions },
-    app_permissions: world.permissions(guildId, world.botUser.id).toString(),
-    authorizing_integration_owners: { "0": guildId },
+    app_permissions: botIn ? world.permissions(guildId, world.botUser.id).toString() : permissions,
+    authorizing_integration_owners: origin.owners,
     context: 0,
   } as unknown as Omit<APIInteraction, "data" | "type"> & { type: InteractionType };
 }

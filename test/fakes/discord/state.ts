@@ -2,6 +2,7 @@ import {
   type APIApplicationCommand,
   type APIAttachment,
   type APIDMChannel,
+  type APIGroupDMChannel,
   type APIGuildMember,
   type APIInteraction,
   type APIMessage,
@@ -51,7 +52,7 @@ export interface GuildRecord {
   members: Map<string, { roles: string[]; joinedAt: string }>;
 }
 
-export type ChannelRecord = APITextChannel | APIDMChannel;
+export type ChannelRecord = APITextChannel | APIDMChannel | APIGroupDMChannel;
 
 export interface CallbackRecord {
   /** Interaction callback type: 4 reply, 5 defer, 6 deferred update, 7 update, 8 autocomplete, 9 modal. */
@@ -108,6 +109,8 @@ export class World {
   readonly globalCommands = new Map<string, APIApplicationCommand>();
   readonly guildCommands = new Map<string, Map<string, APIApplicationCommand>>();
   readonly interactions = new Map<string, InteractionRecord>();
+  /** People who added the app to their own account (a user install): its commands follow them anywhere. */
+  readonly userInstalls = new Set<string>();
   readonly botUser: APIUser;
   /** The application's Ed25519 public key in hex (the portal's "Public Key"), set by the endpoint. */
   verifyKey = "";
@@ -147,7 +150,8 @@ export class World {
     return user;
   }
 
-  addGuild(name: string, ownerId: string): GuildRecord {
+  /** `bot: false`: a server that never added the bot, where only people's own installs reach it. */
+  addGuild(name: string, ownerId: string, { bot = true }: { bot?: boolean } = {}): GuildRecord {
     const id = this.ids.snowflake();
     const role = (roleName: string, permissions: bigint, position: number, managed = false): APIRole => ({
       id: position === 0 ? id : this.ids.snowflake(),
@@ -176,7 +180,7 @@ export class World {
     };
     this.guilds.set(id, guild);
     this.addMember(id, ownerId);
-    this.addMember(id, this.botUser.id, [guild.roles[2]!.id]);
+    if (bot) this.addMember(id, this.botUser.id, [guild.roles[2]!.id]);
     this.addChannel(id, "general");
     return guild;
   }
@@ -297,6 +301,21 @@ export class World {
       type: ChannelType.DM,
       name: null,
       recipients: [this.user(userId)],
+      last_message_id: null,
+    };
+    this.channels.set(channel.id, channel);
+    return channel;
+  }
+
+  /** A group DM of these people; the bot is never in one (bots cannot join group DMs). */
+  addGroupDm(userIds: string[]): APIGroupDMChannel {
+    const channel: APIGroupDMChannel = {
+      id: this.ids.snowflake(),
+      type: ChannelType.GroupDM,
+      name: null,
+      icon: null,
+      owner_id: userIds[0]!,
+      recipients: userIds.map((id) => this.user(id)),
       last_message_id: null,
     };
     this.channels.set(channel.id, channel);

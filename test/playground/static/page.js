@@ -15,13 +15,15 @@ const dismissed = new Set();
 
 /** Who acts in a pane: the person picked in its bar. */
 const actingAs = (pane) => part(pane, "user").value;
+/** Where the Discord pane acts: a channel, or "dm" for the acting person's DM with the bot. */
+const place = () => part("discord", "place").value;
 
 async function post(path, body) {
   const pane = path.split("/")[0];
   const answer = await fetch(`/api/${path}`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ ...body, user: actingAs(pane) }),
+    body: JSON.stringify({ ...body, user: actingAs(pane), ...(pane === "discord" && { channel: place() }) }),
   });
   const value = await answer.json();
   if (!answer.ok) throw new Error(value.error ?? `HTTP ${answer.status}`);
@@ -120,7 +122,11 @@ function render(pane, state) {
 
 async function poll() {
   try {
-    const as = new URLSearchParams({ discord: actingAs("discord"), slack: actingAs("slack") });
+    const as = new URLSearchParams({
+      discord: actingAs("discord"),
+      slack: actingAs("slack"),
+      place: place(),
+    });
     const state = await (await fetch(`/api/state?${as}`)).json();
     render("discord", state.discord);
     render("slack", state.slack);
@@ -231,11 +237,12 @@ document.addEventListener("submit", async (event) => {
 
 // ---- The command boxes: completion of commands, options and choices ---------------------------
 
-const { menus, people } = await (await fetch("/api/page")).json();
+const { menus, people, places } = await (await fetch("/api/page")).json();
 for (const pane of ["discord", "slack"]) {
   const picker = part(pane, "user");
   for (const person of people[pane]) picker.add(new Option(`as ${person.name}`, person.id));
 }
+for (const where of places) part("discord", "place").add(new Option(where.label, where.id));
 
 /** The longest command path the typed words begin with. */
 function commandIn(menu, typed) {

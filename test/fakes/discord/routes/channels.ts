@@ -1,4 +1,4 @@
-import { type APIMessage, MessageType, PermissionFlagsBits } from "discord-api-types/v10";
+import { type APIMessage, ChannelType, MessageType, PermissionFlagsBits } from "discord-api-types/v10";
 import { errors } from "../errors.js";
 import { snowflakeTime } from "../ids.js";
 import { createMessage, editMessage, type MessageBody } from "../messages.js";
@@ -14,6 +14,8 @@ const NONCE_WINDOW_MS = 5 * 60 * 1000;
 function channelOf({ world, params }: RouteContext, needs = PermissionFlagsBits.ViewChannel): ChannelRecord {
   const channel = world.channels.get(params.channel_id ?? "");
   if (!channel) throw errors.unknownChannel();
+  // A group DM has people only: a user install answers there through its interactions alone.
+  if (channel.type === ChannelType.GroupDM) throw errors.missingAccess();
   if (!("guild_id" in channel && channel.guild_id)) return channel;
   if (!world.guild(channel.guild_id).members.has(world.botUser.id)) throw errors.missingAccess();
   const granted = world.channelPermissions(channel, world.botUser.id);

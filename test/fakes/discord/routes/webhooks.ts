@@ -8,6 +8,8 @@ import { responseMessage } from "./interactions.js";
 import { json, noContent, type Reply, type Route, type RouteContext } from "./types.js";
 
 export const TOKEN_LIFETIME_MS = 15 * 60 * 1000;
+/** Followups of an interaction that came through a person's install only (no server install where it was used). */
+const USER_INSTALL_FOLLOWUPS = 5;
 
 /** The interaction whose token is the webhook token; it works for 15 minutes. */
 function interactionOf({ world, clock, params }: RouteContext): InteractionRecord {
@@ -41,6 +43,10 @@ function edit(ctx: RouteContext): Reply {
 function followup(ctx: RouteContext): Reply {
   const interaction = interactionOf(ctx);
   if (interaction.stage === "new") throw errors.unknownWebhook();
+  const owners = interaction.payload.authorizing_integration_owners ?? {};
+  if (!("0" in owners) && interaction.followupIds.length >= USER_INSTALL_FOLLOWUPS) {
+    throw errors.tooManyFollowups();
+  }
   assertSchema("IncomingWebhookRequestPartialSchema", ctx.body);
   const body = (ctx.body ?? {}) as MessageBody;
   assertRules(messageRules(body as Record<string, unknown>, ""));
