@@ -446,14 +446,17 @@ function watchRecovery(proxies: Set<HttpProxy>, pending: Set<string>, kill: Kill
  * the job (whatever moment the kill was armed for: a poll of another job may come a few ms after
  * the answer): the bot never knew of the job, exactly as when the answer itself is cut off. The
  * bot records a job before it shows it, so such a command never shows a job message, and a kill
- * followed its creation call closely.
+ * followed its creation call closely, or came while its request was on the way: the emulator
+ * stamps a call when it answers, which can be a few milliseconds after the SIGKILL of the process
+ * that sent it (chaos-37 of the run of 2026-11-26 16:50: stamped 5 ms after the kill, and its
+ * person told "Your job may have been created" by the restart, as designed).
  */
 function killedBeforeRecorded(world: CrashWorld, creations: RecordedCall[], kills: Kill[]): string[] {
   const shown = shownTags(world);
   return creations.flatMap((call) => {
     const tag = TAG.exec(JSON.stringify(call.json ?? call.fields ?? {}))?.[0];
     const cut = kills.some(
-      (k) => k.moment !== STORE_OUTAGE && k.at >= call.at && k.at - call.at < RECORD_WINDOW_MS,
+      (k) => k.moment !== STORE_OUTAGE && k.at - call.at > -IN_FLIGHT_MS && k.at - call.at < RECORD_WINDOW_MS,
     );
     return tag && call.status === 200 && cut && !shown.has(tag) ? [tag] : [];
   });
@@ -461,6 +464,8 @@ function killedBeforeRecorded(world: CrashWorld, creations: RecordedCall[], kill
 
 /** From a creation call's arrival at the service to the bot's record of its job, on a loaded machine. */
 const RECORD_WINDOW_MS = 10_000;
+/** A creation request sent before a kill is answered (and stamped) within this after it; a restart takes about 1 s, so no call of the next process is stamped this soon. */
+const IN_FLIGHT_MS = 250;
 
 export interface Summary {
   commandsSent: number;

@@ -57,7 +57,8 @@ export class Delivery {
     const key = `deliver:${job.id}`;
     let held: boolean;
     try {
-      held = await liveness.claim(key, claimMs);
+      // One delivery per job at a time in this engine (engine.ts): a claim of its own is a stale one.
+      held = await liveness.claim(key, claimMs, { reentrant: true });
     } catch (error) {
       return { kind: "retry", attempts: job.attempts + 1, error };
     }

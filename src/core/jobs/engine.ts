@@ -161,6 +161,7 @@ class Engine implements JobEngine {
       heartbeatMs: this.policy.heartbeatMs,
       lapseMs: this.policy.lapseMs,
       logger: opts.logger,
+      availability: opts.availability,
     });
     this.ownership = new Ownership(opts.claims, opts.indexes);
     this.recovery = new Recovery({

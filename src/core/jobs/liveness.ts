@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { ClaimHolder, Claims, Indexes } from "../../store/index.js";
+import type { ClaimHolder, Claims, Indexes, StoreAvailability } from "../../store/index.js";
 import { BotError } from "../errors.js";
 import type { Logger } from "../log.js";
 
@@ -30,6 +30,8 @@ export interface LivenessOptions {
   heartbeatMs: number;
   lapseMs: number;
   logger: Logger;
+  /** A release the store's outage failed is made once it is back (see release). */
+  availability?: Pick<StoreAvailability, "whenAvailable"> | undefined;
 }
 
 export class InstanceInUseError extends BotError {
@@ -91,12 +93,14 @@ export class Liveness {
   private renewedAt = 0;
   /** The store was away: a lapse found at the next beat is its consequence. */
   private outageLapse = false;
+  private readonly availability: LivenessOptions["availability"];
   private readonly takenListeners: (() => void)[] = [];
   private readonly regainedListeners: (() => void)[] = [];
 
   constructor(opts: LivenessOptions) {
     this.claims = opts.claims;
     this.indexes = opts.indexes;
+    this.availability = opts.availability;
     this.log = opts.logger.child({ component: "liveness" });
     this.heartbeatMs = opts.heartbeatMs;
     this.lapseMs = opts.lapseMs;
@@ -224,18 +228,40 @@ export class Liveness {
   /**
    * Takes `key` in this process's name: free, expired, or held by a process that is no longer
    * alive (crashed, or restarted under a new token). A live holder keeps it. `ttlMs` only bounds
-   * a holder that is alive yet stuck: liveness frees everything else.
+   * a holder that is alive yet stuck: liveness frees everything else. `reentrant` takes a claim
+   * this process holds already too: for the caller that does one at a time per key anyway (a
+   * job's delivery), where such a claim is one whose acquire landed but whose answer the store's
+   * outage cut off, and would hold every later try until its ttl.
    */
-  async claim(key: string, ttlMs: number): Promise<boolean> {
+  async claim(key: string, ttlMs: number, { reentrant = false } = {}): Promise<boolean> {
     if (await this.claims.acquire(key, this.ownToken, ttlMs)) return true;
     const holder = await this.claims.holder(key);
     if (!holder) return this.claims.acquire(key, this.ownToken, ttlMs);
-    if (holder.owner === this.ownToken || (await this.isAlive(holder.owner))) return false;
+    if (holder.owner === this.ownToken)
+      return reentrant && this.claims.transfer(key, holder.owner, this.ownToken, ttlMs);
+    if (await this.isAlive(holder.owner)) return false;
     return this.claims.transfer(key, holder.owner, this.ownToken, ttlMs);
   }
 
+  /**
+   * A claim this process still holds it cannot take again (its own starts of one person, say, are
+   * one at a time), so one whose release the store's outage failed would hold its next delivery,
+   * or that person's next command, until its ttl: it is released once the store is back, in the
+   * background, since the caller (a refusal on its way to a person) must not wait for that.
+   */
   async release(key: string): Promise<void> {
-    await this.claims.release(key, this.ownToken).catch(() => false);
+    try {
+      await this.claims.release(key, this.ownToken);
+    } catch {
+      // Whatever failed it (a command cut off as the connection dropped fails with the socket's
+      // own error), once more when the store answers: at once if it does now.
+      if (!this.availability) return;
+      const token = this.ownToken;
+      void this.availability
+        .whenAvailable()
+        .then(() => this.claims.release(key, token))
+        .catch(() => undefined);
+    }
   }
 
   private tokenFor(id: string): string {
