@@ -1,5 +1,9 @@
 import KeyvSqlite from "@keyv/sqlite";
+import { pino } from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { Liveness } from "../../../src/core/jobs/liveness.js";
+import { openStores } from "../../../src/store/index.js";
+import { hasRedis, startRestartableRedis } from "../../store/redis-server.js";
 import { RecordingHooks, startWorld, until, type World } from "./world.js";
 
 let world: World;
@@ -37,4 +41,38 @@ describe("the store away right after a creation call", () => {
       request.serviceJobId,
     ]);
   }, 45_000);
+});
+
+describe.runIf(hasRedis)("a claim when redis restarts", () => {
+  it("one released while redis is down is released once it is back: this process's next delivery or start is not held", async () => {
+    const redis = await startRestartableRedis();
+    const stores = await openStores(redis.url, undefined, pino({ level: "silent" }));
+    const liveness = new Liveness({
+      ...stores,
+      instanceId: "outage-0",
+      explicit: true,
+      heartbeatMs: 100,
+      lapseMs: 400,
+      logger: pino({ level: "silent" }),
+    });
+    try {
+      expect(await liveness.claim("start:person", 60_000)).toBe(true);
+      await redis.down();
+      await liveness.release("start:person");
+      await redis.up();
+      await stores.availability.whenAvailable();
+      await until(
+        "the claim is released",
+        async () => (await stores.claims.holder("start:person")) === undefined,
+        5_000,
+      );
+      // A delivery's claim this process holds already (its acquire landed, its answer was lost) is its own to take.
+      expect(await liveness.claim("deliver:job", 60_000)).toBe(true);
+      expect(await liveness.claim("deliver:job", 60_000)).toBe(false);
+      expect(await liveness.claim("deliver:job", 60_000, { reentrant: true })).toBe(true);
+    } finally {
+      await stores.close();
+      await redis.stop();
+    }
+  }, 30_000);
 });
