@@ -24,6 +24,11 @@ export interface Requester {
 export interface TenantRef {
   platform: Platform;
   tenantId: string;
+  /**
+   * A person who is their own tenant (a Discord user install, the DM with the bot): the
+   * operator's key serves them only when MEDIA_API_KEY_TENANTS names them, never through `*`.
+   */
+  personal?: true;
 }
 
 /**
@@ -221,7 +226,8 @@ export function isFinished(job: JobRecord): boolean {
  * `stale` with the current record and decides again.
  */
 export class JobStore {
-  private readonly retentionMs: number;
+  /** How long a finished job stays readable (JOB_RETENTION_DAYS). */
+  readonly retentionMs: number;
   /**
    * Finished jobs leave the unfinished index together, one command for all that finish within a
    * few milliseconds: lost to a crash, the entry is dropped by the next listing, which reads the

@@ -11,7 +11,7 @@ import { LISTS } from "../commands/lists.js";
 import { checkFiles, parseFilled } from "../commands/validate.js";
 import type { ActionEvent, ChatAdapter, Choice, ConversationRef } from "../ports.js";
 import { isListName } from "../render/lists.js";
-import { clip } from "../render/text.js";
+import { clip, plural } from "../render/text.js";
 import { isAdmin, isPersonal, personOf, tenantKey, tenantOf } from "../tenancy.js";
 import { admit, jobOf } from "./admit.js";
 import { botServices, commandContext } from "./command.js";
@@ -207,9 +207,7 @@ export async function handleAction(core: Core, gesture: ActionEvent): Promise<vo
     await def.run({ core, job, event, adapter, value, fields, attachments, start });
   } catch (error) {
     const card = await failureCard(error, {
-      media: await core
-        .media({ platform: event.actor.platform, tenantId: event.actor.tenantId })
-        .catch(() => undefined),
+      media: await core.media(tenantOf(event.actor)).catch(() => undefined),
       logger: core.logger,
       context: { action: event.action, jobId: event.jobId },
     });
@@ -219,11 +217,15 @@ export async function handleAction(core: Core, gesture: ActionEvent): Promise<vo
   }
 }
 
-const unknownJob = () =>
-  new ActionError(
+const unknownJob = (core: Core) => {
+  const days = core.jobs.retentionMs / 86_400_000;
+  const kept =
+    days >= 1 ? plural(Math.round(days), "day") : plural(Math.max(1, Math.round(days * 24)), "hour");
+  return new ActionError(
     "action.unknown_job",
-    "The bot no longer knows this job (finished jobs are kept for 30 days). Run the command again.",
+    `The bot no longer knows this job (finished jobs are kept for ${kept}). Run the command again.`,
   );
+};
 
 /**
  * Why a click finds no job of the clicker's tenant: one of a person's own tenant (a group DM, a
@@ -235,7 +237,7 @@ async function notHere(core: Core, event: ActionEvent): Promise<Error> {
     job &&
     job.tenant.platform === event.actor.platform &&
     isPersonal({ tenantId: job.tenant.tenantId, userId: job.requester.userId });
-  if (!own) return unknownJob();
+  if (!own) return unknownJob(core);
   return new AccessError("access.not_requester", [
     "Only ",
     { userId: job.requester.userId },
@@ -250,7 +252,7 @@ async function notHere(core: Core, event: ActionEvent): Promise<Error> {
  */
 async function inResultChannel(core: Core, event: ActionEvent): Promise<ActionEvent> {
   const job = await jobOf(core, event.jobId, event.actor);
-  if (!job) throw unknownJob();
+  if (!job) throw unknownJob(core);
   const { surface: _home, message: _none, ...rest } = event;
   return { ...rest, conversation: job.conversation as unknown as ConversationRef };
 }

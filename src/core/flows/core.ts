@@ -19,7 +19,7 @@ export interface Core {
   tenancy: Tenancy;
   engine: JobEngine;
   /** The store's lists that the engine does not keep (a tenant's jobs, for its admins). */
-  jobs: Pick<JobStore, "listByTenant" | "get">;
+  jobs: Pick<JobStore, "listByTenant" | "get" | "retentionMs">;
   claims: Claims;
   cache: CatalogCache;
   logger: Logger;

@@ -70,6 +70,8 @@ export interface HarnessOptions {
   mediaUrl?: string;
   /** The client's deadline per call. Default 5 s. */
   timeoutMs?: number;
+  /** JOB_RETENTION_DAYS. Default 30. */
+  retentionDays?: number;
 }
 
 export class Harness {
@@ -97,7 +99,12 @@ export class Harness {
 
   private static async core(emu: Emulator, dir: string, options: HarnessOptions) {
     const logger = pino({ level: "silent" });
-    const stores = await openStores(`sqlite://${join(dir, "bot.sqlite")}`, SECRETS_KEY, logger);
+    const stores = await openStores(
+      `sqlite://${join(dir, "bot.sqlite")}`,
+      SECRETS_KEY,
+      logger,
+      options.retentionDays === undefined ? {} : { jobs: { retentionMs: options.retentionDays * 86_400_000 } },
+    );
     const client = createMediaClient({
       baseUrl: options.mediaUrl ?? emu.url,
       timeoutMs: options.timeoutMs ?? 5_000,

@@ -73,3 +73,23 @@ describe("the voice list of Make a video", () => {
     }
   });
 });
+
+describe("a click on a job the bot no longer knows", () => {
+  it("says how long finished jobs are kept, as JOB_RETENTION_DAYS sets it, and calls nothing", async () => {
+    const week = await Harness.start({ retentionDays: 7 });
+    try {
+      await week.bot.handleAction({
+        action: "regenerate",
+        jobId: "job-long-gone",
+        actor: actor(),
+        conversation: { platform: "discord", channelId: "C-1" },
+      });
+      expect(text(week.lastEphemeral())).toContain(
+        "The bot no longer knows this job (finished jobs are kept for 7 days). Run the command again.",
+      );
+      expect(week.emu.calls).toEqual([]);
+    } finally {
+      await week.close();
+    }
+  });
+});
