@@ -26,6 +26,8 @@ export interface BotCoreOptions {
   logger?: Logger;
   /** For tenants' own API keys (setup); none when left out. */
   secretsKey?: string;
+  /** MEDIA_API_KEY_TENANTS. Default: every server and workspace, no person's own install. */
+  apiKeyTenants?: readonly string[];
   /** The HTTP server's requests, which the engine's reads and deliveries yield to, as in the app. */
   intake?: Intake;
 }
@@ -47,12 +49,13 @@ export async function openBotCore({
   logger = pino({ level: "silent" }),
   secretsKey,
   intake,
+  apiKeyTenants = ["*"],
 }: BotCoreOptions): Promise<BotCore> {
   const stores = await openStores(`sqlite://${join(dir, "bot.sqlite")}`, secretsKey, logger);
   const media = createMediaClient({ baseUrl: mediaUrl, timeoutMs, logger });
   const bot = createBot({
     config: {
-      media: { url: mediaUrl, apiKey: "test-key", apiKeyTenants: "*", thumbnailsListPath: "/api/thumbnails" },
+      media: { url: mediaUrl, apiKey: "test-key", apiKeyTenants, thumbnailsListPath: "/api/thumbnails" },
     },
     media,
     stores,

@@ -115,7 +115,7 @@ async function openWorld(storeUrl: string, mediaUrl: string): Promise<World> {
   const stores = await openStores(storeUrl, undefined, logger);
   const client = createMediaClient({ baseUrl: mediaUrl, timeoutMs: 20_000, logger });
   client.onUsage((usage) => currentTap()?.heard(usage));
-  const tenancy = new Tenancy(stores.tenants, { key: KEY, tenants: "*" });
+  const tenancy = new Tenancy(stores.tenants, { key: KEY, tenants: ["*"] });
   const steps = new Steps();
   const api = client.as(KEY);
   // The probe (and the read after a call without usage figures), timed.

@@ -110,7 +110,7 @@ export function createBot(options: BotOptions): Bot {
     if (!found) throw new Error(`no ${platform} adapter is attached`);
     return found;
   };
-  if (mediaConfig.apiKey && mediaConfig.apiKeyTenants !== "*" && mediaConfig.apiKeyTenants.length === 0) {
+  if (mediaConfig.apiKey && mediaConfig.apiKeyTenants.length === 0) {
     logger.warn(
       "MEDIA_API_KEY serves no server or workspace until MEDIA_API_KEY_TENANTS names them (or is *)",
     );

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { mediaOrigin } from "./api/http.js";
 import { DEFAULT_RATE_LIMITS, type RateLimits } from "./rates.js";
 import { addSecret, redactText } from "./redact.js";
-import type { SharedKeyTenants } from "./tenancy.js";
+import { EVERY_SERVER, type SharedKeyTenants } from "./tenancy.js";
 
 /**
  * The configuration contract of DESIGN.md, read from the environment. Every problem is reported
@@ -38,16 +38,14 @@ const keyTenants = z
   .trim()
   .transform(
     (v): SharedKeyTenants =>
-      v === "*"
-        ? "*"
-        : v
-            .split(",")
-            .map((id) => id.trim())
-            .filter(Boolean),
+      v
+        .split(",")
+        .map((id) => id.trim())
+        .filter(Boolean),
   )
   .refine(
-    (v) => v === "*" || v.every((id) => /^[A-Za-z0-9]+$/.test(id)),
-    "must be * or guild, team or user ids separated by commas",
+    (v) => v.every((id) => id === EVERY_SERVER || /^[A-Za-z0-9]+$/.test(id)),
+    "must be guild, team or user ids separated by commas, and * for every server and workspace",
   );
 
 /** `auto`, or `i-j/N`: this process runs shards i to j of N (see ShardRange). */

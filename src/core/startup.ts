@@ -98,7 +98,7 @@ export function requireKeyPath(config: {
   secretsKey?: string;
 }): void {
   const { apiKey, apiKeyTenants } = config.media;
-  if (config.secretsKey || (apiKey && (apiKeyTenants === "*" || apiKeyTenants.length > 0))) return;
+  if (config.secretsKey || (apiKey && apiKeyTenants.length > 0)) return;
   throw new ConfigError(
     apiKey
       ? "No API key can ever be used: MEDIA_API_KEY serves no server or workspace. Name them in MEDIA_API_KEY_TENANTS (or *), or set SECRETS_KEY so admins can save their own key with setup."

@@ -1,7 +1,8 @@
+import type { TenantRef } from "../store/jobs.js";
 import type { PersonRef } from "../store/preferences.js";
 import { SecretsError } from "../store/secrets.js";
 import type { TenantPatch, TenantSettings, TenantStore } from "../store/tenants.js";
-import type { Actor, ConversationRef, Platform } from "./ports.js";
+import type { Actor, ConversationRef } from "./ports.js";
 import { AccessError, SetupError } from "./refusals.js";
 
 /**
@@ -12,8 +13,15 @@ import { AccessError, SetupError } from "./refusals.js";
  * pays there, and MEDIA_API_KEY_TENANTS may name them.
  */
 
-/** MEDIA_API_KEY_TENANTS: the guild, team and user ids the bot's own key serves, or "*" for every tenant. */
-export type SharedKeyTenants = "*" | readonly string[];
+/**
+ * MEDIA_API_KEY_TENANTS: the guild, team and user ids the bot's own key serves; "*" among them
+ * stands for every server and workspace. People are served only by name: with User Install
+ * ticked, anyone on Discord can add the app to their account, and `*` must not hand each of them
+ * the operator's key.
+ */
+export type SharedKeyTenants = readonly string[];
+
+export const EVERY_SERVER = "*";
 
 export interface SharedKey {
   /** MEDIA_API_KEY. */
@@ -30,19 +38,19 @@ export interface TenantKey {
   shared: boolean;
 }
 
-export interface TenantRef {
-  platform: Platform;
-  tenantId: string;
-}
+export type { TenantRef };
 
-export const tenantOf = (actor: Pick<Actor, "platform" | "tenantId">): TenantRef => ({
-  platform: actor.platform,
-  tenantId: actor.tenantId,
-});
+export const tenantOf = (
+  actor: Pick<Actor, "platform" | "tenantId"> & Partial<Pick<Actor, "userId">>,
+): TenantRef =>
+  actor.userId !== undefined && isPersonal({ tenantId: actor.tenantId, userId: actor.userId })
+    ? { platform: actor.platform, tenantId: actor.tenantId, personal: true }
+    : { platform: actor.platform, tenantId: actor.tenantId };
 
 /** Whose defaults and presets: a person has their own in each server or workspace. */
 export const personOf = (actor: Pick<Actor, "platform" | "tenantId" | "userId">): PersonRef => ({
-  ...tenantOf(actor),
+  platform: actor.platform,
+  tenantId: actor.tenantId,
   userId: actor.userId,
 });
 
@@ -64,7 +72,10 @@ export class Tenancy {
   /** The operator lets this tenant use MEDIA_API_KEY (when it has no key of its own). */
   servesSharedKey(tenant: TenantRef): boolean {
     const { key, tenants } = this.shared;
-    return Boolean(key) && (tenants === "*" || tenants.includes(tenant.tenantId));
+    return (
+      Boolean(key) &&
+      (tenants.includes(tenant.tenantId) || (!tenant.personal && tenants.includes(EVERY_SERVER)))
+    );
   }
 
   settings(tenant: TenantRef): Promise<TenantSettings> {
@@ -86,7 +97,7 @@ export class Tenancy {
       if (own) return { value: own, shared: false };
       if (!this.servesSharedKey(tenant) || !this.shared.key) return undefined;
       // One listed tenant has the operator's account to itself: nothing to hide from it.
-      const shared = this.shared.tenants === "*" || this.shared.tenants.length > 1;
+      const shared = this.shared.tenants.includes(EVERY_SERVER) || this.shared.tenants.length > 1;
       return { value: this.shared.key, shared };
     } catch (error) {
       if (!(error instanceof SecretsError)) throw error;

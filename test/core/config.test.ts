@@ -28,9 +28,12 @@ describe("loadConfig", () => {
     expect(
       loadConfig({ ...base, MEDIA_API_KEY_TENANTS: " 1234567890123456789, T0ABC " }).media.apiKeyTenants,
     ).toEqual(["1234567890123456789", "T0ABC"]);
-    expect(loadConfig({ ...base, MEDIA_API_KEY_TENANTS: "*" }).media.apiKeyTenants).toBe("*");
+    expect(loadConfig({ ...base, MEDIA_API_KEY_TENANTS: "*" }).media.apiKeyTenants).toEqual(["*"]);
+    expect(
+      loadConfig({ ...base, MEDIA_API_KEY_TENANTS: "*, 1234567890123456789" }).media.apiKeyTenants,
+    ).toEqual(["*", "1234567890123456789"]);
     expect(failure({ ...base, MEDIA_API_KEY_TENANTS: "guild one" })).toBe(
-      'MEDIA_API_KEY_TENANTS must be * or guild, team or user ids separated by commas (got "guild one").',
+      'MEDIA_API_KEY_TENANTS must be guild, team or user ids separated by commas, and * for every server and workspace (got "guild one").',
     );
   });
 

@@ -9,7 +9,7 @@ import { isExplained, requireKeyPath, startupLine } from "../../src/core/startup
 import { openStores } from "../../src/store/index.js";
 
 /** Whether some server or workspace could ever get an API key, decided before anything starts. */
-function refusal(media: { apiKey?: string; apiKeyTenants: "*" | string[] }, secretsKey?: string) {
+function refusal(media: { apiKey?: string; apiKeyTenants: string[] }, secretsKey?: string) {
   try {
     requireKeyPath({ media, ...(secretsKey && { secretsKey }) });
     return undefined;
@@ -21,7 +21,7 @@ function refusal(media: { apiKey?: string; apiKeyTenants: "*" | string[] }, secr
 
 describe("requireKeyPath", () => {
   it("starts with a shared key that serves someone, or with SECRETS_KEY", () => {
-    expect(refusal({ apiKey: "k", apiKeyTenants: "*" })).toBeUndefined();
+    expect(refusal({ apiKey: "k", apiKeyTenants: ["*"] })).toBeUndefined();
     expect(refusal({ apiKey: "k", apiKeyTenants: ["123"] })).toBeUndefined();
     expect(refusal({ apiKeyTenants: [] }, "secret")).toBeUndefined();
   });

@@ -65,6 +65,8 @@ export async function startWorld(options: {
     scale,
     // A key of its own each run, so that admins can try setup; nothing outlives the playground.
     secretsKey: randomBytes(32).toString("hex"),
+    // The playground's people use the app's own install too (DMs, Friends), on the same key.
+    apiKeyTenants: ["*", ...Object.values(discord.users).map((user) => user.id)],
     ...(options.logger && { logger: options.logger }),
   });
   const { bot, stores, logger } = core;

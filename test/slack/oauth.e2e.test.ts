@@ -21,7 +21,7 @@ const start = slackWorldPerTest(
     world = started;
     fake = started.fake;
   },
-  { oauth: true, apiKeyTenants: "*" },
+  { oauth: true, apiKeyTenants: ["*"] },
 );
 
 const ref = (workspace: Workspace) => ({ platform: "slack" as const, workspaceId: workspace.id });

@@ -5,6 +5,7 @@ import { AccessError, ActionError } from "../commands/errors.js";
 import { SETTING_SCHEMAS } from "../commands/setting-options.js";
 import { isSetting } from "../preferences/layers.js";
 import { CLEAR, PANEL_SECTIONS, sectionOf, valueText } from "../render/settings.js";
+import { tenantOf } from "../tenancy.js";
 import { defineAction, OLD_CONTROL, type SettingsActionContext } from "./define.js";
 
 /**
@@ -68,10 +69,7 @@ export const serverDefault = defineAction({
       throw new AccessError("access.admin_only", "Only admins can change the server's defaults.");
     }
     const { next, said } = change(ctx, ctx.settings.defaults);
-    await ctx.tenants.update(
-      { platform: ctx.person.platform, tenantId: ctx.person.tenantId },
-      { defaults: next },
-    );
+    await ctx.tenants.update(tenantOf(ctx.person), { defaults: next });
     return { section: "server", notice: `The server's default ${said}` };
   },
 });

@@ -3,7 +3,7 @@ import { SecretsError } from "../../store/secrets.js";
 import type { TenantPatch, TenantSettings } from "../../store/tenants.js";
 import { type Card, card } from "../cards.js";
 import { UnauthorizedError } from "../errors.js";
-import { isPersonal } from "../tenancy.js";
+import { isPersonal, tenantOf } from "../tenancy.js";
 import { defineCommand } from "./define.js";
 import { AccessError, InputError, SetupError } from "./errors.js";
 import { flag, IMAGE_ASPECT_RATIOS, text } from "./options.js";
@@ -163,7 +163,7 @@ export const setup = defineCommand({
         `${shared} is a setting of servers. Here setup sets your own api_key (or remove_api_key) and default_aspect_ratio.`,
       );
     }
-    const tenant = { platform: actor.platform, tenantId: actor.tenantId };
+    const tenant = tenantOf(actor);
     const patch: TenantPatch = {};
     if (options.api_key !== undefined && options.remove_api_key) {
       throw new InputError("input.invalid_option", "Enter a new API key or remove the key, not both.");

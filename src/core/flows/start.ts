@@ -9,6 +9,7 @@ import { jobTransitionsTotal } from "../metrics.js";
 import type { Actor, ChatAdapter, ConversationRef } from "../ports.js";
 import { queuedCard, unpostedCard, untrackedCard } from "../render/job.js";
 import { currentTap } from "../spend/tap.js";
+import { tenantOf } from "../tenancy.js";
 import type { Core } from "./core.js";
 
 /** Bounds a start whose process lives but hangs (a slow upload); a crashed process's claim is free at once. */
@@ -84,10 +85,9 @@ export async function launch(
   const { command, started, actor, conversation, note } = request;
   const view = { id: "", title: started.title, ...(note && { note }) };
   // Before the job is tracked: its result is read through the shared key's lists by this id.
-  await despiteOutage(core.availability, () =>
-    core.remember({ platform: actor.platform, tenantId: actor.tenantId }, [started.serviceJobId]),
-  ).catch((error: unknown) =>
-    core.logger.warn({ err: error, serviceJobId: started.serviceJobId }, "job id not kept for its tenant"),
+  await despiteOutage(core.availability, () => core.remember(tenantOf(actor), [started.serviceJobId])).catch(
+    (error: unknown) =>
+      core.logger.warn({ err: error, serviceJobId: started.serviceJobId }, "job id not kept for its tenant"),
   );
   let why: string | undefined;
   const announce = async () => {

@@ -29,9 +29,21 @@ describe("who may use the operator's key", () => {
     expect(h.emu.callsTo("GET", "/api/usage")).toHaveLength(1);
   });
 
-  it("serves every tenant with *", async () => {
-    h = await Harness.start({ apiKeyTenants: "*" });
+  it("serves every server and workspace with *, but a person with their own install only by name", async () => {
+    // A Discord user install: the person is their own tenant.
+    const person = actor({ tenantId: "user-9", userId: "user-9" });
+    h = await Harness.start({ apiKeyTenants: ["*"] });
     await h.command("usage", {}, { actor: guild2 });
+    expect(h.emu.callsTo("GET", "/api/usage")).toHaveLength(1);
+
+    await h.command("image.generate", { prompt: "a fox" }, { actor: person });
+    expect(h.lastEphemeral()).toMatchObject({ title: "Setup needed" });
+    expect(text(h.lastEphemeral())).toContain("In your DM with the bot, run /setup api_key:True");
+    expect(h.emu.callsTo("POST", /./)).toEqual([]);
+    await h.close();
+
+    h = await Harness.start({ apiKeyTenants: ["*", "user-9"] });
+    await h.command("usage", {}, { actor: person });
     expect(h.emu.callsTo("GET", "/api/usage")).toHaveLength(1);
   });
 });
@@ -47,7 +59,7 @@ describe("tenants sharing the operator's key", () => {
     (await resultOf(await h!.startJob("video.avatar", { avatar: EMMA, script }, { actor: who }))).videoId!;
 
   it("list and fetch only what they made through the bot; stock avatars stay for everyone", async () => {
-    h = await Harness.start({ apiKeyTenants: "*" });
+    h = await Harness.start({ apiKeyTenants: ["*"] });
     const mine = await video(guild1, "Hello from guild one");
     const theirs = await video(guild2, "Hello from guild two");
     const selfie = await h.startJob(
@@ -87,7 +99,7 @@ describe("tenants sharing the operator's key", () => {
   });
 
   it("still get their results that the service's lists hand over (mockup assets, thumbnails)", async () => {
-    h = await Harness.start({ apiKeyTenants: "*" });
+    h = await Harness.start({ apiKeyTenants: ["*"] });
     const asset = await h.startJob("mockup.asset", { prompt: "a fox logo", type: "logo" }, { actor: guild1 });
     expect((await h.finished(asset)).tone).toBe("success");
     const thumbnail = await h.startJob("thumbnail.generate", { prompt: "a fox at dawn" }, { actor: guild1 });

@@ -12,7 +12,7 @@ afterEach(async () => {
 describe("jobs --all, for admins", () => {
   it("lists everyone's jobs of the server, running first, with state, requester, age and a link", async () => {
     // Two servers on the operator's key, so that the other server's job exists at all.
-    h = await Harness.start({ apiKeyTenants: "*" });
+    h = await Harness.start({ apiKeyTenants: ["*"] });
     const ada = actor({ userId: "ada" });
     const bob = actor({ userId: "bob" });
     const done = await h.startJob("image.generate", { prompt: "a finished fox" }, { actor: ada });
