@@ -103,7 +103,9 @@ export class Harness {
       `sqlite://${join(dir, "bot.sqlite")}`,
       SECRETS_KEY,
       logger,
-      options.retentionDays === undefined ? {} : { jobs: { retentionMs: options.retentionDays * 86_400_000 } },
+      options.retentionDays === undefined
+        ? {}
+        : { jobs: { retentionMs: options.retentionDays * 86_400_000 } },
     );
     const client = createMediaClient({
       baseUrl: options.mediaUrl ?? emu.url,
