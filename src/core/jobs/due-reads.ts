@@ -3,8 +3,9 @@ import type { Tracked } from "./tracked.js";
 
 /**
  * The status reads that fell due and wait for room under the caps, most urgent first: a job whose
- * pace says it has ended by now (the earliest predicted end first), then one whose progress says
- * nothing yet (by when it fell due), then one that should still be running (by its predicted end).
+ * pace (or the guess from its first figure, pace.ts) says it has ended by now (the earliest
+ * predicted end first), then one whose progress says nothing yet (by when it fell due), then one
+ * that should still be running (by its predicted end).
  *
  * As long as the reads keep up this changes nothing: each is taken as soon as it falls due. When
  * they cannot (fifty thousand jobs on one core, bench/results/jobs-50k.md), a queue in the order
@@ -29,7 +30,7 @@ export class DueReads {
   add(tracked: Tracked, now: number): void {
     if (this.waiting.has(tracked)) return;
     this.waiting.add(tracked);
-    const remaining = tracked.pace.remainingMs(now);
+    const remaining = tracked.pace.likelyRemainingMs(now);
     if (remaining === undefined) this.unknown.push(now, tracked);
     else this.predicted.push(now + remaining, tracked);
   }

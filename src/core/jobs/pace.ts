@@ -11,11 +11,14 @@ interface Point {
  * (not on the last read) keeps the estimate still while a job sits at the same figure, so its
  * "overdue" time grows and the poll delay backs off instead of creeping along with it.
  *
- * Before progress has moved between two reads, one figure is enough if the job was working since
- * `startedAt` (its record's creation, which follows the service's acceptance of it by a moment):
- * a job taken up after a restart is then predicted from its first read, instead of waiting a whole
- * round of reads of every job for a second one (bench/results/jobs-50k.md). A job that spent part
- * of its age queued only looks slower than it is, so its first reads come early rather than late.
+ * Before progress has moved between two reads, `likelyRemainingMs` guesses from one figure as if
+ * the job had worked since `startedAt` (its record's creation, which follows the service's
+ * acceptance of it by a moment): exact when a job's progress counts from its creation, too late by
+ * any time it spent queued otherwise. Only the order of the reads that wait for room uses it
+ * (due-reads.ts): after a take-up of fifty thousand jobs, a job is placed by its first read instead
+ * of waiting a whole round of reads of every job for a second one (bench/results/jobs-50k.md);
+ * when the time of a read is chosen (policy.ts), a guess counts for nothing, so it never delays a
+ * read or adds one.
  */
 export class Pace {
   private first: Point | undefined;
@@ -43,21 +46,25 @@ export class Pace {
     }
   }
 
-  /**
-   * Time until the projected end (negative when overdue); undefined until progress has moved
-   * once, between two reads or since the job started working.
-   */
+  /** Time until the projected end (negative when overdue); undefined until progress has moved once. */
   remainingMs(now: number): number | undefined {
     const { first, lastMove } = this;
-    if (!first) return undefined;
-    const from = lastMove ? first : this.start();
-    const to = lastMove ?? first;
-    if (!from || to.at <= from.at || to.progress <= from.progress) return undefined;
-    const perMs = (to.progress - from.progress) / (to.at - from.at);
-    return to.at + (100 - to.progress) / perMs - now;
+    return first && lastMove ? projected(first, lastMove, now) : undefined;
   }
 
-  private start(): Point | undefined {
-    return this.startedAt === undefined ? undefined : { at: this.startedAt, progress: 0 };
+  /** `remainingMs`, or before progress has moved between two reads, the guess from one figure. */
+  likelyRemainingMs(now: number): number | undefined {
+    const { first, startedAt } = this;
+    return (
+      this.remainingMs(now) ??
+      (first && startedAt !== undefined ? projected({ at: startedAt, progress: 0 }, first, now) : undefined)
+    );
   }
+}
+
+/** Time until 100 % at the rate from `from` to `to`; undefined without a rate. */
+function projected(from: Point, to: Point, now: number): number | undefined {
+  if (to.at <= from.at || to.progress <= from.progress) return undefined;
+  const perMs = (to.progress - from.progress) / (to.at - from.at);
+  return to.at + (100 - to.progress) / perMs - now;
 }
