@@ -81,9 +81,8 @@ const go = await new Promise<number>((resolve) => {
   process.send?.({ type: "ready" });
 });
 
-// The store stamped the records while the emulator's clock stood still: the engine's clock is
-// set back so that, at "go", the first record is brand new and the last ones look younger still
-// (which only makes the adaptive policy poll more, never less).
+// The records were stamped `seededAt` while the emulator's clock stood still: the engine's clock is
+// set back so that, at "go", every record is as old as its service job (brand new).
 const shift = go - args.seededAt;
 const engine = createJobEngine({
   store: stores.jobs,

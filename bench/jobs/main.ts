@@ -98,6 +98,7 @@ async function once(settings: Settings): Promise<RunFigures> {
     const client = createMediaClient({ baseUrl: ready.url });
     const seedFile = join(dir, "seed.sqlite");
     const jobs = await seedJobs(client.as(ready.apiKey), planned, `sqlite://${seedFile}`, ready, {
+      createdAt: seededAt,
       ...(settings.takeover ? { ownedBy: "bench-stopped-replica" } : {}),
     });
     await client.close();

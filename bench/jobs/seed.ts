@@ -18,13 +18,18 @@ export interface SeededJob {
  * left them. Jobs of one kind are created one after another, in the order their plans were
  * handed to the emulator, so each gets its planned duration. With `ownedBy`, a replica of that
  * name takes them all up and stops: its jobs wait for another one to take them over.
+ *
+ * With `createdAt` (the moment the emulator's clock stopped, which the bot's clock maps onto
+ * "go"), every record is stamped then: a bot records a job right after the service accepted it,
+ * so a record's age is its service job's age. Stamped as the seeding goes, the records would look
+ * up to the whole seeding (about 50 s) younger than their jobs.
  */
 export async function seedJobs(
   api: MediaApi,
   planned: PlannedJob[],
   storeUrl: string,
   media: { imageMediaId: string },
-  { ownedBy }: { ownedBy?: string } = {},
+  { ownedBy, createdAt }: { ownedBy?: string; createdAt?: number } = {},
 ): Promise<SeededJob[]> {
   const mockup = await api.mockups.generate({
     productMediaId: media.imageMediaId,
@@ -64,18 +69,25 @@ export async function seedJobs(
 
   const stores = await openStores(storeUrl, undefined, pino({ level: "warn" }));
   const seeded: SeededJob[] = [];
-  for (const [i, job] of planned.entries()) {
-    const user = `user-${i % 500}`;
-    const record = await stores.jobs.create({
-      kind: job.entry.kind,
-      command: `bench.${job.entry.label.replace(" ", "_")}`,
-      serviceJobId: serviceIds.get(job)!,
-      requester: { platform: "discord", tenantId: "guild-1", userId: user },
-      conversation: { platform: "discord", channelId: "channel-1" },
-      message: { platform: "discord", channelId: "channel-1", messageId: `message-${i}` },
-      inputs: { prompt: "bench" },
-    });
-    seeded.push({ id: record.id, label: job.entry.label, durationMs: job.durationMs });
+  // The store stamps its records with Date.now() and takes no clock: held still while it writes them.
+  const clock = Date.now;
+  if (createdAt !== undefined) Date.now = () => createdAt;
+  try {
+    for (const [i, job] of planned.entries()) {
+      const user = `user-${i % 500}`;
+      const record = await stores.jobs.create({
+        kind: job.entry.kind,
+        command: `bench.${job.entry.label.replace(" ", "_")}`,
+        serviceJobId: serviceIds.get(job)!,
+        requester: { platform: "discord", tenantId: "guild-1", userId: user },
+        conversation: { platform: "discord", channelId: "channel-1" },
+        message: { platform: "discord", channelId: "channel-1", messageId: `message-${i}` },
+        inputs: { prompt: "bench" },
+      });
+      seeded.push({ id: record.id, label: job.entry.label, durationMs: job.durationMs });
+    }
+  } finally {
+    Date.now = clock;
   }
   if (ownedBy) await takenUpAndStopped(stores, ownedBy);
   await stores.close();

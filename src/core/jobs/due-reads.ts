@@ -3,16 +3,23 @@ import type { Tracked } from "./tracked.js";
 
 /**
  * The status reads that fell due and wait for room under the caps, most urgent first: a job whose
- * pace says it has ended (the earliest predicted end first), or one whose progress says nothing
- * yet, by when it fell due; a job that should still be running waits until its predicted end.
+ * pace (or the guess from its first figure, pace.ts) says it has ended by now (the earliest
+ * predicted end first), then one whose progress says nothing yet (by when it fell due), then one
+ * that should still be running (by its predicted end).
  *
  * As long as the reads keep up this changes nothing: each is taken as soon as it falls due. When
  * they cannot (fifty thousand jobs on one core, bench/results/jobs-50k.md), a queue in the order
  * the reads fell due makes every job wait for a whole round of all the others, finished or not;
- * this order spends the reads that can be made on the jobs most likely to be finished.
+ * this order spends the reads that can be made on the jobs most likely to be finished. Whether an
+ * end has passed is decided when the read is taken, not when it fell due: during the first round
+ * after a take-up every job without a figure fell due at once, and a job read early in it whose
+ * predicted end comes before the round is over must not wait for the rest of the round.
  */
 export class DueReads {
-  private readonly heap = new MinHeap<Tracked>();
+  /** Jobs with a predicted end, past or to come, keyed by it. */
+  private readonly predicted = new MinHeap<Tracked>();
+  /** Jobs whose pace is not known, keyed by when they fell due. */
+  private readonly unknown = new MinHeap<Tracked>();
   private readonly waiting = new Set<Tracked>();
 
   get size(): number {
@@ -23,19 +30,22 @@ export class DueReads {
   add(tracked: Tracked, now: number): void {
     if (this.waiting.has(tracked)) return;
     this.waiting.add(tracked);
-    // The predicted end, past or to come; without a pace, the moment it fell due.
-    this.heap.push(now + (tracked.pace.remainingMs(now) ?? 0), tracked);
+    const remaining = tracked.pace.likelyRemainingMs(now);
+    if (remaining === undefined) this.unknown.push(now, tracked);
+    else this.predicted.push(now + remaining, tracked);
   }
 
-  /** The most urgent job, no longer waiting; undefined when none waits. */
-  take(): Tracked | undefined {
-    const tracked = this.heap.pop();
+  /** The most urgent job at `now`, no longer waiting; undefined when none waits. */
+  take(now: number): Tracked | undefined {
+    const ended = this.predicted.peekKey() <= now;
+    const tracked = (ended ? this.predicted.pop() : undefined) ?? this.unknown.pop() ?? this.predicted.pop();
     if (tracked) this.waiting.delete(tracked);
     return tracked;
   }
 
   clear(): void {
-    this.heap.clear();
+    this.predicted.clear();
+    this.unknown.clear();
     this.waiting.clear();
   }
 }

@@ -88,8 +88,9 @@ export class Poller {
     if (this.feeding) return;
     this.feeding = true;
     try {
+      const now = this.deps.now();
       while (this.reads.size < READS_AHEAD) {
-        const tracked = this.due.take();
+        const tracked = this.due.take(now);
         if (!tracked) return;
         if (this.isPolling(tracked)) void this.reads.add(() => this.read(tracked));
       }

@@ -37,7 +37,7 @@ export function tracking(job: JobRecord, mode: Tracked["mode"]): Tracked {
     seen: shown,
     stored: shown,
     lastMoveAt: job.lastProgressAt,
-    pace: new Pace(),
+    pace: new Pace(job.createdAt),
     errors: undefined,
     pending: undefined,
     flushing: false,

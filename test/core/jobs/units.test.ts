@@ -87,6 +87,33 @@ describe("Pace", () => {
     pace.observe("retrying", 20, 60 * s);
     expect(pace.remainingMs(60 * s)).toBeUndefined();
   });
+
+  it("guesses from one figure as if the job worked since it was created, until a second one moves", () => {
+    const pace = new Pace(100 * s);
+    expect(pace.likelyRemainingMs(100 * s)).toBeUndefined();
+    pace.observe("working", 25, 110 * s); // 25 points in 10 s: done at 140 s
+    expect(pace.likelyRemainingMs(110 * s)).toBe(30 * s);
+    expect(pace.remainingMs(110 * s)).toBeUndefined(); // a guess: the poll policy does not use it
+    pace.observe("working", 25, 112 * s);
+    expect(pace.likelyRemainingMs(112 * s)).toBe(28 * s);
+    pace.observe("working", 35, 115 * s); // 2 points a second between the reads: done at 147.5 s
+    expect(pace.likelyRemainingMs(115 * s)).toBe(32.5 * s);
+    expect(pace.remainingMs(115 * s)).toBe(32.5 * s);
+  });
+
+  it("does not take the creation for the start once the job is seen not working, or starting over", () => {
+    const queued = new Pace(0);
+    queued.observe("queued", null, 5 * s);
+    queued.observe("working", 50, 10 * s);
+    expect(queued.likelyRemainingMs(10 * s)).toBeUndefined();
+    const restarted = new Pace(0);
+    restarted.observe("working", 50, 10 * s);
+    restarted.observe("working", 10, 20 * s);
+    expect(restarted.likelyRemainingMs(20 * s)).toBeUndefined();
+    const idle = new Pace(0);
+    idle.observe("working", 0, 10 * s);
+    expect(idle.likelyRemainingMs(10 * s)).toBeUndefined();
+  });
 });
 
 describe("MinHeap", () => {
@@ -121,7 +148,7 @@ describe("DueReads", () => {
     due.add(job("no pace, due earlier"), now - 2 * s);
     due.add(paced("ended 20 s ago", 100, now - 20 * s), now);
     const order: string[] = [];
-    for (let tracked = due.take(); tracked; tracked = due.take()) order.push(tracked.job.id);
+    for (let tracked = due.take(now); tracked; tracked = due.take(now)) order.push(tracked.job.id);
     expect(order).toEqual([
       "ended 20 s ago",
       "ended 5 s ago",
@@ -131,14 +158,25 @@ describe("DueReads", () => {
     ]);
   });
 
+  it("puts a predicted end that passed while the reads waited before the jobs without a pace", () => {
+    const due = new DueReads();
+    due.add(job("no pace, due at 0 s"), 0);
+    due.add(paced("ends at 12 s", 88, 0), 0);
+    due.add(job("no pace, due at 1 s"), 1 * s);
+    const order = (now: number) => due.take(now)?.job.id;
+    expect(order(5 * s)).toBe("no pace, due at 0 s");
+    expect(order(13 * s)).toBe("ends at 12 s");
+    expect(order(13 * s)).toBe("no pace, due at 1 s");
+  });
+
   it("keeps one place per job", () => {
     const due = new DueReads();
     const tracked = job("a");
     due.add(tracked, 1);
     due.add(tracked, 0);
     expect(due.size).toBe(1);
-    expect(due.take()).toBe(tracked);
-    expect(due.take()).toBeUndefined();
+    expect(due.take(1)).toBe(tracked);
+    expect(due.take(1)).toBeUndefined();
   });
 });
 
