@@ -19,6 +19,7 @@ import { privacyOf, privately } from "./privacy.js";
 import { settingsPanel } from "./settings.js";
 import { spendServices } from "./spend.js";
 import { launch, startWithinLimit } from "./start.js";
+import { tellRefusal } from "./steps.js";
 
 /**
  * One slash command, from raw options to its answer. Everything that can be refused is checked
@@ -61,8 +62,9 @@ export function botServices(core: Core, tenant: TenantRef): BotServices {
     listTenantJobs: (actor, limit) => core.jobs.listByTenant(tenantOf(actor), limit),
     messageUrl: (job) => {
       const message = messageOf(job);
-      // A private message has no address anyone could open.
-      if (!message?.messageId || message.data?.ephemeral) return undefined;
+      // A private message, and a workflow step's job (no message at all), have no address anyone could open.
+      const step = (job.conversation as { step?: unknown } | null)?.step === true;
+      if (!message?.messageId || message.data?.ephemeral || step) return undefined;
       return core.adapter(job.tenant.platform).messageUrl(message, job.tenant.tenantId);
     },
     commands: () => COMMANDS,
@@ -179,10 +181,8 @@ export async function handleCommand(core: Core, event: CommandEvent): Promise<vo
       logger: core.logger,
       context: { command: event.command, tenant },
     });
-    await adapter
-      .post(conversation, card, { ephemeral: true })
-      .catch((cause: unknown) =>
-        core.logger.error({ err: cause, command: event.command }, "could not answer"),
-      );
+    await tellRefusal(adapter, conversation, card).catch((cause: unknown) =>
+      core.logger.error({ err: cause, command: event.command }, "could not answer"),
+    );
   }
 }
