@@ -1,0 +1,191 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { solidPng } from "../fakes/media-api/png.js";
+import { type FakeSlack, type FunctionExecution, startFakeSlack } from "../fakes/slack/index.js";
+import { SlackWorld } from "./harness.js";
+
+/**
+ * Workflow Builder's steps over the real Bolt app: the fake Slack sends `function_executed` with
+ * the execution's own token, the bot runs the step's command as the person in its user_context
+ * input, and completes the step with functions.completeSuccess / completeError when the job ends.
+ */
+
+let fake: FakeSlack;
+let world: SlackWorld;
+
+beforeAll(async () => {
+  // The bytes the bot uploads stay readable: a later step reads the File an earlier one output.
+  fake = await startFakeSlack({ keepUploads: true });
+  world = await SlackWorld.start(fake);
+});
+afterAll(async () => {
+  await world?.close();
+  await fake?.close();
+});
+
+const person = () => ({ id: fake.users.requester.id, secret: "user-context-secret" });
+
+/** Runs a step and resolves with its execution once the bot ended it. */
+async function runStep(callbackId: string, inputs: Record<string, unknown>): Promise<FunctionExecution> {
+  const { execution, answer } = await fake.functionExecuted(world.eventsUrl, { callbackId, inputs });
+  expect(answer.status).toBe(200);
+  return world.until(() => (execution.state === "running" ? undefined : execution), 10_000);
+}
+
+const png = (name: string, rgb: [number, number, number]) =>
+  fake.addUserFile(solidPng(rgb), { name, mimetype: "image/png" }).id;
+
+/** A job id of ours: 12 URL-safe characters. */
+const JOB_ID = /^[\w-]{12}$/;
+
+describe("each workflow step, from function_executed to functions.completeSuccess", () => {
+  it("Generate an image: the file (shared nowhere), its link, its media id and the job id", async () => {
+    const messagesBefore = fake.messages().length;
+    const done = await runStep("generate_image", {
+      user: person(),
+      prompt: "a red fox in snow",
+      aspect_ratio: "16:9",
+      seed: 7,
+    });
+
+    expect(done.state).toBe("completed");
+    expect(done.outputs).toEqual({
+      job_id: expect.stringMatching(JOB_ID),
+      media_id: expect.any(String),
+      url: expect.stringMatching(/^https?:\/\//),
+      file: expect.stringMatching(/^F/),
+    });
+    const [created] = world.creations("/api/image/generate");
+    expect(created?.json).toMatchObject({ prompt: "a red fox in snow", aspectRatio: "16:9", seed: 7 });
+    const upload = fake.uploads.find((u) => u.fileId === done.outputs?.file);
+    expect(upload).toMatchObject({ completed: true, channel: undefined });
+    expect(upload?.filename).toMatch(/\.png$/);
+    // A workflow reads no channel: the step posted nothing anywhere.
+    expect(fake.messages()).toHaveLength(messagesBefore);
+    // Completed once, with the execution's own token; nothing else was called with that token.
+    expect(done.attempts).toEqual([{ method: "functions.completeSuccess", answer: "ok" }]);
+    expect(fake.calls.filter((c) => c.token === done.token).map((c) => c.method)).toEqual([
+      "functions.completeSuccess",
+    ]);
+    // The job is the person's, as a slash command's would be.
+    const jobs = await world.stores.jobs.listByRequester(
+      { platform: "slack", tenantId: fake.teamId, userId: fake.users.requester.id },
+      10,
+    );
+    expect(jobs.find((j) => j.id === done.outputs?.job_id)).toMatchObject({
+      command: "image.generate",
+      state: "done",
+      delivery: "delivered",
+    });
+  });
+
+  it("Edit an image: the File output of an earlier step is its image", async () => {
+    const first = await runStep("generate_image", { user: person(), prompt: "a blue bird" });
+    const edited = await runStep("edit_image", {
+      user: person(),
+      image: first.outputs?.file,
+      prompt: "make it night",
+    });
+
+    expect(edited.state).toBe("completed");
+    expect(edited.outputs).toMatchObject({ job_id: expect.stringMatching(JOB_ID), file: expect.any(String) });
+    expect(edited.outputs?.job_id).not.toBe(first.outputs?.job_id);
+    const [edit] = world.creations("/api/image/edit");
+    expect(edit?.json).toMatchObject({ prompt: "make it night", referenceImageMediaId: expect.any(String) });
+  });
+
+  it("Make a thumbnail, with a reference image from a form", async () => {
+    const done = await runStep("make_thumbnail", {
+      user: person(),
+      prompt: "a channel banner",
+      aspect_ratio: "9:16",
+      references: png("face.png", [10, 120, 200]),
+    });
+
+    expect(done.state).toBe("completed");
+    expect(done.outputs).toMatchObject({ job_id: expect.stringMatching(JOB_ID), url: expect.any(String) });
+    const [created] = world.creations("/api/thumbnail/generate");
+    expect(created?.json).toMatchObject({ prompt: "a channel banner", aspectRatio: "9:16" });
+    expect(created?.json).toMatchObject({ referenceImageMediaIds: [expect.any(String)] });
+  });
+
+  it("Make an avatar video: the avatar and voice by name, the video's id as media id", async () => {
+    const done = await runStep("make_avatar_video", {
+      user: person(),
+      avatar: "Emma",
+      voice: "Noah",
+      script: "Welcome to the team",
+    });
+
+    expect(done.state).toBe("completed");
+    expect(done.outputs).toMatchObject({
+      job_id: expect.stringMatching(JOB_ID),
+      media_id: expect.any(String),
+      file: expect.any(String),
+    });
+    const [created] = world.creations("/api/video/create");
+    expect(created?.json).toMatchObject({ avatarId: "cm2yaz9j10008l0qg9npyjgs3", voiceId: "2" });
+    expect(fake.uploads.find((u) => u.fileId === done.outputs?.file)?.filename).toMatch(/\.mp4$/);
+  });
+
+  it("Make a cinematic video from a first frame", async () => {
+    const done = await runStep("make_cinematic_video", {
+      user: person(),
+      prompt: "waves at dawn",
+      duration: 5,
+      first_frame: png("frame.png", [9, 80, 160]),
+    });
+
+    expect(done.state).toBe("completed");
+    expect(done.outputs).toMatchObject({
+      job_id: expect.stringMatching(JOB_ID),
+      media_id: expect.any(String),
+    });
+    const [created] = world.creations("/api/video/cinematic/create");
+    expect(created?.json).toMatchObject({
+      prompt: "waves at dawn",
+      durationSeconds: 5,
+      firstFrameImageMediaId: expect.any(String),
+    });
+  });
+});
+
+describe("a step that makes nothing ends with functions.completeError and its reason", () => {
+  it("the service's failure reason", async () => {
+    world.emu.planNextJob("image", { fail: "the prompt was refused by the content policy" });
+    const done = await runStep("generate_image", { user: person(), prompt: "a refused fox" });
+
+    expect(done.state).toBe("failed");
+    expect(done.error).toContain("the prompt was refused by the content policy");
+    expect(done.attempts).toEqual([{ method: "functions.completeError", answer: "ok" }]);
+  });
+
+  it("a file of the wrong type: said plainly, nothing created, no credits spent", async () => {
+    const account = world.emu.account("test-key");
+    const spent = account.creditsUsed;
+    const edits = world.creations("/api/image/edit").length;
+    const pdf = fake.addUserFile(Buffer.from("%PDF-1.4 not an image"), {
+      name: "brief.pdf",
+      mimetype: "application/pdf",
+    });
+
+    const done = await runStep("edit_image", { user: person(), image: pdf.id, prompt: "make it pop" });
+
+    expect(done.state).toBe("failed");
+    expect(done.error).toMatch(/"brief\.pdf" is not a file image accepts .*PNG, JPEG, WEBP/);
+    expect(world.creations("/api/image/edit")).toHaveLength(edits);
+    expect(account.creditsUsed).toBe(spent);
+  });
+
+  it("a missing image, and a step without the person who runs it", async () => {
+    const spent = world.emu.account("test-key").creditsUsed;
+
+    const noImage = await runStep("edit_image", { user: person(), prompt: "make it pop" });
+    const noPerson = await runStep("generate_image", { prompt: "a fox of nobody's" });
+
+    expect(noImage.state).toBe("failed");
+    expect(noImage.error).toContain("Attach a file as image");
+    expect(noPerson.state).toBe("failed");
+    expect(noPerson.error).toContain("the person who used the workflow");
+    expect(world.emu.account("test-key").creditsUsed).toBe(spent);
+  });
+});
