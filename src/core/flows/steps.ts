@@ -3,7 +3,6 @@ import type { Card, Line } from "../cards.js";
 import { StepEndedError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { ChatAdapter, ConversationRef, Json, Message, MessageRef, StepOutcome } from "../ports.js";
-import { privately } from "./privacy.js";
 
 /**
  * Jobs that a workflow step started (`ConversationRef.step`): the step waits for the job and ends
@@ -58,6 +57,17 @@ function outcomeOf(job: JobRecord, card: Card, stored: Json, ok: boolean): StepO
   };
 }
 
+/**
+ * Where a step's person hears what the step can no longer carry: privately, in their DM with the
+ * bot. Any other conversation is itself.
+ */
+export function outsideStep(conversation: ConversationRef): ConversationRef {
+  if (!conversation.step) return conversation;
+  const { step: _step, live: _live, ...plain } = conversation;
+  // The person (the step's channelId) stands for the place the job was asked in.
+  return { ...plain, privateFrom: conversation.channelId };
+}
+
 const STEP_ENDED_LINE =
   "The workflow step that started this job had ended before the job did (the platform gives a step limited time), so the result comes here.";
 
@@ -84,9 +94,8 @@ export async function deliverToStep(
     if (!(error instanceof StepEndedError)) throw error;
     logger.info({ jobId: job.id }, "workflow step ended before its job: the outcome goes to its person");
   }
-  const { step: _step, ...plain } = conversation;
   const card = { ...resolved.card, lines: [...resolved.card.lines, STEP_ENDED_LINE] };
-  await adapter.post(privately(plain, conversation.channelId), card, {
+  await adapter.post(outsideStep(conversation), card, {
     mentionUserId: job.requester.userId,
     idempotencyKey: `${job.id}:ready`,
   });
