@@ -189,3 +189,56 @@ describe("a step that makes nothing ends with functions.completeError and its re
     expect(world.emu.account("test-key").creditsUsed).toBe(spent);
   });
 });
+
+describe("the person who runs the workflow", () => {
+  it("is held to the workspace's access rules, as their slash command would be", async () => {
+    const tenant = { platform: "slack" as const, tenantId: fake.teamId };
+    await world.stores.tenants.update(tenant, { allowedRoleIds: ["S0DESIGNERS"] });
+    try {
+      const creations = world.creations("/api/image/generate").length;
+      const done = await runStep("generate_image", { user: person(), prompt: "a fox without the role" });
+
+      expect(done.state).toBe("failed");
+      expect(done.error).toContain("You do not have a role that may use the bot here");
+      expect(world.creations("/api/image/generate")).toHaveLength(creations);
+    } finally {
+      await world.stores.tenants.update(tenant, { allowedRoleIds: [] });
+    }
+  });
+});
+
+describe("a job that outlives its step's token (Slack gives it 15 minutes; here 300 ms)", () => {
+  let shortFake: FakeSlack;
+  let shortWorld: SlackWorld;
+  beforeAll(async () => {
+    shortFake = await startFakeSlack({ functionTokenTtlMs: 300 });
+    shortWorld = await SlackWorld.start(shortFake);
+  });
+  afterAll(async () => {
+    await shortWorld?.close();
+    await shortFake?.close();
+  });
+
+  it("comes to the person's DM with the bot, saying why; the step is not completed", async () => {
+    shortWorld.emu.planNextJob("image", { durationMs: 1_000 });
+    const { execution } = await shortFake.functionExecuted(shortWorld.eventsUrl, {
+      callbackId: "generate_image",
+      inputs: { user: { id: shortFake.users.requester.id, secret: "s" }, prompt: "a slow fox" },
+    });
+
+    const dm = await shortWorld.until(() => {
+      const call = shortFake.calls.find(
+        (c) => c.method === "chat.postMessage" && String(c.args.channel).startsWith("D"),
+      );
+      return call && String(call.args.channel);
+    }, 10_000);
+    const result = await shortWorld.until(() => shortFake.messages(dm).find((m) => !m.thread_ts));
+
+    expect(execution.attempts).toEqual([{ method: "functions.completeSuccess", answer: "token_expired" }]);
+    expect(execution.state).toBe("running");
+    expect(result.text).toContain(`<@${shortFake.users.requester.id}>`);
+    expect(JSON.stringify(result.blocks)).toContain("had ended before the job did");
+    // The image itself, in the DM message's thread.
+    await shortWorld.until(() => shortFake.uploads.find((u) => u.channel === dm && u.threadTs === result.ts));
+  });
+});
