@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CrashWorld, type Instance, STATUS_PATH } from "./crash-world.js";
-import type { FunctionExecution } from "./fakes/slack/index.js";
 import type { ProxiedAnswer } from "./fakes/proxy.js";
+import type { FunctionExecution } from "./fakes/slack/index.js";
 import { until } from "./main-process.js";
 
 /**
