@@ -164,6 +164,8 @@ export interface FakeSlack {
   ): Promise<{ execution: FunctionExecution; answer: AppAnswer }>;
   /** A workflow step's execution as it stands now. */
   execution(id: string): FunctionExecution | undefined;
+  /** Every workflow step execution, oldest first. */
+  readonly executions: FunctionExecution[];
   /** A channel's messages as they stand now (updates applied), thread replies included (they carry thread_ts). */
   messages(channel?: string): Message[];
   ephemerals(channel?: string): EphemeralMessage[];
@@ -410,6 +412,9 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
       return { execution, answer };
     },
     execution: (id) => state.executions.get(id),
+    get executions() {
+      return [...state.executions.values()];
+    },
     messages: (channel = state.channelId) => state.messages.filter((m) => m.channel === channel),
     ephemerals: (channel = state.channelId) => state.ephemerals.filter((m) => m.channel === channel),
     get views() {
