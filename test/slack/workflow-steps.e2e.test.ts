@@ -207,6 +207,23 @@ describe("the person who runs the workflow", () => {
   });
 });
 
+describe("the budget of the person who runs the workflow", () => {
+  it("holds: a step over it ends in error and creates nothing", async () => {
+    const member = fake.addUser("budgeted");
+    const runner = { id: member.id, secret: "s" };
+    await world.answer(`budget <@${member.id}|budgeted> --jobs 1`, fake.users.admin.id);
+
+    const first = await runStep("generate_image", { user: runner, prompt: "the one fox in budget" });
+    const creations = world.creations("/api/image/generate").length;
+    const second = await runStep("generate_image", { user: runner, prompt: "a fox over budget" });
+
+    expect(first.state).toBe("completed");
+    expect(second.state).toBe("failed");
+    expect(second.error).toContain("This would go over your budget: 1 of 1 job");
+    expect(world.creations("/api/image/generate")).toHaveLength(creations);
+  });
+});
+
 describe("a job that outlives its step's token (Slack gives it 15 minutes; here 300 ms)", () => {
   let shortFake: FakeSlack;
   let shortWorld: SlackWorld;
