@@ -85,11 +85,19 @@ function teamOf(ref: ConversationRef | MessageRef): string | undefined {
  * execution runs, 15 minutes at most).
  */
 const STEP_ENDED = new Set(["execution_not_in_running_state", "invalid_auth", "token_expired", "not_authed"]);
+/**
+ * Any other refusal (outputs Slack would not take) will not change with waiting: the engine gives
+ * up after a few tries, as with a channel that refuses posts. No answer at all is worth a retry.
+ */
 const stepEnded = (error: unknown): unknown => {
   const code = slackErrorCode(error);
-  return code && STEP_ENDED.has(code)
+  if (code === undefined) return error;
+  return STEP_ENDED.has(code)
     ? new StepEndedError({ message: `Slack ${code}`, cause: error })
-    : error;
+    : new UndeliverableError("Slack refused to complete the workflow step.", {
+        message: `Slack ${code}`,
+        cause: error,
+      });
 };
 
 const uploadKey = (ref: MessageRef, file: OutgoingFile) =>

@@ -190,6 +190,37 @@ describe("a step that makes nothing ends with functions.completeError and its re
   });
 });
 
+describe("a completion Slack refuses for good (outputs it will not take)", () => {
+  it("is tried a few times, then the job is closed as not delivered, without a DM", async () => {
+    fake.fail({ method: "functions.completeSuccess", error: "invalid_arguments", times: 3 });
+    const { execution } = await fake.functionExecuted(world.eventsUrl, {
+      callbackId: "generate_image",
+      inputs: { user: person(), prompt: "a fox Slack will not take" },
+    });
+    const refused = () =>
+      fake.calls.filter(
+        (c) =>
+          c.method === "functions.completeSuccess" &&
+          c.args.function_execution_id === execution.id &&
+          c.answered.error === "invalid_arguments",
+      );
+
+    await world.until(() => refused().length === 3, 10_000);
+    const requester = { platform: "slack" as const, tenantId: fake.teamId, userId: fake.users.requester.id };
+    await expect
+      .poll(async () => {
+        const jobs = await world.stores.jobs.listByRequester(requester, 5);
+        return jobs.find((j) => JSON.stringify(j.inputs).includes("a fox Slack will not take"))?.error?.code;
+      })
+      .toBe("chat.undeliverable");
+    expect(refused()).toHaveLength(3);
+    expect(execution.state).toBe("running");
+    expect(
+      fake.calls.filter((c) => c.method === "chat.postMessage" && String(c.args.channel).startsWith("D")),
+    ).toEqual([]);
+  });
+});
+
 describe("the person who runs the workflow", () => {
   it("is held to the workspace's access rules, as their slash command would be", async () => {
     const tenant = { platform: "slack" as const, tenantId: fake.teamId };
