@@ -71,11 +71,12 @@ describe("each workflow step, from function_executed to functions.completeSucces
       { platform: "slack", tenantId: fake.teamId, userId: fake.users.requester.id },
       10,
     );
-    expect(jobs.find((j) => j.id === done.outputs?.job_id)).toMatchObject({
-      command: "image.generate",
-      state: "done",
-      delivery: "delivered",
-    });
+    const job = jobs.find((j) => j.id === done.outputs?.job_id);
+    expect(job).toMatchObject({ command: "image.generate", state: "done", delivery: "delivered" });
+    // The step's token was kept only while the job ran.
+    expect(job?.message).toMatchObject({ messageId: done.id });
+    expect(job?.message).not.toHaveProperty("live");
+    expect(JSON.stringify(job)).not.toContain(done.token);
   });
 
   it("Edit an image: the File output of an earlier step is its image", async () => {
