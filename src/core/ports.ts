@@ -55,13 +55,17 @@ export interface ConversationRef {
    */
   gestureOnly?: true;
   /**
-   * Set where an automation started the job and waits for its outcome (a Slack workflow step):
-   * nobody reads a channel here. The adapter posts nothing: the job's message stands for the
-   * step (its post answers a reference that keeps the step's short-lived credentials in `live`,
-   * its edits show nothing), and `ChatAdapter.completeStep` ends the step, once, with the outcome,
-   * or with the refusal of a command that never started a job.
+   * Set where an automation started the job (a Slack workflow step): nobody reads a channel here,
+   * and `ChatAdapter.completeStep` ends the step, once, also with the refusal of a command that
+   * never started a job.
+   * - "outcome": the step waits for the job and ends with its outcome. The adapter posts nothing:
+   *   the job's message stands for the step (its post answers a reference that keeps the step's
+   *   short-lived credentials in `live`, its edits show nothing).
+   * - "start": the step ends as soon as the service accepted the job, with its id; the job then
+   *   runs in the person's DM with the bot, as a private job (for jobs that may outlive the
+   *   step's time).
    */
-  step?: true;
+  step?: "outcome" | "start";
 }
 
 /**

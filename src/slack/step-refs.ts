@@ -13,13 +13,14 @@ export function stepConversation(
   userId: string,
   executionId: string,
   functionToken: string,
+  ends: NonNullable<ConversationRef["step"]> = "outcome",
 ): ConversationRef {
   return {
     platform: "slack",
     // A workflow runs in no channel: the person stands for it, as their Home tab does.
     channelId: userId,
     data: { user: userId, team: teamId, execution: executionId },
-    step: true,
+    step: ends,
     live: { functionToken },
   };
 }

@@ -30,10 +30,24 @@ export interface StepDef {
   options: Record<string, Parameter>;
   /** Inputs that are files (Slack file ids, from a form step or another step), by the command's file option. */
   files: Record<string, Parameter>;
+  /** Offers FINISH_AT_START: for jobs that may outlive the step's 15 minutes (videos). */
+  long?: true;
 }
 
 /** Who runs the workflow: Workflow Builder fills a user_context only with the person who started it. */
 export const USER_INPUT = "user";
+
+/**
+ * A long job's step can end as soon as the job starts, with its id only, the result coming to the
+ * person's DM when ready: a step's token lasts 15 minutes at most, a long avatar video may not.
+ */
+export const FINISH_AT_START = "finish_at_start";
+const finishAtStart: Parameter = {
+  type: "boolean",
+  title: "Finish when started",
+  description:
+    "End this step as soon as the video is started, with its job id only; the video comes to the person's DM with the bot when ready (for videos that may take longer than Slack's 15 minutes)",
+};
 
 const prompt = (what: string): Parameter => ({
   type: "string",
@@ -142,6 +156,7 @@ export const STEPS: readonly StepDef[] = [
       name,
     },
     files: {},
+    long: true,
   },
   {
     callbackId: "make_cinematic_video",
@@ -166,6 +181,7 @@ export const STEPS: readonly StepDef[] = [
       name,
     },
     files: { first_frame: image("The image the clip starts from") },
+    long: true,
   },
 ];
 
@@ -203,6 +219,11 @@ function manifestParameters(parameters: Record<string, Parameter>, required: rea
   return { properties, required: needed };
 }
 
+/** A step's inputs besides its person, by name, as Workflow Builder shows them. */
+export function stepInputs(step: StepDef): Record<string, Parameter> {
+  return { ...step.options, ...step.files, ...(step.long && { [FINISH_AT_START]: finishAtStart }) };
+}
+
 /** The manifest's `functions` section, as slack-manifest.json holds it. */
 export function manifestFunctions() {
   return Object.fromEntries(
@@ -211,7 +232,7 @@ export function manifestFunctions() {
       {
         title: step.title,
         description: step.description,
-        input_parameters: manifestParameters({ [USER_INPUT]: userParameter, ...step.options, ...step.files }),
+        input_parameters: manifestParameters({ [USER_INPUT]: userParameter, ...stepInputs(step) }),
         output_parameters: manifestParameters(STEP_OUTPUTS, ["job_id"]),
       },
     ]),
@@ -232,7 +253,8 @@ export function readInputs(step: StepDef, inputs: Record<string, unknown>) {
     const value = inputs[key];
     if (typeof value === "string" && value !== "") files[key] = [value];
   }
-  return { options, files };
+  const ends = step.long && inputs[FINISH_AT_START] === true ? ("start" as const) : ("outcome" as const);
+  return { options, files, ends };
 }
 
 /** The person in the step's user_context input. */

@@ -66,12 +66,18 @@ export function registerSteps(app: App, deps: StepDeps): void {
       if (!(await deps.recent.first(`event:${body.event_id}`))) return;
       const teamId = context.teamId ?? body.team_id;
       const user = personOf(event.inputs);
-      const where = stepConversation(teamId, user ?? "", event.function_execution_id, event.bot_access_token);
+      const { options, files, ends } = readInputs(step, event.inputs);
+      const where = stepConversation(
+        teamId,
+        user ?? "",
+        event.function_execution_id,
+        event.bot_access_token,
+        ends,
+      );
       if (!user) {
         await fail(where, NO_PERSON);
         return;
       }
-      const { options, files } = readInputs(step, event.inputs);
       await deps.later(teamId, user, async () => {
         const attachments = await stepFiles(teamId, files, where);
         if (!attachments) return;

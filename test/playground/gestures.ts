@@ -5,7 +5,7 @@
  * view submissions). What the fakes refuse is what the real clients would not let a user send.
  */
 import type { APIModalInteractionResponseCallbackData } from "discord-api-types/v10";
-import { STEPS, USER_INPUT } from "../../src/slack/steps.js";
+import { STEPS, stepInputs, USER_INPUT } from "../../src/slack/steps.js";
 import type { FakeFile } from "../fakes/discord/index.js";
 import type { InputValue } from "../fakes/slack/index.js";
 import { parseLine } from "./discord-line.js";
@@ -143,7 +143,7 @@ export function createGestures(world: PlaygroundWorld) {
       const user = actor(body, slackUsers);
       const inputs: Record<string, unknown> = { [USER_INPUT]: { id: user, secret: "playground" } };
       for (const [name, value] of Object.entries(body.values as Record<string, unknown>)) {
-        const type = (step.options[name] ?? step.files[name])?.type;
+        const type = stepInputs(step)[name]?.type;
         if (type === "boolean") inputs[name] = Array.isArray(value) && value.length > 0;
         else if (type === "integer") inputs[name] = Number(value);
         else if (type === "slack#/types/file_id" && isFiles(value))

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { solidPng } from "../fakes/media-api/png.js";
 import { type FakeSlack, type FunctionExecution, startFakeSlack } from "../fakes/slack/index.js";
-import { SlackWorld } from "./harness.js";
+import { headerOf, SlackWorld } from "./harness.js";
 
 /**
  * Workflow Builder's steps over the real Bolt app: the fake Slack sends `function_executed` with
@@ -66,13 +66,14 @@ describe("each workflow step, from function_executed to functions.completeSucces
     expect(fake.calls.filter((c) => c.token === done.token).map((c) => c.method)).toEqual([
       "functions.completeSuccess",
     ]);
-    // The job is the person's, as a slash command's would be.
-    const jobs = await world.stores.jobs.listByRequester(
-      { platform: "slack", tenantId: fake.teamId, userId: fake.users.requester.id },
-      10,
-    );
-    const job = jobs.find((j) => j.id === done.outputs?.job_id);
-    expect(job).toMatchObject({ command: "image.generate", state: "done", delivery: "delivered" });
+    // The job is the person's, as a slash command's would be; it is recorded as delivered once
+    // Slack took the completion.
+    const requester = { platform: "slack" as const, tenantId: fake.teamId, userId: fake.users.requester.id };
+    const stored = async () =>
+      (await world.stores.jobs.listByRequester(requester, 10)).find((j) => j.id === done.outputs?.job_id);
+    await expect.poll(async () => (await stored())?.delivery).toBe("delivered");
+    const job = await stored();
+    expect(job).toMatchObject({ command: "image.generate", state: "done" });
     // The step's token was kept only while the job ran.
     expect(job?.message).toMatchObject({ messageId: done.id });
     expect(job?.message).not.toHaveProperty("live");
@@ -150,6 +151,38 @@ describe("each workflow step, from function_executed to functions.completeSucces
   });
 });
 
+describe("a long video's step set to finish when started", () => {
+  it("completes at once with the job id, and the video comes to the person's DM when ready", async () => {
+    world.emu.planNextJob("cinematic", { durationMs: 1_500 });
+    const done = await runStep("make_cinematic_video", {
+      user: person(),
+      prompt: "a long voyage",
+      finish_at_start: true,
+    });
+
+    expect(done.state).toBe("completed");
+    expect(done.outputs).toEqual({ job_id: expect.stringMatching(JOB_ID) });
+    const dm = await world.until(() => {
+      const call = fake.calls.find(
+        (c) => c.method === "chat.postMessage" && String(c.args.channel).startsWith("D"),
+      );
+      return call && String(call.args.channel);
+    });
+    // The job's own message, in the DM, goes from queued to the finished video in its thread.
+    const message = await world.until(
+      () => fake.messages(dm).find((m) => !m.thread_ts && m.text.includes("a long voyage")),
+      10_000,
+    );
+    const finished = await world.until(() => {
+      const now = fake.messages(dm).find((m) => m.ts === message.ts);
+      return now && headerOf(now)?.startsWith("✅ Cinematic video: a long voyage") && now;
+    }, 10_000);
+    await world.until(() => fake.uploads.find((u) => u.channel === dm && u.threadTs === message.ts));
+    expect(JSON.stringify(finished.blocks)).toContain(String(done.outputs?.job_id));
+    expect(done.attempts).toHaveLength(1);
+  });
+});
+
 describe("a step that makes nothing ends with functions.completeError and its reason", () => {
   it("the service's failure reason", async () => {
     world.emu.planNextJob("image", { fail: "the prompt was refused by the content policy" });
@@ -216,9 +249,10 @@ describe("a completion Slack refuses for good (outputs it will not take)", () =>
       .toBe("chat.undeliverable");
     expect(refused()).toHaveLength(3);
     expect(execution.state).toBe("running");
-    expect(
-      fake.calls.filter((c) => c.method === "chat.postMessage" && String(c.args.channel).startsWith("D")),
-    ).toEqual([]);
+    const posts = fake.calls.filter(
+      (c) => c.method === "chat.postMessage" || c.method === "chat.postEphemeral",
+    );
+    expect(posts.filter((c) => JSON.stringify(c.args).includes("a fox Slack will not take"))).toEqual([]);
   });
 });
 

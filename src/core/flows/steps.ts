@@ -58,6 +58,23 @@ function outcomeOf(job: JobRecord, card: Card, stored: Json, ok: boolean): StepO
 }
 
 /**
+ * A step that ends once its job is started: it completes with the job's id, and the job runs on
+ * in the person's DM. The job is started and recorded whatever Slack answers, so a completion that
+ * fails is only logged: the result still comes to the DM.
+ */
+export async function endStepAtStart(
+  adapter: ChatAdapter,
+  conversation: ConversationRef,
+  jobId: string,
+  logger: Logger,
+): Promise<void> {
+  if (!adapter.completeStep) throw new Error(`the ${adapter.platform} adapter has no workflow steps`);
+  await adapter.completeStep(conversation, { ok: true, jobId }).catch((error: unknown) => {
+    logger.warn({ err: error, jobId }, "workflow step not completed at its job's start; the job goes on");
+  });
+}
+
+/**
  * Where a step's person hears what the step can no longer carry: privately, in their DM with the
  * bot. Any other conversation is itself.
  */

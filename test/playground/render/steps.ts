@@ -1,4 +1,4 @@
-import { STEPS, USER_INPUT } from "../../../src/slack/steps.js";
+import { STEPS, stepInputs, USER_INPUT } from "../../../src/slack/steps.js";
 import type { FunctionExecution } from "../../fakes/slack/index.js";
 import { escapeHtml, media } from "./html.js";
 
@@ -28,7 +28,7 @@ function field(input: Input): string {
 /** The forms, drawn once: the page keeps what is typed in them while runs change below. */
 export function stepForms(): string {
   return STEPS.map((step) => {
-    const inputs: Input[] = Object.entries({ ...step.options, ...step.files }).map(([name, p]) => ({
+    const inputs: Input[] = Object.entries(stepInputs(step)).map(([name, p]) => ({
       name,
       ...p,
     }));
