@@ -13,6 +13,7 @@ import { failureCard } from "./flows/failures.js";
 import { createHooks } from "./flows/hooks.js";
 import { publishHome } from "./flows/settings.js";
 import { StartIntents } from "./flows/start-intents.js";
+import { tellRefusal } from "./flows/steps.js";
 import { HomeRefresh, type HomeRefreshOptions } from "./home/refresh.js";
 import { createJobEngine, type JobEngineOptions } from "./jobs/engine.js";
 import type { Logger } from "./log.js";
@@ -220,8 +221,7 @@ export function createBot(options: BotOptions): Bot {
 
 async function refuseWhileStopping(core: Core, event: CommandEvent | ActionEvent): Promise<void> {
   const card = await failureCard(new RestartingError(), { logger: core.logger, context: {} });
-  await core
-    .adapter(event.actor.platform)
-    .post(event.conversation, card, { ephemeral: true })
-    .catch((error: unknown) => core.logger.warn({ err: error }, "could not answer during the stop"));
+  await tellRefusal(core.adapter(event.actor.platform), event.conversation, card).catch((error: unknown) =>
+    core.logger.warn({ err: error }, "could not answer during the stop"),
+  );
 }

@@ -379,3 +379,14 @@ export class MessageGoneError extends BotError {
     super("The message was deleted.", options);
   }
 }
+
+/**
+ * The workflow step a job was to end had ended already, on the platform's side: its time ran out
+ * or someone stopped the workflow. The outcome then goes to its person another way.
+ */
+export class StepEndedError extends BotError {
+  readonly code = "chat.step_ended";
+  constructor(options: BotErrorOptions = {}) {
+    super("The workflow step had already ended.", options);
+  }
+}

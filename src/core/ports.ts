@@ -1,7 +1,7 @@
 import type { Readable } from "node:stream";
-import type { Card } from "./cards.js";
+import type { Card, OutgoingFile } from "./cards.js";
 
-export type { OutgoingFile } from "./cards.js";
+export type { OutgoingFile };
 
 /**
  * The boundary between the core and the chat platforms. Adapters turn platform payloads into these
@@ -54,7 +54,27 @@ export interface ConversationRef {
    * here (no ready notice), since the platform would refuse it.
    */
   gestureOnly?: true;
+  /**
+   * Set where an automation started the job (a Slack workflow step): nobody reads a channel here,
+   * and `ChatAdapter.completeStep` ends the step, once, also with the refusal of a command that
+   * never started a job.
+   * - "outcome": the step waits for the job and ends with its outcome. The adapter posts nothing:
+   *   the job's message stands for the step (its post answers a reference that keeps the step's
+   *   short-lived credentials in `live`, its edits show nothing).
+   * - "start": the step ends as soon as the service accepted the job, with its id; the job then
+   *   runs in the person's DM with the bot, as a private job (for jobs that may outlive the
+   *   step's time).
+   */
+  step?: "outcome" | "start";
 }
+
+/**
+ * What ends a workflow step: the finished job's result (its ids, its link, its file), or the
+ * reason nothing was made, in words its person reads in the workflow's activity.
+ */
+export type StepOutcome =
+  | { ok: true; jobId: string; mediaId?: string; url?: string; file?: OutgoingFile }
+  | { ok: false; jobId?: string; reason: string };
 
 /** A message the bot posted and may edit later, persisted in the job record. */
 export interface MessageRef {
@@ -69,7 +89,14 @@ export interface MessageRef {
  * How a gesture reached the bot. Every kind passes the same access check (allow-lists, admin-only
  * commands) and all but autocomplete count against the command rates.
  */
-export type EntryKind = "command" | "form" | "button" | "autocomplete" | "message_shortcut" | "context_menu";
+export type EntryKind =
+  | "command"
+  | "form"
+  | "button"
+  | "autocomplete"
+  | "message_shortcut"
+  | "context_menu"
+  | "workflow_step";
 
 /** A file a user attached; the adapter does the authenticated download when it is opened. */
 export interface Attachment {
@@ -113,6 +140,13 @@ export interface ChatAdapter {
    * Absent on platforms without one: the settings panel is then a message.
    */
   publishHome?(person: Pick<Actor, "tenantId" | "userId">, cards: readonly Card[]): Promise<void>;
+  /**
+   * Ends the workflow step a `step` conversation (or the job's message there) stands for. Throws
+   * `StepEndedError` when the platform had ended the step already (its time ran out, someone
+   * stopped the workflow); a step this adapter completed before resolves again without a call.
+   * Absent on platforms without workflow steps.
+   */
+  completeStep?(target: ConversationRef | MessageRef, outcome: StepOutcome): Promise<void>;
 }
 
 export interface CommandEvent {
@@ -125,7 +159,7 @@ export interface CommandEvent {
   actor: Actor;
   conversation: ConversationRef;
   /** Default "command"; "form" for a submitted modal. */
-  entry?: Extract<EntryKind, "command" | "form" | "message_shortcut" | "context_menu">;
+  entry?: Extract<EntryKind, "command" | "form" | "message_shortcut" | "context_menu" | "workflow_step">;
   /**
    * Job ids by file option: the option's attachment is that job's result (an image from the chat
    * that the bot made), which the service already holds: its media id is used, nothing uploaded.

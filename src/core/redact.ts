@@ -42,7 +42,7 @@ const SHAPES: [RegExp, string][] = [
   // A JSON field named for a secret, at any depth (pino's key paths stop at a fixed depth, and a
   // library's error nests its request body deep: a DiscordAPIError's requestBody.json.token).
   [
-    /"((?:[\w-]*_)?(?:token|apiKey|api_key|x-api-key|authorization|botToken|appToken|accessToken|refreshToken|signingSecret|clientSecret|stateSecret|secretsKey|secret|password|response_url|responseUrl|cookie))"(\s*:\s*)"(?:[^"\\]|\\.)*"/gi,
+    /"((?:[\w-]*_)?(?:token|apiKey|api_key|x-api-key|authorization|botToken|appToken|accessToken|refreshToken|functionToken|signingSecret|clientSecret|stateSecret|secretsKey|secret|password|response_url|responseUrl|cookie))"(\s*:\s*)"(?:[^"\\]|\\.)*"/gi,
     `"$1"$2"${REDACTED}"`,
   ],
   // Discord: /webhooks/<app>/<interaction token>, /interactions/<id>/<token>/callback.
@@ -55,6 +55,8 @@ const SHAPES: [RegExp, string][] = [
   // Slack tokens: bot, user, app-level, refresh, configuration.
   [/\bxox[a-z]-[A-Za-z0-9-]+/g, REDACTED],
   [/\bxapp-[A-Za-z0-9-]+/g, REDACTED],
+  // A workflow step execution's own token (function_executed's bot_access_token).
+  [/\bxwfp-[A-Za-z0-9-]+/g, REDACTED],
   // Discord bot tokens and JWTs: three base64url parts joined by dots.
   [/\b[\w-]{20,}\.[\w-]{6,}\.[\w-]{20,}\b/g, REDACTED],
   [/\bBearer\s+[\w.~+/=-]+/gi, `Bearer ${REDACTED}`],

@@ -1,7 +1,7 @@
 import type { WebClient } from "@slack/web-api";
 import { request } from "undici";
 import { type Card, card, isCard } from "../core/cards.js";
-import { MessageGoneError, UndeliverableError } from "../core/errors.js";
+import { MessageGoneError, StepEndedError, UndeliverableError } from "../core/errors.js";
 import type {
   Actor,
   ChatAdapter,
@@ -10,6 +10,7 @@ import type {
   MessageRef,
   OutgoingFile,
   PostOptions,
+  StepOutcome,
 } from "../core/ports.js";
 import { slackErrorCode } from "./error-code.js";
 import { REMOVED_FROM_WORKSPACE } from "./installations.js";
@@ -18,6 +19,7 @@ import { SLACK_LIMITS } from "./limits.js";
 import { lookBack, type Seen } from "./look-back.js";
 import { type Rendered, type RenderOptions, renderMessage } from "./render/card.js";
 import { homeView } from "./render/home.js";
+import { executionOf, functionTokenOf, stepMessage } from "./step-refs.js";
 import { uploadFile } from "./upload.js";
 import type { Workspaces } from "./workspaces.js";
 
@@ -76,6 +78,27 @@ function teamOf(ref: ConversationRef | MessageRef): string | undefined {
   const team = ref.data?.team;
   return typeof team === "string" ? team : undefined;
 }
+
+/**
+ * Slack's answers to functions.complete* that mean the execution is over for good: completed or
+ * stopped (execution_not_in_running_state), or the function's token dead (it lives while the
+ * execution runs, 15 minutes at most).
+ */
+const STEP_ENDED = new Set(["execution_not_in_running_state", "invalid_auth", "token_expired", "not_authed"]);
+/**
+ * Any other refusal (outputs Slack would not take) will not change with waiting: the engine gives
+ * up after a few tries, as with a channel that refuses posts. No answer at all is worth a retry.
+ */
+const stepEnded = (error: unknown): unknown => {
+  const code = slackErrorCode(error);
+  if (code === undefined) return error;
+  return STEP_ENDED.has(code)
+    ? new StepEndedError({ message: `Slack ${code}`, cause: error })
+    : new UndeliverableError("Slack refused to complete the workflow step.", {
+        message: `Slack ${code}`,
+        cause: error,
+      });
+};
 
 const uploadKey = (ref: MessageRef, file: OutgoingFile) =>
   `upload:${ref.channelId}:${ref.messageId}:${file.name}`;
@@ -141,6 +164,9 @@ export class SlackAdapter implements ChatAdapter {
   }
 
   post(target: ConversationRef, message: Message, options: PostOptions = {}): Promise<MessageRef> {
+    const execution = target.step && executionOf(target);
+    // A workflow step reads no channel: its job's message is the execution (core ports: `step`).
+    if (execution) return Promise.resolve(stepMessage(target, execution));
     if (target.privateFrom !== undefined && !options.ephemeral)
       return this.postPrivately(target, message, options);
     if (!options.ephemeral) return this.postPublic(target, message, options);
@@ -156,6 +182,69 @@ export class SlackAdapter implements ChatAdapter {
       await client.views.publish({ user_id: person.userId, view: homeView(cards) });
     } catch (error) {
       throw refused(error);
+    }
+  }
+
+  /**
+   * Ends a workflow step with functions.completeSuccess / completeError, with the function's own
+   * token, once: a repeat (a delivery again after a crash) finds the ledger's record, and one
+   * that began before a crash kept the record from being written takes Slack's
+   * execution_not_in_running_state as its own completion having landed.
+   */
+  async completeStep(target: ConversationRef | MessageRef, outcome: StepOutcome): Promise<void> {
+    const execution = executionOf(target);
+    if (!execution) throw new Error("only a workflow step's conversation or message can complete it");
+    const token = functionTokenOf(target);
+    if (!token) throw new StepEndedError({ message: `no function token kept for ${execution}` });
+    const { client } = await this.clientOf(target);
+    const complete = async () => {
+      if (!outcome.ok) {
+        await client.functions.completeError({
+          token,
+          function_execution_id: execution,
+          error: outcome.reason,
+        });
+        return true;
+      }
+      const outputs = {
+        job_id: outcome.jobId,
+        ...(outcome.mediaId && { media_id: outcome.mediaId }),
+        ...(outcome.url && { url: outcome.url }),
+        ...(await this.stepFile(client, execution, outcome.file)),
+      };
+      await client.functions.completeSuccess({ token, function_execution_id: execution, outputs });
+      return true;
+    };
+    await this.ledger.once(
+      `step:${execution}`,
+      () => complete().catch((error: unknown) => Promise.reject(stepEnded(error))),
+      () =>
+        complete().catch((error: unknown) => {
+          if (slackErrorCode(error) === "execution_not_in_running_state") return true;
+          throw stepEnded(error);
+        }),
+    );
+  }
+
+  /**
+   * A step's result as a Slack file shared nowhere (the workflow's next steps share it), uploaded
+   * once per execution. A file Slack refuses leaves the output out; the link stays.
+   */
+  private async stepFile(
+    client: WebClient,
+    execution: string,
+    file: OutgoingFile | undefined,
+  ): Promise<{ file?: string }> {
+    if (!file) return {};
+    try {
+      return {
+        file: await this.ledger.once(`upload:step:${execution}:${file.name}`, () =>
+          uploadFile(client, file, undefined),
+        ),
+      };
+    } catch (error) {
+      if (slackErrorCode(error) === undefined) throw error;
+      return {};
     }
   }
 
@@ -233,6 +322,8 @@ export class SlackAdapter implements ChatAdapter {
   }
 
   async edit(ref: MessageRef, message: Message): Promise<void> {
+    // A workflow step shows no progress: Workflow Builder shows the step running until it ends.
+    if (executionOf(ref)) return;
     if (ref.data?.ephemeral) throw new Error("Slack does not let a bot edit an ephemeral message");
     const files = filesOf(message);
     if (files.length === 0) return this.update(ref, renderMessage(message));

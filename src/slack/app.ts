@@ -39,6 +39,7 @@ import { ACTION_ID, decodeActionId } from "./render/action-id.js";
 import { readSearchBlockId, SEARCH_BLOCK_ID } from "./render/card.js";
 import { FORM_CALLBACK_ID, formView, needsForm, readContext, readForm } from "./render/form.js";
 import { cut } from "./render/mrkdwn.js";
+import { registerSteps } from "./workflow-steps.js";
 import { InstalledWorkspaces, singleWorkspace } from "./workspaces.js";
 
 /**
@@ -416,6 +417,9 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       },
     );
   }
+
+  // Workflow Builder's steps: each runs its command as the person who started the workflow.
+  registerSteps(app, { bot, adapter, workspaces, actors, recent, later, logger });
 
   // The Home tab shows the person's settings panel, kept current while their jobs run.
   app.event("app_home_opened", async ({ event, body, context }) => {

@@ -51,11 +51,14 @@ async function measured(file: OutgoingFile, limit: number): Promise<Measured> {
   }
 }
 
-/** Uploads `file` into the thread of a message; resolves with Slack's file id. */
+/**
+ * Uploads `file` into the thread of a message, or without a target shared nowhere (a workflow
+ * step's output, which the workflow's next steps share); resolves with Slack's file id.
+ */
 export async function uploadFile(
   client: WebClient,
   file: OutgoingFile,
-  target: UploadTarget,
+  target: UploadTarget | undefined,
   limit: number = SLACK_LIMITS.uploadBytes,
 ): Promise<string> {
   const source = await measured(file, limit);
@@ -75,11 +78,10 @@ export async function uploadFile(
         `Slack refused the upload of ${file.name}: HTTP ${sent.statusCode} ${answer.slice(0, 200)}`,
       );
     }
-    await client.files.completeUploadExternal({
-      files: [{ id: ticket.file_id, title: file.name }],
-      channel_id: target.channelId,
-      thread_ts: target.threadTs,
-    });
+    const files: [{ id: string; title: string }] = [{ id: ticket.file_id, title: file.name }];
+    await client.files.completeUploadExternal(
+      target ? { files, channel_id: target.channelId, thread_ts: target.threadTs } : { files },
+    );
     return ticket.file_id;
   } finally {
     await source.discard();

@@ -76,6 +76,19 @@ describe("log redaction", () => {
   });
 });
 
+describe("workflow steps in the log", () => {
+  it("prints no step's own token, kept with its job or quoted in a message", () => {
+    const { lines, logger } = capture();
+    const token = "xwfp-1234567890-abcdefABCDEF";
+    const message = { messageId: "Fx01", data: { execution: "Fx01" }, live: { functionToken: token } };
+    logger.info({ job: { message } }, "delivering");
+    logger.warn(`step not completed: ${JSON.stringify(message)} (${token})`);
+    const out = lines.join("");
+    expect(out).not.toContain("abcdefABCDEF");
+    expect(out).toContain("Fx01");
+  });
+});
+
 describe("store outages in the log", () => {
   it("drops the lines of operations the store's outage failed, keeps every other error", () => {
     const { lines, logger } = capture();

@@ -5,6 +5,7 @@
  * view submissions). What the fakes refuse is what the real clients would not let a user send.
  */
 import type { APIModalInteractionResponseCallbackData } from "discord-api-types/v10";
+import { STEPS, stepInputs, USER_INPUT } from "../../src/slack/steps.js";
 import type { FakeFile } from "../fakes/discord/index.js";
 import type { InputValue } from "../fakes/slack/index.js";
 import { parseLine } from "./discord-line.js";
@@ -131,6 +132,29 @@ export function createGestures(world: PlaygroundWorld) {
     /** The person opens the app's Home tab: Slack tells the app (app_home_opened). */
     async "slack/home"(body) {
       await slack.openHome(world.slackEventsUrl, actor(body, slackUsers));
+    },
+    /**
+     * A workflow reaches one of the app's steps with the values typed in its form: Slack sends
+     * function_executed, its Person input the person acting (as a link trigger passes them).
+     */
+    async "slack/step"(body) {
+      const step = STEPS.find((s) => s.callbackId === body.step);
+      if (!step) throw new HttpError(400, `no step ${String(body.step)}`);
+      const user = actor(body, slackUsers);
+      const inputs: Record<string, unknown> = { [USER_INPUT]: { id: user, secret: "playground" } };
+      for (const [name, value] of Object.entries(body.values as Record<string, unknown>)) {
+        const type = stepInputs(step)[name]?.type;
+        if (type === "boolean") inputs[name] = Array.isArray(value) && value.length > 0;
+        else if (type === "integer") inputs[name] = Number(value);
+        else if (type === "slack#/types/file_id" && isFiles(value))
+          inputs[name] = slack.addUserFile(Buffer.from(value[0]!.data, "base64"), {
+            name: value[0]!.name,
+            mimetype: value[0]!.type || "application/octet-stream",
+            user,
+          }).id;
+        else if (typeof value === "string") inputs[name] = value;
+      }
+      await slack.functionExecuted(world.slackEventsUrl, { callbackId: step.callbackId, inputs });
     },
     async "slack/view"(body) {
       const user = actor(body, slackUsers);

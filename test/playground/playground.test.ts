@@ -2,7 +2,8 @@
  * The playground in a real headless browser (Debian's Chromium through playwright-core, never a
  * downloaded one): a person's gestures on the page go through the real discord.js client and Bolt
  * app over the fakes, and what they answer shows up as pictures. PLAYGROUND_SCREENSHOT=1 also
- * writes docs/playground.png, docs/spending.png, docs/settings-discord.png and docs/home-slack.png.
+ * writes docs/playground.png, docs/spending.png, docs/settings-discord.png, docs/home-slack.png and
+ * docs/workflow-steps-slack.png.
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -21,6 +22,7 @@ const SCREENSHOT = fileURLToPath(new URL("../../docs/playground.png", import.met
 const SPENDING_SCREENSHOT = fileURLToPath(new URL("../../docs/spending.png", import.meta.url));
 const SETTINGS_SCREENSHOT = fileURLToPath(new URL("../../docs/settings-discord.png", import.meta.url));
 const HOME_SCREENSHOT = fileURLToPath(new URL("../../docs/home-slack.png", import.meta.url));
+const STEPS_SCREENSHOT = fileURLToPath(new URL("../../docs/workflow-steps-slack.png", import.meta.url));
 
 let world: PlaygroundWorld;
 let server: PlaygroundServer;
@@ -402,6 +404,46 @@ describe("settings and the Home tab in the playground", () => {
         });
       await slack().screenshot({ path: HOME_SCREENSHOT });
       await page.setViewportSize({ width: 1400, height: 860 });
+    }
+    await page.locator('#slack [data-tab="messages"]').click();
+  });
+});
+
+describe("workflow steps in the playground", () => {
+  it("runs Slack's Generate an image step as a workflow would, and shows its outputs", async () => {
+    await actAs("slack", "Requester Person");
+    await page.locator('#slack [data-tab="workflows"]').click();
+    const form = slack().locator('form[data-step="generate_image"]');
+    await form.locator('input[name="prompt"]').fill("a lighthouse at dusk");
+    await form.locator('select[name="aspect_ratio"]').selectOption("16:9");
+    await form.getByRole("button", { name: "Run step" }).click();
+
+    const run = slack().locator(".run", { hasText: "Generate an image" }).first();
+    await text(run.locator(".run-title")).toContain("✅ completed");
+    const outputs = await run.innerText();
+    for (const key of ["job_id", "media_id", "url", "file"]) expect(outputs).toContain(key);
+    expect(await loaded(run.locator("img.media"))).toBeGreaterThan(0);
+    const [execution] = world.slack.executions;
+    expect(execution).toMatchObject({
+      callbackId: "generate_image",
+      state: "completed",
+      inputs: { prompt: "a lighthouse at dusk", aspect_ratio: "16:9" },
+    });
+
+    // A step that cannot start says why, in the workflow's activity.
+    const edit = slack().locator('form[data-step="edit_image"]');
+    await edit.locator('input[name="prompt"]').fill("add a boat");
+    await edit.getByRole("button", { name: "Run step" }).click();
+    const failed = slack().locator(".run", { hasText: "Edit an image" }).first();
+    await text(failed.locator(".reason")).toContain("Attach a file as image");
+
+    if (process.env.PLAYGROUND_SCREENSHOT === "1") {
+      await slack()
+        .locator('[data-role="workflows"]')
+        .evaluate((element) => {
+          element.scrollTop = 0;
+        });
+      await slack().screenshot({ path: STEPS_SCREENSHOT });
     }
     await page.locator('#slack [data-tab="messages"]').click();
   });

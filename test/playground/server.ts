@@ -9,6 +9,7 @@ import { commandMenu } from "./discord-line.js";
 import { type Body, createGestures, HttpError } from "./gestures.js";
 import { discordChannel, discordModal } from "./render/discord.js";
 import { slackChannel, slackDirect, slackHome, slackModal } from "./render/slack.js";
+import { stepForms, stepRuns } from "./render/steps.js";
 import { slackMenu } from "./slack-line.js";
 import { DM_PLACE, type PlaygroundWorld } from "./world.js";
 
@@ -111,6 +112,7 @@ export async function startServer(world: PlaygroundWorld, port = 0): Promise<Pla
         ),
         direct: slackDirect(dm, slackNames, "media-bot", as.slack),
         home: slackHome(slack.home(as.slack), slackNames),
+        runs: stepRuns(slack.executions, as.slack),
         /** Top-level messages in the DM, for the page's count of new ones. */
         directCount: dm.filter((m) => m.thread_ts === undefined || m.thread_ts === m.ts).length,
         modal: openSlackView(as.slack),
@@ -155,6 +157,7 @@ export async function startServer(world: PlaygroundWorld, port = 0): Promise<Pla
     } else if (req.method === "GET" && url.pathname === "/api/page")
       json(200, {
         menus: { discord: commandMenu(discord.commands()), slack: slackMenu() },
+        steps: stepForms(),
         people,
         places: world.discordPlaces,
       });

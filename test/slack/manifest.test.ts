@@ -1,8 +1,12 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { commandByName } from "../../src/core/commands/catalogue.js";
 import { BOT_SCOPES, REDIRECT_PATH, SLASH_COMMAND } from "../../src/slack/index.js";
+import { manifestFunctions, STEPS } from "../../src/slack/steps.js";
 
-const manifest = JSON.parse(readFileSync(new URL("../../slack-manifest.json", import.meta.url), "utf8"));
+const read = (name: string) => JSON.parse(readFileSync(new URL(`../../${name}`, import.meta.url), "utf8"));
+const manifest = read("slack-manifest.json");
+const publicManifest = read("slack-manifest.public.json");
 
 describe("slack-manifest.json", () => {
   it("installs the command, interactivity, options and events at the app's one endpoint", () => {
@@ -57,7 +61,43 @@ describe("slack-manifest.json", () => {
   it("asks OAuth installs for the same scopes, and sends installers back to the bot's redirect path", () => {
     expect([...BOT_SCOPES].sort()).toEqual([...manifest.oauth_config.scopes.bot].sort());
     expect(manifest.oauth_config.redirect_urls).toEqual([`https://YOUR-PUBLIC-HOST${REDIRECT_PATH}`]);
-    // One workspace per install: org-wide installs are refused (see src/slack/installations.ts).
-    expect(manifest.settings.org_deploy_enabled).toBe(false);
+    // One workspace per install: org-wide installs are refused (see src/slack/installations.ts),
+    // though the manifest with workflow steps must be org-ready (Slack's rule for custom steps).
+    expect(publicManifest.settings.org_deploy_enabled).toBe(false);
+  });
+});
+
+describe("the workflow steps in slack-manifest.json", () => {
+  it("declares each step as the code defines it, run by the app itself (remote), org-ready", () => {
+    expect(manifest.functions).toEqual(manifestFunctions());
+    expect(Object.keys(manifest.functions)).toEqual([
+      "generate_image",
+      "edit_image",
+      "make_thumbnail",
+      "make_avatar_video",
+      "make_cinematic_video",
+    ]);
+    expect(manifest.settings.function_runtime).toBe("remote");
+    expect(manifest.settings.org_deploy_enabled).toBe(true);
+  });
+
+  it("names only options and file options its command has, and every required one of them", () => {
+    for (const step of STEPS) {
+      const command = commandByName(step.command);
+      expect(command, step.command).toBeDefined();
+      const shape = (command!.options as unknown as { shape: Record<string, unknown> }).shape;
+      for (const option of Object.keys(step.options))
+        expect(Object.keys(shape), step.callbackId).toContain(option);
+      for (const file of Object.keys(step.files))
+        expect(Object.keys(command!.files ?? {}), step.callbackId).toContain(file);
+      for (const [file, spec] of Object.entries(command!.files ?? {}))
+        if (spec.required) expect(step.files[file]?.required, `${step.callbackId} ${file}`).toBe(true);
+    }
+  });
+
+  it("slack-manifest.public.json, for public distribution, is the same app without the steps", () => {
+    const { functions: _functions, ...rest } = manifest;
+    const { function_runtime: _runtime, ...settings } = manifest.settings;
+    expect(publicManifest).toEqual({ ...rest, settings: { ...settings, org_deploy_enabled: false } });
   });
 });

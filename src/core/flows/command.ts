@@ -19,6 +19,7 @@ import { privacyOf, privately } from "./privacy.js";
 import { settingsPanel } from "./settings.js";
 import { spendServices } from "./spend.js";
 import { launch, startWithinLimit } from "./start.js";
+import { endStepAtStart, outsideStep, tellRefusal } from "./steps.js";
 
 /**
  * One slash command, from raw options to its answer. Everything that can be refused is checked
@@ -61,8 +62,9 @@ export function botServices(core: Core, tenant: TenantRef): BotServices {
     listTenantJobs: (actor, limit) => core.jobs.listByTenant(tenantOf(actor), limit),
     messageUrl: (job) => {
       const message = messageOf(job);
-      // A private message has no address anyone could open.
-      if (!message?.messageId || message.data?.ephemeral) return undefined;
+      // A private message, and a workflow step's job (no message at all), have no address anyone could open.
+      const step = (job.conversation as { step?: unknown } | null)?.step !== undefined;
+      if (!message?.messageId || message.data?.ephemeral || step) return undefined;
       return core.adapter(job.tenant.platform).messageUrl(message, job.tenant.tenantId);
     },
     commands: () => COMMANDS,
@@ -148,19 +150,22 @@ export async function handleCommand(core: Core, event: CommandEvent): Promise<vo
     const ctx = await commandContext(core, command, event, settings, await reusedResults(core, event));
     media = ctx.media;
     const privacy = privacyOf(actor, event.options, ctx.options.delivery, settings);
-    const where = privacy.private ? privately(conversation, conversation.channelId) : conversation;
+    // A step that ends once the job is started leaves the job to its person's DM.
+    const base = conversation.step === "start" ? outsideStep(conversation) : conversation;
+    const where = privacy.private ? privately(base, base.channelId) : base;
     const answer = async () => {
       const outcome = await command.run(ctx);
       if ("reply" in outcome) {
         await adapter.post(conversation, outcome.reply, { ephemeral: command.ephemeral ?? false });
       } else {
-        await launch(core, adapter, {
+        const job = await launch(core, adapter, {
           command: command.name,
           started: keepingFilled(outcome.job, ctx.filled),
           actor,
           conversation: where,
           ...(privacy.note && { note: privacy.note }),
         });
+        if (conversation.step === "start") await endStepAtStart(adapter, conversation, job.id, core.logger);
       }
     };
     await (command.starts
@@ -179,10 +184,8 @@ export async function handleCommand(core: Core, event: CommandEvent): Promise<vo
       logger: core.logger,
       context: { command: event.command, tenant },
     });
-    await adapter
-      .post(conversation, card, { ephemeral: true })
-      .catch((cause: unknown) =>
-        core.logger.error({ err: cause, command: event.command }, "could not answer"),
-      );
+    await tellRefusal(adapter, conversation, card).catch((cause: unknown) =>
+      core.logger.error({ err: cause, command: event.command }, "could not answer"),
+    );
   }
 }

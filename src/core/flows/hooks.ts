@@ -21,6 +21,7 @@ import type { TenantRef } from "../tenancy.js";
 import { idsOf } from "../tenant-view.js";
 import { privateOrigin } from "./privacy.js";
 import { resolveResult } from "./results.js";
+import { deliverToStep } from "./steps.js";
 
 /**
  * The engine's hooks: how to read a job's status, and how to show and deliver it in chat. They
@@ -130,7 +131,10 @@ function createChatHooks(deps: HookDeps): JobHooks<JobRecord> {
       const { adapter, message, conversation } = where(job);
       if (status.result) await deps.remember(job.tenant, idsOf(status.result));
       const view = viewOf(job);
-      const { card, stored } = await outcomeOf(job, status, adapter, conversation, deps);
+      const resolved = await outcomeOf(job, status, adapter, conversation, deps);
+      if (conversation.step)
+        return deliverToStep(job, resolved, { adapter, message, conversation }, deps.logger);
+      const { card, stored } = resolved;
       const notify = { mentionUserId: job.requester.userId, idempotencyKey: `${job.id}:ready` };
       // A job without its message (never posted, or deleted since) posts the outcome itself.
       const counted = () => deliveriesTotal.inc({ kind: job.kind, outcome: deliveredAs(card) });
@@ -176,29 +180,30 @@ async function outcomeOf(
   adapter: ChatAdapter,
   conversation: ConversationRef,
   deps: HookDeps,
-): Promise<{ card: ReturnType<typeof failedJobCard>; stored: Json }> {
+): Promise<{ card: ReturnType<typeof failedJobCard>; stored: Json; ok: boolean }> {
   const view = viewOf(job);
   if (status.state !== "done") {
     // job.failed carries the service's words; the engine's own codes (stuck, unreachable) a sentence.
     const serviceSaid = !job.error || job.error.code === "job.failed";
     const why = serviceSaid ? { serviceReason: status.message } : { explanation: status.message };
-    return { card: failedJobCard(view, why), stored: { failed: status.message ?? null } };
+    return { card: failedJobCard(view, why), stored: { failed: status.message ?? null }, ok: false };
   }
   const media = await deps.media(job.tenant);
   try {
-    return await resolveResult({
+    const resolved = await resolveResult({
       media,
       job,
       status,
       uploadLimit: adapter.uploadLimit(conversation),
       controls: controlsFor,
     });
+    return { ...resolved, ok: true };
   } catch (error) {
     // Passing trouble (network, 5xx) is worth another delivery attempt; anything else will not
     // get better, so the job says what happened instead of staying on its progress bar.
     if (error instanceof BotError && error.retryable) throw error;
     deps.logger.warn({ err: error, jobId: job.id }, "result could not be fetched");
     const reason = error instanceof BotError ? error.userMessage : "The result could not be read.";
-    return { card: undeliverableCard(view, reason), stored: { undeliverable: reason } };
+    return { card: undeliverableCard(view, reason), stored: { undeliverable: reason }, ok: false };
   }
 }

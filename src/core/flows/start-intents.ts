@@ -6,6 +6,7 @@ import { toJson, withoutLive } from "../../store/records.js";
 import { card } from "../cards.js";
 import type { Logger } from "../log.js";
 import type { Actor, ChatAdapter, ConversationRef, Platform } from "../ports.js";
+import { outsideStep } from "./steps.js";
 
 /**
  * A start under way, written before the command's upload and creation call and removed once its
@@ -69,7 +70,8 @@ export class StartIntents {
       await this.keyv.delete(id);
       if (!parsed.success) continue;
       const intent = parsed.data;
-      const conversation = intent.conversation as unknown as ConversationRef;
+      // A workflow step's token is not kept with the intent: its person hears in their DM.
+      const conversation = outsideStep(intent.conversation as unknown as ConversationRef);
       logger.warn({ instanceId, command: intent.command }, "a start was cut short by a crash");
       await adapter(intent.platform)
         .post(conversation, interruptedStartCard(intent.command), { mentionUserId: intent.userId })

@@ -13,6 +13,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { addUserFile, handleDownload, handleUpload, isFilePath } from "./files.js";
+import type { FunctionExecution } from "./functions.js";
 import {
   applyViewAnswer,
   type BlockActionInput,
@@ -56,6 +57,7 @@ import { type ApiCall, type Fault, WebApi } from "./web-api.js";
 
 export { LIMITS } from "./blocks.js";
 export { LOGIN_PAGE } from "./files.js";
+export type { FunctionExecution } from "./functions.js";
 export type {
   BlockActionInput,
   Built,
@@ -82,6 +84,15 @@ export type {
 } from "./state.js";
 export type { ApiCall, Fault } from "./web-api.js";
 
+/** A workflow reaches one of the app's steps (custom functions). */
+export interface FunctionInput {
+  /** The function's callback_id in the app's manifest. */
+  callbackId: string;
+  /** Values by input name, as the workflow maps them (a user_context is `{ id, secret }`). */
+  inputs: Record<string, unknown>;
+  teamId?: string;
+}
+
 export interface FakeSlackOptions {
   /** Every Nth Web API call answers 429 `ratelimited` with Retry-After: 1 (0 = never). */
   rateLimitEvery?: number;
@@ -89,6 +100,8 @@ export interface FakeSlackOptions {
   triggerTtlMs?: number;
   /** Keep the bytes the app uploads, so url_private serves them (the playground shows them); default off. */
   keepUploads?: boolean;
+  /** How long a workflow step's own token lives; 15 minutes by default (functions.ts). */
+  functionTokenTtlMs?: number;
 }
 
 /** The app's answer to a delivered request, with what Slack attached to it. */
@@ -140,6 +153,19 @@ export interface FakeSlack {
   uninstall(eventsUrl: string, teamId: string): Promise<AppAnswer[]>;
   /** An admin revokes the bot token only: it stops working, and Slack sends `tokens_revoked`. */
   revokeBotToken(eventsUrl: string, teamId: string): Promise<AppAnswer>;
+  /**
+   * A workflow runs one of the app's steps: Slack starts an execution and sends `function_executed`
+   * with the execution's own token (`bot_access_token`). Resolves with the execution (which the
+   * app completes with functions.completeSuccess / completeError) and the app's answer.
+   */
+  functionExecuted(
+    eventsUrl: string,
+    input: FunctionInput,
+  ): Promise<{ execution: FunctionExecution; answer: AppAnswer }>;
+  /** A workflow step's execution as it stands now. */
+  execution(id: string): FunctionExecution | undefined;
+  /** Every workflow step execution, oldest first. */
+  readonly executions: FunctionExecution[];
   /** A channel's messages as they stand now (updates applied), thread replies included (they carry thread_ts). */
   messages(channel?: string): Message[];
   ephemerals(channel?: string): EphemeralMessage[];
@@ -245,6 +271,7 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
     triggerTtlMs: opts.triggerTtlMs ?? TRIGGER_TTL_MS,
     keepUploads: opts.keepUploads ?? false,
   });
+  if (opts.functionTokenTtlMs !== undefined) state.functionTokenTtlMs = opts.functionTokenTtlMs;
   const api = new WebApi(state, opts.rateLimitEvery ?? 0);
   const socket = new SocketModeServer(state);
 
@@ -346,6 +373,47 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
     revokeBotToken(eventsUrl, teamId) {
       state.revokeTokens(teamId);
       return tokensRevoked(eventsUrl, state.workspace(teamId));
+    },
+    async functionExecuted(eventsUrl, { callbackId, inputs, teamId = state.teamId }) {
+      const team = state.workspace(teamId);
+      const token = `xwfp-${state.secret(5)}-${state.secret(12)}`;
+      const execution: FunctionExecution = {
+        id: state.nextId("Fx"),
+        callbackId,
+        teamId: team.id,
+        inputs,
+        token,
+        startedAt: Date.now(),
+        state: "running",
+        attempts: [],
+      };
+      state.executions.set(execution.id, execution);
+      state.tokens.set(token, { kind: "function", teamId: team.id, revoked: false });
+      const now = Math.floor(Date.now() / 1000);
+      const answer = await event(eventsUrl, team.id, {
+        type: "function_executed",
+        function: {
+          id: `Fn${callbackId.toUpperCase().slice(0, 8)}`,
+          callback_id: callbackId,
+          title: callbackId,
+          type: "app",
+          input_parameters: [],
+          output_parameters: [],
+          app_id: state.appId,
+          date_created: now,
+          date_updated: now,
+          date_deleted: 0,
+        },
+        inputs,
+        function_execution_id: execution.id,
+        workflow_execution_id: state.nextId("Wx"),
+        bot_access_token: token,
+      });
+      return { execution, answer };
+    },
+    execution: (id) => state.executions.get(id),
+    get executions() {
+      return [...state.executions.values()];
     },
     messages: (channel = state.channelId) => state.messages.filter((m) => m.channel === channel),
     ephemerals: (channel = state.channelId) => state.ephemerals.filter((m) => m.channel === channel),

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Readable } from "node:stream";
 import type { AnyBlock } from "@slack/types";
+import { FUNCTION_TOKEN_TTL_MS, type FunctionExecution } from "./functions.js";
 
 /** Slack's documented windows: a trigger_id lives 3 s, a response_url takes 5 posts within 30 min. */
 export const TRIGGER_TTL_MS = 3_000;
@@ -233,7 +234,8 @@ export function addUserGroup(
 
 /** A token Slack issued, and what it acts for. A revoked one answers token_revoked. */
 export interface IssuedToken {
-  kind: "bot" | "app";
+  /** "function": a workflow step execution's own token (functions.ts). */
+  kind: "bot" | "app" | "function";
   teamId: string;
   revoked: boolean;
 }
@@ -323,6 +325,9 @@ export class SlackState {
     redirectUrls: [],
   };
   readonly grants = new Map<string, Grant>();
+  /** Workflow step executions, by function_execution_id (functions.ts). */
+  readonly executions = new Map<string, FunctionExecution>();
+  functionTokenTtlMs = FUNCTION_TOKEN_TTL_MS;
   readonly users = new Map<string, SlackUser>();
   readonly messages: Message[] = [];
   readonly ephemerals: EphemeralMessage[] = [];

@@ -109,6 +109,6 @@ export class WebApi {
     // Uninstalled, or revoked by an admin: the token stays known and refused.
     if (issued.revoked) return fail("token_revoked");
     if (issued.kind !== entry.token) return fail("not_allowed_token_type");
-    return entry.run({ state: this.state, args, team: this.state.workspace(issued.teamId) });
+    return entry.run({ state: this.state, args, token, team: this.state.workspace(issued.teamId) });
   }
 }

@@ -8,7 +8,7 @@ const panes = {
 const part = (pane, role) => panes[pane].querySelector(`[data-role="${role}"]`);
 const shown = {
   discord: { messages: "", modal: null },
-  slack: { messages: "", direct: "", home: "", modal: null },
+  slack: { messages: "", direct: "", home: "", runs: "", modal: null },
 };
 /** Modals the user cancelled: a client closes them without telling the bot. */
 const dismissed = new Set();
@@ -56,7 +56,10 @@ function fill(pane, role, html) {
   if (html === shown[pane][role]) return;
   const messages = part(pane, role);
   // A conversation follows its newest message; a Home stays where the person reads it.
-  const atBottom = role !== "home" && messages.scrollHeight - messages.scrollTop - messages.clientHeight < 80;
+  const atBottom =
+    role !== "home" &&
+    role !== "runs" &&
+    messages.scrollHeight - messages.scrollTop - messages.clientHeight < 80;
   messages.innerHTML = html;
   shown[pane][role] = html;
   if (atBottom) messages.scrollTop = messages.scrollHeight;
@@ -81,13 +84,13 @@ let directCount = 0;
 function showTab(pane, tab) {
   for (const button of panes[pane].querySelectorAll("[data-tab]"))
     button.classList.toggle("on", button.dataset.tab === tab);
-  for (const role of ["messages", "direct", "home"]) {
+  for (const role of ["messages", "direct", "home", "workflows"]) {
     const view = part(pane, role);
     if (view) view.hidden = role !== tab;
   }
   const view = part(pane, tab);
-  // A Home reads from the top; a conversation from its newest message.
-  view.scrollTop = tab === "home" ? 0 : view.scrollHeight;
+  // A Home (and the steps' forms) read from the top; a conversation from its newest message.
+  view.scrollTop = tab === "home" || tab === "workflows" ? 0 : view.scrollHeight;
   // Opening the Home tab is what tells the app to publish it (app_home_opened), every time.
   if (tab === "home") void act(pane, "slack/home", {});
   countDirect();
@@ -107,6 +110,7 @@ function render(pane, state) {
   if (pane === "slack") {
     fill(pane, "direct", state.direct);
     fill(pane, "home", state.home);
+    fill(pane, "runs", state.runs);
     directCount = state.directCount;
     countDirect();
   }
@@ -223,7 +227,9 @@ document.addEventListener("submit", async (event) => {
     const answer =
       form.dataset.act === "discord-modal"
         ? await post("discord/modal", { custom: form.dataset.custom, fields: values })
-        : await post("slack/view", { view: form.dataset.view, values });
+        : form.dataset.act === "slack-step"
+          ? await post("slack/step", { step: form.dataset.step, values })
+          : await post("slack/view", { view: form.dataset.view, values });
     for (const [block, message] of Object.entries(answer.errors ?? {})) {
       const slot = form.querySelector(`[data-block="${CSS.escape(block)}"] .error`);
       if (slot) slot.textContent = message;
@@ -237,7 +243,8 @@ document.addEventListener("submit", async (event) => {
 
 // ---- The command boxes: completion of commands, options and choices ---------------------------
 
-const { menus, people, places } = await (await fetch("/api/page")).json();
+const { menus, people, places, steps } = await (await fetch("/api/page")).json();
+part("slack", "steps").innerHTML = steps;
 for (const pane of ["discord", "slack"]) {
   const picker = part(pane, "user");
   for (const person of people[pane]) picker.add(new Option(`as ${person.name}`, person.id));

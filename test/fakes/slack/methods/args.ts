@@ -14,12 +14,17 @@ export interface AnonymousContext {
 export interface MethodContext extends AnonymousContext {
   /** The workspace the caller's token acts for. */
   team: Workspace;
+  /** The token the call came with. */
+  token?: string;
 }
 
 export type Method =
   | {
-      /** Slack refuses a bot token for app-level methods and an app token for everything else. */
-      token: "bot" | "app";
+      /**
+       * Slack refuses a bot token for app-level methods and an app token for everything else; a
+       * function's own token is taken only by the methods that complete its execution (functions.ts).
+       */
+      token: "bot" | "app" | "function";
       run(ctx: MethodContext): Result;
     }
   | {

@@ -1,3 +1,4 @@
+import { functionMethods } from "../functions.js";
 import type { Method } from "./args.js";
 import { chatMethods } from "./chat.js";
 import { fileMethods } from "./files.js";
@@ -15,4 +16,5 @@ export const METHODS: Record<string, Method> = {
   ...historyMethods,
   ...oauthMethods,
   ...userGroupMethods,
+  ...functionMethods,
 };

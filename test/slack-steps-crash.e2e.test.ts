@@ -1,0 +1,104 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CrashWorld, type Instance, STATUS_PATH } from "./crash-world.js";
+import type { ProxiedAnswer } from "./fakes/proxy.js";
+import type { FunctionExecution } from "./fakes/slack/index.js";
+import { until } from "./main-process.js";
+
+/**
+ * `kill -9` of the real bot process (src/main.ts) while a Slack workflow step's job runs, then a
+ * restart with the same INSTANCE_ID: the step is completed, once, with the job's outputs. The
+ * function's token lives with the job record (its message's short-lived part), so the restart
+ * can still complete the step.
+ */
+
+const INSTANCE = "steps-crash";
+const RECOVERY_MS = 20_000;
+const JOB_MS = 2_000;
+
+let world: CrashWorld;
+let instance: Instance;
+
+beforeAll(async () => {
+  world = await CrashWorld.start({ discord: false });
+  instance = await world.startInstance(INSTANCE);
+}, 60_000);
+afterAll(async () => {
+  await instance?.bot.kill();
+  await world?.close();
+});
+
+/** SIGKILLs the bot once a remote answered the first request that `matches`, before the bot heard it. */
+function killOnAnswer(
+  proxy: { onAnswer(listener: (a: ProxiedAnswer) => void): () => void },
+  matches: (a: ProxiedAnswer) => boolean,
+): Promise<void> {
+  return new Promise((killed) => {
+    const stop = proxy.onAnswer((answer) => {
+      if (answer.status !== 200 || !matches(answer)) return;
+      stop();
+      void instance.bot.kill().then(killed);
+    });
+  });
+}
+
+async function runUntilKilled(prompt: string, kill: Promise<void>): Promise<FunctionExecution> {
+  const fake = world.slack;
+  const { execution } = await fake.functionExecuted(instance.slackEventsUrl, {
+    callbackId: "generate_image",
+    inputs: { user: { id: fake.users.requester.id, secret: "s" }, prompt },
+  });
+  await kill;
+  instance = await world.startInstance(INSTANCE);
+  return execution;
+}
+
+const ended = (execution: FunctionExecution) =>
+  until(
+    () => execution.state !== "running",
+    RECOVERY_MS,
+    () => `the step is still running\nbot log:\n${instance.bot.tail()}`,
+  );
+
+describe("a bot killed while a workflow step's job runs", () => {
+  it("completes the step once after the restart, with the job's outputs, and never creates twice", async () => {
+    const creations = () => world.emu.callsTo("POST", "/api/image/generate").length;
+    const before = creations();
+    world.emu.planNextJob("image", { durationMs: JOB_MS });
+    // The job is tracked once its status is read.
+    const killed = killOnAnswer(instance.media, (a) => STATUS_PATH.test(a.path));
+
+    const execution = await runUntilKilled("a fox that outlives its bot", killed);
+    await ended(execution);
+    await sleep(1_000); // a second completion, if any, would show by now
+
+    expect(execution.state).toBe("completed");
+    expect(execution.outputs).toMatchObject({ job_id: expect.any(String), file: expect.any(String) });
+    expect(execution.attempts).toEqual([{ method: "functions.completeSuccess", answer: "ok" }]);
+    expect(creations() - before).toBe(1);
+  }, 60_000);
+
+  it("killed once Slack took the completion, before the bot recorded it: the restart posts nothing more", async () => {
+    const fake = world.slack;
+    world.emu.planNextJob("image", { durationMs: 300 });
+    const killed = killOnAnswer(world.slackApi, (a) => a.path.endsWith("/functions.completeSuccess"));
+    const messages = fake.messages().length;
+
+    const execution = await runUntilKilled("a fox completed at the last moment", killed);
+    // The restart delivers again: Slack says the execution ended, which was this bot's own completion.
+    await until(
+      () => execution.attempts.length >= 2,
+      RECOVERY_MS,
+      () => `attempts: ${JSON.stringify(execution.attempts)}\nbot log:\n${instance.bot.tail()}`,
+    );
+    await sleep(1_000);
+
+    expect(execution.state).toBe("completed");
+    expect(execution.attempts).toEqual([
+      { method: "functions.completeSuccess", answer: "ok" },
+      { method: "functions.completeSuccess", answer: "execution_not_in_running_state" },
+    ]);
+    // Not taken for a step Slack ended first: no DM with the result.
+    expect(fake.messages()).toHaveLength(messages);
+  }, 60_000);
+});
