@@ -1,8 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CrashWorld, type Instance } from "./crash-world.js";
+import { CrashWorld, type Instance, killOnAnswer } from "./crash-world.js";
 import { solidPng } from "./fakes/media-api/png.js";
-import type { ProxiedAnswer } from "./fakes/proxy.js";
 import { until } from "./main-process.js";
 
 /**
@@ -32,23 +31,6 @@ afterAll(async () => {
   await world?.close();
 });
 
-/**
- * SIGKILLs the bot once the chat answered the first request that `matches`, before the answer
- * can reach the bot; resolves once the bot is dead.
- */
-function killOnAnswer(
-  proxy: { onAnswer(listener: (a: ProxiedAnswer) => void): () => void },
-  matches: (a: ProxiedAnswer) => boolean,
-): Promise<void> {
-  return new Promise((killed) => {
-    const stop = proxy.onAnswer((answer) => {
-      if (answer.status !== 200 || !matches(answer)) return;
-      stop();
-      void instance.bot.kill().then(killed);
-    });
-  });
-}
-
 async function restart(): Promise<number> {
   const at = Date.now();
   instance = await world.startInstance(INSTANCE);
@@ -65,7 +47,7 @@ describe("a bot killed once the chat accepted the job's first message, before th
     const ready = () =>
       fake.messages().filter((m) => m.text.startsWith("<@") && m.text.includes("launch fox on Slack"));
     world.emu.planNextJob("image", { durationMs: JOB_MS });
-    const killed = killOnAnswer(world.slackApi, (a) => a.path.endsWith("/chat.postMessage"));
+    const killed = killOnAnswer(world.slackApi, (a) => a.path.endsWith("/chat.postMessage"), instance);
 
     await fake.slashCommand(instance.slackEventsUrl, { text: "image generate launch fox on Slack" });
     await killed;
@@ -92,6 +74,7 @@ describe("a bot killed once the chat accepted the job's first message, before th
     const killed = killOnAnswer(
       world.discordRest!,
       (a) => a.method === "PATCH" && a.path.endsWith("/messages/%40original"),
+      instance,
     );
 
     await fake.sendCommand({
@@ -123,7 +106,7 @@ describe("a bot killed while it starts a person's job", () => {
     const queued = (what: string) =>
       fake.messages().filter((m) => m.text.startsWith(`Image: ${what}: Queued`));
     world.emu.planNextJob("image", { durationMs: JOB_MS });
-    const killed = killOnAnswer(world.slackApi, (a) => a.path.endsWith("/chat.postMessage"));
+    const killed = killOnAnswer(world.slackApi, (a) => a.path.endsWith("/chat.postMessage"), instance);
 
     await fake.slashCommand(instance.slackEventsUrl, { text: "image generate first fox", user });
     await killed;
@@ -151,7 +134,7 @@ describe("a bot killed once the service answered a creation call, before the ans
     const creations = () => world.emu.callsTo("POST", "/api/image/generate").length;
     const before = creations();
     world.emu.planNextJob("image", { durationMs: JOB_MS });
-    const killed = killOnAnswer(instance.media, (a) => a.path.endsWith("/api/image/generate"));
+    const killed = killOnAnswer(instance.media, (a) => a.path.endsWith("/api/image/generate"), instance);
 
     await fake.slashCommand(instance.slackEventsUrl, { text: "image generate lost answer fox", user });
     await killed;
@@ -181,6 +164,7 @@ describe("a bot killed once Slack accepted a result's notice, before it recorded
     const killed = killOnAnswer(
       world.slackApi,
       (a) => a.path.endsWith("/chat.postMessage") && ready().length > 0,
+      instance,
     );
 
     await fake.slashCommand(instance.slackEventsUrl, { text: "image generate notice fox on Slack", user });
@@ -206,7 +190,11 @@ describe("a bot killed once Slack shared a result's file, before it recorded the
     const ready = () => fake.messages().filter((m) => /^<@\w+> .*file fox on Slack is ready/.test(m.text));
     const job = () => fake.messages().find((m) => m.text.startsWith("Image: file fox on Slack"));
     world.emu.planNextJob("image", { durationMs: JOB_MS });
-    const killed = killOnAnswer(world.slackApi, (a) => a.path.endsWith("/files.completeUploadExternal"));
+    const killed = killOnAnswer(
+      world.slackApi,
+      (a) => a.path.endsWith("/files.completeUploadExternal"),
+      instance,
+    );
 
     await fake.slashCommand(instance.slackEventsUrl, { text: "image generate file fox on Slack", user });
     await killed;

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type FakeDiscord, startFakeDiscord } from "./fakes/discord/index.js";
 import { type Emulator, startEmulator } from "./fakes/media-api/index.js";
-import { type HttpProxy, startProxy } from "./fakes/proxy.js";
+import { type HttpProxy, type ProxiedAnswer, startProxy } from "./fakes/proxy.js";
 import { type FakeSlack, startFakeSlack } from "./fakes/slack/index.js";
 import { BotProcess, type Entry, freePort } from "./main-process.js";
 
@@ -126,4 +126,22 @@ export class CrashWorld {
     await Promise.all([this.emu.close(), this.slack.close(), this.discord?.close()]);
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * SIGKILLs `victim` once a remote answered the first request that `matches`, before the answer
+ * can reach the bot; resolves once the bot is dead.
+ */
+export function killOnAnswer(
+  proxy: { onAnswer(listener: (a: ProxiedAnswer) => void): () => void },
+  matches: (a: ProxiedAnswer) => boolean,
+  victim: Instance,
+): Promise<void> {
+  return new Promise((killed) => {
+    const stop = proxy.onAnswer((answer) => {
+      if (answer.status !== 200 || !matches(answer)) return;
+      stop();
+      void victim.bot.kill().then(killed);
+    });
+  });
 }

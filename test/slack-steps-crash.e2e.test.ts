@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CrashWorld, type Instance, STATUS_PATH } from "./crash-world.js";
-import type { ProxiedAnswer } from "./fakes/proxy.js";
+import { CrashWorld, type Instance, killOnAnswer, STATUS_PATH } from "./crash-world.js";
 import type { FunctionExecution } from "./fakes/slack/index.js";
 import { until } from "./main-process.js";
 
@@ -28,20 +27,6 @@ afterAll(async () => {
   await world?.close();
 });
 
-/** SIGKILLs the bot once a remote answered the first request that `matches`, before the bot heard it. */
-function killOnAnswer(
-  proxy: { onAnswer(listener: (a: ProxiedAnswer) => void): () => void },
-  matches: (a: ProxiedAnswer) => boolean,
-): Promise<void> {
-  return new Promise((killed) => {
-    const stop = proxy.onAnswer((answer) => {
-      if (answer.status !== 200 || !matches(answer)) return;
-      stop();
-      void instance.bot.kill().then(killed);
-    });
-  });
-}
-
 async function runUntilKilled(prompt: string, kill: Promise<void>): Promise<FunctionExecution> {
   const fake = world.slack;
   const { execution } = await fake.functionExecuted(instance.slackEventsUrl, {
@@ -66,7 +51,7 @@ describe("a bot killed while a workflow step's job runs", () => {
     const before = creations();
     world.emu.planNextJob("image", { durationMs: JOB_MS });
     // The job is tracked once its status is read.
-    const killed = killOnAnswer(instance.media, (a) => STATUS_PATH.test(a.path));
+    const killed = killOnAnswer(instance.media, (a) => STATUS_PATH.test(a.path), instance);
 
     const execution = await runUntilKilled("a fox that outlives its bot", killed);
     await ended(execution);
@@ -81,7 +66,11 @@ describe("a bot killed while a workflow step's job runs", () => {
   it("killed once Slack took the completion, before the bot recorded it: the restart posts nothing more", async () => {
     const fake = world.slack;
     world.emu.planNextJob("image", { durationMs: 300 });
-    const killed = killOnAnswer(world.slackApi, (a) => a.path.endsWith("/functions.completeSuccess"));
+    const killed = killOnAnswer(
+      world.slackApi,
+      (a) => a.path.endsWith("/functions.completeSuccess"),
+      instance,
+    );
     const messages = fake.messages().length;
 
     const execution = await runUntilKilled("a fox completed at the last moment", killed);

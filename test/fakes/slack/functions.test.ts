@@ -1,8 +1,9 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type Logger, LogLevel, webApi } from "@slack/bolt";
+import { webApi } from "@slack/bolt";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FakeSlack, type FakeSlackOptions, startFakeSlack } from "./index.js";
+import { quiet } from "./quiet-logger.js";
 
 const open: { fake: FakeSlack; app: Server }[] = [];
 afterEach(async () => {
@@ -11,16 +12,6 @@ afterEach(async () => {
     await new Promise((resolve) => app.close(resolve));
   }
 });
-
-const quiet: Logger = {
-  debug() {},
-  info() {},
-  warn() {},
-  error() {},
-  setLevel() {},
-  getLevel: () => LogLevel.ERROR,
-  setName() {},
-};
 
 /** The fake, and an app that acknowledges every event (and keeps what it got). */
 async function world(opts?: FakeSlackOptions) {

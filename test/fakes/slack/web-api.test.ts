@@ -1,10 +1,11 @@
 import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
-import { type Logger, LogLevel, webApi } from "@slack/bolt";
+import { webApi } from "@slack/bolt";
 import type { KnownBlock } from "@slack/types";
 import { request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FakeSlack, type FakeSlackOptions, LOGIN_PAGE, startFakeSlack } from "./index.js";
+import { quiet } from "./quiet-logger.js";
 
 const fakes: FakeSlack[] = [];
 
@@ -17,17 +18,6 @@ async function fakeSlack(opts?: FakeSlackOptions): Promise<FakeSlack> {
   fakes.push(fake);
   return fake;
 }
-
-/** WebClient logs Slack's `[ERROR]` response_metadata lines; the refusals here are expected. */
-const quiet: Logger = {
-  debug() {},
-  info() {},
-  warn() {},
-  error() {},
-  setLevel() {},
-  getLevel: () => LogLevel.ERROR,
-  setName() {},
-};
 
 function client(
   fake: FakeSlack,
