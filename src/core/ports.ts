@@ -156,6 +156,8 @@ export interface CommandEvent {
   options: Record<string, unknown>;
   /** Files by option name. */
   attachments: Record<string, Attachment[]>;
+  /** Files by option name given as web addresses (a workflow step's Image URL), read by the core. */
+  links?: Record<string, string[]>;
   actor: Actor;
   conversation: ConversationRef;
   /** Default "command"; "form" for a submitted modal. */

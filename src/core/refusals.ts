@@ -12,8 +12,9 @@ export class InputError extends BotError {
   constructor(
     readonly code: `input.${string}`,
     userMessage: string,
+    options?: BotErrorOptions,
   ) {
-    super(userMessage);
+    super(userMessage, options);
   }
 }
 

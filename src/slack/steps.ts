@@ -60,11 +60,18 @@ const name: Parameter = {
   title: "Name",
   description: "Name of the result (default: the first words of the text)",
 };
-const image = (description: string, required?: true): Parameter => ({
+const image = (description: string): Parameter => ({
   type: "slack#/types/file_id",
   title: "Image",
   description: `${description} (PNG, JPEG or WEBP): a file from a form step, or the File of another step of this app`,
-  ...(required && { required }),
+});
+
+/** Each file input has a twin taking a web address instead (another step's URL output, a public link). */
+const LINK_SUFFIX = "_url";
+const linkOf = (file: Parameter): Parameter => ({
+  type: "string",
+  title: `${file.title} URL`,
+  description: "Or a link to it: the URL of another step of this app, or a public web address",
 });
 
 export const STEPS: readonly StepDef[] = [
@@ -106,7 +113,7 @@ export const STEPS: readonly StepDef[] = [
       },
       name,
     },
-    files: { image: image("The image to edit", true) },
+    files: { image: image("The image to edit") },
   },
   {
     callbackId: "make_thumbnail",
@@ -221,7 +228,13 @@ function manifestParameters(parameters: Record<string, Parameter>, required: rea
 
 /** A step's inputs besides its person, by name, as Workflow Builder shows them. */
 export function stepInputs(step: StepDef): Record<string, Parameter> {
-  return { ...step.options, ...step.files, ...(step.long && { [FINISH_AT_START]: finishAtStart }) };
+  const links = Object.entries(step.files).map(([key, file]) => [`${key}${LINK_SUFFIX}`, linkOf(file)]);
+  return {
+    ...step.options,
+    ...step.files,
+    ...Object.fromEntries(links),
+    ...(step.long && { [FINISH_AT_START]: finishAtStart }),
+  };
 }
 
 /** The manifest's `functions` section, as slack-manifest.json holds it. */
@@ -241,7 +254,7 @@ export function manifestFunctions() {
 
 export const stepByCallbackId = (callbackId: string) => STEPS.find((s) => s.callbackId === callbackId);
 
-/** A step's inputs as the command's raw options (the core validates them) and its file ids by option. */
+/** A step's inputs as the command's raw options (the core validates them), its file ids and its links by option. */
 export function readInputs(step: StepDef, inputs: Record<string, unknown>) {
   const options: Record<string, unknown> = {};
   for (const key of Object.keys(step.options)) {
@@ -249,12 +262,15 @@ export function readInputs(step: StepDef, inputs: Record<string, unknown>) {
     if (value !== undefined && value !== null && value !== "") options[key] = value;
   }
   const files: Record<string, string[]> = {};
+  const links: Record<string, string[]> = {};
   for (const key of Object.keys(step.files)) {
-    const value = inputs[key];
-    if (typeof value === "string" && value !== "") files[key] = [value];
+    const file = inputs[key];
+    const link = inputs[`${key}${LINK_SUFFIX}`];
+    if (typeof file === "string" && file !== "") files[key] = [file];
+    if (typeof link === "string" && link.trim() !== "") links[key] = [link.trim()];
   }
   const ends = step.long && inputs[FINISH_AT_START] === true ? ("start" as const) : ("outcome" as const);
-  return { options, files, ends };
+  return { options, files, links, ends };
 }
 
 /** The person in the step's user_context input. */

@@ -66,7 +66,7 @@ export function registerSteps(app: App, deps: StepDeps): void {
       if (!(await deps.recent.first(`event:${body.event_id}`))) return;
       const teamId = context.teamId ?? body.team_id;
       const user = personOf(event.inputs);
-      const { options, files, ends } = readInputs(step, event.inputs);
+      const { options, files, links, ends } = readInputs(step, event.inputs);
       const where = stepConversation(
         teamId,
         user ?? "",
@@ -85,6 +85,7 @@ export function registerSteps(app: App, deps: StepDeps): void {
           command: step.command,
           options,
           attachments,
+          links,
           actor: await deps.actors.of(teamId, user),
           conversation: where,
           entry: "workflow_step",

@@ -437,6 +437,13 @@ describe("workflow steps in the playground", () => {
     const failed = slack().locator(".run", { hasText: "Edit an image" }).first();
     await text(failed.locator(".reason")).toContain("Attach a file as image");
 
+    // The same step given the first one's URL output edits that image.
+    await edit.locator('input[name="image_url"]').fill(String(execution?.outputs?.url));
+    await edit.getByRole("button", { name: "Run step" }).click();
+    const edited = slack().locator(".run", { hasText: "Edit an image" }).first();
+    await text(edited.locator(".run-title")).toContain("✅ completed");
+    expect(await loaded(edited.locator("img.media"))).toBeGreaterThan(0);
+
     if (process.env.PLAYGROUND_SCREENSHOT === "1") {
       await slack()
         .locator('[data-role="workflows"]')

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { commandByName } from "../../src/core/commands/catalogue.js";
 import { BOT_SCOPES, REDIRECT_PATH, SLASH_COMMAND } from "../../src/slack/index.js";
-import { manifestFunctions, STEPS } from "../../src/slack/steps.js";
+import { manifestFunctions, STEPS, stepInputs } from "../../src/slack/steps.js";
 
 const read = (name: string) => JSON.parse(readFileSync(new URL(`../../${name}`, import.meta.url), "utf8"));
 const manifest = read("slack-manifest.json");
@@ -81,7 +81,7 @@ describe("the workflow steps in slack-manifest.json", () => {
     expect(manifest.settings.org_deploy_enabled).toBe(true);
   });
 
-  it("names only options and file options its command has, and every required one of them", () => {
+  it("names only options and file options its command has, and offers every required one of them", () => {
     for (const step of STEPS) {
       const command = commandByName(step.command);
       expect(command, step.command).toBeDefined();
@@ -90,8 +90,12 @@ describe("the workflow steps in slack-manifest.json", () => {
         expect(Object.keys(shape), step.callbackId).toContain(option);
       for (const file of Object.keys(step.files))
         expect(Object.keys(command!.files ?? {}), step.callbackId).toContain(file);
-      for (const [file, spec] of Object.entries(command!.files ?? {}))
-        if (spec.required) expect(step.files[file]?.required, `${step.callbackId} ${file}`).toBe(true);
+      // A required file may come as a file or as a link, so neither input is required on its own.
+      for (const [file, spec] of Object.entries(command!.files ?? {})) {
+        if (!spec.required) continue;
+        expect(step.files[file], `${step.callbackId} ${file}`).toBeDefined();
+        expect(stepInputs(step)[`${file}_url`]?.type, `${step.callbackId} ${file}_url`).toBe("string");
+      }
     }
   });
 

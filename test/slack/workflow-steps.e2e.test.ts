@@ -95,6 +95,24 @@ describe("each workflow step, from function_executed to functions.completeSucces
     expect(edit?.json).toMatchObject({ prompt: "make it night", referenceImageMediaId: expect.any(String) });
   });
 
+  it("Edit an image: the URL output of an earlier step is its image, read by the bot and uploaded", async () => {
+    const first = await runStep("generate_image", { user: person(), prompt: "a green frog" });
+    const uploads = world.creations("/api/media/initialize").length;
+    const edited = await runStep("edit_image", {
+      user: person(),
+      image_url: first.outputs?.url,
+      prompt: "make it rain",
+    });
+
+    expect(edited.state).toBe("completed");
+    expect(edited.outputs).toMatchObject({ job_id: expect.stringMatching(JOB_ID), file: expect.any(String) });
+    const upload = world.creations("/api/media/initialize").slice(uploads);
+    expect(upload).toHaveLength(1);
+    expect(upload[0]?.json).toMatchObject({ contentType: "image/png", fileSize: expect.any(Number) });
+    const edit = world.creations("/api/image/edit").at(-1);
+    expect(edit?.json).toMatchObject({ prompt: "make it rain", referenceImageMediaId: expect.any(String) });
+  });
+
   it("Make a thumbnail, with a reference image from a form", async () => {
     const done = await runStep("make_thumbnail", {
       user: person(),
@@ -208,6 +226,65 @@ describe("a step that makes nothing ends with functions.completeError and its re
     expect(done.error).toMatch(/"brief\.pdf" is not a file image accepts .*PNG, JPEG, WEBP/);
     expect(world.creations("/api/image/edit")).toHaveLength(edits);
     expect(account.creditsUsed).toBe(spent);
+  });
+
+  it("an image URL into the bot's own network, or one that does not answer with a file: nothing created", async () => {
+    const spent = world.emu.account("test-key").creditsUsed;
+    const edits = world.creations("/api/image/edit").length;
+
+    const inside = await runStep("edit_image", {
+      user: person(),
+      image_url: "http://localhost:9/admin/secret.png",
+      prompt: "make it pop",
+    });
+    const missing = await runStep("edit_image", {
+      user: person(),
+      image_url: `${world.emu.url}/no/such/picture.png`,
+      prompt: "make it pop",
+    });
+    const notLink = await runStep("edit_image", {
+      user: person(),
+      image_url: "my picture",
+      prompt: "make it pop",
+    });
+
+    expect(inside.state).toBe("failed");
+    expect(inside.error).toContain("The bot does not fetch files from localhost:9");
+    expect(missing.state).toBe("failed");
+    expect(missing.error).toMatch(
+      /The file at http:\/\/127\.0\.0\.1:\d+\/no\/such\/picture\.png could not be read \(it answered HTTP 404\)/,
+    );
+    expect(notLink.state).toBe("failed");
+    expect(notLink.error).toContain("could not be read (it is not a web address)");
+    expect(world.creations("/api/image/edit")).toHaveLength(edits);
+    expect(world.emu.account("test-key").creditsUsed).toBe(spent);
+  });
+
+  it("an image given both as a file and as a link: both used where several are taken, else refused", async () => {
+    const first = await runStep("generate_image", { user: person(), prompt: "a fox given twice" });
+    const uploads = world.creations("/api/media/initialize").length;
+    const edited = await runStep("edit_image", {
+      user: person(),
+      image: png("one.png", [1, 1, 1]),
+      image_url: first.outputs?.url,
+      prompt: "make them one",
+    });
+    expect(edited.state).toBe("completed");
+    expect(world.creations("/api/media/initialize").slice(uploads)).toHaveLength(2);
+
+    const spent = world.emu.account("test-key").creditsUsed;
+    const clips = world.creations("/api/video/cinematic/create").length;
+    const clip = await runStep("make_cinematic_video", {
+      user: person(),
+      prompt: "waves",
+      first_frame: png("frame.png", [1, 1, 1]),
+      first_frame_url: first.outputs?.url,
+    });
+
+    expect(clip.state).toBe("failed");
+    expect(clip.error).toContain("first_frame takes at most 1 file; 2 were attached");
+    expect(world.creations("/api/video/cinematic/create")).toHaveLength(clips);
+    expect(world.emu.account("test-key").creditsUsed).toBe(spent);
   });
 
   it("a missing image, and a step without the person who runs it", async () => {

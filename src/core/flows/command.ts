@@ -7,6 +7,7 @@ import { InputError, noApiKey } from "../commands/errors.js";
 import { checkFiles, parseFilled } from "../commands/validate.js";
 import { BotError } from "../errors.js";
 import { messageOf } from "../jobs/records.js";
+import { withLinkedFiles } from "../linked-files.js";
 import { commandsTotal } from "../metrics.js";
 import type { CommandEvent } from "../ports.js";
 import { isPersonal, type TenantRef, tenantKey, tenantOf } from "../tenancy.js";
@@ -77,7 +78,7 @@ export function botServices(core: Core, tenant: TenantRef): BotServices {
 }
 
 /** What a command is given to run with: its raw options and files, who and where. */
-type CommandInput = Pick<CommandEvent, "options" | "attachments" | "actor" | "conversation">;
+type CommandInput = Pick<CommandEvent, "options" | "attachments" | "links" | "actor" | "conversation">;
 
 /**
  * The context `command` runs in, once its gesture is admitted: the options checked (a preset, the
@@ -98,10 +99,10 @@ export async function commandContext<O extends Record<string, unknown>>(
   // Only what starts a job is filled: preset save (and setting a default) take settings as typed.
   const layers = command.starts ? await layersFor(core, actor, settings, input.options) : [];
   const { options, filled } = parseFilled(command, input.options, layers);
-  const attachments = checkFiles(command, input.attachments);
   const apiKey = await core.tenancy.apiKey(tenant);
   if (command.usesService !== false && !apiKey) throw noApiKey(isPersonal(actor));
   const api = core.mediaWith(tenant, apiKey);
+  const attachments = checkFiles(command, await withLinkedFiles(api, input.attachments, input.links));
   await checkPicks(core, command, options, tenant, api);
   return {
     options: options as O,

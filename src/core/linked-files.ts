@@ -1,0 +1,98 @@
+import { Readable } from "node:stream";
+import type { MediaApi } from "./api/client.js";
+import { RefusedFetchError } from "./api/fetch-policy.js";
+import { boundedBytes } from "./bounded.js";
+import { AUDIO_MAX_BYTES } from "./commands/files.js";
+import { ServiceError, TimeoutError } from "./errors.js";
+import type { Attachment } from "./ports.js";
+import { InputError } from "./refusals.js";
+import { clip, megabytes } from "./render/text.js";
+import { abandon } from "./streams.js";
+
+/**
+ * Files given as web addresses instead of attached (a workflow step's Image URL: another step's
+ * URL output, or any public link). They are read through the media client's guarded fetch, so a
+ * link can reach the service's own host and public addresses, never the bot's own network.
+ */
+
+/** No file option takes more; a link's body without a length is read at most this far. */
+const LARGEST_FILE = AUDIO_MAX_BYTES;
+
+function nameOf(url: URL): string {
+  const last = url.pathname.split("/").filter(Boolean).at(-1);
+  try {
+    return last ? decodeURIComponent(last) : url.hostname;
+  } catch {
+    return last ?? url.hostname;
+  }
+}
+
+function unreadable(link: string, why: string, cause: unknown): InputError {
+  return new InputError(
+    "input.link_unreadable",
+    `The file at ${clip(link, 120)} could not be read (${why}). Check the link, or attach the file instead.`,
+    { message: `link not read: ${why}`, cause },
+  );
+}
+
+/** A few words on why the address gave no file, for a person who can fix the link. */
+function whyUnread(error: unknown): string {
+  if (error instanceof TimeoutError) return "it took too long to answer";
+  if (error instanceof ServiceError && error.status !== undefined) return `it answered HTTP ${error.status}`;
+  return "it did not answer";
+}
+
+/** The file behind `link`, its size known before anything reaches the service. */
+async function linkedFile(media: MediaApi, link: string): Promise<Attachment> {
+  let url: URL;
+  try {
+    url = new URL(link);
+  } catch (error) {
+    throw unreadable(link, "it is not a web address", error);
+  }
+  const read = async () => {
+    try {
+      return await media.media.download(url.href);
+    } catch (error) {
+      if (error instanceof RefusedFetchError) {
+        throw new InputError(
+          "input.link_refused",
+          `The bot does not fetch files from ${clip(url.host, 80)}: give a public link, or the URL output of an earlier step.`,
+          { message: error.message, cause: error },
+        );
+      }
+      throw unreadable(link, whyUnread(error), error);
+    }
+  };
+  const probe = await read();
+  const name = nameOf(url);
+  const contentType = probe.contentType.split(";")[0]!.trim();
+  if (probe.size !== undefined) {
+    abandon(probe.body);
+    return { name, contentType, size: probe.size, open: async () => (await read()).body };
+  }
+  // Without a length the size is only known by reading: held once, bounded by the largest file
+  // any option takes.
+  const tooBig = new InputError(
+    "input.file_size",
+    `The file at ${clip(link, 120)} is more than ${megabytes(LARGEST_FILE)}, more than any option takes. Give a smaller file.`,
+  );
+  const bytes = await boundedBytes(probe.body, LARGEST_FILE, () => tooBig).catch((error: unknown) => {
+    throw error === tooBig ? tooBig : unreadable(link, "the download broke off", error);
+  });
+  return { name, contentType, size: bytes.length, open: async () => Readable.from([bytes]) };
+}
+
+/** The attached files of each option followed by the files behind its links, for the command's file checks. */
+export async function withLinkedFiles(
+  media: MediaApi,
+  attachments: Record<string, Attachment[]>,
+  links: Record<string, readonly string[]> | undefined,
+): Promise<Record<string, Attachment[]>> {
+  const all = { ...attachments };
+  for (const [option, urls] of Object.entries(links ?? {})) {
+    const linked = await Promise.all(urls.map((url) => linkedFile(media, url)));
+    all[option] = [...(all[option] ?? []), ...linked];
+  }
+  return all;
+}

@@ -1,0 +1,100 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Readable } from "node:stream";
+import { buffer } from "node:stream/consumers";
+import { afterEach, describe, expect, it } from "vitest";
+import { createMediaClient, type MediaClient } from "../../src/core/api/client.js";
+import { AUDIO_MAX_BYTES } from "../../src/core/commands/files.js";
+import { withLinkedFiles } from "../../src/core/linked-files.js";
+import { solidPng } from "../fakes/media-api/png.js";
+
+/**
+ * Files given by link (a workflow step's Image URL). The host stands for the media service's own
+ * (a trusted host); a link's answer may or may not say its length.
+ */
+
+const open: { server: Server; client: MediaClient }[] = [];
+afterEach(async () => {
+  for (const { server, client } of open.splice(0)) {
+    await client.close();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+/** A host answering /chunked/* without a length and /sized/* with one. */
+async function host(body: Buffer | (() => AsyncIterable<Buffer>)) {
+  const server = createServer(async (req, res) => {
+    const chunked = req.url?.startsWith("/chunked/");
+    res.writeHead(200, {
+      "content-type": "image/png",
+      ...(!chunked && Buffer.isBuffer(body) && { "content-length": body.length }),
+    });
+    if (Buffer.isBuffer(body)) {
+      res.end(body);
+      return;
+    }
+    for await (const chunk of body()) if (!res.write(chunk)) await new Promise((r) => res.once("drain", r));
+    res.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const client = createMediaClient({ baseUrl: base });
+  open.push({ server, client });
+  return { base, media: client.as(undefined) };
+}
+
+describe("a file given by link", () => {
+  it("with its length: sized at once, its bytes read when opened; a name from the link's last part", async () => {
+    const png = solidPng([200, 40, 40]);
+    const { base, media } = await host(png);
+
+    const { image } = await withLinkedFiles(media, {}, { image: [`${base}/sized/red%20fox.png?sig=1`] });
+
+    expect(image).toHaveLength(1);
+    expect(image![0]).toMatchObject({ name: "red fox.png", contentType: "image/png", size: png.length });
+    expect(await buffer(await image![0]!.open())).toEqual(png);
+  });
+
+  it("without a length: read once to learn its size, and the same bytes opened", async () => {
+    const png = solidPng([40, 200, 40]);
+    const { base, media } = await host(png);
+
+    const { image } = await withLinkedFiles(media, {}, { image: [`${base}/chunked/frame.png`] });
+
+    expect(image![0]).toMatchObject({ name: "frame.png", size: png.length });
+    expect(await buffer(await image![0]!.open())).toEqual(png);
+  });
+
+  it("without a length and bigger than any option takes: refused as too big, the rest not read", async () => {
+    const chunk = Buffer.alloc(1024 * 1024, 1);
+    let sent = 0;
+    const { base, media } = await host(async function* () {
+      for (; sent < AUDIO_MAX_BYTES * 4; sent += chunk.length) yield chunk;
+    });
+
+    await expect(withLinkedFiles(media, {}, { image: [`${base}/chunked/huge.png`] })).rejects.toMatchObject({
+      code: "input.file_size",
+      userMessage: expect.stringContaining("is more than 25 MB"),
+    });
+    expect(sent).toBeLessThan(AUDIO_MAX_BYTES * 2);
+  });
+
+  it("comes after the option's attached files", async () => {
+    const png = solidPng([1, 2, 3]);
+    const { base, media } = await host(png);
+    const attached = {
+      name: "a.png",
+      contentType: "image/png",
+      size: 1,
+      open: async () => Readable.from([png]),
+    };
+
+    const { references } = await withLinkedFiles(
+      media,
+      { references: [attached] },
+      { references: [`${base}/sized/b.png`] },
+    );
+
+    expect(references?.map((f) => f.name)).toEqual(["a.png", "b.png"]);
+  });
+});
