@@ -3,10 +3,10 @@ import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { buffer } from "node:stream/consumers";
 import { afterEach, describe, expect, it } from "vitest";
-import { createMediaClient, type MediaClient } from "../../src/core/api/client.js";
-import { AUDIO_MAX_BYTES } from "../../src/core/commands/files.js";
-import { withLinkedFiles } from "../../src/core/linked-files.js";
-import { solidPng } from "../fakes/media-api/png.js";
+import { createMediaClient, type MediaClient } from "../../../src/core/api/client.js";
+import { AUDIO_MAX_BYTES } from "../../../src/core/commands/files.js";
+import { withLinkedFiles } from "../../../src/core/commands/linked-files.js";
+import { solidPng } from "../../fakes/media-api/png.js";
 
 /**
  * Files given by link (a workflow step's Image URL). The host stands for the media service's own

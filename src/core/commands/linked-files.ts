@@ -1,13 +1,13 @@
 import { Readable } from "node:stream";
-import type { MediaApi } from "./api/client.js";
-import { RefusedFetchError } from "./api/fetch-policy.js";
-import { boundedBytes } from "./bounded.js";
-import { AUDIO_MAX_BYTES } from "./commands/files.js";
-import { ServiceError, TimeoutError } from "./errors.js";
-import type { Attachment } from "./ports.js";
-import { InputError } from "./refusals.js";
-import { clip, megabytes } from "./render/text.js";
-import { abandon } from "./streams.js";
+import type { MediaApi } from "../api/client.js";
+import { RefusedFetchError } from "../api/fetch-policy.js";
+import { boundedBytes } from "../bounded.js";
+import { ServiceError, TimeoutError } from "../errors.js";
+import type { Attachment } from "../ports.js";
+import { InputError } from "../refusals.js";
+import { clip, megabytes } from "../render/text.js";
+import { abandon } from "../streams.js";
+import { AUDIO_MAX_BYTES } from "./files.js";
 
 /**
  * Files given as web addresses instead of attached (a workflow step's Image URL: another step's
