@@ -1,3 +1,4 @@
+import { commandByName } from "../core/commands/catalogue.js";
 import { IMAGE_ASPECT_RATIOS, RESOLUTIONS, WIDE_OR_TALL } from "../core/commands/options.js";
 
 /**
@@ -271,6 +272,21 @@ export function readInputs(step: StepDef, inputs: Record<string, unknown>) {
   }
   const ends = step.long && inputs[FINISH_AT_START] === true ? ("start" as const) : ("outcome" as const);
   return { options, files, links, ends };
+}
+
+/**
+ * What a step lacks of the images its command needs, in the words of Workflow Builder's inputs (the
+ * command's own sentence asks to attach a file, which a workflow has no way to do).
+ */
+export function missingImage(
+  step: StepDef,
+  given: { files: Record<string, string[]>; links: Record<string, string[]> },
+): string | undefined {
+  const needed = Object.entries(commandByName(step.command)?.files ?? {}).filter(([, spec]) => spec.required);
+  const missing = needed.find(([option]) => !given.files[option] && !given.links[option]);
+  if (!missing) return undefined;
+  const title = step.files[missing[0]]?.title ?? missing[0];
+  return `${step.title} needs an image: a file in its ${title} input, or a link in ${title} URL.`;
 }
 
 /** The person in the step's user_context input. */

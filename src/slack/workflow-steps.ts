@@ -9,7 +9,7 @@ import type { SlackAdapter } from "./adapter.js";
 import { userFile } from "./files.js";
 import type { Recent } from "./recent.js";
 import { stepConversation } from "./step-refs.js";
-import { personOf, readInputs, STEPS, USER_INPUT } from "./steps.js";
+import { missingImage, personOf, readInputs, STEPS, USER_INPUT } from "./steps.js";
 import type { Workspaces } from "./workspaces.js";
 
 /**
@@ -76,6 +76,11 @@ export function registerSteps(app: App, deps: StepDeps): void {
       );
       if (!user) {
         await fail(where, NO_PERSON);
+        return;
+      }
+      const lacking = missingImage(step, { files, links });
+      if (lacking) {
+        await fail(where, lacking);
         return;
       }
       await deps.later(teamId, user, async () => {

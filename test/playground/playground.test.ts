@@ -435,7 +435,7 @@ describe("workflow steps in the playground", () => {
     await edit.locator('input[name="prompt"]').fill("add a boat");
     await edit.getByRole("button", { name: "Run step" }).click();
     const failed = slack().locator(".run", { hasText: "Edit an image" }).first();
-    await text(failed.locator(".reason")).toContain("Attach a file as image");
+    await text(failed.locator(".reason")).toContain("a file in its Image input, or a link in Image URL");
 
     // The same step given the first one's URL output edits that image.
     await edit.locator('input[name="image_url"]').fill(String(execution?.outputs?.url));

@@ -294,7 +294,9 @@ describe("a step that makes nothing ends with functions.completeError and its re
     const noPerson = await runStep("generate_image", { prompt: "a fox of nobody's" });
 
     expect(noImage.state).toBe("failed");
-    expect(noImage.error).toContain("Attach a file as image");
+    expect(noImage.error).toBe(
+      "Edit an image needs an image: a file in its Image input, or a link in Image URL.",
+    );
     expect(noPerson.state).toBe("failed");
     expect(noPerson.error).toContain("the person who used the workflow");
     expect(world.emu.account("test-key").creditsUsed).toBe(spent);
