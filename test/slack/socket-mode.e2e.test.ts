@@ -48,4 +48,26 @@ describe("the bot over Socket Mode (SLACK_APP_TOKEN set)", () => {
     expect(headerOf(again)).toMatch(/^✅ Image: make it snow/);
     expect(bot.creations("/api/image/edit")).toHaveLength(2);
   });
+  it("runs a workflow step from function_executed over the socket to functions.completeSuccess", async () => {
+    const slack = await startFakeSlack();
+    fake = slack;
+    const bot = await SlackWorld.start(slack, { socketMode: true });
+    world = bot;
+    await slack.socketMode.connected();
+
+    const { execution, payload } = slack.payloads.functionExecuted({
+      callbackId: "generate_image",
+      inputs: { user: { id: slack.users.requester.id, secret: "s" }, prompt: "a fox over the socket" },
+    });
+    const ack = await slack.socketMode.send("events_api", payload);
+    await bot.until(() => execution.state !== "running", 10_000);
+
+    expect(ack).toEqual({});
+    expect(execution.state).toBe("completed");
+    expect(execution.outputs).toMatchObject({ job_id: expect.any(String), url: expect.any(String) });
+    expect(execution.attempts).toEqual([{ method: "functions.completeSuccess", answer: "ok" }]);
+    expect(bot.creations("/api/image/generate").at(-1)?.json).toMatchObject({
+      prompt: "a fox over the socket",
+    });
+  });
 });

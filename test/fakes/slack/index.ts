@@ -189,6 +189,11 @@ export interface FakeSlack {
     blockAction(input: BlockActionInput): Built<Record<string, unknown>>;
     viewSubmission(input: ViewSubmissionInput): Built<Record<string, unknown>>;
     messageShortcut(input: MessageShortcutInput): Built<Record<string, unknown>>;
+    /** A step's execution, started, and its `function_executed` event for Socket Mode (`events_api`). */
+    functionExecuted(input: FunctionInput): {
+      execution: FunctionExecution;
+      payload: Record<string, unknown>;
+    };
   };
   /** A member posts in a channel (the seeded one by default), with files they attached (see addUserFile). */
   postAsUser(input: { user?: string; channel?: string; text?: string; files?: SlackFile[] }): Message;
@@ -304,36 +309,78 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
     blockAction: (input) => blockAction(state, input),
     viewSubmission: (input) => viewSubmission(state, input),
     messageShortcut: (input) => messageShortcut(state, input),
+    functionExecuted: (input) => {
+      const { execution, team, inner } = startExecution(input);
+      return { execution, payload: eventBody(team.id, inner) };
+    },
   };
   const isViewSubmission = (payload: object): payload is { view: { id: string } } =>
     "type" in payload && payload.type === "view_submission";
 
-  function event(eventsUrl: string, teamId: string, inner: { type: string } & Record<string, unknown>) {
+  /** An Events API envelope of `inner` from a workspace, as Slack posts it (or sends it over Socket Mode). */
+  function eventBody(teamId: string, inner: { type: string } & Record<string, unknown>) {
     const team = state.workspace(teamId);
     const now = Math.floor(Date.now() / 1000);
-    return postSignedJson(
-      eventsUrl,
-      {
-        token: state.verificationToken,
-        team_id: team.id,
-        api_app_id: state.appId,
-        event: { ...inner, event_ts: state.nextTs() },
-        type: "event_callback",
-        event_id: state.nextId("Ev"),
-        event_time: now,
-        authorizations: [
-          {
-            enterprise_id: null,
-            team_id: team.id,
-            user_id: team.botUserId,
-            is_bot: true,
-            is_enterprise_install: false,
-          },
-        ],
-        is_ext_shared_channel: false,
+    return {
+      token: state.verificationToken,
+      team_id: team.id,
+      api_app_id: state.appId,
+      event: { ...inner, event_ts: state.nextTs() },
+      type: "event_callback",
+      event_id: state.nextId("Ev"),
+      event_time: now,
+      authorizations: [
+        {
+          enterprise_id: null,
+          team_id: team.id,
+          user_id: team.botUserId,
+          is_bot: true,
+          is_enterprise_install: false,
+        },
+      ],
+      is_ext_shared_channel: false,
+    };
+  }
+  function event(eventsUrl: string, teamId: string, inner: { type: string } & Record<string, unknown>) {
+    return postSignedJson(eventsUrl, eventBody(teamId, inner), state.signingSecret);
+  }
+  /** Slack starts an execution of one of the app's steps: its record, and the `function_executed` event. */
+  function startExecution({ callbackId, inputs, teamId = state.teamId }: FunctionInput) {
+    const team = state.workspace(teamId);
+    const token = `xwfp-${state.secret(5)}-${state.secret(12)}`;
+    const execution: FunctionExecution = {
+      id: state.nextId("Fx"),
+      callbackId,
+      teamId: team.id,
+      inputs,
+      token,
+      startedAt: Date.now(),
+      state: "running",
+      attempts: [],
+    };
+    state.executions.set(execution.id, execution);
+    state.tokens.set(token, { kind: "function", teamId: team.id, revoked: false });
+    const now = Math.floor(Date.now() / 1000);
+    const inner = {
+      type: "function_executed",
+      function: {
+        id: `Fn${callbackId.toUpperCase().slice(0, 8)}`,
+        callback_id: callbackId,
+        title: callbackId,
+        type: "app",
+        input_parameters: [],
+        output_parameters: [],
+        app_id: state.appId,
+        date_created: now,
+        date_updated: now,
+        date_deleted: 0,
       },
-      state.signingSecret,
-    );
+      inputs,
+      function_execution_id: execution.id,
+      workflow_execution_id: state.nextId("Wx"),
+      bot_access_token: token,
+    };
+    return { execution, team, inner };
   }
   const tokensRevoked = (eventsUrl: string, team: Workspace) =>
     event(eventsUrl, team.id, { type: "tokens_revoked", tokens: { bot: [team.botUserId] } });
@@ -374,42 +421,9 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
       state.revokeTokens(teamId);
       return tokensRevoked(eventsUrl, state.workspace(teamId));
     },
-    async functionExecuted(eventsUrl, { callbackId, inputs, teamId = state.teamId }) {
-      const team = state.workspace(teamId);
-      const token = `xwfp-${state.secret(5)}-${state.secret(12)}`;
-      const execution: FunctionExecution = {
-        id: state.nextId("Fx"),
-        callbackId,
-        teamId: team.id,
-        inputs,
-        token,
-        startedAt: Date.now(),
-        state: "running",
-        attempts: [],
-      };
-      state.executions.set(execution.id, execution);
-      state.tokens.set(token, { kind: "function", teamId: team.id, revoked: false });
-      const now = Math.floor(Date.now() / 1000);
-      const answer = await event(eventsUrl, team.id, {
-        type: "function_executed",
-        function: {
-          id: `Fn${callbackId.toUpperCase().slice(0, 8)}`,
-          callback_id: callbackId,
-          title: callbackId,
-          type: "app",
-          input_parameters: [],
-          output_parameters: [],
-          app_id: state.appId,
-          date_created: now,
-          date_updated: now,
-          date_deleted: 0,
-        },
-        inputs,
-        function_execution_id: execution.id,
-        workflow_execution_id: state.nextId("Wx"),
-        bot_access_token: token,
-      });
-      return { execution, answer };
+    async functionExecuted(eventsUrl, input) {
+      const { execution, team, inner } = startExecution(input);
+      return { execution, answer: await event(eventsUrl, team.id, inner) };
     },
     execution: (id) => state.executions.get(id),
     get executions() {
