@@ -169,6 +169,40 @@ describe("each workflow step, from function_executed to functions.completeSucces
   });
 });
 
+describe("a step's result in the person's Home", () => {
+  it("a follow-up clicked there runs in their DM with the bot (a step has no channel), charged once", async () => {
+    const done = await runStep("generate_image", { user: person(), prompt: "a fox for the home" });
+    const jobId = String(done.outputs?.job_id);
+    await fake.openHome(world.eventsUrl);
+    const regenerate = `media:regenerate:${jobId}`;
+    await world.until(() =>
+      JSON.stringify(fake.home(fake.users.requester.id)?.blocks ?? []).includes(regenerate),
+    );
+    const generations = world.creations("/api/image/generate").length;
+
+    await fake.homeAction(world.eventsUrl, { user: fake.users.requester.id, actionId: regenerate });
+
+    const again = await world.until(() => {
+      const dm = fake.calls.find(
+        (c) =>
+          c.method === "chat.postMessage" &&
+          String(c.args.channel).startsWith("D") &&
+          JSON.stringify(c.args).includes("a fox for the home"),
+      );
+      return dm && String(dm.args.channel);
+    }, 10_000);
+    await world.until(
+      () => fake.messages(again).find((m) => headerOf(m)?.startsWith("✅ Image: a fox for the home")),
+      10_000,
+    );
+    expect(world.creations("/api/image/generate")).toHaveLength(generations + 1);
+    // It is the person's own new job there, not a step's result come late.
+    expect(JSON.stringify(fake.messages(again))).not.toContain("had ended before the job did");
+    // The finished step is not touched again.
+    expect(done.attempts).toEqual([{ method: "functions.completeSuccess", answer: "ok" }]);
+  });
+});
+
 describe("a long video's step set to finish when started", () => {
   it("completes at once with the job id, and the video comes to the person's DM when ready", async () => {
     world.emu.planNextJob("cinematic", { durationMs: 1_500 });

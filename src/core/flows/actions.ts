@@ -21,6 +21,7 @@ import { keepingFilled, layersFor, withUnaskedSettings } from "./preferences.js"
 import { actorOnJob, checkFollowUp, privately, privateOrigin } from "./privacy.js";
 import { settingsAction } from "./settings.js";
 import { launch, startWithinLimit } from "./start.js";
+import { outsideStep } from "./steps.js";
 
 /**
  * Button clicks, select choices and follow-up forms on a job's message. Every one gets an answer:
@@ -248,13 +249,14 @@ async function notHere(core: Core, event: ActionEvent): Promise<Error> {
 /**
  * A result's control clicked on the person's home, which is in no channel: it acts where the
  * result is, admitted there like a click on the result's own message, and its new job is posted
- * there.
+ * there. A workflow step's result is in no channel either (and its step has ended): its new job
+ * goes to the person's DM with the bot.
  */
 async function inResultChannel(core: Core, event: ActionEvent): Promise<ActionEvent> {
   const job = await jobOf(core, event.jobId, event.actor);
   if (!job) throw unknownJob(core);
   const { surface: _home, message: _none, ...rest } = event;
-  return { ...rest, conversation: job.conversation as unknown as ConversationRef };
+  return { ...rest, conversation: outsideStep(job.conversation as unknown as ConversationRef) };
 }
 
 /** Starts `command`'s job as the clicker, within their job limit, and posts its message. */
