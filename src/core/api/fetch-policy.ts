@@ -15,7 +15,11 @@ export class RefusedFetchError extends BotError {
   readonly code = "result.refused";
 }
 
-/** Loopback, private (RFC 1918, unique local), link-local, carrier-grade NAT and "this network". */
+/**
+ * Loopback, private (RFC 1918, unique local), link-local, carrier-grade NAT, benchmarking and
+ * "this network"; each IPv4 one also as NAT64 writes it (64:ff9b::169.254.169.254 is the metadata
+ * endpoint where a NAT64 gateway runs).
+ */
 const INTERNAL = new BlockList();
 for (const [net, prefix] of [
   ["0.0.0.0", 8],
@@ -25,8 +29,12 @@ for (const [net, prefix] of [
   ["169.254.0.0", 16],
   ["172.16.0.0", 12],
   ["192.168.0.0", 16],
+  ["198.18.0.0", 15],
 ] as const) {
   INTERNAL.addSubnet(net, prefix, "ipv4");
+  const [a, b, c, d] = net.split(".").map(Number) as [number, number, number, number];
+  const pair = (high: number, low: number) => ((high << 8) | low).toString(16);
+  INTERNAL.addSubnet(`64:ff9b::${pair(a, b)}:${pair(c, d)}`, 96 + prefix, "ipv6");
 }
 for (const [net, prefix] of [
   ["::", 128],
@@ -52,16 +60,17 @@ function bare(hostname: string): string {
 /**
  * Refuses a URL that is not http(s), or whose host is or resolves to an internal address, unless
  * it is `trustedHost` (the service's own host, which may well be internal: a sidecar, the tests'
- * emulator on 127.0.0.1). A name that does not resolve is left to the request to report.
+ * emulator on 127.0.0.1; none for an address nobody vouches for). A name that does not resolve is
+ * left to the request to report.
  */
-export async function checkFetchTarget(url: URL, trustedHost: string): Promise<void> {
+export async function checkFetchTarget(url: URL, trustedHost: string | undefined): Promise<void> {
   const refuse = (why: string) =>
     new RefusedFetchError("The media service pointed at a file the bot is not allowed to fetch.", {
       message: `refused to fetch ${url.protocol}//${url.host}${url.pathname}: ${why}`,
     });
   if (url.protocol !== "http:" && url.protocol !== "https:") throw refuse("not http(s)");
   const host = bare(url.hostname);
-  if (host === bare(trustedHost)) return;
+  if (trustedHost !== undefined && host === bare(trustedHost)) return;
   if (isIP(host)) {
     if (isInternalAddress(host)) throw refuse("an internal address");
     return;

@@ -45,6 +45,12 @@ export interface Call {
   body?: StreamBody;
   /** The tenant's key. Sent only below {base}/api/: a presigned upload address never sees it. */
   apiKey: string | undefined;
+  /**
+   * An address a person gave (a workflow step's Image URL), not one the service named: never sent
+   * the key, and the service's host is trusted only at the service's own origin (its port too),
+   * since whatever else runs on that host is not the service.
+   */
+  given?: true;
 }
 
 export interface Download {
@@ -243,7 +249,7 @@ function checkedKey(apiKey: string | undefined, context: string): string {
 export function createTransport(options: TransportOptions): Transport {
   // Through URL so that "HTTP://Host:80" and the href of a request URL are spelled alike.
   const baseUrl = new URL(mediaOrigin(options.baseUrl)).href.replace(/\/+$/, "");
-  const trustedHost = new URL(baseUrl).hostname;
+  const { hostname: trustedHost, origin: baseOrigin } = new URL(baseUrl);
   const base = options.dispatcher ?? new Agent({ connect: { lookup: guardedLookup(trustedHost) } });
   const retrying = retryingDispatcher(base, options.retries, options.logger);
   const log = options.logger;
@@ -278,9 +284,9 @@ export function createTransport(options: TransportOptions): Transport {
 
     const started = performance.now();
     try {
-      await checkFetchTarget(target, trustedHost);
+      await checkFetchTarget(target, call.given && target.origin !== baseOrigin ? undefined : trustedHost);
       const headers: Record<string, string> = { accept };
-      if (isApi(target.href)) headers["x-api-key"] = checkedKey(call.apiKey, context);
+      if (isApi(target.href) && !call.given) headers["x-api-key"] = checkedKey(call.apiKey, context);
       let body: string | Readable | undefined;
       if (call.json !== undefined) {
         headers["content-type"] = "application/json";

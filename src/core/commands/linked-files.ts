@@ -18,6 +18,12 @@ import { AUDIO_MAX_BYTES } from "./files.js";
 /** No file option takes more; a link's body without a length is read at most this far. */
 const LARGEST_FILE = AUDIO_MAX_BYTES;
 
+/**
+ * The longest one reading of a link may take, body included: a host that trickles bytes must not
+ * hold the person's work (and a share of everyone's) for hours.
+ */
+export const LINK_READ_MS = 60_000;
+
 function nameOf(url: URL): string {
   const last = url.pathname.split("/").filter(Boolean).at(-1);
   try {
@@ -43,7 +49,7 @@ function whyUnread(error: unknown): string {
 }
 
 /** The file behind `link`, its size known before anything reaches the service. */
-async function linkedFile(media: MediaApi, link: string): Promise<Attachment> {
+async function linkedFile(media: MediaApi, link: string, readMs: number): Promise<Attachment> {
   let url: URL;
   try {
     url = new URL(link);
@@ -52,7 +58,7 @@ async function linkedFile(media: MediaApi, link: string): Promise<Attachment> {
   }
   const read = async () => {
     try {
-      return await media.media.download(url.href);
+      return await media.media.fetchGiven(url.href, { signal: AbortSignal.timeout(readMs) });
     } catch (error) {
       if (error instanceof RefusedFetchError) {
         throw new InputError(
@@ -78,7 +84,9 @@ async function linkedFile(media: MediaApi, link: string): Promise<Attachment> {
     `The file at ${clip(link, 120)} is more than ${megabytes(LARGEST_FILE)}, more than any option takes. Give a smaller file.`,
   );
   const bytes = await boundedBytes(probe.body, LARGEST_FILE, () => tooBig).catch((error: unknown) => {
-    throw error === tooBig ? tooBig : unreadable(link, "the download broke off", error);
+    throw error === tooBig
+      ? tooBig
+      : unreadable(link, `it did not send the whole file within ${readMs / 1000} s`, error);
   });
   return { name, contentType, size: bytes.length, open: async () => Readable.from([bytes]) };
 }
@@ -88,10 +96,11 @@ export async function withLinkedFiles(
   media: MediaApi,
   attachments: Record<string, Attachment[]>,
   links: Record<string, readonly string[]> | undefined,
+  readMs = LINK_READ_MS,
 ): Promise<Record<string, Attachment[]>> {
   const all = { ...attachments };
   for (const [option, urls] of Object.entries(links ?? {})) {
-    const linked = await Promise.all(urls.map((url) => linkedFile(media, url)));
+    const linked = await Promise.all(urls.map((url) => linkedFile(media, url, readMs)));
     all[option] = [...(all[option] ?? []), ...linked];
   }
   return all;

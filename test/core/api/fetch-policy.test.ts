@@ -146,14 +146,23 @@ describe("internal addresses", () => {
     "fd00::1",
     "::ffff:127.0.0.1",
     "::ffff:10.0.0.1",
+    "198.18.0.1",
+    "198.19.255.255",
+    "64:ff9b::a9fe:a9fe",
+    "64:ff9b::127.0.0.1",
   ])("%s is internal", (address) => {
     expect(isInternalAddress(address)).toBe(true);
   });
 
-  it.each(["8.8.8.8", "172.32.0.1", "192.169.0.1", "2606:4700::1111", "::ffff:8.8.8.8"])(
-    "%s is not",
-    (address) => {
-      expect(isInternalAddress(address)).toBe(false);
-    },
-  );
+  it.each([
+    "8.8.8.8",
+    "172.32.0.1",
+    "192.169.0.1",
+    "2606:4700::1111",
+    "::ffff:8.8.8.8",
+    "198.20.0.1",
+    "64:ff9b::808:808",
+  ])("%s is not", (address) => {
+    expect(isInternalAddress(address)).toBe(false);
+  });
 });

@@ -21,9 +21,11 @@ afterEach(async () => {
   }
 });
 
-/** A host answering /chunked/* without a length and /sized/* with one. */
+/** A host answering /chunked/* without a length and /sized/* with one; it keeps the headers it was sent. */
 async function host(body: Buffer | (() => AsyncIterable<Buffer>)) {
+  const heard: Record<string, unknown>[] = [];
   const server = createServer(async (req, res) => {
+    heard.push(req.headers);
     const chunked = req.url?.startsWith("/chunked/");
     res.writeHead(200, {
       "content-type": "image/png",
@@ -40,7 +42,7 @@ async function host(body: Buffer | (() => AsyncIterable<Buffer>)) {
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const client = createMediaClient({ baseUrl: base });
   open.push({ server, client });
-  return { base, media: client.as(undefined) };
+  return { base, server, heard, media: client.as("tenant-secret-key") };
 }
 
 describe("a file given by link", () => {
@@ -96,5 +98,43 @@ describe("a file given by link", () => {
     );
 
     expect(references?.map((f) => f.name)).toEqual(["a.png", "b.png"]);
+  });
+
+  it("is never sent the tenant's key, even below the service's /api/", async () => {
+    const png = solidPng([5, 5, 5]);
+    const { base, media, heard } = await host(png);
+
+    await withLinkedFiles(media, {}, { image: [`${base}/api/media/m1/view`] });
+
+    expect(heard.length).toBeGreaterThan(0);
+    for (const headers of heard) expect(headers).not.toHaveProperty("x-api-key");
+  });
+
+  it("on the service's host but another port (what else runs there): refused before any request", async () => {
+    const service = await host(solidPng([5, 5, 5]));
+    const other = await host(solidPng([6, 6, 6]));
+
+    await expect(
+      withLinkedFiles(service.media, {}, { image: [`${other.base}/sized/secret.png`] }),
+    ).rejects.toMatchObject({ code: "input.link_refused" });
+    expect(other.heard).toHaveLength(0);
+  });
+
+  it("that trickles its bytes: given up after the reading's time limit, saying so", async () => {
+    const { base, media } = await host(async function* () {
+      for (let i = 0; i < 100; i++) {
+        yield Buffer.from([i]);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    });
+    const started = Date.now();
+
+    await expect(
+      withLinkedFiles(media, {}, { image: [`${base}/chunked/slow.png`] }, 400),
+    ).rejects.toMatchObject({
+      code: "input.link_unreadable",
+      userMessage: expect.stringContaining("within 0.4 s"),
+    });
+    expect(Date.now() - started).toBeLessThan(2_000);
   });
 });

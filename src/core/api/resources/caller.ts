@@ -27,6 +27,8 @@ export interface Caller {
   post<T>(path: string, schema: z.ZodType<T>, input: object, opts?: PostOptions): Promise<T>;
   put(url: string, file: FilePart, opts?: CallOptions): Promise<void>;
   download(pathOrUrl: string, opts?: CallOptions): Promise<Download>;
+  /** A file at an address a person gave (Call.given). */
+  fetchGiven(url: string, opts?: CallOptions): Promise<Download>;
 }
 
 /** A path with its ids escaped: `path\`/api/video/${id}/status\``. */
@@ -66,5 +68,8 @@ export function bindKey(transport: Transport, apiKey: string | undefined, onUsag
       transport.exchange({ method: "PUT", path: url, apiKey, body: fileBody(file) }, opts),
 
     download: (pathOrUrl, opts) => transport.download({ method: "GET", path: pathOrUrl, apiKey }, opts),
+
+    fetchGiven: (url, opts) =>
+      transport.download({ method: "GET", path: url, apiKey: undefined, given: true }, opts),
   };
 }

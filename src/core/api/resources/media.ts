@@ -27,6 +27,12 @@ export function media(c: Caller) {
      * is below the service's /api/).
      */
     download: (pathOrUrl: string, opts?: CallOptions): Promise<Download> => c.download(pathOrUrl, opts),
+
+    /**
+     * A file at an address a person gave (a workflow step's Image URL): sent without the key, and
+     * refused in the bot's own network unless it is the service's own origin.
+     */
+    fetchGiven: (url: string, opts?: CallOptions): Promise<Download> => c.fetchGiven(url, opts),
   };
   return group;
 }
