@@ -212,7 +212,19 @@ export class SlackAdapter implements ChatAdapter {
         ...(outcome.url && { url: outcome.url }),
         ...(await this.stepFile(client, execution, outcome.file)),
       };
-      await client.functions.completeSuccess({ token, function_execution_id: execution, outputs });
+      await client.functions
+        .completeSuccess({ token, function_execution_id: execution, outputs })
+        .catch(async (error: unknown) => {
+          const code = slackErrorCode(error);
+          if (code === undefined || STEP_ENDED.has(code)) throw error;
+          // Outputs Slack will not take: the workflow hears that the step ended, and why, instead
+          // of waiting on it until Slack gives up.
+          await client.functions.completeError({
+            token,
+            function_execution_id: execution,
+            error: `Slack did not take this step's outputs (${code}). The job ${outcome.jobId} finished: /media jobs shows its result.`,
+          });
+        });
       return true;
     };
     await this.ledger.once(

@@ -338,30 +338,26 @@ describe("a step that makes nothing ends with functions.completeError and its re
 });
 
 describe("a completion Slack refuses for good (outputs it will not take)", () => {
-  it("is tried a few times, then the job is closed as not delivered, without a DM", async () => {
-    fake.fail({ method: "functions.completeSuccess", error: "invalid_arguments", times: 3 });
-    const { execution } = await fake.functionExecuted(world.eventsUrl, {
-      callbackId: "generate_image",
-      inputs: { user: person(), prompt: "a fox Slack will not take" },
-    });
-    const refused = () =>
-      fake.calls.filter(
-        (c) =>
-          c.method === "functions.completeSuccess" &&
-          c.args.function_execution_id === execution.id &&
-          c.answered.error === "invalid_arguments",
-      );
+  it("ends the step in error saying so, once, instead of leaving the workflow waiting; the job is kept", async () => {
+    fake.fail({ method: "functions.completeSuccess", error: "invalid_arguments", times: 1 });
+    const done = await runStep("generate_image", { user: person(), prompt: "a fox Slack will not take" });
 
-    await world.until(() => refused().length === 3, 10_000);
+    expect(done.state).toBe("failed");
+    expect(done.error).toMatch(
+      /^Slack did not take this step's outputs \(invalid_arguments\)\. The job [\w-]{12} finished: \/media jobs shows its result\.$/,
+    );
+    const refused = fake.calls.filter(
+      (c) => c.method === "functions.completeSuccess" && c.args.function_execution_id === done.id,
+    );
+    expect(refused.map((c) => c.answered.error)).toEqual(["invalid_arguments"]);
+    expect(done.attempts).toEqual([{ method: "functions.completeError", answer: "ok" }]);
     const requester = { platform: "slack" as const, tenantId: fake.teamId, userId: fake.users.requester.id };
-    await expect
-      .poll(async () => {
-        const jobs = await world.stores.jobs.listByRequester(requester, 5);
-        return jobs.find((j) => JSON.stringify(j.inputs).includes("a fox Slack will not take"))?.error?.code;
-      })
-      .toBe("chat.undeliverable");
-    expect(refused()).toHaveLength(3);
-    expect(execution.state).toBe("running");
+    const stored = async () =>
+      (await world.stores.jobs.listByRequester(requester, 5)).find((j) =>
+        JSON.stringify(j.inputs).includes("a fox Slack will not take"),
+      );
+    await expect.poll(async () => (await stored())?.delivery).toBe("delivered");
+    expect(done.error).toContain(String((await stored())?.id));
     const posts = fake.calls.filter(
       (c) => c.method === "chat.postMessage" || c.method === "chat.postEphemeral",
     );
