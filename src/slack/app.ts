@@ -26,7 +26,7 @@ import { type Claims, type InstallationStore, isStoreOutage } from "../store/ind
 import { Actors } from "./actors.js";
 import { SlackAdapter } from "./adapter.js";
 import { readCommandLine } from "./command-line.js";
-import { userFile } from "./files.js";
+import { userFilesByOption } from "./files.js";
 import { fieldErrors } from "./form-errors.js";
 import { SlackInstallations } from "./installations.js";
 import { Ledger } from "./ledger.js";
@@ -185,10 +185,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     where: ConversationRef,
   ): Promise<Record<string, Attachment[]> | undefined> {
     try {
-      const entries = Object.entries(ids).map(
-        async ([name, files]) => [name, await Promise.all(files.map((id) => userFile(client, id)))] as const,
-      );
-      return Object.fromEntries(await Promise.all(entries));
+      return await userFilesByOption(client, ids);
     } catch (error) {
       await tell(where, errorCard(error), error, "files.info failed");
       return undefined;

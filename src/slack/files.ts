@@ -35,6 +35,17 @@ async function download(url: string, token: string, name: string): Promise<Reada
   return response.body;
 }
 
+/** The files given by id (a form's file inputs, a workflow step's), by option. */
+export async function userFilesByOption(
+  client: WebClient,
+  ids: Record<string, string[]>,
+): Promise<Record<string, Attachment[]>> {
+  const entries = Object.entries(ids).map(
+    async ([option, files]) => [option, await Promise.all(files.map((id) => userFile(client, id)))] as const,
+  );
+  return Object.fromEntries(await Promise.all(entries));
+}
+
 /** A file given in a form: its details from files.info, its bytes streamed when the core opens it. */
 export async function userFile(client: WebClient, fileId: string): Promise<Attachment> {
   const { file } = await client.files.info({ file: fileId });

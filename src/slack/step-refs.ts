@@ -13,7 +13,7 @@ export function stepConversation(
   userId: string,
   executionId: string,
   functionToken: string,
-  ends: NonNullable<ConversationRef["step"]> = "outcome",
+  ends: NonNullable<ConversationRef["step"]>,
 ): ConversationRef {
   return {
     platform: "slack",

@@ -6,7 +6,7 @@ import type { Attachment, ConversationRef } from "../core/ports.js";
 import { errorCard } from "../core/render/errors.js";
 import type { Actors } from "./actors.js";
 import type { SlackAdapter } from "./adapter.js";
-import { userFile } from "./files.js";
+import { userFilesByOption } from "./files.js";
 import type { Recent } from "./recent.js";
 import { stepConversation } from "./step-refs.js";
 import { missingImage, personOf, readInputs, STEPS, USER_INPUT } from "./steps.js";
@@ -48,12 +48,7 @@ export function registerSteps(app: App, deps: StepDeps): void {
     where: ConversationRef,
   ): Promise<Record<string, Attachment[]> | undefined> {
     try {
-      const client = await deps.workspaces.client(teamId);
-      const entries = Object.entries(ids).map(
-        async ([option, files]) =>
-          [option, await Promise.all(files.map((id) => userFile(client, id)))] as const,
-      );
-      return Object.fromEntries(await Promise.all(entries));
+      return await userFilesByOption(await deps.workspaces.client(teamId), ids);
     } catch (error) {
       logger.warn({ err: error }, "a workflow step's file could not be read");
       await fail(where, stepText(errorCard(error)));
