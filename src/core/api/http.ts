@@ -245,6 +245,10 @@ function checkedKey(apiKey: string | undefined, context: string): string {
   );
 }
 
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+/** Enough for a sharing link's hops to its file; a redirect loop ends here. */
+const MAX_REDIRECTS = 5;
+
 /** Retries of GETs happen below this, in undici's RetryAgent: see retry.ts. */
 export function createTransport(options: TransportOptions): Transport {
   // Through URL so that "HTTP://Host:80" and the href of a request URL are spelled alike.
@@ -385,7 +389,18 @@ export function createTransport(options: TransportOptions): Transport {
     },
 
     async download(call, opts = {}) {
-      const { res, deadline, context, presigned } = await send(call, opts, "*/*");
+      let sent = await send(call, opts, "*/*");
+      // A link a person gave may redirect (a sharing link to its file): each hop is checked as the
+      // first one was. The service's own addresses are taken as they answer.
+      for (let hops = 0; call.given && REDIRECTS.has(sent.res.statusCode) && hops < MAX_REDIRECTS; hops++) {
+        const location = sent.res.headers.location;
+        if (typeof location !== "string") break;
+        abandon(sent.res.body);
+        sent.deadline.dispose();
+        call = { ...call, path: new URL(location, url(call.path)).href };
+        sent = await send(call, opts, "*/*");
+      }
+      const { res, deadline, context, presigned } = sent;
       const contentType = String(res.headers["content-type"] ?? "application/octet-stream");
       try {
         if (res.statusCode < 200 || res.statusCode >= 300 || /\bjson\b/i.test(contentType)) {

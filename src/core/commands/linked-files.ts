@@ -24,12 +24,14 @@ const LARGEST_FILE = AUDIO_MAX_BYTES;
  */
 export const LINK_READ_MS = 60_000;
 
+/** The link's last part, decoded ("red%20fox.png" -> "red fox.png"; an encoded "/" splits it too). */
 function nameOf(url: URL): string {
   const last = url.pathname.split("/").filter(Boolean).at(-1);
+  if (!last) return url.hostname;
   try {
-    return last ? decodeURIComponent(last) : url.hostname;
+    return decodeURIComponent(last).split("/").filter(Boolean).at(-1) ?? url.hostname;
   } catch {
-    return last ?? url.hostname;
+    return last;
   }
 }
 

@@ -21,11 +21,20 @@ afterEach(async () => {
   }
 });
 
-/** A host answering /chunked/* without a length and /sized/* with one; it keeps the headers it was sent. */
+/**
+ * A host answering /chunked/* without a length, /sized/* with one and /to/<address> with a
+ * redirect there; it keeps the headers it was sent.
+ */
 async function host(body: Buffer | (() => AsyncIterable<Buffer>)) {
   const heard: Record<string, unknown>[] = [];
   const server = createServer(async (req, res) => {
     heard.push(req.headers);
+    // /to/<address>: a redirect there, as a sharing link answers.
+    if (req.url?.startsWith("/to/")) {
+      res.writeHead(302, { location: decodeURIComponent(req.url.slice(4)) });
+      res.end();
+      return;
+    }
     const chunked = req.url?.startsWith("/chunked/");
     res.writeHead(200, {
       "content-type": "image/png",
@@ -136,5 +145,24 @@ describe("a file given by link", () => {
       userMessage: expect.stringContaining("within 0.4 s"),
     });
     expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it("that redirects: followed to the file, each hop held to the same rule", async () => {
+    const png = solidPng([7, 7, 7]);
+    const service = await host(png);
+    const other = await host(png);
+    const to = (address: string) => `${service.base}/to/${encodeURIComponent(address)}`;
+
+    const { image } = await withLinkedFiles(service.media, {}, { image: [to("/sized/shared.png")] });
+    expect(image![0]).toMatchObject({ name: "shared.png", size: png.length });
+    expect(await buffer(await image![0]!.open())).toEqual(png);
+
+    await expect(
+      withLinkedFiles(service.media, {}, { image: [to(`${other.base}/sized/secret.png`)] }),
+    ).rejects.toMatchObject({ code: "input.link_refused" });
+    await expect(
+      withLinkedFiles(service.media, {}, { image: [to("file:///etc/passwd")] }),
+    ).rejects.toMatchObject({ code: "input.link_refused" });
+    expect(other.heard).toHaveLength(0);
   });
 });
