@@ -1,5 +1,5 @@
 import type { JobRecord } from "../../store/jobs.js";
-import type { Card, Line } from "../cards.js";
+import { type Card, isCard, plainText } from "../cards.js";
 import { StepEndedError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { ChatAdapter, ConversationRef, Json, Message, MessageRef, StepOutcome } from "../ports.js";
@@ -9,15 +9,18 @@ import type { ChatAdapter, ConversationRef, Json, Message, MessageRef, StepOutco
  * with it, through the adapter's `completeStep`, instead of a message in a channel.
  */
 
-const lineText = (line: Line) =>
-  typeof line === "string" ? line : line.map((part) => (typeof part === "string" ? part : "")).join("");
-
 /** A card as the plain words a workflow's activity shows for a step that ended in error. */
 export function stepText(message: Message): string {
-  if (!("title" in message)) return message.text;
-  return [message.title, ...message.lines.map(lineText), ...(message.footer ? [message.footer] : [])]
+  if (!isCard(message)) return message.text;
+  return [message.title, ...message.lines.map(plainText), ...(message.footer ? [message.footer] : [])]
     .filter((text) => text !== "")
     .join("\n");
+}
+
+/** The adapter's way to end a step: only a platform with workflow steps makes step conversations. */
+function completerOf(adapter: ChatAdapter): NonNullable<ChatAdapter["completeStep"]> {
+  if (!adapter.completeStep) throw new Error(`the ${adapter.platform} adapter has no workflow steps`);
+  return adapter.completeStep.bind(adapter);
 }
 
 /**
@@ -68,8 +71,7 @@ export async function endStepAtStart(
   jobId: string,
   logger: Logger,
 ): Promise<void> {
-  if (!adapter.completeStep) throw new Error(`the ${adapter.platform} adapter has no workflow steps`);
-  await adapter.completeStep(conversation, { ok: true, jobId }).catch((error: unknown) => {
+  await completerOf(adapter)(conversation, { ok: true, jobId }).catch((error: unknown) => {
     logger.warn({ err: error, jobId }, "workflow step not completed at its job's start; the job goes on");
   });
 }
@@ -100,9 +102,8 @@ export async function deliverToStep(
   logger: Logger,
 ): Promise<Json> {
   const { adapter, message, conversation } = where;
-  if (!adapter.completeStep) throw new Error(`the ${adapter.platform} adapter has no workflow steps`);
   try {
-    await adapter.completeStep(
+    await completerOf(adapter)(
       message ?? conversation,
       outcomeOf(job, resolved.card, resolved.stored, resolved.ok),
     );
