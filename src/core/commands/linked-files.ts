@@ -50,7 +50,10 @@ function whyUnread(error: unknown): string {
   return "it did not answer";
 }
 
-/** The file behind `link`, its size known before anything reaches the service. */
+/**
+ * The file behind `link`, read once and held (at most the largest file any option takes), so
+ * its size is known before anything reaches the service and the service gets what was checked.
+ */
 async function linkedFile(media: MediaApi, link: string, readMs: number): Promise<Attachment> {
   let url: URL;
   try {
@@ -58,39 +61,38 @@ async function linkedFile(media: MediaApi, link: string, readMs: number): Promis
   } catch (error) {
     throw unreadable(link, "it is not a web address", error);
   }
-  const read = async () => {
-    try {
-      return await media.media.fetchGiven(url.href, { signal: AbortSignal.timeout(readMs) });
-    } catch (error) {
-      if (error instanceof RefusedFetchError) {
-        throw new InputError(
-          "input.link_refused",
-          `The bot does not fetch files from ${clip(url.host, 80)}: give a public link, or the URL output of an earlier step.`,
-          { message: error.message, cause: error },
-        );
-      }
-      throw unreadable(link, whyUnread(error), error);
+  let answer: Awaited<ReturnType<MediaApi["media"]["fetchGiven"]>>;
+  try {
+    answer = await media.media.fetchGiven(url.href, { signal: AbortSignal.timeout(readMs) });
+  } catch (error) {
+    if (error instanceof RefusedFetchError) {
+      throw new InputError(
+        "input.link_refused",
+        `The bot does not fetch files from ${clip(url.host, 80)}: give a public link, or the URL output of an earlier step.`,
+        { message: error.message, cause: error },
+      );
     }
-  };
-  const probe = await read();
-  const name = nameOf(url);
-  const contentType = probe.contentType.split(";")[0]!.trim();
-  if (probe.size !== undefined) {
-    abandon(probe.body);
-    return { name, contentType, size: probe.size, open: async () => (await read()).body };
+    throw unreadable(link, whyUnread(error), error);
   }
-  // Without a length the size is only known by reading: held once, bounded by the largest file
-  // any option takes.
   const tooBig = new InputError(
     "input.file_size",
     `The file at ${clip(link, 120)} is more than ${megabytes(LARGEST_FILE)}, more than any option takes. Give a smaller file.`,
   );
-  const bytes = await boundedBytes(probe.body, LARGEST_FILE, () => tooBig).catch((error: unknown) => {
+  if (answer.size !== undefined && answer.size > LARGEST_FILE) {
+    abandon(answer.body);
+    throw tooBig;
+  }
+  const bytes = await boundedBytes(answer.body, LARGEST_FILE, () => tooBig).catch((error: unknown) => {
     throw error === tooBig
       ? tooBig
       : unreadable(link, `it did not send the whole file within ${readMs / 1000} s`, error);
   });
-  return { name, contentType, size: bytes.length, open: async () => Readable.from([bytes]) };
+  return {
+    name: nameOf(url),
+    contentType: answer.contentType.split(";")[0]!.trim(),
+    size: bytes.length,
+    open: async () => Readable.from([bytes]),
+  };
 }
 
 /** The attached files of each option followed by the files behind its links, for the command's file checks. */

@@ -55,15 +55,16 @@ async function host(body: Buffer | (() => AsyncIterable<Buffer>)) {
 }
 
 describe("a file given by link", () => {
-  it("with its length: sized at once, its bytes read when opened; a name from the link's last part", async () => {
+  it("with its length: read once, sized, the same bytes opened; a name from the link's last part", async () => {
     const png = solidPng([200, 40, 40]);
-    const { base, media } = await host(png);
+    const { base, media, heard } = await host(png);
 
     const { image } = await withLinkedFiles(media, {}, { image: [`${base}/sized/red%20fox.png?sig=1`] });
 
     expect(image).toHaveLength(1);
     expect(image![0]).toMatchObject({ name: "red fox.png", contentType: "image/png", size: png.length });
     expect(await buffer(await image![0]!.open())).toEqual(png);
+    expect(heard).toHaveLength(1);
   });
 
   it("without a length: read once to learn its size, and the same bytes opened", async () => {
@@ -74,6 +75,14 @@ describe("a file given by link", () => {
 
     expect(image![0]).toMatchObject({ name: "frame.png", size: png.length });
     expect(await buffer(await image![0]!.open())).toEqual(png);
+  });
+
+  it("with a length bigger than any option takes: refused as too big", async () => {
+    const { base, media } = await host(Buffer.alloc(AUDIO_MAX_BYTES + 1));
+
+    await expect(withLinkedFiles(media, {}, { image: [`${base}/sized/huge.png`] })).rejects.toMatchObject({
+      code: "input.file_size",
+    });
   });
 
   it("without a length and bigger than any option takes: refused as too big, the rest not read", async () => {
