@@ -91,3 +91,33 @@ describe("a bot killed while a workflow step's job runs", () => {
     expect(fake.messages()).toHaveLength(messages);
   }, 60_000);
 });
+
+describe("a bot killed once the service answered a step's creation call, before the answer reached it", () => {
+  it("the restart tells the person in their DM that the job may have been created, and never repeats the call", async () => {
+    const fake = world.slack;
+    const creations = () => world.emu.callsTo("POST", "/api/image/generate").length;
+    const before = creations();
+    const told = () =>
+      fake.calls.filter(
+        (c) =>
+          c.method === "chat.postMessage" &&
+          String(c.args.channel).startsWith("D") &&
+          String(c.args.text).includes("may have been created"),
+      );
+    const killed = killOnAnswer(instance.media, (a) => a.path.endsWith("/api/image/generate"), instance);
+
+    const execution = await runUntilKilled("a fox whose answer was lost", killed);
+    await until(
+      () => told().length > 0,
+      RECOVERY_MS,
+      () => `no notice in the DM\nbot log:\n${instance.bot.tail()}`,
+    );
+    await sleep(1_000);
+
+    expect(told()).toHaveLength(1);
+    expect(String(told()[0]?.args.text)).toContain(`<@${fake.users.requester.id}>`);
+    expect(creations() - before).toBe(1);
+    // The token went with the dead process's start: the step is left to Slack to end.
+    expect(execution.attempts).toEqual([]);
+  }, 60_000);
+});
