@@ -13,13 +13,19 @@ afterEach(async () => {
   [world, fake] = [undefined, undefined];
 });
 
+/** The fake Slack and the bot on it over Socket Mode, once its socket is open. */
+async function connected() {
+  const slack = await startFakeSlack();
+  fake = slack;
+  const bot = await SlackWorld.start(slack, { socketMode: true });
+  world = bot;
+  await slack.socketMode.connected();
+  return { slack, bot };
+}
+
 describe("the bot over Socket Mode (SLACK_APP_TOKEN set)", () => {
   it("takes a command, a form with a file and a click over the socket, no HTTP endpoint", async () => {
-    const slack = await startFakeSlack();
-    fake = slack;
-    const bot = await SlackWorld.start(slack, { socketMode: true });
-    world = bot;
-    await slack.socketMode.connected();
+    const { slack, bot } = await connected();
 
     const commandAck = await slack.socketMode.send(
       "slash_commands",
@@ -48,12 +54,9 @@ describe("the bot over Socket Mode (SLACK_APP_TOKEN set)", () => {
     expect(headerOf(again)).toMatch(/^✅ Image: make it snow/);
     expect(bot.creations("/api/image/edit")).toHaveLength(2);
   });
+
   it("runs a workflow step from function_executed over the socket to functions.completeSuccess", async () => {
-    const slack = await startFakeSlack();
-    fake = slack;
-    const bot = await SlackWorld.start(slack, { socketMode: true });
-    world = bot;
-    await slack.socketMode.connected();
+    const { slack, bot } = await connected();
 
     const { execution, payload } = slack.payloads.functionExecuted({
       callbackId: "generate_image",
