@@ -372,6 +372,17 @@ export class UndeliverableError extends BotError {
   readonly code = UndeliverableError.code;
 }
 
+/**
+ * The platform refused, for good, a file the bot tried to upload: over what this server or
+ * workspace accepts from the bot, uploads turned off by its admins, a file type they do not allow.
+ * The message itself would be accepted: the core delivers the same result as its link instead,
+ * once, and `userMessage` is the line that says why (the adapter's words, naming the limit where
+ * the platform gives it). Never retried: the same upload would be refused again.
+ */
+export class FileRefusedError extends BotError {
+  readonly code = "chat.file_refused";
+}
+
 /** The message to edit was deleted: what it was to show needs a new message. */
 export class MessageGoneError extends BotError {
   readonly code = "chat.message_gone";
