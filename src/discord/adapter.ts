@@ -233,10 +233,14 @@ export class DiscordAdapter implements ChatAdapter {
     if (typeof user !== "string") throw new Error("a private answer needs the conversation's user");
     const { rest } = this.options;
     const dm = (await rest.post(Routes.userChannels(), { body: { recipient_id: user } })) as APIDMChannel;
-    const why = whyInDm(target);
-    const explained = isCard(message)
-      ? { ...message, lines: [why, ...message.lines] }
-      : { text: `${why}\n${message.text}` };
+    // A message the core diverted here says why itself.
+    const why = target.diverted ? undefined : whyInDm(target);
+    const explained =
+      why === undefined
+        ? message
+        : isCard(message)
+          ? { ...message, lines: [why, ...message.lines] }
+          : { text: `${why}\n${message.text}` };
     const rendered = renderMessage(
       explained,
       options.mentionUserId ? { mentionUserId: options.mentionUserId } : {},

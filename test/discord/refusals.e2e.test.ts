@@ -1,6 +1,5 @@
 import { PermissionFlagsBits } from "discord-api-types/v10";
 import { describe, expect, it, vi } from "vitest";
-import { DEFAULT_POLICY } from "../../src/core/jobs/policy.js";
 import { type RestCall, TOKEN_LIFETIME_MS } from "../fakes/discord/index.js";
 import { type DiscordWorld, discordWorldPerFile, isEphemeral, shown } from "./harness.js";
 
@@ -8,7 +7,7 @@ import { type DiscordWorld, discordWorldPerFile, isEphemeral, shown } from "./ha
  * When Discord no longer takes what a job has to show: the job's first message lost to an outage
  * (the requester is told privately, the result arrives as a new message), the job's message
  * deleted by a user (the result then arrives as a new message), and the channel deleted or hidden
- * from the bot (the bot gives up after a few tries, and `/jobs` says why the result never appeared).
+ * from the bot (the result goes to the requester's DM, saying why, and the channel is tried no more).
  */
 
 let world: DiscordWorld;
@@ -166,31 +165,36 @@ describe("a long job whose channel stops taking the bot's messages", () => {
       answer: { status: 404, code: 10003, message: "Unknown Channel" },
       reason: "This channel no longer exists.",
     },
-  ])("tries a few times when $what, then stops and /jobs says why", async ({ cut, answer, reason }) => {
-    const { channel, jobId } = await longJobIn("renders", "an unseen fox");
-    await cut(channel.id);
-    await deliveredOrClosed(jobId);
-    const settled = channelCalls(channel.id).length;
-    await pause(400);
+  ])(
+    "sends the result to the requester's DM once when $what, saying why, and tries the channel no more",
+    async ({ cut, answer, reason }) => {
+      const dm = world.fake.dmChannel(world.fake.users.requester.id);
+      const inDm = world.fake.messages(dm).length;
+      const { channel, jobId } = await longJobIn("renders", "an unseen fox");
+      await cut(channel.id);
+      await deliveredOrClosed(jobId);
+      const settled = channelCalls(channel.id).length;
+      await pause(400);
 
-    const tries = deliveries(channelCalls(channel.id));
-    expect(tries).toHaveLength(DEFAULT_POLICY.undeliverableTries);
-    for (const call of tries) {
-      expect(call).toMatchObject({ status: answer.status, code: answer.code });
-      expect(call.response).toEqual({ message: answer.message, code: answer.code });
-    }
-    expect(channelCalls(channel.id)).toHaveLength(settled);
+      // One refused request there (a progress edit or the result), never repeated.
+      const refused = channelCalls(channel.id).filter((c) => c.status >= 400);
+      expect(refused).toHaveLength(1);
+      expect(refused[0]).toMatchObject({ status: answer.status, code: answer.code });
+      expect(refused[0]!.response).toEqual({ message: answer.message, code: answer.code });
+      expect(channelCalls(channel.id)).toHaveLength(settled);
 
-    const jobs = await world.run({ name: "jobs" });
-    expect(isEphemeral(jobs)).toBe(true);
-    // As Discord renders it: markdown escapes (job ids may hold underscores) show as the bare character.
-    const line = shown(jobs)
-      .replace(/\\(.)/g, "$1")
-      .split("\n")
-      .find((l) => l.endsWith(`job ${jobId}`));
-    expect(line).toMatch(/^Done · not posted: (.+) · started \S+ \S+ UTC · job \S+$/);
-    expect(line).toContain(`not posted: ${reason} · `);
-  });
+      const result = world.fake.messages(dm).slice(inDm);
+      expect(result).toHaveLength(1);
+      expect(jobIdOf(result[0]!)).toBe(jobId);
+      expect(result[0]!.embeds[0]?.color).toBe(DONE_COLOUR);
+      expect(result[0]!.attachments.map((a) => a.content_type)).toEqual(["image/png"]);
+      expect(result[0]!.mentions.map((u) => u.id)).toEqual([world.fake.users.requester.id]);
+      expect(shown(result[0]!)).toContain(
+        `The bot could not show this where you asked for it. ${reason} So it comes here, to your DM with the bot.`,
+      );
+      expect((await world.stores.jobs.get(jobId))?.error).toBeNull();
+    },
+  );
 });
 
 describe("a long job whose channel only stops taking new posts", () => {
