@@ -76,7 +76,8 @@ export interface RestDeps {
   rateLimits: RateLimits;
   /** Pending faults, in the order the test ordered them; the handler uses them up. */
   faults: Fault[];
-  limits: BodyLimits;
+  /** How much one request, and each file in it, may carry on this route, for this uploader. */
+  limits(route: string, params: Record<string, string>): BodyLimits;
   onCall(call: RestCall): void;
   onValidationError(error: ValidationError): void;
 }
@@ -132,7 +133,8 @@ export function createRestHandler(deps: RestDeps) {
     const path = `/${segments.join("/")}`;
     const found = match(deps.routes, method, segments);
     // A torn or malformed upload is answered like unreadable JSON rather than left to crash the fake.
-    const body = await readBody(req, deps.limits).catch(
+    const limits = found ? deps.limits(found.route.path, found.params) : deps.limits("", {});
+    const body = await readBody(req, limits).catch(
       (): ParsedBody => ({ json: undefined, files: [], invalidJson: true, tooLarge: false }),
     );
     const call: RestCall = {
