@@ -53,11 +53,20 @@ export interface Fault {
   message?: string;
   /** Default 1. */
   times?: number;
+  /** Only requests that upload files (a result, not the progress edits before it). */
+  withFiles?: boolean;
 }
 
 /** The first fault that matches, used up by one. */
-function takeFault(faults: Fault[], method: string, path: string): DiscordHttpError | undefined {
-  const index = faults.findIndex((f) => (f.method ?? method) === method && f.path.test(path));
+function takeFault(
+  faults: Fault[],
+  method: string,
+  path: string,
+  files: number,
+): DiscordHttpError | undefined {
+  const index = faults.findIndex(
+    (f) => (f.method ?? method) === method && f.path.test(path) && (!f.withFiles || files > 0),
+  );
   const fault = faults[index];
   if (!fault) return undefined;
   const left = (fault.times ?? 1) - 1;
@@ -171,7 +180,7 @@ export function createRestHandler(deps: RestDeps) {
         report("route", [{ path: "", message: `the fake Discord has no ${method} ${path}` }]);
         throw errors.notFound();
       }
-      const fault = takeFault(deps.faults, method, path);
+      const fault = takeFault(deps.faults, method, path, body.files.length);
       if (fault) throw fault;
       const exempt = found.route.path.startsWith("/interactions/");
       const decision = deps.rateLimits.decide(found.route.path, bucketOf(found), exempt);
