@@ -197,6 +197,66 @@ describe("a long job whose channel stops taking the bot's messages", () => {
   );
 });
 
+describe("a long job whose message is deleted where the bot may no longer post", () => {
+  it("sends the result to the requester's DM after one refused post (50013), saying why", async () => {
+    const dm = world.fake.dmChannel(world.fake.users.requester.id);
+    const inDm = world.fake.messages(dm).length;
+    const { channel, running, jobId } = await longJobIn("muted", "a fox without a voice");
+    await world.fake.overwritePermissions(channel.id, {
+      id: world.fake.botUser.id,
+      type: "member",
+      deny: PermissionFlagsBits.SendMessages,
+    });
+    world.fake.deleteMessage(running.id);
+    await deliveredOrClosed(jobId);
+    await pause(400);
+
+    const posts = channelCalls(channel.id).filter((c) => c.method === "POST");
+    expect(posts).toMatchObject([{ status: 403, code: 50013 }]);
+    const result = world.fake.messages(dm).slice(inDm);
+    expect(result.map(jobIdOf)).toEqual([jobId]);
+    expect(shown(result[0]!)).toContain(
+      "The bot could not show this where you asked for it. The bot may not post in this channel. A server admin can give it Send Messages, Embed Links and Attach Files there. So it comes here, to your DM with the bot.",
+    );
+    expect(result[0]!.attachments).toHaveLength(1);
+  });
+});
+
+describe("a long job that neither its channel nor the requester's DM takes", () => {
+  it("ends at once, not posted: /jobs says both reasons and links the result; nothing is sent twice", async () => {
+    const dm = world.fake.dmChannel(world.fake.users.requester.id);
+    const { channel, jobId } = await longJobIn("closed", "a fox nobody sees");
+    await world.fake.overwritePermissions(channel.id, {
+      id: world.fake.botUser.id,
+      type: "member",
+      deny: PermissionFlagsBits.ViewChannel,
+    });
+    world.fake.fail({
+      method: "POST",
+      path: new RegExp(`^/channels/${dm}/messages$`),
+      status: 403,
+      code: 50007,
+      message: "Cannot send messages to this user",
+    });
+    await deliveredOrClosed(jobId);
+    const settled = world.fake.calls.length;
+    await pause(400);
+
+    expect(channelCalls(channel.id).filter((c) => c.status >= 400)).toHaveLength(1);
+    expect(
+      world.fake.calls.filter((c) => c.path === `/channels/${dm}/messages` && c.code === 50007),
+    ).toHaveLength(1);
+    expect(world.fake.calls.slice(settled)).toEqual([]);
+
+    const jobs = shown(await world.run({ name: "jobs" })).replace(/\\(.)/g, "$1");
+    const line = jobs.split("\n").find((l) => l.includes(`job ${jobId}`));
+    expect(line).toContain(
+      "not posted: The bot cannot see this channel. A server admin can give it the View Channel permission there. Discord refused a direct message from the bot to you",
+    );
+    expect(line).toMatch(/\[Download the result\]\(http:\/\/127\.0\.0\.1:\d+\/storage\/files\//);
+  });
+});
+
 describe("a long job whose channel only stops taking new posts", () => {
   it("shows the result in its message all the same, once, and counts as delivered", async () => {
     const { channel, running, jobId } = await longJobIn("read-only", "a quiet fox");
