@@ -95,4 +95,28 @@ describe("a command where the bot may not post", () => {
     expect(ended(world.fake.message(running.id)!)).toBe(false);
     expect(botTokenCalls(channel.id)).toEqual([]);
   });
+
+  it("where it may post but not attach files, past 15 minutes shows the result's link instead, with no refused upload", async () => {
+    const channel = await closedChannel("no-bot-files", PermissionFlagsBits.AttachFiles);
+    world.emu.planNextJob("image", { durationMs: 1_500 });
+    const interaction = await world.command({
+      name: "image",
+      subcommand: "generate",
+      options: { prompt: "a fox without a frame" },
+      channelId: channel.id,
+    });
+    const running = await world.jobMessage(interaction, working);
+    // It may post there: no word about it at the command.
+    expect(shown(running)).not.toContain(SAID);
+    world.fake.clock.advance(TOKEN_LIFETIME_MS + 1_000);
+
+    const done = await world.jobMessage(interaction);
+    await pause(300);
+    expect(done.attachments).toEqual([]);
+    expect(shown(done)).toContain(
+      "The bot may not attach files in this channel (a server admin can give it Attach Files here). It is not attached: use the download link instead (valid for about a day).",
+    );
+    expect(botTokenCalls(channel.id).filter((c) => c.status >= 400)).toEqual([]);
+    expect(botTokenCalls(channel.id).filter((c) => c.files.length > 0)).toEqual([]);
+  });
 });
