@@ -2,7 +2,6 @@ import { createHash } from "node:crypto";
 import {
   type APIDMChannel,
   type APIMessage,
-  DiscordAPIError,
   MessageFlags,
   PermissionFlagsBits,
   type REST,
@@ -118,9 +117,6 @@ function mayPost(interaction: InteractionInfo): boolean {
 
 const NO_ATTACHING =
   "The bot may not attach files in this channel (a server admin can give it Attach Files here).";
-
-/** Someone deleted the message (a placeholder too): retrying cannot bring it back. */
-const UNKNOWN_MESSAGE = 10008;
 
 function tokenOf(live: ConversationRef["live"]): TokenData | undefined {
   return typeof live?.token === "string" && typeof live.at === "number"
@@ -289,9 +285,9 @@ export class DiscordAdapter implements ChatAdapter {
         // A deferral decides whether its reply is private; the other kind needs a message of its own.
         await rest.delete(original, { auth: false });
       } catch (error) {
-        const gone = error instanceof DiscordAPIError && Number(error.code) === UNKNOWN_MESSAGE;
-        if (!gone && answerOf(error).verdict !== "credential")
-          this.placeholders.set(interactionId, createdAt);
+        // Someone deleted the placeholder, or its token died: no later post can take it.
+        const { verdict } = answerOf(error);
+        if (verdict !== "gone" && verdict !== "credential") this.placeholders.set(interactionId, createdAt);
         throw error;
       }
     }
