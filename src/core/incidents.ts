@@ -1,13 +1,14 @@
 import type { Logger } from "pino";
+import { toldByTheStore } from "./log.js";
 
 /**
  * One line per incident, not one per retry: the first failure of something retried (a job's
  * delivery, its status reads, its progress edits) is logged; the same failure again is counted,
  * and said again with its count only every `remindMs` while it lasts; a different failure is told
  * at once; the end of the incident says how many failures there were when some were held back.
- * A delivery Discord refuses every few minutes for a day then writes a few dozen lines, not
- * hundreds. The store's outage follows the same rule on its own (store/availability.ts): one
- * outage for the whole process, not one per job.
+ * A delivery Discord refuses every 5 minutes for a day then writes 25 lines, not 300 (and the
+ * first minutes' quick retries one). The store's outage follows the same rule on its own (store/availability.ts): one
+ * outage for the whole process, not one per job, so the failures it causes are left out here.
  *
  * Failures are the same when their type, code and HTTP status are (the message, when the error has
  * neither): a message often carries ids or timings that change from one try to the next.
@@ -25,14 +26,14 @@ interface Open {
 }
 
 export interface IncidentsOptions {
-  /** How often a continuing incident is said again; 10 minutes by default. */
+  /** How often a continuing incident is said again; an hour by default. */
   remindMs?: number;
   now?: () => number;
   /** Incidents kept at once; the oldest is forgotten beyond (its next failure is told anew). */
   max?: number;
 }
 
-export const INCIDENT_REMINDER_MS = 10 * 60_000;
+export const INCIDENT_REMINDER_MS = 60 * 60_000;
 
 export class Incidents {
   readonly #open = new Map<string, Open>();
@@ -59,6 +60,8 @@ export class Incidents {
     msg: string,
     level: Level = "warn",
   ) {
+    // The store's outage is the store's incident: its failures are neither told nor counted here.
+    if (toldByTheStore(fields.err)) return;
     const signature = signatureOf(fields.err);
     const now = this.#now();
     const open = this.#open.get(key);

@@ -48,12 +48,24 @@ export const REDACTED_PATHS: string[] = DEPTHS.flatMap((prefix) =>
 
 export { REDACTED };
 
-/** A store outage's lines are the store's to write (see below); a value that cannot be read is not one. */
-function storeOutage(fields: object): boolean {
+/**
+ * Whether `error` is the store's outage, which the store tells once and every 30 s
+ * (store/availability.ts): the heartbeats, polls, deliveries and scans it fails meanwhile would
+ * repeat it per operation. A value that cannot be read is not one.
+ */
+export function toldByTheStore(error: unknown): boolean {
   try {
-    return isStoreOutage((fields as { err?: unknown }).err);
+    return isStoreOutage(error);
   } catch {
     return false;
+  }
+}
+
+function errOf(fields: object): unknown {
+  try {
+    return (fields as { err?: unknown }).err;
+  } catch {
+    return undefined;
   }
 }
 
@@ -67,9 +79,7 @@ function safeArgs(args: unknown[]): unknown[] | undefined {
   const [first, ...rest] = args;
   if (typeof first !== "object" || first === null) return args;
   const fields = isErrorLike(first) ? { err: first } : first;
-  // A store outage is told once and every 30 s by the store (store/availability.ts); the
-  // heartbeats, polls, deliveries and scans it fails meanwhile would repeat it per operation.
-  if (storeOutage(fields)) return undefined;
+  if (toldByTheStore(errOf(fields))) return undefined;
   const copy = bounded(fields);
   return [typeof copy === "object" && copy !== null ? copy : { fields: copy }, ...rest];
 }

@@ -2,6 +2,7 @@ import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { INCIDENT_REMINDER_MS, Incidents } from "../../src/core/incidents.js";
 import { createLogger } from "../../src/core/log.js";
+import { StoreError } from "../../src/store/errors.js";
 
 function world() {
   const lines: Record<string, unknown>[] = [];
@@ -20,26 +21,26 @@ const refused = () => Object.assign(new Error("Request entity too large"), { cod
 const outage = () => Object.assign(new Error("503: Service Unavailable"), { code: 0, status: 503 });
 
 describe("a failure retried again and again", () => {
-  it("is logged once, then with its count every ten minutes while it lasts, and its end says how many", () => {
+  it("is logged once, then with its count every hour while it lasts, and its end says how many", () => {
     const { lines, clock, incidents } = world();
-    for (let i = 0; i < 100; i += 1) {
+    for (let i = 0; i < 150; i += 1) {
       incidents.failed(
         "delivery:j1",
         { err: refused(), jobId: "j1", attempts: i + 1 },
         "delivery failed; will retry",
       );
-      clock.ms += 15_000;
+      clock.ms += 60_000;
     }
     incidents.ended("delivery:j1", { fields: { jobId: "j1" }, msg: "delivery retries over" });
 
-    // 100 tries over 25 minutes: the first, two reminders, and the end.
+    // A try a minute for 150 minutes: the first, two reminders, and the end.
     expect(lines.map((l) => [l.msg, l.failures, l.attempts])).toEqual([
       ["delivery failed; will retry", 1, 1],
-      ["delivery failed; will retry", 41, 41],
-      ["delivery failed; will retry", 81, 81],
-      ["delivery retries over", 100, undefined],
+      ["delivery failed; will retry", 61, 61],
+      ["delivery failed; will retry", 121, 121],
+      ["delivery retries over", 150, undefined],
     ]);
-    expect(INCIDENT_REMINDER_MS).toBe(10 * 60_000);
+    expect(INCIDENT_REMINDER_MS).toBe(60 * 60_000);
   });
 
   it("tells a different failure at once, with the count of the one before", () => {
@@ -73,6 +74,15 @@ describe("a failure retried again and again", () => {
     incidents.ended("status:j1");
     incidents.ended("status:j1", { fields: {}, msg: "never said: nothing is open" });
     expect(lines).toHaveLength(1);
+  });
+
+  it("leaves the store's outage to the store: its failures are neither told nor counted", () => {
+    const { lines, incidents } = world();
+    const away = new StoreError("store.unavailable", "get in jobs: The client is offline");
+    for (let i = 0; i < 5; i += 1)
+      incidents.failed("delivery:j1", { err: away, jobId: "j1" }, "delivery failed; will retry");
+    incidents.ended("delivery:j1", { fields: { jobId: "j1" }, msg: "delivery retries over" });
+    expect(lines).toEqual([]);
   });
 
   it("keeps at most `max` incidents: the oldest is forgotten and its next failure told anew", () => {
