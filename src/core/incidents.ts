@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import { toldByTheStore } from "./log.js";
+import { loggedError } from "./logged-error.js";
 
 /**
  * One line per incident, not one per retry: the first failure of something retried (a job's
@@ -94,24 +95,9 @@ export class Incidents {
   }
 }
 
-function field(error: unknown, key: string): unknown {
-  try {
-    return (error as Record<string, unknown>)[key];
-  } catch {
-    return undefined;
-  }
-}
-
 function signatureOf(error: unknown): string {
-  if (typeof error !== "object" || error === null) return String(error);
-  let type = "";
-  try {
-    type = error.constructor?.name ?? "";
-  } catch {
-    // a proxy's trap
-  }
-  const code = field(error, "code");
-  const status = field(error, "status") ?? field(error, "statusCode");
-  if (code === undefined && status === undefined) return `${type}|${String(field(error, "message"))}`;
-  return `${type}|${String(code)}|${String(status)}`;
+  const said = loggedError(error);
+  if (typeof said === "string") return said;
+  const { type, code, status, message } = said;
+  return code === undefined && status === undefined ? `${type}|${message}` : `${type}|${code}|${status}`;
 }

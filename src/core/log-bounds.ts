@@ -1,4 +1,4 @@
-import { cut, isErrorLike, loggedError } from "./logged-error.js";
+import { cut, isErrorLike, loggedError, read } from "./logged-error.js";
 
 /**
  * The size of what a log line may hold. Every logged value is copied bounded before it is written
@@ -32,14 +32,6 @@ const SHRINKING: Bounds[] = [
 ];
 /** All a line keeps when even the tightest bounds leave it too long. */
 const ESSENTIALS = ["level", "time", "pid", "hostname", "name", "component", "jobId", "msg"];
-
-function read(value: object, key: string): unknown {
-  try {
-    return (value as Record<string, unknown>)[key];
-  } catch {
-    return undefined;
-  }
-}
 
 /** Bytes and files are told by their size, a form or a stream by its kind: never their content. */
 function opaque(value: object): string | undefined {

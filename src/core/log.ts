@@ -1,7 +1,7 @@
 import { type DestinationStream, type Logger, type LoggerOptions, pino } from "pino";
 import { isStoreOutage } from "../store/errors.js";
 import { bounded, capLine } from "./log-bounds.js";
-import { isErrorLike } from "./logged-error.js";
+import { isErrorLike, read } from "./logged-error.js";
 import { REDACTED, redactText } from "./redact.js";
 
 export type { Logger } from "pino";
@@ -61,14 +61,6 @@ export function toldByTheStore(error: unknown): boolean {
   }
 }
 
-function errOf(fields: object): unknown {
-  try {
-    return (fields as { err?: unknown }).err;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * A call's arguments as pino gets them, or none for a line not to write. The fields become a
  * bounded copy (log-bounds.ts: every error, under any key, as logged-error.ts says) before pino
@@ -79,7 +71,7 @@ function safeArgs(args: unknown[]): unknown[] | undefined {
   const [first, ...rest] = args;
   if (typeof first !== "object" || first === null) return args;
   const fields = isErrorLike(first) ? { err: first } : first;
-  if (toldByTheStore(errOf(fields))) return undefined;
+  if (toldByTheStore(read(fields, "err"))) return undefined;
   const copy = bounded(fields);
   return [typeof copy === "object" && copy !== null ? copy : { fields: copy }, ...rest];
 }

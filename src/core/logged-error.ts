@@ -63,7 +63,7 @@ export function cut(text: string, max: number): string {
 }
 
 /** A field as it reads, or undefined when reading it throws (a getter, a revoked proxy). */
-function read(value: unknown, key: string): unknown {
+export function read(value: unknown, key: string): unknown {
   try {
     return (value as Record<string, unknown>)[key];
   } catch {
