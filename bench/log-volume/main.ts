@@ -5,7 +5,7 @@ import { Writable } from "node:stream";
 import { parseArgs } from "node:util";
 import { REST, Routes } from "discord.js";
 import { createLogger } from "../../src/core/log.js";
-import { DiscordWorld } from "../../test/discord/harness.js";
+import { DiscordWorld, ended } from "../../test/discord/harness.js";
 import { startFakeDiscord } from "../../test/fakes/discord/index.js";
 
 /**
@@ -16,7 +16,9 @@ import { startFakeDiscord } from "../../test/fakes/discord/index.js";
  *     refuses it; the error is logged once as the job engine logs a failed delivery;
  *   - one job: the whole bot (real discord.js client, engine, sqlite) delivers a 20 MiB video
  *     whose upload Discord refuses `--refusals` times before taking it; every log line the bot
- *     writes at info from the first refusal to the delivery is counted.
+ *     writes at info from the first refusal to the delivery is counted. A bot that takes 40005
+ *     as final (no retry) ends the job after one: run it with `--refusals 1`, or a later refusal
+ *     meets whatever it posts instead.
  *
  *   npm run bench -- log-volume [--refusals 5] [--out bench/results]
  */
@@ -101,11 +103,16 @@ async function oneJob() {
     const from = world.fake.calls.length;
     const refusedCalls = () => world.fake.calls.slice(from).filter((c) => c.status === 413);
     const refused = () => refusedCalls().filter((c) => c.files.length > 0).length;
-    // One refusal armed at a time (a progress edit may take it), until `refusals` uploads were refused.
-    while (refused() < refusals) {
+    const over = () => {
+      const message = world.fake.original(interaction.id);
+      return message !== undefined && ended(message);
+    };
+    // One refusal armed at a time (a progress edit may take it), until `refusals` uploads were
+    // refused, or the job ended without trying again (a bot that takes 40005 as final).
+    while (refused() < refusals && !over()) {
       const taken = refusedCalls().length;
       world.fake.fail({ method: "PATCH", path: /^\/webhooks\/\d+\/[^/]+\/messages\/[^/]+$/, ...TOO_LARGE });
-      await world.until(() => refusedCalls().length > taken, 10 * 60_000);
+      await world.until(() => refusedCalls().length > taken || over(), 10 * 60_000);
     }
     await world.jobMessage(interaction);
     return {
