@@ -3,7 +3,8 @@
  * Type-only imports count (tsPreCompilationDeps): a type is a dependency a reader follows too.
  *
  * Bottom-up: src/store (and the neutral src/metrics-registry.ts), then inside src/core:
- *   base    errors, redact, log, metrics, streams, bounded, cards, ports, refusals
+ *   base    errors, redact, log (with logged-error, log-bounds, incidents), metrics, streams, bounded,
+ *           cards, ports, refusals
  *   api     the media service's client
  *   render  cards from view models
  *   (mid)   everything else in core: config, tenancy, jobs/, catalog-cache, files, uploads...
@@ -14,7 +15,8 @@
  *   bot.ts    on top
  * then the adapters (src/discord, src/slack), src/http, src/cli, app.ts and main.ts.
  */
-const BASE = "^src/core/(errors|redact|log|metrics|streams|bounded|cards|ports|refusals)[.]ts$";
+const BASE =
+  "^src/core/(errors|redact|log|logged-error|log-bounds|incidents|metrics|streams|bounded|cards|ports|refusals)[.]ts$";
 const UPPER = "^src/core/(commands/|actions/|flows/|bot[.]ts$)";
 /** Plain data of spending (records and view models, the kinds): what renderers draw from. */
 const SPEND_DATA = "^src/core/spend/(model|kinds)[.]ts$";

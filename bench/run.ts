@@ -10,6 +10,7 @@ const BENCHMARKS: Record<string, string> = {
   "discord-ack": "./discord-ack/main.ts",
   "discord-interactions": "./discord-interactions/main.ts",
   jobs: "./jobs/main.ts",
+  "log-volume": "./log-volume/main.ts",
   redact: "./redact/main.ts",
   "slack-ack": "./slack-ack/main.ts",
   chaos: "./chaos/main.ts",

@@ -1,5 +1,6 @@
 import { type Logger as BoltLogger, LogLevel } from "@slack/bolt";
 import type { Logger } from "../core/log.js";
+import { isErrorLike, messageOf } from "../core/logged-error.js";
 import { REDACTED } from "../core/redact.js";
 
 const LEVELS: Record<string, LogLevel> = {
@@ -33,6 +34,39 @@ export function scrubPayload(text: string): string {
   }
 }
 
+/**
+ * The WebClient's debug lines that quote a whole request or answer ("http request body: {...}",
+ * "http request result: {...}", "http request headers: {...}"): a log line carries no body (a
+ * message's blocks, what people typed, a 1 MB refusal), so only its length and, for an answer,
+ * Slack's verdict are kept.
+ */
+const BODY_LINE = /^(http request (?:body|result|headers)): /;
+
+function withheld(text: string): string | undefined {
+  const line = BODY_LINE.exec(text);
+  if (!line) return undefined;
+  const quoted = text.slice(line[0].length);
+  let verdict = "";
+  try {
+    const { ok, error } = JSON.parse(quoted) as { ok?: unknown; error?: unknown };
+    if (typeof ok === "boolean")
+      verdict = `, ok: ${ok}${typeof error === "string" ? `, error: ${error.slice(0, 100)}` : ""}`;
+  } catch {
+    // not JSON: its length is all there is to say
+  }
+  return `${line[1]}: [withheld: ${quoted.length} characters${verdict}]`;
+}
+
+/** A library's line as text: a body withheld, a payload scrubbed, and never a throw. */
+function said(first: unknown): string {
+  try {
+    const text = String(first);
+    return withheld(text) ?? scrubPayload(text);
+  } catch {
+    return "[a value that cannot be read]";
+  }
+}
+
 /** Bolt, its WebClient and Socket Mode write through the bot's pino logger (with its redaction of secrets). */
 export function boltLogger(logger: Logger): BoltLogger {
   const write =
@@ -42,10 +76,11 @@ export function boltLogger(logger: Logger): BoltLogger {
       // and stringify per payload, so nothing is built for a line that would not be written.
       if (!logger.isLevelEnabled(level)) return;
       const [first, ...rest] = parts;
-      const text = first instanceof Error ? first.message : scrubPayload(String(first));
+      const error = isErrorLike(first);
+      const text = error ? messageOf(first) : said(first);
       logger[level](
         {
-          ...(first instanceof Error && { err: first }),
+          ...(error && { err: first }),
           ...(rest.length > 0 && { slack: rest.map((p) => (typeof p === "string" ? scrubPayload(p) : p)) }),
         },
         text,

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { APIEmbed, APIMessage } from "discord-api-types/v10";
-import { pino } from "pino";
+import { type Logger, pino } from "pino";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { createMediaClient, type MediaClient } from "../../src/core/api/client.js";
 import { type Bot, createBot } from "../../src/core/bot.js";
@@ -68,6 +68,8 @@ export interface WorldOptions {
   intake?: IntakeOptions;
   /** DISCORD_SHARDS; default none (one shard). */
   shards?: DiscordConfig["shards"];
+  /** Where the bot, its media client and discord.js write their log; default `silent`. */
+  logger?: Logger;
 }
 
 export class DiscordWorld {
@@ -114,12 +116,13 @@ export class DiscordWorld {
     options: WorldOptions,
     skew: { ms: number },
   ) {
+    const logger = options.logger ?? silent;
     const stores = await openStores(`sqlite://${join(dir, "bot.sqlite")}`, SECRETS_KEY, silent);
     const media = createMediaClient({
       baseUrl: emu.url,
       timeoutMs: 5_000,
       retries: { maxRetries: 2, minDelayMs: 5, maxDelayMs: 20 },
-      logger: silent,
+      logger,
     });
     const apiKey = options.apiKey === undefined ? "test-key" : (options.apiKey ?? undefined);
     const http =
@@ -146,7 +149,7 @@ export class DiscordWorld {
       media,
       stores,
       engine: { policy: scaledPolicy(0.005), ...(http && { intake: http.intake }) },
-      logger: silent,
+      logger,
     });
     const discord = await startDiscord({
       config: {
@@ -157,7 +160,7 @@ export class DiscordWorld {
         ...(options.shards && { shards: options.shards }),
       },
       bot,
-      logger: silent,
+      logger,
       store: stores.keyv("discord"),
       stores,
       ...(http && { http }),

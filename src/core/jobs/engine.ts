@@ -8,6 +8,7 @@ import {
   type StoreAvailability,
 } from "../../store/index.js";
 import type { JobState, NormalizedStatus } from "../api/job-status.js";
+import { Incidents } from "../incidents.js";
 import type { Intake } from "../intake.js";
 import type { Logger } from "../log.js";
 import type { Actor } from "../ports.js";
@@ -123,6 +124,8 @@ class Engine implements JobEngine {
   private readonly recovery: Recovery;
   private readonly hooks: JobHooks<JobRecord>;
   private readonly log: Logger;
+  /** A failure retried again and again is logged once with its count (incidents.ts). */
+  private readonly incidents: Incidents;
   private readonly poller: Poller;
   private readonly scheduler: Scheduler;
   private readonly throttle: EditThrottle;
@@ -153,6 +156,7 @@ class Engine implements JobEngine {
     const intake = opts.intake;
     this.yielded = intake ? () => intake.settled() : () => Promise.resolve();
     this.log = opts.logger.child({ component: "jobs" });
+    this.incidents = new Incidents(this.log, { now: this.now });
     this.liveness = new Liveness({
       claims: opts.claims,
       indexes: opts.indexes,
@@ -182,6 +186,7 @@ class Engine implements JobEngine {
       store: this.store,
       hooks: this.hooks,
       log: this.log,
+      incidents: this.incidents,
       scheduler: this.scheduler,
       throttle: this.throttle,
       jobs: this.jobs,
@@ -523,6 +528,11 @@ class Engine implements JobEngine {
         case "delivered":
         case "settled":
         case "abandoned":
+          this.incidents.ended(`delivery:${id}`, {
+            fields: { jobId: id, outcome: result.kind },
+            msg: "delivery retries over",
+          });
+          this.incidents.ended(`progress:${id}`);
           this.forget(id);
           await this.disown(id);
           return;
@@ -533,7 +543,8 @@ class Engine implements JobEngine {
         case "retry": {
           const { deliveryBaseMs, deliveryMaxMs } = this.policy;
           const wait = backoff(result.attempts, deliveryBaseMs, deliveryMaxMs);
-          this.log.warn(
+          this.incidents.failed(
+            `delivery:${id}`,
             { err: result.error, jobId: id, attempts: result.attempts, retryInMs: Math.round(wait) },
             "delivery failed; will retry",
           );

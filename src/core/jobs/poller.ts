@@ -2,6 +2,7 @@ import PQueue from "p-queue";
 import type { JobRecord, JobStore } from "../../store/index.js";
 import type { NormalizedStatus } from "../api/job-status.js";
 import { RateLimitedError } from "../errors.js";
+import type { Incidents } from "../incidents.js";
 import type { Logger } from "../log.js";
 import type { JobHooks } from "./contract.js";
 import { DueReads } from "./due-reads.js";
@@ -19,6 +20,8 @@ export interface PollerDeps {
   store: JobStore;
   hooks: JobHooks<JobRecord>;
   log: Logger;
+  /** Status reads and progress edits that keep failing are logged once with a count. */
+  incidents: Incidents;
   scheduler: Scheduler;
   throttle: EditThrottle;
   /** The engine's jobs: one is polled while it is its id's entry, in mode `poll`. */
@@ -148,6 +151,12 @@ export class Poller {
     if (!this.isPolling(tracked)) return;
     const now = this.deps.now();
     const { job } = tracked;
+    if (tracked.errors) {
+      this.deps.incidents.ended(`status:${job.id}`, {
+        fields: { jobId: job.id },
+        msg: "job status read again after failures",
+      });
+    }
     tracked.errors = undefined;
     if (status.state !== tracked.seen.state || status.progress !== tracked.seen.progress) {
       tracked.seen = { state: status.state, progress: status.progress };
@@ -198,12 +207,13 @@ export class Poller {
         { err: error, jobId: job.id, failures: errors.count },
         "job status unreadable: giving up",
       );
+      this.deps.incidents.ended(`status:${job.id}`);
       this.deps.hold(this.deps.settle(tracked, unreadableOutcome(tracked.seen.progress, limit, error)));
       return;
     }
-    const level = errors.count === 1 ? "warn" : "debug";
-    this.deps.log[level](
-      { err: error, jobId: job.id, failures: errors.count },
+    this.deps.incidents.failed(
+      `status:${job.id}`,
+      { err: error, jobId: job.id },
       "job status read failed; will retry",
     );
     const { errorBaseMs, errorMaxMs } = this.deps.policy;
@@ -241,11 +251,16 @@ export class Poller {
   }
 
   private async show(tracked: Tracked, status: NormalizedStatus): Promise<void> {
+    const key = `progress:${tracked.job.id}`;
     try {
       await this.deps.hooks.showProgress(tracked.job, status);
+      this.deps.incidents.ended(key, {
+        fields: { jobId: tracked.job.id },
+        msg: "progress edits go through again",
+      });
     } catch (error) {
       // A lost progress edit is cosmetic: the next change, or the result, replaces it.
-      this.deps.log.warn({ err: error, jobId: tracked.job.id }, "progress edit failed");
+      this.deps.incidents.failed(key, { err: error, jobId: tracked.job.id }, "progress edit failed");
     }
   }
 

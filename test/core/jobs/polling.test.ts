@@ -1,8 +1,10 @@
+import { Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Intake } from "../../../src/core/intake.js";
 import type { JobEngine } from "../../../src/core/jobs/engine.js";
 import { fixedPolicy, scaledPolicy } from "../../../src/core/jobs/policy.js";
+import { createLogger } from "../../../src/core/log.js";
 import type { JobRecord } from "../../../src/store/index.js";
 import { type Call, RecordingHooks, SCALE, startWorld, until, type World } from "./world.js";
 
@@ -122,6 +124,41 @@ describe("polling", () => {
       state: "done",
       result: { kind: "video" },
     });
+  });
+
+  it("logs a status read failing again and again once, and its count when the job is read again", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = createLogger({
+      destination: new Writable({
+        write(chunk, _encoding, done) {
+          lines.push(JSON.parse(String(chunk)));
+          done();
+        },
+      }),
+    });
+    const hooks = new RecordingHooks(world.api);
+    const { engine } = await world.engine(hooks, { logger });
+    await engine.start();
+    const request = await world.serviceJob("image", { durationMs: 800 });
+    // The client tries a GET twice here: ten 500s are five failed reads in a row.
+    world.emulator.inject({
+      method: "GET",
+      path: `/api/image/${request.serviceJobId}`,
+      status: 500,
+      times: 10,
+      skip: 1,
+    });
+    const job = await engine.track(request);
+    await delivered(engine, hooks, job);
+
+    const about = (msg: string) => lines.filter((l) => l.msg === msg && l.jobId === job.id);
+    expect(about("job status read failed; will retry")).toEqual([
+      expect.objectContaining({
+        failures: 1,
+        err: expect.objectContaining({ code: "service.unavailable", status: 500 }),
+      }),
+    ]);
+    expect(about("job status read again after failures")).toEqual([expect.objectContaining({ failures: 5 })]);
   });
 
   it("delivers inference_failed as a failure with the service's reason", async () => {

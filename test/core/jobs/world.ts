@@ -98,7 +98,7 @@ export interface World {
   engine(
     hooks: RecordingHooks,
     opts?: { policy?: PolicyOverrides; instanceId?: string; storeUrl?: string } & Partial<
-      Pick<JobEngineOptions, "clock" | "leftBehind" | "intake">
+      Pick<JobEngineOptions, "clock" | "leftBehind" | "intake" | "logger">
     >,
   ): Promise<{ engine: JobEngine; stores: Stores }>;
   /** Stops every engine, clears the emulator and starts a new sqlite file: tests share nothing. */
@@ -144,7 +144,7 @@ export async function startWorld(
         claims: stores.claims,
         indexes: stores.indexes,
         hooks,
-        logger: silent,
+        logger: opts.logger ?? silent,
         availability: stores.availability,
         policy: scaledPolicy(SCALE, opts.policy),
         ...(opts.instanceId ? { instanceId: opts.instanceId } : {}),
