@@ -1,5 +1,5 @@
 import { MinHeap } from "./heap.js";
-import type { Tracked } from "./tracked.js";
+import type { Polled } from "./polled.js";
 
 /**
  * The status reads that fell due and wait for room under the caps, most urgent first: a job whose
@@ -17,17 +17,17 @@ import type { Tracked } from "./tracked.js";
  */
 export class DueReads {
   /** Jobs with a predicted end, past or to come, keyed by it. */
-  private readonly predicted = new MinHeap<Tracked>();
+  private readonly predicted = new MinHeap<Polled>();
   /** Jobs whose pace is not known, keyed by when they fell due. */
-  private readonly unknown = new MinHeap<Tracked>();
-  private readonly waiting = new Set<Tracked>();
+  private readonly unknown = new MinHeap<Polled>();
+  private readonly waiting = new Set<Polled>();
 
   get size(): number {
     return this.waiting.size;
   }
 
   /** A job due at `now`; one that waits already keeps its place. */
-  add(tracked: Tracked, now: number): void {
+  add(tracked: Polled, now: number): void {
     if (this.waiting.has(tracked)) return;
     this.waiting.add(tracked);
     const remaining = tracked.pace.likelyRemainingMs(now);
@@ -36,7 +36,7 @@ export class DueReads {
   }
 
   /** The most urgent job at `now`, no longer waiting; undefined when none waits. */
-  take(now: number): Tracked | undefined {
+  take(now: number): Polled | undefined {
     const ended = this.predicted.peekKey() <= now;
     const tracked = (ended ? this.predicted.pop() : undefined) ?? this.unknown.pop() ?? this.predicted.pop();
     if (tracked) this.waiting.delete(tracked);

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import {
   type Claims,
   type Indexes,
@@ -12,26 +11,21 @@ import { Incidents } from "../incidents.js";
 import type { Intake } from "../intake.js";
 import type { Logger } from "../log.js";
 import type { Actor } from "../ports.js";
+import { Choices } from "./choices.js";
 import type { Announce, JobHooks, TrackRequest } from "./contract.js";
+import { type Closed, Deliveries } from "./deliveries.js";
 import { Delivery } from "./delivery.js";
 import { despiteOutage } from "./despite-outage.js";
 import { defaultInstanceId, Liveness } from "./liveness.js";
-import { expiredChoiceOutcome, outcomeOf } from "./outcomes.js";
+import { outcomeOf } from "./outcomes.js";
 import { Ownership } from "./ownership.js";
-import {
-  backoff,
-  jittered,
-  type PolicyOverrides,
-  type PollPolicy,
-  resolvePolicy,
-  resumeDelay,
-} from "./policy.js";
-import { Poller } from "./poller.js";
-import { isTerminal, type Outcome, statusOf, updateJob } from "./records.js";
-import { Recovery } from "./recovery.js";
-import { Scheduler } from "./scheduler.js";
-import { EditThrottle } from "./throttle.js";
-import { type Tracked, tracking } from "./tracked.js";
+import { type PolicyOverrides, type PollPolicy, resolvePolicy } from "./policy.js";
+import { type Leaving, Poller } from "./poller.js";
+import { isTerminal, type Outcome, updateJob } from "./records.js";
+import { type Findings, Recovery } from "./recovery.js";
+import { Tasks } from "./tasks.js";
+
+export { choiceKey } from "./choices.js";
 
 export interface JobEngineOptions {
   store: JobStore;
@@ -95,6 +89,14 @@ export interface JobEngine {
    * takes them at once.
    */
   stop(options?: { deadlineMs?: number }): Promise<void>;
+  /**
+   * `listener` hears of each job whose delivery this engine closed: its outcome posted, or closed
+   * as not posted (the person could not be reached). Once per job among the engines sharing a
+   * store, since one write closes it; a process that dies between that write and the call tells
+   * nobody, and the record says delivered all the same. The place to start what waited for a
+   * job to end.
+   */
+  onEnded(listener: (job: JobRecord) => void): void;
   /** Who this instance is, and claims that a crash of the holder frees at once. */
   readonly liveness: Liveness;
 }
@@ -108,6 +110,11 @@ export function createJobEngine(opts: JobEngineOptions): JobEngine {
 }
 
 /**
+ * The engine's parts, each keeping its own jobs: the poller reads the running ones, `choices`
+ * keeps those waiting for a person's choice, `deliveries` those whose outcome is known; recovery
+ * finds the ones this instance must take up. The engine routes a job found or resumed to its part,
+ * and is the one door from polling (or a choice) to delivery: `handOff`.
+ *
  * Double work between engines sharing a store is prevented by ownership and claims:
  * - polling: each unfinished job is owned by one instance (ownership.ts), which alone polls it;
  *   an instance's jobs stay its own while its heartbeat lives (liveness.ts), and are taken over
@@ -118,25 +125,16 @@ export function createJobEngine(opts: JobEngineOptions): JobEngine {
 class Engine implements JobEngine {
   readonly liveness: Liveness;
   private readonly policy: PollPolicy;
-  private readonly now: () => number;
   private readonly store: JobStore;
   private readonly ownership: Ownership;
   private readonly recovery: Recovery;
-  private readonly hooks: JobHooks<JobRecord>;
   private readonly log: Logger;
-  /** A failure retried again and again is logged once with its count (incidents.ts). */
-  private readonly incidents: Incidents;
   private readonly poller: Poller;
-  private readonly scheduler: Scheduler;
-  private readonly throttle: EditThrottle;
-  private readonly delivery: Delivery;
-  private readonly jobs = new Map<string, Tracked>();
-  /** Deliveries under way in this engine, so a second finish() joins the first. */
-  private readonly delivering = new Map<string, Promise<void>>();
-  /** Resolves once a burst of incoming requests has been acknowledged (intake.ts). */
-  private readonly yielded: () => Promise<void>;
-  /** Everything stop() must wait for. */
-  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly choices: Choices;
+  private readonly deliveries: Deliveries;
+  /** The engine's own work in the background: releases of finished jobs, recovery scans. */
+  private readonly tasks: Tasks;
+  private readonly endedListeners: ((job: JobRecord) => void)[] = [];
   private running = false;
   /** The heartbeat lapsed and is held again: jobs taken over meanwhile are being dropped. */
   private reclaiming = false;
@@ -146,66 +144,65 @@ class Engine implements JobEngine {
   private readonly availability: JobEngineOptions["availability"];
 
   constructor(opts: JobEngineOptions) {
-    this.policy = resolvePolicy(opts.policy);
+    const policy = resolvePolicy(opts.policy);
     const clock = opts.clock;
-    this.now = clock ? () => clock.now() : Date.now;
+    const now = clock ? () => clock.now() : Date.now;
+    const log = opts.logger.child({ component: "jobs" });
+    this.policy = policy;
     this.store = opts.store;
+    this.log = log;
+    this.tasks = new Tasks(log);
     this.availability = opts.availability;
     opts.availability?.onBack(() => this.storeBack());
-    this.hooks = opts.hooks;
-    const intake = opts.intake;
-    this.yielded = intake ? () => intake.settled() : () => Promise.resolve();
-    this.log = opts.logger.child({ component: "jobs" });
-    this.incidents = new Incidents(this.log, { now: this.now });
     this.liveness = new Liveness({
       claims: opts.claims,
       indexes: opts.indexes,
       instanceId: opts.instanceId ?? defaultInstanceId(),
       explicit: opts.instanceId !== undefined,
-      heartbeatMs: this.policy.heartbeatMs,
-      lapseMs: this.policy.lapseMs,
+      heartbeatMs: policy.heartbeatMs,
+      lapseMs: policy.lapseMs,
       logger: opts.logger,
       availability: opts.availability,
     });
     this.ownership = new Ownership(opts.claims, opts.indexes);
-    this.recovery = new Recovery({
-      liveness: this.liveness,
-      ownership: this.ownership,
-      store: this.store,
-      logger: this.log,
-      leftBehind: opts.leftBehind ?? (async () => undefined),
-      adopt: (job) => this.takeUp(job, "spread"),
-      gateMs: this.policy.lapseMs * 4,
-      orphanScanMs: this.policy.orphanScanMs,
-    });
-    this.scheduler = new Scheduler(this.now, (id) => this.due(id));
-    this.throttle = new EditThrottle(this.policy.minEditIntervalMs, this.now);
-    this.poller = new Poller({
-      policy: this.policy,
-      now: this.now,
-      store: this.store,
-      hooks: this.hooks,
-      log: this.log,
-      incidents: this.incidents,
-      scheduler: this.scheduler,
-      throttle: this.throttle,
-      jobs: this.jobs,
-      running: () => this.running,
-      owns: () => this.liveness.fresh && !this.reclaiming,
-      yielded: this.yielded,
-      hold: (work) => this.hold(work),
-      settle: (tracked, outcome) => this.settle(tracked, outcome),
-      takeOver: (tracked) => this.takeOver(tracked),
-      forget: (id) => this.forget(id),
-    });
-    this.delivery = new Delivery({
+    this.recovery = new Recovery(
+      { liveness: this.liveness, ownership: this.ownership, store: this.store },
+      {
+        log,
+        leftBehind: opts.leftBehind ?? (async () => undefined),
+        gateMs: policy.lapseMs * 4,
+        orphanScanMs: policy.orphanScanMs,
+      },
+    );
+    // A failure retried again and again is logged once with its count (incidents.ts).
+    const shared = { policy, now, log, incidents: new Incidents(log, { now }), intake: opts.intake };
+    this.poller = new Poller(
+      {
+        hooks: opts.hooks,
+        store: this.store,
+        owns: () => this.liveness.fresh && !this.reclaiming,
+        left: (job, next) => this.left(job, next),
+      },
+      shared,
+    );
+    this.choices = new Choices(
+      {
+        store: this.store,
+        claims: this.liveness,
+        show: (job, status) => opts.hooks.showProgress(job, status),
+        expired: (job, outcome) => this.handOff(job.id, outcome, job),
+      },
+      shared,
+    );
+    const delivery = new Delivery({
       store: this.store,
       liveness: this.liveness,
       claims: opts.claims,
-      hooks: this.hooks,
-      logger: this.log,
-      claimMs: this.policy.deliveryClaimMs,
+      hooks: opts.hooks,
+      logger: log,
+      claimMs: policy.deliveryClaimMs,
     });
+    this.deliveries = new Deliveries({ delivery, closed: (id, result) => this.closed(id, result) }, shared);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -233,19 +230,14 @@ class Engine implements JobEngine {
       this.running &&
       (await despiteOutage(this.availability, () => this.ownership.take(created.id, this.liveness.id)));
     const job = announce ? await this.attach(created, announce) : created;
-    if (owned) await this.takeUp(job, "soon");
+    if (owned) this.takeUp(job, "soon");
     return job;
   }
 
   async finish(jobId: string, status: NormalizedStatus): Promise<void> {
     if (!isTerminal(status.state))
       throw new TypeError(`finish() takes a done or failed status, not ${status.state}`);
-    const under = this.delivering.get(jobId);
-    if (under) return under;
-    const tracked = this.jobs.get(jobId);
-    const job = tracked ? await this.leavePolling(tracked) : await this.store.get(jobId);
-    if (!job) throw new Error(`finish(): no job ${jobId}`);
-    return this.deliver(jobId, job, outcomeOf(status));
+    return this.deliveries.joining(jobId) ?? this.handOff(jobId, outcomeOf(status));
   }
 
   /**
@@ -270,14 +262,13 @@ class Engine implements JobEngine {
   }
 
   async resume(jobId: string): Promise<void> {
-    const tracked = this.jobs.get(jobId);
-    if (tracked?.mode === "poll") {
-      this.scheduler.schedule(jobId, this.now() + this.policy.firstPollMs);
+    if (this.poller.polls(jobId)) {
+      this.poller.pollSoon(jobId);
       return;
     }
-    if (tracked?.mode === "deliver") return;
+    if (this.deliveries.has(jobId)) return;
     const job = await this.beginChoice(jobId);
-    if (job && this.running) await this.takeUp(job, "soon");
+    if (job && this.running) this.takeUp(job, "soon");
   }
 
   async beginChoice(jobId: string): Promise<JobRecord | undefined> {
@@ -286,7 +277,7 @@ class Engine implements JobEngine {
     // Ours before it leaves needs_choice: whoever owns a running job polls it, so a crash from
     // here on is recovered by this instance's restart or by whoever takes over its jobs.
     await this.ownership.seize(jobId, this.liveness.id);
-    if (this.jobs.get(jobId)?.mode === "choice") this.forget(jobId);
+    this.forgetChoice(jobId);
     const running = await updateJob(this.store, job, (now) =>
       now.state === "needs_choice" ? { state: "working" } : undefined,
     );
@@ -305,32 +296,38 @@ class Engine implements JobEngine {
     return this.store.countActiveByRequester(requesterOf(actor));
   }
 
+  onEnded(listener: (job: JobRecord) => void): void {
+    this.endedListeners.push(listener);
+  }
+
   async start(): Promise<void> {
     if (this.running) return;
     await this.liveness.start();
     this.running = true;
-    this.liveness.onTaken(() => this.dropPolling());
-    this.liveness.onRegained(() => this.hold(this.scan("own", () => this.reclaim())));
+    this.liveness.onTaken(() => this.dropHeld());
+    this.liveness.onRegained(() => this.tasks.hold(this.scan("own", () => this.reclaim())));
     this.timers = [
       setInterval(
-        () => this.hold(this.scan("dead", () => this.recovery.deadInstances())),
+        () => this.tasks.hold(this.scan("dead", () => this.takeUpAll(this.recovery.deadInstances()))),
         this.policy.instanceCheckMs,
       ),
       setInterval(
-        () => this.hold(this.scan("orphans", () => this.recovery.orphans({ gated: true }))),
+        () =>
+          this.tasks.hold(this.scan("orphans", () => this.takeUpAll(this.recovery.orphans({ gated: true })))),
         this.policy.orphanScanMs,
       ),
     ];
     // Every job found now is taken up before any is polled: the answers of the first polls would
     // compete with the take-up for the store and the event loop, and with fifty thousand jobs that
     // took it from 4 s to 99 s (bench/results/jobs-50k.md), jobs finishing meanwhile unseen.
-    this.scheduler.pause();
+    const parts = [this.poller, this.choices, this.deliveries];
+    for (const part of parts) part.start();
     try {
-      await this.recovery.ownJobs({ restarted: true });
-      await this.recovery.deadInstances();
-      await this.recovery.orphans({ gated: false });
+      await this.takeUpAll(this.recovery.ownJobs({ restarted: true }));
+      await this.takeUpAll(this.recovery.deadInstances());
+      await this.takeUpAll(this.recovery.orphans({ gated: false }));
     } finally {
-      this.scheduler.resume();
+      for (const part of parts) part.resume();
     }
   }
 
@@ -339,19 +336,13 @@ class Engine implements JobEngine {
     this.running = false;
     for (const timer of this.timers) clearInterval(timer);
     this.timers = [];
-    this.scheduler.stop();
     this.poller.stop();
-    const deadline = Date.now() + deadlineMs;
-    while (this.inFlight.size > 0 && Date.now() < deadline) {
-      const settled = Promise.allSettled([...this.inFlight]);
-      await (Number.isFinite(deadlineMs)
-        ? Promise.race([settled, sleep(Math.max(0, deadline - Date.now()), undefined, { ref: false })])
-        : settled);
-    }
-    if (this.inFlight.size > 0)
-      this.log.warn({ tasks: this.inFlight.size }, "stopped with work still in flight");
-    await this.throttle.idle();
-    this.jobs.clear();
+    this.choices.stop();
+    this.deliveries.stop();
+    const all = [this.tasks, this.poller.tasks, this.choices.tasks, this.deliveries.tasks];
+    const left = await Tasks.drain(all, deadlineMs);
+    if (left > 0) this.log.warn({ tasks: left }, "stopped with work still in flight");
+    await this.poller.idle();
     if (wasRunning) await this.liveness.stop({ handBack: true });
   }
 
@@ -371,204 +362,109 @@ class Engine implements JobEngine {
     return running;
   }
 
+  /** Acts on what a recovery scan finds, while the scan holds its gate. */
+  private async takeUpAll(findings: Findings): Promise<void> {
+    for await (const found of findings) {
+      if ("drop" in found) for (const id of found.drop) this.forget(id);
+      else for (const job of found.take) this.takeUp(job, "spread");
+    }
+  }
+
   /**
    * A job this instance owns (just tracked, resumed, or found by recovery, which read it after
-   * taking it): polled, delivered, or left waiting for its choice. `soon` for a job someone waits
-   * on; `spread` for jobs found in the store.
+   * taking it), handed to the part that looks after it: polled, delivered, or left waiting for its
+   * choice. `soon` for a job someone waits on; `spread` for jobs found in the store.
    */
-  private async takeUp(job: JobRecord, first: "soon" | "spread"): Promise<void> {
-    const known = this.jobs.get(job.id);
+  private takeUp(job: JobRecord, first: "soon" | "spread"): void {
+    const { id } = job;
     // A click on another instance took the choice this one waited for (beginChoice there): the
     // job runs again, and is this instance's to poll if it comes back to it (that one died).
-    if (known?.mode === "choice" && job.state !== "needs_choice") this.forget(job.id);
-    else if (known) {
+    if (this.waitsForChoice(id) && job.state !== "needs_choice") this.forgetChoice(id);
+    else if (this.poller.polls(id) || this.waitsForChoice(id) || this.deliveries.has(id)) {
       // Another engine recorded an outcome (a flow's finish() there): stop polling, make sure it is delivered.
-      if (known.mode === "poll" && job.version > known.job.version && isTerminal(job.state)) {
-        this.hold(this.leavePolling(known).then(() => this.deliver(job.id, job)));
-      }
+      const polled = this.poller.record(id);
+      if (polled && job.version > polled.version && isTerminal(job.state))
+        this.tasks.hold(this.handOff(id, undefined, job));
       return;
     }
     if (!this.running) return;
-    if (job.delivery === "delivered") {
-      this.hold(this.disown(job.id));
-      return;
-    }
-    if (isTerminal(job.state)) {
-      this.enterDelivery(job, undefined, 0);
-      return;
-    }
-    const now = this.now();
-    if (job.state === "needs_choice") {
-      this.jobs.set(job.id, tracking(job, "choice"));
-      this.scheduler.schedule(job.id, job.lastProgressAt + this.policy.choiceExpiresAfterMs);
-      // The choice is stored before it is shown: a crash in between would leave nothing to click.
-      // Showing it again is an edit of the same message, harmless when it was shown.
-      if (first === "spread") this.hold(this.showChoice(job));
-      return;
-    }
-    this.jobs.set(job.id, tracking(job, "poll"));
-    this.throttle.seed(job.id, job.state, job.progress, now);
-    const delay =
-      first === "soon"
-        ? jittered(this.policy.firstPollMs, this.policy.jitter)
-        : Math.min(this.policy.maxResumeSpreadMs, resumeDelay(this.policy, job.kind, now - job.createdAt));
-    this.scheduler.schedule(job.id, now + delay);
+    if (job.delivery === "delivered") this.tasks.hold(this.disown(id));
+    else if (isTerminal(job.state)) this.deliveries.take(job);
+    else if (job.state === "needs_choice") this.choices.wait(job, { show: first === "spread" });
+    else this.poller.take(job, first);
   }
 
-  private async showChoice(job: JobRecord): Promise<void> {
-    try {
-      await this.hooks.showProgress(job, statusOf(job));
-    } catch (error) {
-      this.log.warn({ err: error, jobId: job.id }, "the choice to make could not be shown again");
-    }
-  }
-
-  /** Another process has this instance's name: it polls these jobs now. */
-  private dropPolling(): void {
-    for (const [id, tracked] of this.jobs) if (tracked.mode !== "deliver") this.forget(id);
+  /** Another process has this instance's name: it polls these jobs now, and waits for their choices. */
+  private dropHeld(): void {
+    this.poller.dropAll();
+    this.choices.dropAll();
   }
 
   /**
    * The heartbeat lapsed and is back: drop the jobs another instance took over meanwhile (once a
-   * takeover under way is done), and take up what is still this instance's but not tracked here.
+   * takeover under way is done), and take up what is still this instance's but not held here.
    * No status is read until then: the other instance may be polling some of them already.
    */
   private async reclaim(): Promise<void> {
     this.reclaiming = true;
     try {
-      await this.recovery.ownJobs({
-        restarted: false,
-        held: {
-          ids: () => [...this.jobs].filter(([, tracked]) => tracked.mode !== "deliver").map(([id]) => id),
-          drop: (ids) => {
-            for (const id of ids) this.forget(id);
-          },
-        },
-      });
+      const held = [...this.poller.ids(), ...this.choices.ids()];
+      await this.takeUpAll(this.recovery.ownJobs({ restarted: false, held }));
     } finally {
       this.reclaiming = false;
     }
   }
 
-  /** Ends polling of a job here (its outcome is known); resolves with its latest stored record. */
-  private async leavePolling(tracked: Tracked): Promise<JobRecord> {
-    const id = tracked.job.id;
-    tracked.mode = "deliver";
-    // The outcome supersedes progress not yet written; the delivery writes it under its claim.
-    tracked.pending = undefined;
-    this.scheduler.cancel(id);
-    await this.throttle.settle(id);
-    return tracked.job;
+  private waitsForChoice(id: string): boolean {
+    return this.choices.has(id) || this.poller.awaitsChoice(id);
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Polling
-  // ---------------------------------------------------------------------------------------------
-
-  private due(id: string): void {
-    const tracked = this.jobs.get(id);
-    if (!tracked || !this.running) return;
-    if (tracked.mode === "deliver") {
-      this.hold(this.deliver(id, tracked.job, tracked.outcome));
-      return;
-    }
-    if (tracked.mode === "choice") {
-      this.hold(this.expireChoice(tracked));
-      return;
-    }
-    this.poller.poll(tracked);
-  }
-
-  /**
-   * Nobody chose in time: the job ends, its buttons give way to a line saying why. Under the
-   * choice claim, so that a click arriving now either wins (and this does nothing) or is refused.
-   */
-  private async expireChoice(tracked: Tracked): Promise<void> {
-    const id = tracked.job.id;
-    const key = choiceKey(id);
-    if (!(await this.liveness.claim(key, this.policy.lapseMs * 4))) {
-      this.scheduler.schedule(id, this.now() + this.policy.lapseMs);
-      return;
-    }
-    try {
-      const fresh = await this.store.get(id);
-      if (fresh?.state !== "needs_choice" || this.jobs.get(id) !== tracked) {
-        if (this.jobs.get(id) === tracked) this.forget(id);
-        return;
-      }
-      tracked.job = fresh;
-      await this.settle(tracked, expiredChoiceOutcome(fresh.progress, this.policy.choiceExpiresAfterMs));
-    } finally {
-      await this.liveness.release(key);
-    }
-  }
-
-  private async takeOver(tracked: Tracked): Promise<void> {
-    const latest = await this.leavePolling(tracked);
-    await this.deliver(latest.id, latest);
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // Ending and delivering
-  // ---------------------------------------------------------------------------------------------
-
-  private async settle(tracked: Tracked, outcome: Outcome): Promise<void> {
-    const latest = await this.leavePolling(tracked);
-    await this.deliver(latest.id, latest, outcome);
-  }
-
-  /** One delivery per job at a time in this engine; the claim takes care of the other engines. */
-  private deliver(id: string, job: JobRecord, outcome?: Outcome): Promise<void> {
-    const under = this.delivering.get(id);
-    if (under) return under;
-    const attempt = (async () => {
-      await this.yielded();
-      const result = await this.delivery.run(job, outcome);
-      switch (result.kind) {
-        case "delivered":
-        case "settled":
-        case "abandoned":
-          this.incidents.ended(`delivery:${id}`, {
-            fields: { jobId: id, outcome: result.kind },
-            msg: "delivery retries over",
-          });
-          this.incidents.ended(`progress:${id}`);
-          this.forget(id);
-          await this.disown(id);
-          return;
-        case "busy":
-          // Whoever holds the claim delivers; if its process dies, the claim is free within this wait.
-          this.enterDelivery(job, outcome, this.policy.lapseMs);
-          return;
-        case "retry": {
-          const { deliveryBaseMs, deliveryMaxMs } = this.policy;
-          const wait = backoff(result.attempts, deliveryBaseMs, deliveryMaxMs);
-          this.incidents.failed(
-            `delivery:${id}`,
-            { err: result.error, jobId: id, attempts: result.attempts, retryInMs: Math.round(wait) },
-            "delivery failed; will retry",
-          );
-          this.enterDelivery({ ...job, attempts: result.attempts }, outcome, wait);
-        }
-      }
-    })().finally(() => this.delivering.delete(id));
-    this.delivering.set(id, attempt);
-    this.hold(attempt);
-    return attempt;
-  }
-
-  /** Keeps a job whose delivery waits (for a retry, a claim, or the first try after start). */
-  private enterDelivery(job: JobRecord, outcome: Outcome | undefined, waitMs: number): void {
-    if (!this.running) return;
-    const tracked = this.jobs.get(job.id);
-    if (tracked && tracked.mode === "poll") return;
-    this.jobs.set(job.id, { ...tracking(job, "deliver"), ...(outcome ? { outcome } : {}) });
-    this.scheduler.schedule(job.id, this.now() + waitMs);
+  private forgetChoice(id: string): void {
+    this.choices.drop(id);
+    if (this.poller.awaitsChoice(id)) this.poller.drop(id);
   }
 
   private forget(id: string): void {
-    this.jobs.delete(id);
-    this.scheduler.cancel(id);
+    this.poller.drop(id);
+    this.choices.drop(id);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // From polling to delivery
+  // ---------------------------------------------------------------------------------------------
+
+  /** Where the poller sends a job it let go. */
+  private async left(job: JobRecord, next: Leaving): Promise<void> {
+    if (next.to === "choice") this.choices.wait(job, { show: false });
+    else await this.handOff(job.id, next.outcome, job);
+  }
+
+  /**
+   * The one door from polling, or from waiting for a choice, to delivery (bullmq's
+   * `moveToCompleted`): whichever part held the job lets it go (its last progress edit landing
+   * first), then the deliveries take it, with the newest record known. `outcome` is recorded
+   * unless the job has one; without it, the stored outcome is delivered. Resolves once delivered,
+   * or left to retry.
+   */
+  private async handOff(id: string, outcome: Outcome | undefined, known?: JobRecord): Promise<void> {
+    const held = (await this.poller.release(id)) ?? this.choices.release(id);
+    const job = newest(held, known) ?? (await this.store.get(id));
+    if (!job) throw new Error(`no job ${id} to deliver`);
+    return this.deliveries.deliver(job, outcome);
+  }
+
+  /** A job's delivery is over for good: it belongs to nobody, and whoever waited for its end hears of it. */
+  private async closed(id: string, result: Closed): Promise<void> {
+    if (result.kind !== "settled") {
+      for (const listener of this.endedListeners) {
+        try {
+          listener(result.job);
+        } catch (error) {
+          this.log.error({ err: error, jobId: id }, "a listener of ended jobs failed");
+        }
+      }
+    }
+    await this.disown(id);
   }
 
   /**
@@ -592,23 +488,15 @@ class Engine implements JobEngine {
   private storeBack(): void {
     if (!this.running) return;
     this.liveness.storeReturned();
-    const now = this.now();
-    for (const [id, tracked] of this.jobs) {
-      if (tracked.mode === "deliver" || tracked.errors)
-        this.scheduler.schedule(id, now + Math.random() * 1_000);
-    }
-  }
-
-  private hold(work: Promise<unknown>): void {
-    const tracked = work.catch((error: unknown) => this.log.error({ err: error }, "job engine task failed"));
-    this.inFlight.add(tracked);
-    void tracked.finally(() => this.inFlight.delete(tracked));
+    this.poller.retrySoon();
+    this.deliveries.retrySoon();
   }
 }
 
-/** The claim of a variant choice being made (flows/actions.ts) or expiring (here). */
-export function choiceKey(jobId: string): string {
-  return `choice:${jobId}`;
+/** The record written last, of two that may be missing. */
+function newest(a: JobRecord | undefined, b: JobRecord | undefined): JobRecord | undefined {
+  if (!a || !b) return a ?? b;
+  return b.version > a.version ? b : a;
 }
 
 function requesterOf(actor: Actor) {

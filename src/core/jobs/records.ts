@@ -31,7 +31,7 @@ export function statusOf(job: JobRecord): NormalizedStatus {
     terminal: isTerminal(job.state),
   };
   if (job.error) status.message = job.error.message;
-  if (job.result !== null) status.result = job.result as unknown as JobResult;
+  if (isJobResult(job.result)) status.result = job.result;
   return status;
 }
 
@@ -63,5 +63,39 @@ export async function updateJob(
 
 /** The job's message, or undefined for a job launched without one. */
 export function messageOf(job: Pick<JobRecord, "message">): MessageRef | undefined {
-  return (job.message as unknown as MessageRef | null) ?? undefined;
+  return isMessageRef(job.message) ? job.message : undefined;
+}
+
+/**
+ * The record keeps the service's result as plain JSON (store/jobs.ts); what the flows tell its
+ * kinds apart by is `kind`, checked here against every kind there is. The fields of each kind are
+ * the normalizer's (api/normalize.ts): the engine stores them as the status carried them.
+ */
+const RESULT_KINDS = {
+  video: true,
+  image: true,
+  photo_avatar_variants: true,
+  photo_avatar: true,
+  mockup: true,
+  thumbnail: true,
+} satisfies Record<JobResult["kind"], true>;
+
+function isJobResult(value: unknown): value is JobResult {
+  return isObject(value) && typeof value.kind === "string" && Object.hasOwn(RESULT_KINDS, value.kind);
+}
+
+/** A chat message's reference as the adapters write it (ports.ts); `data` and `live` are theirs. */
+function isMessageRef(value: unknown): value is MessageRef {
+  return (
+    isObject(value) &&
+    (value.platform === "discord" || value.platform === "slack") &&
+    typeof value.channelId === "string" &&
+    typeof value.messageId === "string" &&
+    (value.data === undefined || isObject(value.data)) &&
+    (value.live === undefined || isObject(value.live))
+  );
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

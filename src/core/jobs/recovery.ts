@@ -4,27 +4,31 @@ import type { Logger } from "../log.js";
 import type { Liveness } from "./liveness.js";
 import type { Ownership } from "./ownership.js";
 
-export interface RecoveryDeps {
-  liveness: Liveness;
+/** What recovery works with: the store's jobs, their owners, and who is alive. */
+export interface RecoveryContext {
+  liveness: Pick<Liveness, "id" | "claim" | "release" | "instances" | "instanceAlive" | "unregister">;
   ownership: Ownership;
-  store: JobStore;
-  logger: Logger;
+  store: Pick<JobStore, "getMany" | "unfinishedIds">;
+}
+
+export interface RecoveryOptions {
+  log: Logger;
   /** Answers for what else `instanceId`'s last process left unfinished (starts cut short). */
   leftBehind(instanceId: string): Promise<void>;
-  /** Takes up a job this instance owns now. */
-  adopt(job: JobRecord): Promise<void>;
   /** The longest a takeover may hold its gate. */
   gateMs: number;
   /** At most one orphan scan per this interval among all instances on the store. */
   orphanScanMs: number;
 }
 
-/** The jobs a process works on, when its heartbeat comes back after a lapse. */
-export interface Held {
-  ids(): string[];
-  /** Stops working on these: another instance owns them now. */
-  drop(ids: string[]): void;
-}
+/**
+ * What a scan finds, a slice at a time, for the engine to act on while the scan holds its gate:
+ * jobs this instance owns now (`take` them up), or jobs it works on that another instance owns
+ * now (`drop` them).
+ */
+export type Finding = { take: JobRecord[] } | { drop: string[] };
+
+export type Findings = AsyncGenerator<Finding, void, undefined>;
 
 /** Jobs taken up per batch of statements. */
 const SLICE = 500;
@@ -49,54 +53,59 @@ function rotated<T>(items: T[]): T[] {
  * `takeover:<dead id>`, and the mover checks under it that the heartbeat is still lapsed.
  */
 export class Recovery {
-  constructor(private readonly deps: RecoveryDeps) {}
+  constructor(
+    private readonly ctx: RecoveryContext,
+    private readonly opts: RecoveryOptions,
+  ) {}
 
   /**
    * This instance's own jobs, as its previous process left them; `restarted` (at start, not when a
    * lapsed heartbeat comes back) also answers for what else that process left: this one has
    * nothing under way yet that could be mistaken for it. With `held` (the heartbeat is back after
-   * a lapse), the jobs this process works on that another instance took over meanwhile are
-   * dropped first, under the gate: a takeover under way finishes before they are checked.
+   * a lapse: the jobs this process works on), those another instance took over meanwhile are
+   * found first, under the gate: a takeover under way finishes before they are checked.
    */
-  async ownJobs({ restarted, held }: { restarted: boolean; held?: Held }): Promise<void> {
-    const { liveness, ownership } = this.deps;
+  async *ownJobs({ restarted, held }: { restarted: boolean; held?: readonly string[] }): Findings {
+    const { liveness, ownership } = this.ctx;
     const me = liveness.id;
-    await this.underGate(me, { wait: true }, async () => {
+    if (!(await this.openGate(me, { wait: true }))) return;
+    try {
       if (held) {
-        const working = held.ids();
-        const owners = await ownership.ownersOf(working);
-        held.drop(working.filter((_, i) => owners[i] !== me));
+        const owners = await ownership.ownersOf(held);
+        yield { drop: held.filter((_, i) => owners[i] !== me) };
       }
       const ids = await ownership.listed(me);
-      const gone = await this.adoptEach(ids, async (slice) => {
+      const gone = yield* this.adoptEach(ids, async (slice) => {
         const owners = await ownership.ownersOf(slice);
         return slice.filter((_, i) => owners[i] === me);
       });
       await ownership.unlist(me, gone);
       if (restarted) await this.leftBehind(me);
-    });
+    } finally {
+      await this.closeGate(me);
+    }
   }
 
   /** Takes over every registered instance whose heartbeat lapsed. */
-  async deadInstances(): Promise<void> {
-    const { liveness } = this.deps;
+  async *deadInstances(): Findings {
+    const { liveness } = this.ctx;
     for (const id of await liveness.instances()) {
       if (id === liveness.id || (await liveness.instanceAlive(id))) continue;
-      await this.takeOver(id);
+      yield* this.takeOver(id);
     }
   }
 
   /** Jobs on the unfinished list that no live instance owns. */
-  async orphans({ gated }: { gated: boolean }): Promise<void> {
-    const { liveness, ownership, store } = this.deps;
-    if (gated && !(await liveness.claim("sweep:orphans", this.deps.orphanScanMs))) return;
+  async *orphans({ gated }: { gated: boolean }): Findings {
+    const { liveness, ownership, store } = this.ctx;
+    if (gated && !(await liveness.claim("sweep:orphans", this.opts.orphanScanMs))) return;
     const listed = new Set<string>();
     for (const instance of await liveness.instances()) {
       for (const id of await ownership.listed(instance)) listed.add(id);
     }
     const candidates = rotated((await store.unfinishedIds()).filter((id) => !listed.has(id)));
     const alive = new Map<string, Promise<boolean>>();
-    await this.adoptEach(candidates, async (slice) => {
+    yield* this.adoptEach(candidates, async (slice) => {
       const holders = await ownership.ownersOf(slice);
       // Grouped by holder: nobody (taken from this instance, which takes a free claim too) or a dead one.
       const byHolder = new Map<string, string[]>();
@@ -117,66 +126,80 @@ export class Recovery {
     });
   }
 
-  private async takeOver(dead: string): Promise<void> {
-    const { liveness, ownership, logger } = this.deps;
-    await this.underGate(dead, { wait: false }, async () => {
+  private async *takeOver(dead: string): Findings {
+    const { liveness, ownership } = this.ctx;
+    if (!(await this.openGate(dead, { wait: false }))) return;
+    try {
       if (await liveness.instanceAlive(dead)) return;
       const ids = await ownership.listed(dead);
       if (ids.length > 0)
-        logger.warn({ instanceId: dead, jobs: ids.length }, "taking over the jobs of a lapsed instance");
-      await this.adoptEach(ids, (slice) => ownership.takeAll(slice, liveness.id, dead));
+        this.opts.log.warn(
+          { instanceId: dead, jobs: ids.length },
+          "taking over the jobs of a lapsed instance",
+        );
+      yield* this.adoptEach(ids, (slice) => ownership.takeAll(slice, liveness.id, dead));
       await ownership.unlist(dead, ids);
       await this.leftBehind(dead);
       if ((await ownership.listed(dead)).length === 0) await liveness.unregister(dead);
-    });
+    } finally {
+      await this.closeGate(dead);
+    }
   }
 
   /**
-   * Adopts the jobs `mine` answers for (it may take them first), a slice at a time: one batch of
-   * statements per slice takes and reads them, whatever their number. Resolves with the ids that
-   * were not this instance's to adopt; a slice that fails is logged and left to the next scan.
+   * Finds the jobs `mine` answers for (it may take them first), a slice at a time: one batch of
+   * statements per slice takes and reads them, whatever their number. Returns the ids that were
+   * not this instance's to adopt; a slice that fails is logged and left to the next scan.
    */
-  private async adoptEach(ids: string[], mine: (slice: string[]) => Promise<string[]>): Promise<string[]> {
-    const { store, adopt, logger } = this.deps;
+  private async *adoptEach(
+    ids: string[],
+    mine: (slice: string[]) => Promise<string[]>,
+  ): AsyncGenerator<Finding, string[], undefined> {
     const refused: string[] = [];
     for (let start = 0; start < ids.length; start += SLICE) {
       const slice = ids.slice(start, start + SLICE);
+      let jobs: JobRecord[];
       try {
         const taken = await mine(slice);
         const ours = new Set(taken);
         refused.push(...slice.filter((id) => !ours.has(id)));
-        for (const job of await store.getMany(taken)) await adopt(job);
+        jobs = await this.ctx.store.getMany(taken);
       } catch (error) {
-        logger.warn({ err: error, jobs: slice.length }, "could not take up a slice of jobs");
+        this.opts.log.warn({ err: error, jobs: slice.length }, "could not take up a slice of jobs");
+        continue;
       }
+      yield { take: jobs };
     }
     return refused;
   }
 
   private async leftBehind(instance: string): Promise<void> {
-    await this.deps
+    await this.opts
       .leftBehind(instance)
       .catch((error: unknown) =>
-        this.deps.logger.warn({ err: error, instanceId: instance }, "could not answer for a lapsed instance"),
+        this.opts.log.warn({ err: error, instanceId: instance }, "could not answer for a lapsed instance"),
       );
   }
 
-  private async underGate(
-    instance: string,
-    { wait }: { wait: boolean },
-    work: () => Promise<void>,
-  ): Promise<void> {
-    const { liveness, gateMs } = this.deps;
-    const key = `takeover:${instance}`;
+  /**
+   * Takes the gate `takeover:<instance>`, waiting up to `gateMs` for it with `wait`; false when
+   * it stays taken.
+   */
+  private async openGate(instance: string, { wait }: { wait: boolean }): Promise<boolean> {
+    const { gateMs } = this.opts;
     const deadline = Date.now() + gateMs;
-    while (!(await liveness.claim(key, gateMs))) {
-      if (!wait || Date.now() >= deadline) return;
+    while (!(await this.ctx.liveness.claim(gateKey(instance), gateMs))) {
+      if (!wait || Date.now() >= deadline) return false;
       await sleep(50);
     }
-    try {
-      await work();
-    } finally {
-      await liveness.release(key);
-    }
+    return true;
   }
+
+  private async closeGate(instance: string): Promise<void> {
+    await this.ctx.liveness.release(gateKey(instance));
+  }
+}
+
+function gateKey(instance: string): string {
+  return `takeover:${instance}`;
 }

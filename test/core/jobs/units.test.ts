@@ -12,9 +12,9 @@ import {
   resumeDelay,
   scaledPolicy,
 } from "../../../src/core/jobs/policy.js";
+import { polled } from "../../../src/core/jobs/polled.js";
 import { Scheduler } from "../../../src/core/jobs/scheduler.js";
 import { EditThrottle } from "../../../src/core/jobs/throttle.js";
-import { tracking } from "../../../src/core/jobs/tracked.js";
 import type { JobRecord } from "../../../src/store/index.js";
 
 const mid = () => 0.5; // no jitter
@@ -130,7 +130,7 @@ describe("MinHeap", () => {
 
 describe("DueReads", () => {
   const job = (id: string) =>
-    tracking({ id, state: "working", progress: null, lastProgressAt: 0 } as JobRecord, "poll");
+    polled({ id, state: "working", progress: null, lastProgressAt: 0 } as JobRecord);
   /** A job that moves 1 point a second and was last seen at `progress` percent at `at`. */
   const paced = (id: string, progress: number, at: number) => {
     const tracked = job(id);

@@ -1,18 +1,17 @@
 import type { JobRecord } from "../../store/index.js";
 import type { JobState } from "../api/job-status.js";
 import { Pace } from "./pace.js";
-import type { Outcome, Patch } from "./records.js";
+import type { Patch } from "./records.js";
 
 export interface Shown {
   state: JobState;
   progress: number | null;
 }
 
-/** One job this engine looks after: it polls it, delivers it, or waits for its choice to expire. */
-export interface Tracked {
+/** A job the poller polls: its record, and what its status reads have taught. */
+export interface Polled {
   /** The stored record, as last read or written: what the hooks see. */
   job: JobRecord;
-  mode: "poll" | "deliver" | "choice";
   /** The last status read, stored or not: what "no change" and "stuck" compare with. */
   seen: Shown;
   /** What was last sent to the store (written, or queued behind other writes). */
@@ -25,15 +24,12 @@ export interface Tracked {
   pending: Patch | undefined;
   /** A write of `pending` is under way or queued. */
   flushing: boolean;
-  /** The outcome to deliver, until it is stored. */
-  outcome?: Outcome;
 }
 
-export function tracking(job: JobRecord, mode: Tracked["mode"]): Tracked {
+export function polled(job: JobRecord): Polled {
   const shown = { state: job.state, progress: job.progress };
   return {
     job,
-    mode,
     seen: shown,
     stored: shown,
     lastMoveAt: job.lastProgressAt,
