@@ -171,6 +171,35 @@ describe("delivery", () => {
     expect(hooks.delivered[0]?.status?.state).toBe("done");
   });
 
+  it("tells of each job whose delivery closed once, on one engine, however many engines finish it", async () => {
+    const hooks = [new RecordingHooks(world.api), new RecordingHooks(world.api)];
+    const a = (await world.engine(hooks[0]!, { instanceId: "pod-0" })).engine;
+    const b = (await world.engine(hooks[1]!, { instanceId: "pod-1" })).engine;
+    const heard: { engine: string; jobId: string; delivery: string }[] = [];
+    for (const [name, engine] of [
+      ["a", a],
+      ["b", b],
+    ] as const)
+      engine.onEnded((job) => heard.push({ engine: name, jobId: job.id, delivery: job.delivery }));
+    await Promise.all([a.start(), b.start()]);
+    let refused = "";
+    hooks[0]!.beforeDeliver = (job) => {
+      if (job.id === refused) throw new NotPostedError("This channel no longer exists.", null);
+    };
+    const polled = await a.track(await world.serviceJob("image", { durationMs: 200 }));
+    const nobodyReached = await a.track(await world.serviceJob("image", { durationMs: 200 }));
+    refused = nobodyReached.id;
+    const finished = await b.track(await world.serviceJob("mockup", { durationMs: 5_000 }));
+    await Promise.all([a.finish(finished.id, done), b.finish(finished.id, done)]);
+
+    await until("three ends told", () => heard.length >= 3);
+    // Stopped engines have nothing left in flight that could tell of an end again.
+    await Promise.all([a.stop(), b.stop()]);
+    expect(heard.map((h) => h.jobId).sort()).toEqual([polled.id, nobodyReached.id, finished.id].sort());
+    expect(heard.every((h) => h.delivery === "delivered")).toBe(true);
+    expect(heard.find((h) => h.jobId === polled.id)?.engine).toBe("a");
+  });
+
   it("shares a store between two engines: each job polled by one, delivered once", async () => {
     const seed = (await world.engine(new RecordingHooks(world.api))).engine;
     const jobs = await Promise.all(
