@@ -27,20 +27,20 @@ export class DueReads {
   }
 
   /** A job due at `now`; one that waits already keeps its place. */
-  add(tracked: Polled, now: number): void {
-    if (this.waiting.has(tracked)) return;
-    this.waiting.add(tracked);
-    const remaining = tracked.pace.likelyRemainingMs(now);
-    if (remaining === undefined) this.unknown.push(now, tracked);
-    else this.predicted.push(now + remaining, tracked);
+  add(entry: Polled, now: number): void {
+    if (this.waiting.has(entry)) return;
+    this.waiting.add(entry);
+    const remaining = entry.pace.likelyRemainingMs(now);
+    if (remaining === undefined) this.unknown.push(now, entry);
+    else this.predicted.push(now + remaining, entry);
   }
 
   /** The most urgent job at `now`, no longer waiting; undefined when none waits. */
   take(now: number): Polled | undefined {
     const ended = this.predicted.peekKey() <= now;
-    const tracked = (ended ? this.predicted.pop() : undefined) ?? this.unknown.pop() ?? this.predicted.pop();
-    if (tracked) this.waiting.delete(tracked);
-    return tracked;
+    const entry = (ended ? this.predicted.pop() : undefined) ?? this.unknown.pop() ?? this.predicted.pop();
+    if (entry) this.waiting.delete(entry);
+    return entry;
   }
 
   clear(): void {
