@@ -1,4 +1,5 @@
 import { inflateSync } from "node:zlib";
+import { Resvg } from "@resvg/resvg-js";
 import { describe, expect, it } from "vitest";
 import {
   CHART_HEIGHT,
@@ -9,6 +10,21 @@ import {
   spendChartSvg,
 } from "../../../src/core/render/spend-chart.js";
 import type { SpendReport } from "../../../src/core/spend/model.js";
+import { LocalTool } from "../../local-tools.js";
+
+/** The chart writes its words in DejaVu Sans from the system's fonts (the image carries fonts-dejavu-core). */
+const chartFonts = new LocalTool({
+  name: "fonts for the chart",
+  hint: "apt-get install fonts-dejavu-core (Debian/Ubuntu), brew install --cask font-dejavu (macOS)",
+  requiredBy: "REQUIRE_FONTS",
+  probe: () => {
+    const svg =
+      '<svg xmlns="http://www.w3.org/2000/svg" width="40" height="20">' +
+      '<text x="2" y="15" font-family="DejaVu Sans" font-size="14">Ag</text></svg>';
+    const { pixels } = new Resvg(svg, { font: { loadSystemFonts: true }, logLevel: "off" }).render();
+    return pixels.some((value, i) => i % 4 === 3 && value > 0);
+  },
+});
 
 const daysByKind = [
   { day: "2026-03-01", kind: "image", credits: 12 },
@@ -68,6 +84,28 @@ function readPng(png: Buffer) {
   return { ...header, raw };
 }
 
+/** RGBA pixels of an 8-bit RGBA PNG, its rows' filters undone (PNG spec, section 9). */
+function pixelsOf(png: Buffer): { width: number; height: number; rgba: Buffer } {
+  const { width, height, raw } = readPng(png);
+  const stride = width * 4;
+  const rgba = Buffer.alloc(height * stride);
+  for (let y = 0; y < height; y++) {
+    const filter = raw[y * (stride + 1)]!;
+    const row = raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1));
+    for (let x = 0; x < stride; x++) {
+      const a = x >= 4 ? rgba[y * stride + x - 4]! : 0;
+      const b = y > 0 ? rgba[(y - 1) * stride + x]! : 0;
+      const c = x >= 4 && y > 0 ? rgba[(y - 1) * stride + x - 4]! : 0;
+      const p = a + b - c;
+      const [pa, pb, pc] = [Math.abs(p - a), Math.abs(p - b), Math.abs(p - c)];
+      const paeth = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+      const predicted = [0, a, b, (a + b) >> 1, paeth][filter]!;
+      rgba[y * stride + x] = (row[x]! + predicted) & 0xff;
+    }
+  }
+  return { width, height, rgba };
+}
+
 /** Each bar's aria-label ("day: Mar 1; Credits: 12; kind: Images") and its height in pixels. */
 function bars(svg: string) {
   return [
@@ -92,6 +130,16 @@ describe("spending chart", () => {
     expect(raw.length).toBe(height * (1 + width * 4));
     // The first pixel reads the same whatever the row's filter: the background.
     expect([...raw.subarray(1, 5)]).toEqual([255, 255, 255, 255]);
+  });
+
+  chartFonts.it("writes its title in letters one can read, not only in the SVG", async () => {
+    const { width, rgba } = pixelsOf((await spendChartPng(report()))!);
+    // The title's band, above the bars: vega writes text in black, the axes and bars are lighter.
+    let ink = 0;
+    for (let i = 0; i < 40 * width * 4; i += 4) {
+      if (rgba[i]! < 80 && rgba[i + 1]! < 80 && rgba[i + 2]! < 80) ink++;
+    }
+    expect(ink).toBeGreaterThan(200);
   });
 
   it("draws every day of the period, each kind by its name, and bars as tall as their credits", async () => {

@@ -1,9 +1,10 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { crc32, inflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
+import { LocalTool } from "../../local-tools.js";
 import { useEmulator } from "./harness.js";
 import { mp4Stream } from "./mp4.js";
 import { PNG_SIGNATURE } from "./png.js";
@@ -11,14 +12,12 @@ import { PNG_SIGNATURE } from "./png.js";
 const LARGE = 100 * 1024 * 1024;
 const t = useEmulator({ timeScale: 0.001, largeVideoBytes: LARGE });
 
-const hasFile = (() => {
-  try {
-    execFileSync("file", ["--version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+/** file(1), the tool people use to ask what a file is. */
+const fileCommand = new LocalTool({
+  name: "file(1)",
+  hint: "apt-get install file (Debian/Ubuntu); macOS has it",
+  probe: () => spawnSync("file", ["--version"]).status === 0,
+});
 
 function fileSays(bytes: Buffer, name: string): string {
   const path = join(mkdtempSync(join(tmpdir(), "media-api-")), name);
@@ -70,7 +69,7 @@ describe("served PNG", () => {
     expect(png.toString("latin1", png.length - 8, png.length - 4)).toBe("IEND");
   });
 
-  it.runIf(hasFile)("is recognised by file(1)", async () => {
+  fileCommand.it("is recognised by file(1)", async () => {
     expect(fileSays(await finishedImage(), "image.png")).toMatch(/PNG image data, 64 x 64/);
   });
 });
@@ -84,7 +83,7 @@ describe("served MP4", () => {
     expect(boxes(mp4).reduce((sum, [, size]) => sum + size, 0)).toBe(mp4.length);
   });
 
-  it.runIf(hasFile)("is recognised by file(1)", async () => {
+  fileCommand.it("is recognised by file(1)", async () => {
     const video = await finishedVideo();
     const mp4 = Buffer.from(await (await fetch(video.downloadUrl)).arrayBuffer());
     expect(fileSays(mp4, "video.mp4")).toMatch(/ISO Media/);
