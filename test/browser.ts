@@ -125,6 +125,17 @@ export const browser = new LocalTool({
   probe: () => lookup.found || (lookup.problem ?? false),
 });
 
+/**
+ * What the emulator's videos need, as Discord's and Slack's clients do: Chrome and the
+ * distributions' Chromium play H.264; Playwright's own Chromium build does not.
+ */
+export const h264 = new LocalTool({
+  name: "a browser that plays H.264",
+  hint: "Playwright's own Chromium has no H.264: set CHROMIUM_PATH to Chrome or a distribution's Chromium",
+  requiredBy: "REQUIRE_BROWSER",
+  probe: () => true, // known only once a page asks the browser
+});
+
 /** Headless, offline, in a throwaway profile; the lookup's browser, which the caller checked is there. */
 export function launchBrowser(
   profile: string,

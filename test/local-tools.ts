@@ -5,7 +5,7 @@
  * test/local-tools-reporter.ts can say at the end of the run what did not run and how to get it.
  */
 import { existsSync } from "node:fs";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, type TestContext } from "vitest";
 
 declare module "vitest" {
   interface TaskMeta {
@@ -67,6 +67,20 @@ export class LocalTool {
         it(`has ${this.spec.name}`, () => expect.fail(failure));
       });
     else describe(title, { skip: true, meta: { lacking: this.lacking(false) } }, body);
+  }
+
+  /**
+   * For a lack a test finds only as it runs (what a browser can play): skips the test, counted at
+   * the end like the others, or fails it when the tool's REQUIRE_ variable is 1.
+   */
+  lackedBy(context: TestContext): never {
+    const { name, hint, requiredBy } = this.spec;
+    if (requiredBy && process.env[requiredBy] === "1") {
+      context.task.meta.lacking = this.lacking(true);
+      expect.fail(`missing: ${name}, which ${requiredBy}=1 asks for: ${hint}`);
+    }
+    context.task.meta.lacking = this.lacking(false);
+    return context.skip();
   }
 
   /** One test that needs the tool. */

@@ -12,7 +12,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { browser as aBrowser, launchBrowser } from "../browser.js";
+import { CHART_HEIGHT, CHART_WIDTH } from "../../src/core/render/spend-chart.js";
+import { browser as aBrowser, h264, launchBrowser } from "../browser.js";
 import { solidPng } from "../fakes/media-api/png.js";
 import { type PlaygroundServer, startServer } from "./server.js";
 import { type PlaygroundWorld, startWorld } from "./world.js";
@@ -23,6 +24,9 @@ const SPENDING_SCREENSHOT = fileURLToPath(new URL("../../docs/spending.png", imp
 const SETTINGS_SCREENSHOT = fileURLToPath(new URL("../../docs/settings-discord.png", import.meta.url));
 const HOME_SCREENSHOT = fileURLToPath(new URL("../../docs/home-slack.png", import.meta.url));
 const STEPS_SCREENSHOT = fileURLToPath(new URL("../../docs/workflow-steps-slack.png", import.meta.url));
+
+/** A laptop's screen: the page must fit it, and the docs' pictures are taken at it. */
+const LAPTOP = { width: 1280, height: 800 };
 
 aBrowser.describe("the playground in a browser", () => {
   let world: PlaygroundWorld;
@@ -35,7 +39,7 @@ aBrowser.describe("the playground in a browser", () => {
     world = await startWorld({ scale: 0.01 });
     server = await startServer(world);
     profile = mkdtempSync(join(tmpdir(), "playground-chromium-"));
-    browser = await launchBrowser(profile, { width: 1400, height: 860 });
+    browser = await launchBrowser(profile, LAPTOP);
     page = await browser.newPage();
     await page.goto(server.url);
   }, 30_000);
@@ -50,13 +54,17 @@ aBrowser.describe("the playground in a browser", () => {
   const discord = () => page.locator("#discord");
   const slack = () => page.locator("#slack");
 
-  /** The picture has arrived from the fake that holds it and the browser decoded it. */
-  async function loaded(image: Locator): Promise<number> {
+  /** The picture has arrived from the fake that holds it and the browser decoded it: its size. */
+  async function loaded(image: Locator): Promise<[number, number]> {
     await image.waitFor();
     return image.evaluate(async (element) => {
-      const img = element as unknown as { decode(): Promise<void>; naturalWidth: number };
+      const img = element as unknown as {
+        decode(): Promise<void>;
+        naturalWidth: number;
+        naturalHeight: number;
+      };
       await img.decode();
-      return img.naturalWidth;
+      return [img.naturalWidth, img.naturalHeight];
     });
   }
 
@@ -105,7 +113,8 @@ aBrowser.describe("the playground in a browser", () => {
       await page.locator("#discord-line").press("Enter");
       const card = discord().locator(".message", { hasText: "Image: a red fox" }).first();
       await text(card.locator(".used")).toContain("used /image generate");
-      expect(await loaded(card.locator(".embed img.media"))).toBe(64);
+      // The emulator's picture at the asked shape.
+      expect(await loaded(card.locator(".embed img.media"))).toEqual([768, 432]);
       // Green: the job ended well.
       expect(await card.locator(".embed").getAttribute("style")).toContain("#57f287");
       await text(discord().locator(".message", { hasText: "is ready." })).toContain(
@@ -121,7 +130,7 @@ aBrowser.describe("the playground in a browser", () => {
       await where.selectOption({ label: "# chat · Friends (no bot: your own install)" });
       await send("discord", "/image generate prompt:a paper kite");
       const card = discord().locator(".message", { hasText: "Image: a paper kite" }).first();
-      expect(await loaded(card.locator(".embed img.media"))).toBe(64);
+      expect(await loaded(card.locator(".embed img.media"))).toEqual([768, 768]);
       // Where the bot is no member, nothing comes by its own token: no ready notice either.
       await expect.poll(() => discord().locator(".message", { hasText: "is ready." }).count()).toBe(0);
       const friends = world.discordPlaces[1]!.id;
@@ -200,7 +209,7 @@ aBrowser.describe("the playground in a browser", () => {
 
       const card = slack().locator(".message", { hasText: "✅" }).first();
       await text(card.locator(".header")).toContain("✅ Image");
-      expect(await loaded(card.locator(".thread img.media"))).toBe(64);
+      expect(await loaded(card.locator(".thread img.media"))).toEqual([768, 768]);
       const [edit] = world.emulator.callsTo("POST", "/api/image/edit");
       const { prompt, aspectRatio, referenceImageMediaId } = edit!.json as Record<string, string>;
       expect([prompt, aspectRatio]).toEqual(["put a party hat on the fox", "1:1"]);
@@ -256,9 +265,10 @@ aBrowser.describe("the playground in a browser", () => {
       expect(figures).toMatch(/@Other\s+2 credits, 2 jobs/);
       expect(figures).toContain("Each person (highest shown): 2 of 2 image jobs (0 left)");
       expect(figures).toContain("Only you can see this");
-      // The chart, drawn at its own size rather than squeezed into a result's picture box.
-      expect(await loaded(usage.locator(".embed img.media"))).toBeGreaterThan(0);
-      await usage.locator(".embed img.media.wide").waitFor();
+      // The chart, shown large enough to read.
+      const chart = usage.locator(".embed img.media");
+      expect(await loaded(chart)).toEqual([CHART_WIDTH, CHART_HEIGHT]);
+      expect((await chart.boundingBox())?.width).toBeGreaterThanOrEqual(400);
 
       await send("discord", "/usage view:export");
       const exported = discord().locator(".message", { hasText: "Spending export" });
@@ -316,7 +326,7 @@ aBrowser.describe("the playground in a browser", () => {
       const card = dm.locator(".message", { hasText: "Media service usage" }).first();
       await text(card).toContain("Spent through the bot this period");
       expect(await dm.locator(".intro").innerText()).toContain("between @Admin Person and media-bot");
-      expect(await loaded(card.locator("figure img.media"))).toBeGreaterThan(0);
+      expect(await loaded(card.locator("figure img.media"))).toEqual([CHART_WIDTH, CHART_HEIGHT]);
       await hidden(tab.locator(".badge"));
 
       // The bot opened the admin's DM and uploaded the chart there, never into the channel.
@@ -334,14 +344,14 @@ aBrowser.describe("the playground in a browser", () => {
 
       if (process.env.PLAYGROUND_SCREENSHOT === "1") {
         // Tall enough for the whole Discord /usage answer, chart included; Slack's DM beside it.
-        await page.setViewportSize({ width: 1400, height: 1000 });
+        await page.setViewportSize({ ...LAPTOP, height: 1000 });
         await actAs("discord", "Admin");
         const answer = discord().locator(".message", { hasText: "Spent through the bot this period" });
-        await loaded(answer.locator("img.media.wide"));
+        await loaded(answer.locator("img.media"));
         await answer.evaluate((element) => element.scrollIntoView({ block: "end" }));
         await card.evaluate((element) => element.scrollIntoView({ block: "start" }));
         await page.screenshot({ path: SPENDING_SCREENSHOT });
-        await page.setViewportSize({ width: 1400, height: 860 });
+        await page.setViewportSize(LAPTOP);
       }
     });
   });
@@ -383,7 +393,7 @@ aBrowser.describe("the playground in a browser", () => {
       world.discord.assertNoValidationErrors();
 
       if (process.env.PLAYGROUND_SCREENSHOT === "1") {
-        await page.setViewportSize({ width: 1400, height: 1000 });
+        await page.setViewportSize({ ...LAPTOP, height: 1000 });
         await panel.evaluate((element) => element.scrollIntoView({ block: "end" }));
         await discord().screenshot({ path: SETTINGS_SCREENSHOT });
         await slack()
@@ -392,7 +402,7 @@ aBrowser.describe("the playground in a browser", () => {
             element.scrollTop = 0;
           });
         await slack().screenshot({ path: HOME_SCREENSHOT });
-        await page.setViewportSize({ width: 1400, height: 860 });
+        await page.setViewportSize(LAPTOP);
       }
       await page.locator('#slack [data-tab="messages"]').click();
     });
@@ -411,7 +421,7 @@ aBrowser.describe("the playground in a browser", () => {
       await text(run.locator(".run-title")).toContain("✅ completed");
       const outputs = await run.innerText();
       for (const key of ["job_id", "media_id", "url", "file"]) expect(outputs).toContain(key);
-      expect(await loaded(run.locator("img.media"))).toBeGreaterThan(0);
+      expect(await loaded(run.locator("img.media"))).toEqual([768, 432]);
       const [execution] = world.slack.executions;
       expect(execution).toMatchObject({
         callbackId: "generate_image",
@@ -431,7 +441,8 @@ aBrowser.describe("the playground in a browser", () => {
       await edit.getByRole("button", { name: "Run step" }).click();
       const edited = slack().locator(".run", { hasText: "Edit an image" }).first();
       await text(edited.locator(".run-title")).toContain("✅ completed");
-      expect(await loaded(edited.locator("img.media"))).toBeGreaterThan(0);
+      // At the person's default shape, 9:16, set in the Home above.
+      expect(await loaded(edited.locator("img.media"))).toEqual([432, 768]);
 
       if (process.env.PLAYGROUND_SCREENSHOT === "1") {
         await slack()
@@ -442,6 +453,127 @@ aBrowser.describe("the playground in a browser", () => {
         await slack().screenshot({ path: STEPS_SCREENSHOT });
       }
       await page.locator('#slack [data-tab="messages"]').click();
+    });
+  });
+
+  describe("the page on a laptop", () => {
+    it("fits 1280 px: each pane's bar holds its tabs and its person picker", async () => {
+      await page.setViewportSize(LAPTOP);
+      expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(LAPTOP.width);
+      for (const pane of [discord(), slack()]) {
+        const bar = pane.locator(".bar");
+        const { scrollWidth, clientWidth } = await bar.evaluate((e) => ({
+          scrollWidth: e.scrollWidth,
+          clientWidth: e.clientWidth,
+        }));
+        expect(scrollWidth).toBeLessThanOrEqual(clientWidth);
+        const [paneBox, picker] = [
+          await pane.boundingBox(),
+          await pane.locator('[data-role="user"]').boundingBox(),
+        ];
+        expect(picker!.x + picker!.width).toBeLessThanOrEqual(paneBox!.x + paneBox!.width);
+        expect(picker!.width).toBeGreaterThan(100);
+      }
+      const tabs = await slack()
+        .locator("[data-tab]")
+        .evaluateAll((all) =>
+          all.map(
+            (tab) =>
+              (tab as unknown as { getBoundingClientRect(): { right: number } }).getBoundingClientRect()
+                .right,
+          ),
+        );
+      const end = await slack().boundingBox();
+      for (const right of tabs) expect(right).toBeLessThanOrEqual(end!.x + end!.width);
+    });
+
+    it("turns @name in either box into that person's mention", async () => {
+      await actAs("discord", "Admin");
+      await send("discord", "/budget for:@Requester jobs:7 kind:image");
+      // Typed as it is, "@Requester" would be refused ("for takes a person ... mention"): the budget
+      // saved for the person (shown by name or id) is the mention that reached the bot.
+      const saved = discord().locator(".message", { hasText: "Budget saved" }).last();
+      const requester = world.discord.users.requester.id;
+      await text(saved).toMatch(new RegExp(`(@Requester|${requester})\\s+\\d+ of 7 image jobs`));
+      world.discord.assertNoValidationErrors();
+
+      await actAs("slack", "Admin Person");
+      // The box offers the members as the client does once @ is typed.
+      const line = page.locator("#slack-line");
+      await line.fill("/media budget @Req");
+      await expect
+        .poll(() => slack().locator(".suggestions li .l").allInnerTexts())
+        .toEqual(["@Requester Person"]);
+      await line.press("Tab");
+      expect(await line.inputValue()).toBe("/media budget @Requester Person ");
+      await line.pressSequentially("--jobs 6 --kind image");
+      await line.press("Enter");
+      const slackSaved = slack().locator(".message", { hasText: "Budget saved" }).last();
+      const slackRequester = world.slack.users.requester.id;
+      await text(slackSaved).toMatch(
+        new RegExp(`(@Requester Person|${slackRequester})\\s+\\d+ of 6 image jobs`),
+      );
+    });
+
+    it("plays a video result: H.264 at its aspect ratio, time moving past 0 s", async (context) => {
+      await actAs("discord", "Requester");
+      await send("discord", "/video cinematic prompt:waves at dusk aspect_ratio:9:16");
+      const card = discord().locator(".message", { hasText: "Cinematic video: waves at dusk" }).first();
+      const video = card.locator("video.media");
+      await video.waitFor({ timeout: 15_000 });
+      type Video = {
+        muted: boolean;
+        currentTime: number;
+        videoWidth: number;
+        videoHeight: number;
+        play(): Promise<void>;
+        canPlayType(type: string): string;
+      };
+      const playable = await video.evaluate((v) =>
+        (v as unknown as Video).canPlayType('video/mp4; codecs="avc1.4D401E"'),
+      );
+      if (playable === "") h264.lackedBy(context);
+      const shape = await video.evaluate(async (element) => {
+        const v = element as unknown as Video;
+        // Muted, as a page may start a video without a click.
+        v.muted = true;
+        await v.play();
+        return [v.videoWidth, v.videoHeight];
+      });
+      expect(shape[0]! / shape[1]!).toBeCloseTo(9 / 16, 2);
+      await expect
+        .poll(() => video.evaluate((v) => (v as unknown as Video).currentTime), { timeout: 10_000 })
+        .toBeGreaterThan(0);
+    });
+
+    it("keeps a cancelled form cancelled across a reload, in both panes", async () => {
+      await actAs("discord", "Requester");
+      await send("discord", "/photo_avatar design name:Bo portrait:true");
+      const discordModal = discord().locator("form.modal");
+      await discordModal.waitFor();
+      await discordModal.getByRole("button", { name: "Cancel" }).click();
+      await hidden(discord().locator(".overlay"));
+
+      await actAs("slack", "Requester Person");
+      await send("slack", "/media image edit a hat for the fox");
+      const slackModal = slack().locator("form.modal");
+      await slackModal.waitFor();
+      await slackModal.getByRole("button", { name: "Cancel" }).click();
+      await hidden(slack().locator(".overlay"));
+      // The fakes still hold both open, as Discord and Slack would: only the page knows they were cancelled.
+      expect(world.slack.views.some((v) => v.open && v.user === world.slack.users.requester.id)).toBe(true);
+
+      await page.reload();
+      // Once each pane shows its messages again, the page has decided about its forms too.
+      await discord().locator(".message").first().waitFor();
+      await slack().locator('[data-role="messages"] .message').first().waitFor();
+      expect(await discord().locator(".overlay").isHidden()).toBe(true);
+      expect(await slack().locator(".overlay").isHidden()).toBe(true);
+      // And the pickers kept who acts.
+      expect(await discord().locator('[data-role="user"] option:checked').innerText()).toBe("as Requester");
+      expect(await slack().locator('[data-role="user"] option:checked').innerText()).toBe(
+        "as Requester Person",
+      );
     });
   });
 });
