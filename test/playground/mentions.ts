@@ -17,7 +17,10 @@ export function withMentions(line: string, people: readonly Person[]): string {
     .sort((a, b) => b.name.length - a.name.length)
     .reduce(
       (text, person) =>
-        text.replace(new RegExp(`(?<![\\w.])@${escapeRegExp(person.name)}(?![\\w-])`, "gi"), `<@${person.id}>`),
+        text.replace(
+          new RegExp(`(?<![\\w.])@${escapeRegExp(person.name)}(?![\\w-])`, "gi"),
+          `<@${person.id}>`,
+        ),
       line,
     );
 }

@@ -6,7 +6,7 @@
  * docs/workflow-steps-slack.png.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,11 +14,12 @@ import type { BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHART_HEIGHT, CHART_WIDTH } from "../../src/core/render/spend-chart.js";
 import { browser as aBrowser, h264, launchBrowser } from "../browser.js";
-import { solidPng } from "../fakes/media-api/png.js";
+import { renderPicture } from "../fakes/media-api/pictures.js";
 import { type PlaygroundServer, startServer } from "./server.js";
 import { type PlaygroundWorld, startWorld } from "./world.js";
 
-const fox = solidPng([200, 40, 40]);
+/** The photo a person picks for an edit: a fox, as the emulator draws one, without its words. */
+const fox = renderPicture({ kind: "generate", prompt: "a red fox", aspectRatio: "1:1" }, [], { bare: true });
 const SCREENSHOT = fileURLToPath(new URL("../../docs/playground.png", import.meta.url));
 const SPENDING_SCREENSHOT = fileURLToPath(new URL("../../docs/spending.png", import.meta.url));
 const SETTINGS_SCREENSHOT = fileURLToPath(new URL("../../docs/settings-discord.png", import.meta.url));
@@ -217,12 +218,6 @@ aBrowser.describe("the playground in a browser", () => {
       expect(world.emulator.media(referenceImageMediaId ?? "")?.sha256).toBe(
         createHash("sha256").update(fox).digest("hex"),
       );
-
-      if (process.env.PLAYGROUND_SCREENSHOT === "1") {
-        mkdirSync(join(SCREENSHOT, ".."), { recursive: true });
-        await discord().locator(".message", { hasText: "Image: a red fox" }).first().scrollIntoViewIfNeeded();
-        await page.screenshot({ path: SCREENSHOT });
-      }
     });
   });
 
@@ -435,6 +430,17 @@ aBrowser.describe("the playground in a browser", () => {
       await edit.getByRole("button", { name: "Run step" }).click();
       const failed = slack().locator(".run", { hasText: "Edit an image" }).first();
       await text(failed.locator(".reason")).toContain("a file in its Image input, or a link in Image URL");
+      if (process.env.PLAYGROUND_SCREENSHOT === "1") {
+        // The step that failed above the one that completed, with its outputs and picture.
+        await page.setViewportSize({ ...LAPTOP, height: 1000 });
+        await slack()
+          .locator('[data-role="workflows"]')
+          .evaluate((element) => {
+            element.scrollTop = 0;
+          });
+        await slack().screenshot({ path: STEPS_SCREENSHOT });
+        await page.setViewportSize(LAPTOP);
+      }
 
       // The same step given the first one's URL output edits that image.
       await edit.locator('input[name="image_url"]').fill(String(execution?.outputs?.url));
@@ -443,15 +449,6 @@ aBrowser.describe("the playground in a browser", () => {
       await text(edited.locator(".run-title")).toContain("✅ completed");
       // At the person's default shape, 9:16, set in the Home above.
       expect(await loaded(edited.locator("img.media"))).toEqual([432, 768]);
-
-      if (process.env.PLAYGROUND_SCREENSHOT === "1") {
-        await slack()
-          .locator('[data-role="workflows"]')
-          .evaluate((element) => {
-            element.scrollTop = 0;
-          });
-        await slack().screenshot({ path: STEPS_SCREENSHOT });
-      }
       await page.locator('#slack [data-tab="messages"]').click();
     });
   });
@@ -516,9 +513,9 @@ aBrowser.describe("the playground in a browser", () => {
     });
 
     it("plays a video result: H.264 at its aspect ratio, time moving past 0 s", async (context) => {
-      await actAs("discord", "Requester");
-      await send("discord", "/video cinematic prompt:waves at dusk aspect_ratio:9:16");
-      const card = discord().locator(".message", { hasText: "Cinematic video: waves at dusk" }).first();
+      await actAs("slack", "Requester Person");
+      await send("slack", "/media video cinematic waves at dusk --aspect_ratio 9:16");
+      const card = slack().locator(".message", { hasText: "Cinematic video: waves at dusk" }).first();
       const video = card.locator("video.media");
       await video.waitFor({ timeout: 15_000 });
       type Video = {
@@ -544,6 +541,17 @@ aBrowser.describe("the playground in a browser", () => {
       await expect
         .poll(() => video.evaluate((v) => (v as unknown as Video).currentTime), { timeout: 10_000 })
         .toBeGreaterThan(0);
+
+      if (process.env.PLAYGROUND_SCREENSHOT === "1") {
+        // Discord's first image, 16:9, beside Slack's video, 9:16, playing.
+        await actAs("discord", "Requester");
+        await discord()
+          .locator(".message", { hasText: "Image: a red fox" })
+          .first()
+          .evaluate((element) => element.scrollIntoView({ block: "start" }));
+        await card.evaluate((element) => element.scrollIntoView({ block: "end" }));
+        await page.screenshot({ path: SCREENSHOT });
+      }
     });
 
     it("keeps a cancelled form cancelled across a reload, in both panes", async () => {

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import { newId } from "./ids.js";
 import { mp4Stream } from "./mp4.js";
@@ -49,6 +50,11 @@ export class MediaStore {
   private readonly records = new Registry<MediaRecord>();
   /** By what a picture is drawn from, so that the same prompt and sources are drawn once. */
   private readonly rendered = new Map<string, Buffer>();
+  /**
+   * The sha256 of each picture served, and whose it was: a client that downloads a result and
+   * uploads it again (a message's "Edit image", a workflow step given a result's URL) sends it back.
+   */
+  private readonly served = new Map<string, string>();
 
   initialize(
     owner: string,
@@ -133,6 +139,8 @@ export class MediaStore {
             { bare },
           )
         : renderPicture({ kind: "upload", fileName: record.fileName });
+    if (content.type === "picture" && !bare)
+      this.served.set(createHash("sha256").update(png).digest("hex"), record.id);
     this.rendered.set(key, png);
     if (this.rendered.size > RENDERED_KEPT) this.rendered.delete(this.rendered.keys().next().value!);
     return png;
@@ -156,9 +164,13 @@ export class MediaStore {
 
   /**
    * A source as an image to draw over: an image upload's bytes, an emulator's picture without its
-   * words; nothing for one the emulator kept no bytes of (the picture shows a checkerboard).
+   * words (also when a client uploads it again); nothing for one the emulator kept no bytes of
+   * (the picture shows a checkerboard).
    */
   private source(source: PictureSource): SourceImage[] {
+    const sha256 = "mediaId" in source ? this.find(source.mediaId)?.record.sha256 : source.sha256;
+    const original = sha256 === undefined ? undefined : this.served.get(sha256);
+    if (original !== undefined) return this.source({ mediaId: original });
     if (!("mediaId" in source)) return [source];
     const record = this.find(source.mediaId)?.record;
     if (record?.content.type === "picture")
@@ -195,6 +207,7 @@ export class MediaStore {
   clear(): void {
     this.records.clear();
     this.rendered.clear();
+    this.served.clear();
   }
 }
 

@@ -42,6 +42,17 @@ describe("the emulator's pictures", () => {
     expect(new Set(drawn).size).toBe(recipes.length);
   });
 
+  it("take the colour a prompt names", () => {
+    const sky = (prompt: string) => {
+      const png = decodePng(renderPicture({ kind: "generate", prompt, aspectRatio: "16:9" }));
+      return pixelAt(png, png.width * 0.5, png.height * 0.15);
+    };
+    const [r, g, b] = sky("a blue whale");
+    expect(b).toBeGreaterThan(Math.max(r, g) + 40);
+    const [r2, g2, b2] = sky("a red fox");
+    expect(r2).toBeGreaterThan(Math.max(g2, b2) + 40);
+  });
+
   it("label an avatar's previews by variant, with the design asked for", () => {
     const design = { gender: "female", age: "30s", outfit: "navy suit" };
     const one = pictureSvg({ kind: "avatar", name: "Ava", variant: 1, portrait: true, design });

@@ -88,9 +88,33 @@ export function wrap(text: string, width: number, lines: number): string[] {
   return kept;
 }
 
-/** A colour of the text's own: the same prompt always gets the same hue. */
+/** Hues of the colour words a prompt may name: "a blue whale" is drawn in blue. */
+const COLOUR_WORDS: Record<string, number> = {
+  red: 0,
+  orange: 28,
+  gold: 45,
+  golden: 45,
+  yellow: 55,
+  lime: 90,
+  green: 125,
+  teal: 175,
+  cyan: 185,
+  blue: 220,
+  navy: 230,
+  indigo: 250,
+  purple: 280,
+  violet: 280,
+  magenta: 310,
+  pink: 330,
+};
+
+/** A colour of the text's own: the colour it names, else one the same text always gets. */
 function hueOf(text: string): number {
-  return crc32(text) % 360;
+  const named = text
+    .toLowerCase()
+    .split(/[^a-z]+/)
+    .find((word) => word in COLOUR_WORDS);
+  return named ? COLOUR_WORDS[named]! : crc32(text) % 360;
 }
 
 function hsl(h: number, s: number, l: number): string {
