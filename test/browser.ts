@@ -61,10 +61,8 @@ function playwrightCache(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): str
   return join(env.XDG_CACHE_HOME || join(homedir(), ".cache"), "ms-playwright");
 }
 
-/** The build playwright-core expects first, then any other Chromium in its cache, newest first. */
+/** A Chromium in Playwright's cache (`npx playwright-core install chromium`), the newest build first. */
 function fromPlaywright(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): string | undefined {
-  const expected = chromium.executablePath();
-  if (executable(expected)) return expected;
   const cache = playwrightCache(env, platform);
   let builds: string[];
   try {
@@ -90,6 +88,8 @@ function fromPlaywright(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): stri
 export function findBrowser(
   env: NodeJS.ProcessEnv = process.env,
   platform: NodeJS.Platform = process.platform,
+  /** Where macOS keeps applications: the system's, then the person's own. */
+  applications: readonly string[] = ["/Applications", join(homedir(), "Applications")],
 ): BrowserLookup {
   for (const variable of BROWSER_VARIABLES) {
     const path = env[variable];
@@ -100,7 +100,7 @@ export function findBrowser(
   const found = onPath(env);
   if (found) return { found: true, ...found };
   if (platform === "darwin") {
-    for (const root of ["/Applications", join(homedir(), "Applications")]) {
+    for (const root of applications) {
       for (const bundle of MAC_BUNDLES) {
         const path = join(root, bundle);
         if (executable(path)) return { found: true, path, via: "an application bundle" };
