@@ -13,15 +13,15 @@ import type { SpendReport } from "../../../src/core/spend/model.js";
 import { decodePng, pixelAt } from "../../fakes/media-api/png.js";
 import { LocalTool } from "../../local-tools.js";
 
-/** The chart writes its words in DejaVu Sans from the system's fonts (the image carries fonts-dejavu-core). */
+/** The chart writes its words in the system's fonts (DejaVu Sans where there, as in the image). */
 const chartFonts = new LocalTool({
   name: "fonts for the chart",
-  hint: "apt-get install fonts-dejavu-core (Debian/Ubuntu), brew install --cask font-dejavu (macOS)",
+  hint: "install a font: apt-get install fonts-dejavu-core (Debian/Ubuntu); macOS has its own",
   requiredBy: "REQUIRE_FONTS",
   probe: () => {
     const svg =
       '<svg xmlns="http://www.w3.org/2000/svg" width="40" height="20">' +
-      '<text x="2" y="15" font-family="DejaVu Sans" font-size="14">Ag</text></svg>';
+      '<text x="2" y="15" font-family="sans-serif" font-size="14">Ag</text></svg>';
     const { pixels } = new Resvg(svg, { font: { loadSystemFonts: true }, logLevel: "off" }).render();
     return pixels.some((value, i) => i % 4 === 3 && value > 0);
   },
