@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FakeDiscord, startFakeDiscord } from "./fakes/discord/index.js";
 import { type Emulator, startEmulator } from "./fakes/media-api/index.js";
@@ -10,7 +11,7 @@ import { freePort, until } from "./main-process.js";
 
 /** `npm start` as a newcomer runs it: the real entry point in its own process, configured by env. */
 
-const root = new URL("..", import.meta.url).pathname;
+const root = fileURLToPath(new URL("..", import.meta.url));
 const started: {
   child?: ChildProcess;
   emu?: Emulator;

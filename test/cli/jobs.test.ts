@@ -2,13 +2,14 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { openStores } from "../../src/store/index.js";
 
 /** `npm run jobs` as an operator runs it: its own process, reading the bot's sqlite file. */
 
-const root = new URL("../..", import.meta.url).pathname;
+const root = fileURLToPath(new URL("../..", import.meta.url));
 let dir: string | undefined;
 
 afterEach(() => {

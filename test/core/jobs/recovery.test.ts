@@ -1,6 +1,7 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { once } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { scaledPolicy } from "../../../src/core/jobs/policy.js";
 import type { JobRecord } from "../../../src/store/index.js";
@@ -23,7 +24,7 @@ async function doomedEngine(
   storeUrl = world.storeUrl,
 ): Promise<ChildProcess> {
   const child = fork(
-    new URL("./crash-child.ts", import.meta.url).pathname,
+    fileURLToPath(new URL("./crash-child.ts", import.meta.url)),
     [JSON.stringify({ storeUrl, mediaUrl: world.emulator.url, mode: "poll", instanceId })],
     { execArgv: ["--import", "tsx"], stdio: "ignore" },
   );
