@@ -10,6 +10,7 @@ import { scaledPolicy } from "../../src/core/jobs/policy.js";
 import type { RateLimits } from "../../src/core/rates.js";
 import type { SharedKeyTenants } from "../../src/core/tenancy.js";
 import { type HttpServer, startHttpServer } from "../../src/http/index.js";
+import type { PacingPolicy } from "../../src/slack/calls.js";
 import {
   INSTALL_PATH,
   REDIRECT_PATH,
@@ -22,6 +23,7 @@ import { type Emulator, type EmulatorOptions, startEmulator } from "../fakes/med
 import { solidPng } from "../fakes/media-api/png.js";
 import {
   type FakeSlack,
+  type FakeSlackOptions,
   type InputValue,
   type Message,
   type SlackFile,
@@ -37,6 +39,23 @@ import {
  */
 
 export const silent = pino({ level: "silent" });
+
+/**
+ * Slack's minute in these worlds: the fake Slack holds every method to its tier per "minute" and
+ * the bot paces to the same one, so that each test runs against a Slack that says no, in a
+ * fraction of the time. Tests of the pacing itself use Slack's real minute.
+ */
+export const MINUTE_MS = 1_000;
+/** The fake Slack of these worlds: tiers on, and uploaded files processed for a moment. */
+export const FAKE_SLACK: FakeSlackOptions = { tiers: { minuteMs: MINUTE_MS }, fileProcessingMs: 30 };
+/** The bot's pacing, waits and retries at the worlds' pace. */
+export const PACING: Partial<PacingPolicy> = {
+  minuteMs: MINUTE_MS,
+  backoffBaseMs: 20,
+  backoffMaxMs: 100,
+  fileReadyMs: 2_000,
+  fileReadyPollMs: 10,
+};
 const SECRETS_KEY = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 /** SLACK_STATE_SECRET of the OAuth worlds. */
 export const STATE_SECRET = "state-secret-of-the-oauth-tests";
@@ -58,6 +77,8 @@ export interface WorldOptions {
    * with these windows; default: Slack's server of its own, with the default windows.
    */
   intake?: IntakeOptions;
+  /** The bot's pacing (default PACING). */
+  pacing?: Partial<PacingPolicy>;
 }
 
 export class SlackWorld {
@@ -138,6 +159,7 @@ export class SlackWorld {
       claims: stores.claims,
       installations: stores.installations,
       clientOptions: { retryConfig: { retries: 0 } },
+      pacing: options.pacing ?? PACING,
     });
     // The app's Redirect URL, as set on its OAuth & Permissions page (each start has a new port).
     if (slack.installUrl)
@@ -286,10 +308,14 @@ export class SlackWorld {
  * One fake Slack and one bot for all the tests of a file (starting them costs about a second),
  * handed to `use` once started and closed after the file.
  */
-export function slackWorldPerFile(use: (world: SlackWorld) => void, options: WorldOptions = {}): void {
+export function slackWorldPerFile(
+  use: (world: SlackWorld) => void,
+  options: WorldOptions = {},
+  fake: FakeSlackOptions = FAKE_SLACK,
+): void {
   let world: SlackWorld | undefined;
   beforeAll(async () => {
-    world = await SlackWorld.start(await startFakeSlack(), options);
+    world = await SlackWorld.start(await startFakeSlack(fake), options);
     use(world);
   });
   afterAll(async () => {
@@ -305,6 +331,7 @@ export function slackWorldPerFile(use: (world: SlackWorld) => void, options: Wor
 export function slackWorldPerTest(
   use: (world: SlackWorld) => void,
   options: WorldOptions = {},
+  fake: FakeSlackOptions = FAKE_SLACK,
 ): () => Promise<void> {
   let world: SlackWorld | undefined;
   afterEach(async () => {
@@ -313,7 +340,7 @@ export function slackWorldPerTest(
     world = undefined;
   });
   return async () => {
-    world = await SlackWorld.start(await startFakeSlack(), options);
+    world = await SlackWorld.start(await startFakeSlack(fake), options);
     use(world);
   };
 }
