@@ -404,9 +404,11 @@ export class SlackAdapter implements ChatAdapter {
     // What the message shows now is final for a while: no progress may land after it.
     await this.passing.settle(key);
     if (files.length === 0) return this.update(ref, renderMessage(message));
-    if (!this.uploading.has(key) && (await this.notUploaded(ref, files)).length > 0) {
-      // Before the files, the card says they are on their way. That update also finds a message
-      // deleted before the upload, whose result the core then posts anew.
+    // Before the files, the card says they are on their way (unless Slack holds chat.update:
+    // the files go first then). That update also finds a message deleted before the upload,
+    // whose result the core then posts anew.
+    const say = !this.uploading.has(key) && !this.calls.held(teamOf(ref), "chat.update");
+    if (say && (await this.notUploaded(ref, files)).length > 0) {
       await this.update(ref, renderMessage(message, { filesInThread: "uploading" }));
       this.uploading.add(key);
     }

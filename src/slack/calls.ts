@@ -169,6 +169,12 @@ export class SlackCalls {
     return { key: `${team}:${method}`, limit: SLACK_LIMITS.tierPerMinute[tier] ?? 1, windowMs: minute };
   }
 
+  /** Whether `method` waits out a 429 in the workspace now. */
+  held(team: string | undefined, method: string): boolean {
+    const lane = this.laneOf(team ?? "", method, undefined);
+    return lane !== undefined && this.pacer.held(lane.key);
+  }
+
   /**
    * Calls `method` of the workspace `team` through `call`, paced, retried and judged as above;
    * resolves with Slack's answer, or rejects with the core's error for a refusal.

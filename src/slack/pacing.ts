@@ -76,6 +76,11 @@ export class Pacer {
     });
   }
 
+  /** Whether the lane waits out a 429 now. */
+  held(key: string): boolean {
+    return (this.lanes.get(key)?.heldUntil ?? 0) > this.now();
+  }
+
   /** Slack answered 429 with Retry-After: the lane starts nothing for `ms`. */
   hold(key: string, ms: number): void {
     const state = this.lanes.get(key);
