@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pino } from "pino";
+import { type Logger, pino } from "pino";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { createMediaClient, type MediaClient } from "../../src/core/api/client.js";
 import { type Bot, createBot } from "../../src/core/bot.js";
@@ -79,6 +79,8 @@ export interface WorldOptions {
   intake?: IntakeOptions;
   /** The bot's pacing (default PACING). */
   pacing?: Partial<PacingPolicy>;
+  /** Where the bot logs (default nowhere). */
+  logger?: Logger;
 }
 
 export class SlackWorld {
@@ -114,15 +116,16 @@ export class SlackWorld {
   }
 
   private static async bot(fake: FakeSlack, emu: Emulator, dir: string, options: WorldOptions) {
-    const stores = await openStores(`sqlite://${join(dir, "bot.sqlite")}`, SECRETS_KEY, silent);
+    const logger = options.logger ?? silent;
+    const stores = await openStores(`sqlite://${join(dir, "bot.sqlite")}`, SECRETS_KEY, logger);
     const http = options.intake
-      ? await startHttpServer({ port: 0, logger: silent, intake: new Intake(options.intake) })
+      ? await startHttpServer({ port: 0, logger, intake: new Intake(options.intake) })
       : undefined;
     const client = createMediaClient({
       baseUrl: emu.url,
       timeoutMs: 5_000,
       retries: { maxRetries: 2, minDelayMs: 5, maxDelayMs: 20 },
-      logger: silent,
+      logger,
     });
     const bot = createBot({
       config: {
@@ -137,7 +140,7 @@ export class SlackWorld {
       media: client,
       stores,
       engine: { policy: scaledPolicy(0.005), ...(http && { intake: http.intake }) },
-      logger: silent,
+      logger,
       // Homes follow their jobs within a fraction of a second, as the scaled jobs run.
       homes: { gapMs: 300, settleMs: 50 },
     });
@@ -154,7 +157,7 @@ export class SlackWorld {
       ...(http && { http }),
       config,
       bot,
-      logger: silent,
+      logger,
       store: stores.keyv("slack"),
       claims: stores.claims,
       installations: stores.installations,
