@@ -89,9 +89,10 @@ describeEachBackend("renewing rotating Slack tokens", (ctx) => {
     expect(token).not.toBe(installed.bot!.token);
     expect(fresh.map((i) => i?.bot?.token)).toEqual([token, token, token]);
     // Bolt reads the same for a request of that workspace.
-    expect((await replicas[2]!.fetchInstallation({ teamId, enterpriseId: undefined, isEnterpriseInstall: false })).bot?.token).toBe(
-      token,
-    );
+    expect(
+      (await replicas[2]!.fetchInstallation({ teamId, enterpriseId: undefined, isEnterpriseInstall: false }))
+        .bot?.token,
+    ).toBe(token);
     const raw = await ctx.readRaw("installations", `slack:${teamId}`);
     expect(raw).not.toContain(fresh[0]!.bot!.refreshToken);
   });
