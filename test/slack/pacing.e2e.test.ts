@@ -26,7 +26,14 @@ const startRealMinute = slackWorldPerTest(
 );
 
 const working = (ts: string) => world.shows(ts, (m) => shown(m).includes("Working"));
-const done = (ts: string) => world.shows(ts, (m) => headerOf(m)?.startsWith("✅") ?? false, 15_000);
+/** The job's message once it shows its result, its file in the thread. */
+const done = (ts: string) =>
+  world.shows(
+    ts,
+    (m) =>
+      (headerOf(m)?.startsWith("✅") ?? false) && shown(m).includes("png: in the thread of this message"),
+    15_000,
+  );
 const updates = (from = 0) => fake.calls.slice(from).filter((c) => c.method === "chat.update");
 const isResult = (call: ApiCall) => JSON.stringify(call.args).includes("✅");
 
@@ -73,8 +80,9 @@ describe("a storm of 429s on chat.update", () => {
       expect(world.channelMessages().filter((m) => jobIdOf(m) === jobIdOf(job))).toHaveLength(1);
       expect(fake.uploads.filter((u) => u.threadTs === job.ts)).toHaveLength(1);
     }
-    const notices = world.channelMessages().filter((m) => !jobIdOf(m) && m.text.includes("<@"));
-    expect(notices).toHaveLength(2);
+    const notices = () => world.channelMessages().filter((m) => !jobIdOf(m) && m.text.includes("<@"));
+    await world.until(() => notices().length === 2);
+    expect(notices()).toHaveLength(2);
   });
 });
 
