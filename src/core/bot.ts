@@ -11,6 +11,7 @@ import { botServices, handleCommand } from "./flows/command.js";
 import type { Core } from "./flows/core.js";
 import { failureCard } from "./flows/failures.js";
 import { createHooks } from "./flows/hooks.js";
+import { linkingRefusedFiles } from "./flows/refused-files.js";
 import { publishHome } from "./flows/settings.js";
 import { StartIntents } from "./flows/start-intents.js";
 import { tellRefusal } from "./flows/steps.js";
@@ -195,7 +196,7 @@ export function createBot(options: BotOptions): Bot {
 
   return {
     attach(chat) {
-      adapters.set(chat.platform, chat);
+      adapters.set(chat.platform, linkingRefusedFiles(chat, logger));
     },
     handleCommand: (event) => handle(event, (e) => handleCommand(core, e)),
     handleAction: (event) => handle(event, (e) => handleAction(core, e)),

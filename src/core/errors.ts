@@ -1,3 +1,5 @@
+import type { Json } from "./ports.js";
+
 /**
  * Errors the bot shows to people. Every one carries a stable `code` (for logs, metrics and tests)
  * and a `userMessage`: one plain sentence for the chat that says what to do, with no secrets and no
@@ -363,13 +365,31 @@ export class StoreAwayError extends BotError {
 // ---------------------------------------------------------------------------------------------
 
 /**
- * The conversation does not take the bot's messages (channel deleted, bot removed or denied
- * access). Unlike an outage, waiting will not fix it, so a delivery stops retrying after a few
- * tries. The user message says what is wrong and who can fix it.
+ * The conversation does not take the bot's messages, for good (channel deleted, bot removed or
+ * denied access, a person who accepts no DM from the bot). Unlike an outage, waiting will not fix
+ * it, so the same request is never sent again: a finished job's result goes to its person's DM
+ * instead, and where that refuses too the job ends, not posted (`NotPostedError`). The user
+ * message says what is wrong and who can fix it.
  */
 export class UndeliverableError extends BotError {
   static readonly code = "chat.undeliverable";
   readonly code = UndeliverableError.code;
+}
+
+/**
+ * Nothing of a finished job could reach its person: the conversation refused the bot, and so did
+ * their DM (or the job was theirs alone). The job ends at once with `userMessage` as its reason,
+ * which the jobs list shows with the result's link, when it has one.
+ */
+export class NotPostedError extends UndeliverableError {
+  constructor(
+    reason: string,
+    /** What the job made, kept as its result (its `url` is the link the jobs list shows). */
+    readonly result: Json,
+    options: BotErrorOptions = {},
+  ) {
+    super(reason, options);
+  }
 }
 
 /**

@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import type { MediaApi } from "./api/client.js";
 import { checkResultType, RESULT_FILES, resultStream } from "./api/fetch-policy.js";
 import type { Download } from "./api/http.js";
@@ -30,9 +31,54 @@ export function publicUrl(url: string | undefined): string | undefined {
 }
 
 /**
- * Reads the answer's headers to learn the size, then
- * describes a file that downloads again, streamed, when the adapter uploads it. A size over the
- * conversation's limit, or an unknown size with a link to fall back on, leaves the file out.
+ * The bytes of a result kept as they go to the first upload, so that another one in the same
+ * delivery (the person's DM, after the channel refused the bot) reads nothing more from the
+ * service. A bigger file is fetched again in that rare case rather than held in memory.
+ */
+const REPLAY_BYTES = 25 * 1024 * 1024;
+/** How long a fetched result waits for its upload before it is closed unread (a card sent without it). */
+const HOLD_MS = 30_000;
+
+/**
+ * The file's `open()`: the first one hands out the answer already fetched (its headers told the
+ * size and type), the later ones replay what the first one read, or fetch again when it was big.
+ */
+function opener(answer: Download, max: number, fetch: () => Promise<Download>): () => Promise<Readable> {
+  let held: Readable | undefined = answer.body;
+  // An answer left waiting may time out: that is news for whoever reads it, not for the process.
+  held.on("error", () => {});
+  const unread = setTimeout(() => {
+    abandon(held);
+    held = undefined;
+  }, HOLD_MS);
+  unread.unref();
+  let kept: Buffer[] | undefined;
+  return async () => {
+    if (kept) return Readable.from(kept, { objectMode: false });
+    clearTimeout(unread);
+    const body = held ?? (await fetch()).body;
+    held = undefined;
+    const source = resultStream(body, max);
+    return Readable.from(
+      (async function* () {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        for await (const chunk of source as AsyncIterable<Buffer>) {
+          size += chunk.length;
+          if (size <= REPLAY_BYTES) chunks.push(chunk);
+          yield chunk;
+        }
+        if (size <= REPLAY_BYTES) kept = chunks;
+      })(),
+      { objectMode: false },
+    );
+  };
+}
+
+/**
+ * Fetches the result once: its headers tell the size and type, and its body becomes the file the
+ * adapter uploads (streamed). A size over the conversation's limit, or an unknown size with a link
+ * to fall back on, leaves the file out, its body closed unread.
  */
 export async function fileOrLink(
   kind: ResultKind,
@@ -41,23 +87,29 @@ export async function fileOrLink(
   url: string | undefined,
   platformLimit: number,
 ): Promise<ResultMediaView> {
-  const probe = await fetch();
-  abandon(probe.body);
-  checkResultType(kind, probe.contentType);
+  const answer = await fetch();
   const limit = Math.min(platformLimit, RESULT_FILES[kind].maxBytes);
   const link = publicUrl(url);
   const base = { kind, name, alt: name, ...(link && { url: link }) };
-  if (probe.size !== undefined && probe.size > limit) {
-    return { ...base, oversize: { bytes: probe.size, limit } };
+  const oversize = answer.size !== undefined && answer.size > limit;
+  if (oversize || (answer.size === undefined && link)) {
+    abandon(answer.body);
+    checkResultType(kind, answer.contentType);
+    return oversize ? { ...base, oversize: { bytes: answer.size!, limit } } : base;
   }
-  if (probe.size === undefined && link) return base;
+  try {
+    checkResultType(kind, answer.contentType);
+  } catch (error) {
+    abandon(answer.body);
+    throw error;
+  }
   return {
     ...base,
     file: {
-      name: fileName(name, probe.contentType),
-      contentType: probe.contentType.split(";")[0]!.trim(),
-      ...(probe.size !== undefined && { size: probe.size }),
-      open: async () => resultStream((await fetch()).body, probe.size ?? limit),
+      name: fileName(name, answer.contentType),
+      contentType: answer.contentType.split(";")[0]!.trim(),
+      ...(answer.size !== undefined && { size: answer.size }),
+      open: opener(answer, answer.size ?? limit, fetch),
     },
   };
 }

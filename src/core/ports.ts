@@ -48,12 +48,18 @@ export interface ConversationRef {
    */
   privateFrom?: string;
   /**
-   * Set where the bot is not a member and cannot post (a Discord server that did not add it, a
-   * group DM): only the gesture's own short-lived credentials answer here. Once they are dead the
-   * adapter continues in the person's DM with the bot, saying why; the core posts nothing more
-   * here (no ready notice), since the platform would refuse it.
+   * Set where the bot cannot post (a Discord server that did not add it, a group DM, a channel
+   * where it lacks the permission to see or post): only the gesture's own short-lived credentials
+   * answer here. Once they are dead the adapter continues in the person's DM with the bot, saying
+   * why; the core posts nothing more here (no ready notice), since the platform would refuse it.
    */
   gestureOnly?: true;
+  /**
+   * Set with `privateFrom` by the core when the conversation refused the bot for good while the
+   * job ran (access lost): what is left to show goes to the person's DM, and the core's message
+   * says why itself, so the adapter adds no reason of its own.
+   */
+  diverted?: true;
   /**
    * Set where an automation started the job (a Slack workflow step): nobody reads a channel here,
    * and `ChatAdapter.completeStep` ends the step, once, also with the refusal of a command that
@@ -120,6 +126,18 @@ export interface PostOptions {
   idempotencyKey?: string;
 }
 
+/**
+ * A chat platform. What it answers is sorted by the adapter, once, into what the core can act on:
+ * - `UndeliverableError`: the conversation refuses the bot for good. Never sent again; a job's
+ *   result goes to its person's DM instead (core/flows/hooks.ts).
+ * - `FileRefusedError`: the message would be taken, but not its file (over what the place accepts
+ *   from the bot, uploads turned off, a file type not allowed). The core sends the same message
+ *   once more, without the file and with its link and the error's sentence (core/file-fallback.ts).
+ * - `MessageGoneError`: the message to edit was deleted; what it was to show is posted anew.
+ * - anything else is passing trouble (an outage, a rate limit past the client's own retries): a
+ *   delivery tries again later, with backoff. An adapter moves to its next credential itself (a
+ *   dead Discord interaction token: the bot token) before it throws.
+ */
 export interface ChatAdapter {
   readonly platform: Platform;
   post(target: ConversationRef, message: Message, options?: PostOptions): Promise<MessageRef>;
@@ -129,8 +147,13 @@ export interface ChatAdapter {
    * pages): Discord through the click's interaction, Slack through its response_url.
    */
   replace(target: ConversationRef, message: Message): Promise<void>;
-  /** Largest file, in bytes, that can be uploaded to this conversation. */
-  uploadLimit(target: ConversationRef): number;
+  /**
+   * Largest file, in bytes, that can be uploaded to this conversation, or to this message by an
+   * edit, with the credential the adapter would use now (Discord: the interaction's limit while
+   * its token lives, the bot's own after). A file over it is shown as its link without being
+   * fetched; one the platform refuses anyway comes back as `FileRefusedError`.
+   */
+  uploadLimit(target: ConversationRef | MessageRef): number;
   /** A channel of the tenant, to post in outside any gesture (spending alerts). */
   channel(tenantId: string, channelId: string): ConversationRef;
   /** A link that opens the message in the platform's app, for people of the tenant that owns it. */

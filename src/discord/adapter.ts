@@ -4,6 +4,7 @@ import {
   type APIMessage,
   DiscordAPIError,
   MessageFlags,
+  PermissionFlagsBits,
   type REST,
   Routes,
 } from "discord.js";
@@ -11,10 +12,10 @@ import { isCard } from "../core/cards.js";
 import { MessageGoneError } from "../core/errors.js";
 import type { Logger } from "../core/log.js";
 import type { ChatAdapter, ConversationRef, Json, Message, MessageRef, PostOptions } from "../core/ports.js";
-import { filesOf } from "./files.js";
+import { answerOf, chatErrorOf } from "./answers.js";
+import { filesOf, type Uploader } from "./files.js";
 import { DISCORD_LIMITS } from "./limits.js";
 import { type PlaceInfo, placeOf } from "./places.js";
-import { refusalOf } from "./refusals.js";
 import { renderMessage } from "./render/message.js";
 
 /**
@@ -25,8 +26,14 @@ import { renderMessage } from "./render/message.js";
  * needs (token and its age) as plain JSON, so a job resumed after a restart edits the same way.
  * The token and its age are the reference's `live` part: the core keeps them only while a job
  * may still edit its message. Where the bot is no member (a server that did not add it, a group
- * DM: `gestureOnly`), the token is all there is: past it, what is left to show goes to the
- * person's DM, as for a private job.
+ * DM), or one its permissions there keep from posting (the interaction's `app_permissions`), the
+ * token is all there is (`gestureOnly`): past it, what is left to show goes to the person's DM,
+ * as for a private job.
+ *
+ * Uploads take the limit of the credential that sends them: the interaction's
+ * `attachment_size_limit` (the larger of the requester's Nitro and the server's boost) through its
+ * token; the bot's own (the server's boost, 10 MiB without one, and in DMs) with the bot token.
+ * What Discord answers is sorted once, in answers.ts, into the core's errors (core/ports.ts).
  */
 
 /** How the interaction was acknowledged: a deferred reply (public or private), or a deferred update of a clicked message. */
@@ -42,6 +49,9 @@ export interface InteractionInfo extends PlaceInfo {
   /** From the snowflake: Discord's time of the interaction, which the token's 15 minutes count from. */
   createdTimestamp: number;
   attachmentSizeLimit?: number | null;
+  /** What the bot may do in the interaction's channel (`app_permissions`); absent: everything. */
+  appPermissions?: { has(permission: bigint): boolean } | null;
+  channel?: { isThread(): boolean } | null;
 }
 
 interface TokenData {
@@ -54,6 +64,11 @@ export interface DiscordAdapterOptions {
   rest: REST;
   /** Known once the client is ready; interactions and resumed jobs come after that. */
   applicationId(): string;
+  /**
+   * The boost level of a server the bot is in (discord.js's guild cache), which raises what anyone
+   * there, the bot too, may upload; undefined where unknown (no gateway), and the default holds.
+   */
+  boostTier?(guildId: string): number | undefined;
   clock?: { now(): number };
   logger: Logger;
 }
@@ -67,22 +82,43 @@ function whyInDm(target: ConversationRef): string {
     return `Your private job from <#${target.privateFrom}>: its message there could no longer be updated (Discord allows that for 15 minutes), so it continues here.`;
   }
   const from = target.data?.guild === DM_LINK ? "a group DM" : `<#${target.channelId}>`;
-  return `Your job from ${from}: the bot is not a member there and could answer only through your command, which Discord allows for 15 minutes, so it continues here.`;
+  const why =
+    target.data?.cannotPost === true ? "the bot may not post there" : "the bot is not a member there";
+  return `Your job from ${from}: ${why} and could answer only through your command, which Discord allows for 15 minutes, so it continues here.`;
 }
+
+const DM_HINT =
+  "Discord lets the bot update this message for 15 minutes: if the job takes longer, it continues in your DM with the bot.";
+const CANNOT_POST_HINT =
+  "The bot may not post in this channel itself (a server admin can give it View Channel, Send Messages and Embed Links here), so it answers through your command.";
 
 /**
  * A job's progress on a message only its interaction's token reaches says beforehand where the
  * job goes past the token's 15 minutes, so that a bar that stops moving surprises nobody.
  */
-function withDmHint(message: Message): Message {
+function withDmHint(message: Message, where: ConversationRef | MessageRef): Message {
   if (!isCard(message) || message.progress === undefined) return message;
-  const hint =
-    "Discord lets the bot update this message for 15 minutes: if the job takes longer, it continues in your DM with the bot.";
-  return { ...message, lines: [...message.lines, hint] };
+  const hints = where.data?.cannotPost === true ? [CANNOT_POST_HINT, DM_HINT] : [DM_HINT];
+  return { ...message, lines: [...message.lines, ...hints] };
 }
 
-/** Discord's codes for a webhook token that no longer works. */
-const EXPIRED_TOKEN = new Set([50027, 10015]);
+/**
+ * Whether the bot may post its cards in the interaction's channel with its own token: see it,
+ * send there (in a thread: send in threads), and embed (a card is an embed; without Embed Links
+ * Discord would show it empty). Read from `app_permissions`, never by trying the channel.
+ */
+function mayPost(interaction: InteractionInfo): boolean {
+  const granted = interaction.appPermissions;
+  if (!granted) return true;
+  const send = interaction.channel?.isThread()
+    ? PermissionFlagsBits.SendMessagesInThreads
+    : PermissionFlagsBits.SendMessages;
+  return [PermissionFlagsBits.ViewChannel, send, PermissionFlagsBits.EmbedLinks].every((p) => granted.has(p));
+}
+
+const NO_ATTACHING =
+  "The bot may not attach files in this channel (a server admin can give it Attach Files here).";
+
 /** Someone deleted the message (a placeholder too): retrying cannot bring it back. */
 const UNKNOWN_MESSAGE = 10008;
 
@@ -111,6 +147,9 @@ export class DiscordAdapter implements ChatAdapter {
   conversation(interaction: InteractionInfo, deferral: Deferral): ConversationRef {
     this.forgetDeadPlaceholders();
     if (deferral !== "update") this.placeholders.set(interaction.id, interaction.createdTimestamp);
+    const place = placeOf(interaction);
+    const cannotPost = place === "server" && !mayPost(interaction);
+    const noFiles = interaction.appPermissions?.has(PermissionFlagsBits.AttachFiles) === false;
     return {
       platform: "discord",
       channelId: interaction.channelId ?? "",
@@ -121,16 +160,17 @@ export class DiscordAdapter implements ChatAdapter {
         sizeLimit: interaction.attachmentSizeLimit ?? DISCORD_LIMITS.defaultUploadBytes,
         // For links to its messages: DMs and group DMs are "@me" in them.
         guild: interaction.guildId ?? DM_LINK,
+        ...(cannotPost && { cannotPost: true }),
+        ...(noFiles && place === "server" && { noFiles: true }),
       },
       live: { token: interaction.token, at: interaction.createdTimestamp },
-      ...(placeOf(interaction) === "elsewhere" && { gestureOnly: true as const }),
+      ...((place === "elsewhere" || cannotPost) && { gestureOnly: true as const }),
     };
   }
 
-  /** The interaction's attachment_size_limit (boosted servers take more), carried by its conversation and messages. */
+  /** What Discord takes per file from whoever posts to `target` now: the interaction while its token lives, else the bot. */
   uploadLimit(target: ConversationRef | MessageRef): number {
-    const limit = target.data?.sizeLimit;
-    return typeof limit === "number" && limit > 0 ? limit : DISCORD_LIMITS.defaultUploadBytes;
+    return this.uploader(target, this.live(target) !== undefined).bytes;
   }
 
   /** A plain channel post, with the bot token: no interaction to answer through. */
@@ -146,21 +186,50 @@ export class DiscordAdapter implements ChatAdapter {
 
   post(target: ConversationRef, message: Message, options: PostOptions = {}): Promise<MessageRef> {
     return this.send(target, message, options).catch((error: unknown) => {
-      throw refusalOf(error);
+      throw chatErrorOf(error);
     });
   }
 
   edit(ref: MessageRef, message: Message): Promise<void> {
     return this.change(ref, message).catch((error: unknown) => {
-      throw refusalOf(error);
+      throw chatErrorOf(error);
     });
   }
 
   /** The clicked message, replaced through the click's own interaction (deferred as an update), private ones too. */
   replace(target: ConversationRef, message: Message): Promise<void> {
     return this.swap(target, message).catch((error: unknown) => {
-      throw refusalOf(error);
+      throw chatErrorOf(error);
     });
+  }
+
+  /**
+   * Who uploads to `target`, and how much Discord takes from it per file: through the interaction's
+   * token its `attachment_size_limit`; with the bot token the server's boost limit (the bot has no
+   * Nitro), the default in a DM, where everything only the person may see goes past the token.
+   */
+  private uploader(target: ConversationRef | MessageRef, viaToken: boolean): Uploader {
+    if (viaToken) {
+      const limit = target.data?.sizeLimit;
+      return {
+        bytes: typeof limit === "number" && limit > 0 ? limit : DISCORD_LIMITS.defaultUploadBytes,
+        where: "through your command",
+      };
+    }
+    const guild = target.data?.guild;
+    const toDm =
+      "privateFrom" in target
+        ? target.privateFrom !== undefined || target.gestureOnly === true
+        : target.data?.ephemeral === true || target.data?.gestureOnly === true;
+    if (toDm || typeof guild !== "string" || guild === DM_LINK) {
+      return { bytes: DISCORD_LIMITS.defaultUploadBytes, where: "in a direct message" };
+    }
+    const boosted = DISCORD_LIMITS.boostUploadBytes[this.options.boostTier?.(guild) ?? 0];
+    return {
+      bytes: Math.max(DISCORD_LIMITS.defaultUploadBytes, boosted ?? 0),
+      where: "in this server",
+      ...(target.data?.noFiles === true && { refused: NO_ATTACHING }),
+    };
   }
 
   private async swap(target: ConversationRef, message: Message): Promise<void> {
@@ -169,31 +238,42 @@ export class DiscordAdapter implements ChatAdapter {
       throw new Error("only a click's own interaction can replace the message it clicked");
     }
     const rendered = renderMessage(message);
-    const files = await filesOf(rendered, this.uploadLimit(target));
+    const files = await filesOf(rendered, this.uploader(target, true));
     const original = Routes.webhookMessage(this.options.applicationId(), token.token, "@original");
     await this.options.rest.patch(original, { body: rendered.body, files, auth: false });
   }
 
   private async send(target: ConversationRef, message: Message, options: PostOptions): Promise<MessageRef> {
+    const token = this.live(target);
+    // A keyed post must survive a crash and a retry: only channel messages know nonces.
+    if (options.idempotencyKey || !token) return this.withBotToken(target, message, options);
+    try {
+      return await this.throughToken(target, message, options, token);
+    } catch (error) {
+      // The bot's clock ran behind Discord's and the token died early: the bot token still works.
+      if (answerOf(error).verdict !== "credential") throw error;
+      this.options.logger.debug(
+        { channelId: target.channelId },
+        "interaction token refused: posting with the bot token",
+      );
+      return this.withBotToken(target, message, options);
+    }
+  }
+
+  private async throughToken(
+    target: ConversationRef,
+    message: Message,
+    options: PostOptions,
+    token: TokenData,
+  ): Promise<MessageRef> {
     const secret = target.privateFrom !== undefined;
+    const ephemeral = options.ephemeral === true || secret;
     const rendered = renderMessage(
-      secret || target.gestureOnly ? withDmHint(message) : message,
+      secret || target.gestureOnly ? withDmHint(message, target) : message,
       options.mentionUserId ? { mentionUserId: options.mentionUserId } : {},
     );
-    const files = await filesOf(rendered, this.uploadLimit(target));
-    const token = this.live(target);
-    const ephemeral = options.ephemeral === true || secret;
+    const files = await filesOf(rendered, this.uploader(target, true));
     const { rest } = this.options;
-    // A keyed post must survive a crash and a retry: only channel messages know nonces.
-    if (options.idempotencyKey || !token) {
-      if (secret || target.gestureOnly) return this.direct(target, message, options);
-      if (ephemeral) throw new Error("a private answer needs a live interaction token");
-      const nonce = options.idempotencyKey && nonceOf(options.idempotencyKey);
-      const body = { ...rendered.body, ...(nonce && { nonce, enforce_nonce: true }) };
-      const posted = await rest.post(Routes.channelMessages(target.channelId), { body, files });
-      return this.ref(posted as APIMessage, target, undefined, false);
-    }
-
     const original = Routes.webhookMessage(this.options.applicationId(), token.token, "@original");
     const interactionId = String(target.data?.interactionId);
     const createdAt = this.placeholders.get(interactionId);
@@ -210,7 +290,8 @@ export class DiscordAdapter implements ChatAdapter {
         await rest.delete(original, { auth: false });
       } catch (error) {
         const gone = error instanceof DiscordAPIError && Number(error.code) === UNKNOWN_MESSAGE;
-        if (!gone) this.placeholders.set(interactionId, createdAt);
+        if (!gone && answerOf(error).verdict !== "credential")
+          this.placeholders.set(interactionId, createdAt);
         throw error;
       }
     }
@@ -223,8 +304,27 @@ export class DiscordAdapter implements ChatAdapter {
     return this.ref(sent as APIMessage, target, token, ephemeral);
   }
 
+  /** A post without the interaction: a channel message, or the person's DM for what only they may see. */
+  private async withBotToken(
+    target: ConversationRef,
+    message: Message,
+    options: PostOptions,
+  ): Promise<MessageRef> {
+    if (target.privateFrom !== undefined || target.gestureOnly) return this.direct(target, message, options);
+    if (options.ephemeral) throw new Error("a private answer needs a live interaction token");
+    const rendered = renderMessage(
+      message,
+      options.mentionUserId ? { mentionUserId: options.mentionUserId } : {},
+    );
+    const files = await filesOf(rendered, this.uploader(target, false));
+    const nonce = options.idempotencyKey && nonceOf(options.idempotencyKey);
+    const body = { ...rendered.body, ...(nonce && { nonce, enforce_nonce: true }) };
+    const posted = await this.options.rest.post(Routes.channelMessages(target.channelId), { body, files });
+    return this.ref(posted as APIMessage, target, undefined, false);
+  }
+
   /**
-   * What a private job, or one where the bot is no member, posts without its interaction (the
+   * What a private job, or one where the bot cannot post, posts without its interaction (the
    * token died, or a keyed post, which needs a nonce): a message in the person's DM with the bot,
    * saying where it comes from and why.
    */
@@ -232,16 +332,21 @@ export class DiscordAdapter implements ChatAdapter {
     const user = target.data?.user;
     if (typeof user !== "string") throw new Error("a private answer needs the conversation's user");
     const { rest } = this.options;
-    const dm = (await rest.post(Routes.userChannels(), { body: { recipient_id: user } })) as APIDMChannel;
-    const why = whyInDm(target);
-    const explained = isCard(message)
-      ? { ...message, lines: [why, ...message.lines] }
-      : { text: `${why}\n${message.text}` };
+    // A message the core diverted here says why itself.
+    const why = target.diverted ? undefined : whyInDm(target);
+    const explained =
+      why === undefined
+        ? message
+        : isCard(message)
+          ? { ...message, lines: [why, ...message.lines] }
+          : { text: `${why}\n${message.text}` };
     const rendered = renderMessage(
       explained,
       options.mentionUserId ? { mentionUserId: options.mentionUserId } : {},
     );
-    const files = await filesOf(rendered, this.uploadLimit(target));
+    // Read before the DM is opened: a file the DM would refuse costs no request.
+    const files = await filesOf(rendered, this.uploader(target, false));
+    const dm = (await rest.post(Routes.userChannels(), { body: { recipient_id: user } })) as APIDMChannel;
     const nonce = options.idempotencyKey && nonceOf(options.idempotencyKey);
     const body = { ...rendered.body, ...(nonce && { nonce, enforce_nonce: true }) };
     const posted = await rest.post(Routes.channelMessages(dm.id), { body, files });
@@ -249,13 +354,13 @@ export class DiscordAdapter implements ChatAdapter {
   }
 
   private async change(ref: MessageRef, message: Message): Promise<void> {
-    // Only its interaction's token reaches a private message, or one where the bot is no member.
+    // Only its interaction's token reaches a private message, or one where the bot cannot post.
     const tokenOnly = ref.data?.ephemeral === true || ref.data?.gestureOnly === true;
-    const rendered = renderMessage(tokenOnly ? withDmHint(message) : message);
-    const files = await filesOf(rendered, this.uploadLimit(ref));
     const { rest, applicationId, logger } = this.options;
     const token = this.live(ref);
     if (token) {
+      const rendered = renderMessage(tokenOnly ? withDmHint(message, ref) : message);
+      const files = await filesOf(rendered, this.uploader(ref, true));
       try {
         await rest.patch(Routes.webhookMessage(applicationId(), token.token, ref.messageId), {
           body: rendered.body,
@@ -265,8 +370,7 @@ export class DiscordAdapter implements ChatAdapter {
         return;
       } catch (error) {
         // The bot's clock ran behind Discord's and the token died early: the bot token still works.
-        const expired = error instanceof DiscordAPIError && EXPIRED_TOKEN.has(Number(error.code));
-        if (!expired) throw error;
+        if (answerOf(error).verdict !== "credential") throw error;
         if (tokenOnly) throw new MessageGoneError({ cause: error });
         logger.debug({ messageId: ref.messageId }, "interaction token expired: editing with the bot token");
       }
@@ -274,6 +378,8 @@ export class DiscordAdapter implements ChatAdapter {
     // Past the token's 15 minutes such a message stays as it is, and what it was to show is
     // posted anew, in the person's DM.
     if (tokenOnly) throw new MessageGoneError();
+    const rendered = renderMessage(message);
+    const files = await filesOf(rendered, this.uploader(ref, false));
     await rest.patch(Routes.channelMessage(ref.channelId, ref.messageId), { body: rendered.body, files });
   }
 
@@ -303,6 +409,8 @@ export class DiscordAdapter implements ChatAdapter {
     const data: { [key: string]: Json } = {
       ...(ephemeral && { ephemeral: true }),
       ...(token && target.gestureOnly && { gestureOnly: true }),
+      ...(token && target.data?.cannotPost === true && { cannotPost: true }),
+      ...(target.data?.noFiles === true && guild !== DM_LINK && { noFiles: true }),
       ...(typeof target.data?.sizeLimit === "number" && { sizeLimit: target.data.sizeLimit }),
       ...(typeof guild === "string" && { guild }),
     };

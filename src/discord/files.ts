@@ -1,8 +1,9 @@
 import type { Readable } from "node:stream";
 import type { RawFile } from "discord.js";
 import { type Dispatcher, request } from "undici";
-import { BotError } from "../core/errors.js";
+import { BotError, FileRefusedError } from "../core/errors.js";
 import type { Attachment } from "../core/ports.js";
+import { megabytes } from "../core/render/text.js";
 import { abandon } from "../core/streams.js";
 import type { RenderedMessage } from "./render/message.js";
 
@@ -55,21 +56,43 @@ export function userAttachment(file: DiscordFile): Attachment {
   };
 }
 
+/** Who uploads where, and what Discord takes from it per file there. */
+export interface Uploader {
+  bytes: number;
+  /** Where, as a person reads it: "in this server", "in a direct message", "through your command". */
+  where: string;
+  /** Set where the bot may attach nothing at all (its permissions there): why. */
+  refused?: string;
+}
+
+function tooBig(name: string, bytes: number | undefined, uploader: Uploader): FileRefusedError {
+  const size = bytes === undefined ? "larger" : megabytes(bytes);
+  return new FileRefusedError(
+    `Discord takes files of up to ${megabytes(uploader.bytes)} from the bot ${uploader.where}, and "${name}" is ${size}.`,
+    {
+      message: `"${name}" (${bytes ?? "unknown"} bytes) over the ${uploader.bytes} bytes Discord takes ${uploader.where}`,
+    },
+  );
+}
+
 /**
- * The files of a rendered message, read for the upload (discord.js sends uploads from memory).
- * Reading stops past `limit`, so a result whose size was unknown cannot fill the memory.
+ * The files of a rendered message, read for the upload (discord.js sends uploads from memory). A
+ * file over what Discord takes from this uploader is refused before a request is made (by its
+ * declared size, or as soon as reading passes the limit, so it cannot fill the memory either).
  */
-export async function filesOf(rendered: RenderedMessage, limit: number): Promise<RawFile[]> {
+export async function filesOf(rendered: RenderedMessage, uploader: Uploader): Promise<RawFile[]> {
+  if (uploader.refused && rendered.files.length > 0) throw new FileRefusedError(uploader.refused);
   const files: RawFile[] = [];
   for (const [index, { name, file }] of rendered.files.entries()) {
+    if (file.size !== undefined && file.size > uploader.bytes) throw tooBig(name, file.size, uploader);
     const chunks: Buffer[] = [];
     let size = 0;
     const stream = await file.open();
     for await (const chunk of stream) {
       size += (chunk as Buffer).length;
-      if (size > limit) {
+      if (size > uploader.bytes) {
         abandon(stream);
-        throw new Error(`"${name}" is larger than the ${limit} bytes Discord accepts here`);
+        throw tooBig(name, file.size, uploader);
       }
       chunks.push(chunk as Buffer);
     }

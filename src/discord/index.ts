@@ -49,6 +49,7 @@ export async function startDiscord(options: DiscordOptions): Promise<RunningDisc
   const adapter = new DiscordAdapter({
     rest: client.rest,
     applicationId: () => client.application!.id,
+    boostTier: (guildId) => client.guilds.cache.get(guildId)?.premiumTier,
     logger,
     ...(options.clock && { clock: options.clock }),
   });

@@ -56,6 +56,17 @@ export const DISCORD_LIMITS = {
   /** Names, descriptions, options and choices of one command together. */
   commandChars: 8_000,
 
-  /** Per attachment, unless the interaction says otherwise (`attachment_size_limit`); since 2025-01. */
+  /**
+   * Per attachment, for everyone without more, the bot included (it has no Nitro), since 2025-01;
+   * an interaction's own limit is its `attachment_size_limit`, for uploads through its token.
+   * https://discord.com/developers/docs/reference#uploading-files
+   */
   defaultUploadBytes: 10 * 1024 * 1024,
+  /**
+   * Per attachment in a server of boost level 2 and 3, for anyone there, the bot too. From
+   * Discord's Server Boosting FAQ (support.discord.com), not the API docs, which name no figure.
+   */
+  boostUploadBytes: { 2: 50 * 1024 * 1024, 3: 100 * 1024 * 1024 } as Readonly<
+    Partial<Record<number, number>>
+  >,
 } as const;

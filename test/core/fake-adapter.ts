@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import { type Card, isCard } from "../../src/core/cards.js";
-import { MessageGoneError } from "../../src/core/errors.js";
+import { FileRefusedError, MessageGoneError, UndeliverableError } from "../../src/core/errors.js";
 import type {
   ChatAdapter,
   ConversationRef,
@@ -55,6 +55,11 @@ export class FakeAdapter implements ChatAdapter {
   private readonly byIdempotencyKey = new Map<string, MessageRef>();
   private counter = 0;
   limit = 10 * 1024 * 1024;
+  /**
+   * What the platform really takes, when it is less than `limit` says (Discord past an
+   * interaction's 15 minutes: the bot's own limit, not the requester's): a bigger file is refused.
+   */
+  accepts: number | undefined;
 
   constructor(readonly platform: Platform = "discord") {}
 
@@ -68,6 +73,21 @@ export class FakeAdapter implements ChatAdapter {
 
   messageUrl(ref: MessageRef, tenantId: string): string {
     return `https://chat.invalid/${tenantId}/${ref.channelId}/${ref.messageId}`;
+  }
+
+  /**
+   * Where the bot is refused for good from now on, with the platform's reason: a channel by its
+   * id, or "dm" for every post to a person's DM (a conversation with `privateFrom`).
+   */
+  readonly refusals = new Map<string, string>();
+  /** Every request refused for good, as "post <where>" or "edit <channel>". */
+  readonly refused: string[] = [];
+
+  private refuseIn(what: "post" | "edit", where: string): void {
+    const reason = this.refusals.get(where);
+    if (reason === undefined) return;
+    this.refused.push(`${what} ${where}`);
+    throw new UndeliverableError(reason);
   }
 
   /** The next `times` calls of `method` fail, as a platform outage would. */
@@ -86,6 +106,7 @@ export class FakeAdapter implements ChatAdapter {
 
   async post(target: ConversationRef, message: Message, options: PostOptions = {}): Promise<MessageRef> {
     this.outage("post");
+    this.refuseIn("post", target.privateFrom === undefined ? target.channelId : "dm");
     if (options.idempotencyKey) {
       const earlier = this.byIdempotencyKey.get(options.idempotencyKey);
       if (earlier) return earlier;
@@ -106,6 +127,7 @@ export class FakeAdapter implements ChatAdapter {
 
   async edit(ref: MessageRef, message: Message): Promise<void> {
     this.outage("edit");
+    this.refuseIn("edit", ref.channelId);
     if (!this.state.has(ref.messageId))
       throw new MessageGoneError({ message: `edit of unknown message ${ref.messageId}` });
     const files = await this.receive(message);
@@ -132,11 +154,12 @@ export class FakeAdapter implements ChatAdapter {
   }
 
   private async upload(file: OutgoingFile): Promise<ReceivedFile> {
-    if (file.size !== undefined && file.size > this.limit) {
-      throw new Error(`413: ${file.name} is ${file.size} bytes, over the ${this.limit} byte limit`);
-    }
+    const accepted = this.accepts ?? this.limit;
+    const refuse = () =>
+      new FileRefusedError(`The platform takes files of up to ${accepted} bytes from the bot here.`);
+    if (file.size !== undefined && file.size > accepted) throw refuse();
     const bytes = await readAll(await file.open());
-    if (bytes.length > this.limit) throw new Error(`413: ${file.name} is over the limit`);
+    if (bytes.length > accepted) throw refuse();
     return { name: file.name, contentType: file.contentType, bytes };
   }
 
@@ -146,6 +169,9 @@ export class FakeAdapter implements ChatAdapter {
   clear(): void {
     this.posts.length = 0;
     this.edits.length = 0;
+    this.refused.length = 0;
+    this.refusals.clear();
+    this.accepts = undefined;
   }
 
   /** Someone deletes a message of the bot's. */

@@ -3,7 +3,7 @@ import { DiscordAPIError, HTTPError, type REST } from "discord.js";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { card } from "../../src/core/cards.js";
-import { MessageGoneError } from "../../src/core/errors.js";
+import { FileRefusedError, MessageGoneError } from "../../src/core/errors.js";
 import type { MessageRef } from "../../src/core/ports.js";
 import { DiscordAdapter, type InteractionInfo, nonceOf } from "../../src/discord/adapter.js";
 
@@ -66,12 +66,15 @@ function stubRest(refuseWebhooks = false, outages = 0, gone = false) {
   return { rest, calls };
 }
 
-function setup(options: { refuseWebhooks?: boolean; outages?: number; gone?: boolean } = {}) {
+function setup(
+  options: { refuseWebhooks?: boolean; outages?: number; gone?: boolean; boostTier?: number } = {},
+) {
   const clock = { t: 1_000_000, now: () => clock.t };
   const { rest, calls } = stubRest(options.refuseWebhooks, options.outages, options.gone);
   const adapter = new DiscordAdapter({
     rest,
     applicationId: () => APP,
+    boostTier: () => options.boostTier,
     clock,
     logger: pino({ level: "silent" }),
   });
@@ -224,10 +227,19 @@ describe("posting", () => {
 
   it("never reads a file past the upload limit", async () => {
     const { adapter, interaction } = setup();
+    let read = 0;
     const big = {
       name: "big.mp4",
       contentType: "video/mp4",
-      open: async () => Readable.from([Buffer.alloc(2048)]),
+      open: async () =>
+        Readable.from(
+          (function* () {
+            for (let i = 0; i < 4; i++) {
+              read += 1;
+              yield Buffer.alloc(1024 + i);
+            }
+          })(),
+        ),
     };
     const conversation = adapter.conversation(interaction({ attachmentSizeLimit: 1024 }), "public");
     await expect(
@@ -235,7 +247,9 @@ describe("posting", () => {
         conversation,
         card("Big", "success", { media: [{ kind: "video", name: "big", file: big }] }),
       ),
-    ).rejects.toThrow(/larger than the 1024 bytes/);
+    ).rejects.toThrow(FileRefusedError);
+    // Stopped at the first chunk past the limit (a stream reads a chunk or so ahead), not at the end.
+    expect(read).toBeLessThan(4);
   });
 });
 
@@ -320,5 +334,22 @@ describe("upload limit", () => {
       adapter.uploadLimit(adapter.conversation(interaction({ attachmentSizeLimit: null }), "public")),
     ).toBe(10 * MiB);
     expect(adapter.uploadLimit({ platform: "discord", channelId: CHANNEL })).toBe(10 * MiB);
+  });
+
+  it("is the bot's own once the token is old: the server's boost, never the requester's Nitro", () => {
+    for (const [tier, limit] of [
+      [undefined, 10 * MiB],
+      [1, 10 * MiB],
+      [2, 50 * MiB],
+      [3, 100 * MiB],
+    ] as const) {
+      const { adapter, clock, interaction } = setup({ boostTier: tier });
+      const conversation = adapter.conversation(interaction({ attachmentSizeLimit: 500 * MiB }), "public");
+      expect(adapter.uploadLimit(conversation)).toBe(500 * MiB);
+      clock.t += 14 * MINUTE;
+      expect(adapter.uploadLimit(conversation)).toBe(limit);
+      // What only the person sees goes to their DM past the token, where no server's boost counts.
+      expect(adapter.uploadLimit({ ...conversation, privateFrom: CHANNEL })).toBe(10 * MiB);
+    }
   });
 });

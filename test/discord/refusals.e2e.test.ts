@@ -1,6 +1,5 @@
 import { PermissionFlagsBits } from "discord-api-types/v10";
 import { describe, expect, it, vi } from "vitest";
-import { DEFAULT_POLICY } from "../../src/core/jobs/policy.js";
 import { type RestCall, TOKEN_LIFETIME_MS } from "../fakes/discord/index.js";
 import { type DiscordWorld, discordWorldPerFile, isEphemeral, shown } from "./harness.js";
 
@@ -8,7 +7,7 @@ import { type DiscordWorld, discordWorldPerFile, isEphemeral, shown } from "./ha
  * When Discord no longer takes what a job has to show: the job's first message lost to an outage
  * (the requester is told privately, the result arrives as a new message), the job's message
  * deleted by a user (the result then arrives as a new message), and the channel deleted or hidden
- * from the bot (the bot gives up after a few tries, and `/jobs` says why the result never appeared).
+ * from the bot (the result goes to the requester's DM, saying why, and the channel is tried no more).
  */
 
 let world: DiscordWorld;
@@ -166,30 +165,95 @@ describe("a long job whose channel stops taking the bot's messages", () => {
       answer: { status: 404, code: 10003, message: "Unknown Channel" },
       reason: "This channel no longer exists.",
     },
-  ])("tries a few times when $what, then stops and /jobs says why", async ({ cut, answer, reason }) => {
-    const { channel, jobId } = await longJobIn("renders", "an unseen fox");
-    await cut(channel.id);
+  ])(
+    "sends the result to the requester's DM once when $what, saying why, and tries the channel no more",
+    async ({ cut, answer, reason }) => {
+      const dm = world.fake.dmChannel(world.fake.users.requester.id);
+      const inDm = world.fake.messages(dm).length;
+      const { channel, jobId } = await longJobIn("renders", "an unseen fox");
+      await cut(channel.id);
+      await deliveredOrClosed(jobId);
+      const settled = channelCalls(channel.id).length;
+      await pause(400);
+
+      // One refused request there (a progress edit or the result), never repeated.
+      const refused = channelCalls(channel.id).filter((c) => c.status >= 400);
+      expect(refused).toHaveLength(1);
+      expect(refused[0]).toMatchObject({ status: answer.status, code: answer.code });
+      expect(refused[0]!.response).toEqual({ message: answer.message, code: answer.code });
+      expect(channelCalls(channel.id)).toHaveLength(settled);
+
+      const result = world.fake.messages(dm).slice(inDm);
+      expect(result).toHaveLength(1);
+      expect(jobIdOf(result[0]!)).toBe(jobId);
+      expect(result[0]!.embeds[0]?.color).toBe(DONE_COLOUR);
+      expect(result[0]!.attachments.map((a) => a.content_type)).toEqual(["image/png"]);
+      expect(result[0]!.mentions.map((u) => u.id)).toEqual([world.fake.users.requester.id]);
+      expect(shown(result[0]!)).toContain(
+        `The bot could not show this where you asked for it. ${reason} So it comes here, to your DM with the bot.`,
+      );
+      expect((await world.stores.jobs.get(jobId))?.error).toBeNull();
+    },
+  );
+});
+
+describe("a long job whose message is deleted where the bot may no longer post", () => {
+  it("sends the result to the requester's DM after one refused post (50013), saying why", async () => {
+    const dm = world.fake.dmChannel(world.fake.users.requester.id);
+    const inDm = world.fake.messages(dm).length;
+    const { channel, running, jobId } = await longJobIn("muted", "a fox without a voice");
+    await world.fake.overwritePermissions(channel.id, {
+      id: world.fake.botUser.id,
+      type: "member",
+      deny: PermissionFlagsBits.SendMessages,
+    });
+    world.fake.deleteMessage(running.id);
     await deliveredOrClosed(jobId);
-    const settled = channelCalls(channel.id).length;
     await pause(400);
 
-    const tries = deliveries(channelCalls(channel.id));
-    expect(tries).toHaveLength(DEFAULT_POLICY.undeliverableTries);
-    for (const call of tries) {
-      expect(call).toMatchObject({ status: answer.status, code: answer.code });
-      expect(call.response).toEqual({ message: answer.message, code: answer.code });
-    }
-    expect(channelCalls(channel.id)).toHaveLength(settled);
+    const posts = channelCalls(channel.id).filter((c) => c.method === "POST");
+    expect(posts).toMatchObject([{ status: 403, code: 50013 }]);
+    const result = world.fake.messages(dm).slice(inDm);
+    expect(result.map(jobIdOf)).toEqual([jobId]);
+    expect(shown(result[0]!)).toContain(
+      "The bot could not show this where you asked for it. The bot may not post in this channel. A server admin can give it Send Messages, Embed Links and Attach Files there. So it comes here, to your DM with the bot.",
+    );
+    expect(result[0]!.attachments).toHaveLength(1);
+  });
+});
 
-    const jobs = await world.run({ name: "jobs" });
-    expect(isEphemeral(jobs)).toBe(true);
-    // As Discord renders it: markdown escapes (job ids may hold underscores) show as the bare character.
-    const line = shown(jobs)
-      .replace(/\\(.)/g, "$1")
-      .split("\n")
-      .find((l) => l.endsWith(`job ${jobId}`));
-    expect(line).toMatch(/^Done · not posted: (.+) · started \S+ \S+ UTC · job \S+$/);
-    expect(line).toContain(`not posted: ${reason} · `);
+describe("a long job that neither its channel nor the requester's DM takes", () => {
+  it("ends at once, not posted: /jobs says both reasons and links the result; nothing is sent twice", async () => {
+    const dm = world.fake.dmChannel(world.fake.users.requester.id);
+    const { channel, jobId } = await longJobIn("closed", "a fox nobody sees");
+    await world.fake.overwritePermissions(channel.id, {
+      id: world.fake.botUser.id,
+      type: "member",
+      deny: PermissionFlagsBits.ViewChannel,
+    });
+    world.fake.fail({
+      method: "POST",
+      path: new RegExp(`^/channels/${dm}/messages$`),
+      status: 403,
+      code: 50007,
+      message: "Cannot send messages to this user",
+    });
+    await deliveredOrClosed(jobId);
+    const settled = world.fake.calls.length;
+    await pause(400);
+
+    expect(channelCalls(channel.id).filter((c) => c.status >= 400)).toHaveLength(1);
+    expect(
+      world.fake.calls.filter((c) => c.path === `/channels/${dm}/messages` && c.code === 50007),
+    ).toHaveLength(1);
+    expect(world.fake.calls.slice(settled)).toEqual([]);
+
+    const jobs = shown(await world.run({ name: "jobs" })).replace(/\\(.)/g, "$1");
+    const line = jobs.split("\n").find((l) => l.includes(`job ${jobId}`));
+    expect(line).toContain(
+      "not posted: The bot cannot see this channel. A server admin can give it the View Channel permission there. Discord refused a direct message from the bot to you",
+    );
+    expect(line).toMatch(/\[Download the result\]\(http:\/\/127\.0\.0\.1:\d+\/storage\/files\//);
   });
 });
 

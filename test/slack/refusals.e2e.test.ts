@@ -1,12 +1,11 @@
 import { describe, expect, it, vi } from "vitest";
-import { DEFAULT_POLICY } from "../../src/core/jobs/policy.js";
 import type { ApiCall, FakeSlack, Message } from "../fakes/slack/index.js";
 import { headerOf, jobIdOf, type SlackWorld, shown, slackWorldPerTest } from "./harness.js";
 
 /**
  * When Slack no longer takes what a job has to show: the job's message deleted (the result then
- * arrives as a new message), and the channel gone (the bot gives up after a few tries, and
- * `/media jobs` says why the result never appeared).
+ * arrives as a new message), and the channel gone (the result goes to the requester's DM, saying
+ * why, and the channel is not tried again).
  */
 
 let fake: FakeSlack;
@@ -129,9 +128,8 @@ describe("a public channel whose files Slack refuses (the bot could not join it)
 });
 
 describe("a job whose channel is deleted while it runs", () => {
-  it("tries a few times, then stops, and /media jobs says why", async () => {
+  it("sends the result to the requester's DM once, saying why, and tries the channel no more", async () => {
     await start();
-    const lobby = fake.addChannel("lobby");
     const { jobId } = await runningJob("image generate a heron nobody sees");
     fake.deleteChannel(fake.channelId);
 
@@ -139,25 +137,21 @@ describe("a job whose channel is deleted while it runs", () => {
     const settled = fake.calls.length;
     await pause(400);
 
-    // A delivery attempt ends at the first call that Slack refuses and that carries the result (its
-    // file, or its ✅ card); the progress edits refused before the job ended carry neither.
-    const attempts = fake.calls.filter(
-      (c) =>
-        channelOf(c) === fake.channelId &&
-        !c.answered.ok &&
-        (c.method === "files.completeUploadExternal" || JSON.stringify(c.args).includes("✅")),
-    );
-    expect(attempts).toHaveLength(DEFAULT_POLICY.undeliverableTries);
-    for (const call of attempts) expect(call.answered.error).toMatch(/^(channel_not_found|invalid_channel)$/);
+    // One call refused in the channel (a progress edit, or the result): never one more.
+    const refused = fake.calls.filter((c) => channelOf(c) === fake.channelId && !c.answered.ok);
+    expect(refused).toHaveLength(1);
+    expect(refused[0]!.answered.error).toMatch(/^(channel_not_found|invalid_channel)$/);
     expect(fake.calls.slice(settled)).toEqual([]);
 
-    const answered = fake.ephemerals(lobby).length;
-    await fake.slashCommand(world.eventsUrl, { text: "jobs", channel: lobby });
-    const jobs = await world.until(() => fake.ephemerals(lobby)[answered]);
-    expect(jobs.user).toBe(fake.users.requester.id);
-    expect(shown(jobs)).toContain(
-      `Done · not posted: The bot is not a member of this channel, so it cannot post here. Invite it: type /invite and pick the bot. · started`,
+    const dm = fake.calls.find(
+      (c) => c.method === "chat.postMessage" && String(c.args.channel).startsWith("D"),
     );
-    expect(shown(jobs)).toContain(`job ${jobId}`);
+    const inDm = fake.messages(String(dm?.args.channel)).filter((m) => jobIdOf(m) === jobId && !m.thread_ts);
+    expect(inDm).toHaveLength(1);
+    expect(headerOf(inDm[0]!)).toBe("✅ Image: a heron nobody sees");
+    expect(shown(inDm[0]!)).toContain(
+      "The bot could not show this where you asked for it. The bot is not a member of this channel, so it cannot post here. Invite it: type /invite and pick the bot. So it comes here, to your DM with the bot.",
+    );
+    expect((await world.stores.jobs.get(jobId))?.error).toBeNull();
   });
 });

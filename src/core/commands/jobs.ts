@@ -18,6 +18,12 @@ export const RUNNING: ReadonlySet<JobState> = new Set(["queued", "working", "ret
 
 const unposted = (job: JobRecord) => job.error?.code === UndeliverableError.code;
 
+/** The link a job's result keeps (the service's download address), if it has one. */
+function resultLink(job: JobRecord): string | undefined {
+  const url = (job.result as { url?: unknown } | null)?.url;
+  return typeof url === "string" && /^https?:\/\//i.test(url) ? url : undefined;
+}
+
 function stateOf(job: JobRecord): string {
   const progress = job.state === "working" && job.progress !== null ? ` ${Math.round(job.progress)}%` : "";
   const why = unposted(job) ? ` · not posted: ${job.error!.message}` : "";
@@ -76,12 +82,15 @@ export const jobs = defineCommand({
     const { items, paging } = pageOf(mine, options.page);
     const entries = items.map((job) => {
       const when = new Date(job.createdAt).toISOString().slice(0, 16).replace("T", " ");
-      // A result the channel refused has no message worth opening: the entry says why instead.
-      const url = unposted(job) ? undefined : services.messageUrl(job);
+      // A result nothing could show has no message worth opening: the entry says why, and links
+      // the result itself where it has a link.
+      const download = unposted(job) ? resultLink(job) : undefined;
+      const message = unposted(job) ? undefined : services.messageUrl(job);
       return {
         title: viewOf(job).title,
         detail: `${stateOf(job)} · started ${when} UTC · job ${job.id}`,
-        ...(url && { link: { label: "Open its message", url } }),
+        ...(download && { link: { label: "Download the result", url: download } }),
+        ...(message && { link: { label: "Open its message", url: message } }),
       };
     });
     return {

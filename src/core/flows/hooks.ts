@@ -3,13 +3,29 @@ import { controlsFor } from "../actions/catalogue.js";
 import type { MediaApi } from "../api/client.js";
 import type { NormalizedStatus } from "../api/job-status.js";
 import { fetchStatus } from "../api/normalize.js";
-import { BotError, MessageGoneError, ServiceFailureError, UndeliverableError } from "../errors.js";
+import type { Card } from "../cards.js";
+import {
+  BotError,
+  MessageGoneError,
+  NotPostedError,
+  ServiceFailureError,
+  UndeliverableError,
+} from "../errors.js";
 import type { JobHooks } from "../jobs/contract.js";
 import { messageOf } from "../jobs/records.js";
 import type { Logger } from "../log.js";
 import { deliveriesTotal, jobTransitionsTotal, pollsTotal } from "../metrics.js";
-import type { ChatAdapter, ConversationRef, Json, Message, MessageRef, Platform } from "../ports.js";
+import type {
+  ChatAdapter,
+  ConversationRef,
+  Json,
+  Message,
+  MessageRef,
+  Platform,
+  PostOptions,
+} from "../ports.js";
 import {
+  divertedCard,
   failedJobCard,
   progressCard,
   readyNotice,
@@ -19,7 +35,7 @@ import {
 } from "../render/job.js";
 import type { TenantRef } from "../tenancy.js";
 import { idsOf } from "../tenant-view.js";
-import { privateOrigin } from "./privacy.js";
+import { privately } from "./privacy.js";
 import { resolveResult } from "./results.js";
 import { deliverToStep } from "./steps.js";
 
@@ -81,12 +97,74 @@ export function createHooks(deps: HookDeps): JobHooks<JobRecord> {
   };
 }
 
+/** Where only the job's person sees what is posted: the adapter goes to their DM by itself. */
+const personOnly = (conversation: ConversationRef) =>
+  conversation.privateFrom !== undefined || conversation.gestureOnly === true;
+
+/** The person's DM with the bot, for what a conversation that refused the bot was to show. */
+const divertedFrom = (conversation: ConversationRef): ConversationRef => ({
+  ...privately(conversation, conversation.channelId),
+  diverted: true,
+});
+
+/**
+ * Jobs whose conversation refused the bot for good while they ran, by job id, kept until their
+ * delivery: nothing more is sent there (a refused request repeated counts against the bot), and
+ * what is left to show goes to the person's DM. Per process: a restart tries the channel once more.
+ */
+const REFUSALS_KEPT = 10_000;
+
 function createChatHooks(deps: HookDeps): JobHooks<JobRecord> {
+  const refused = new Map<string, UndeliverableError>();
+  const remember = (jobId: string, error: UndeliverableError) => {
+    if (refused.size >= REFUSALS_KEPT) refused.delete(refused.keys().next().value!);
+    refused.set(jobId, error);
+  };
   const where = (job: JobRecord) => ({
     adapter: deps.adapter(job.tenant.platform),
     message: messageOf(job),
     conversation: job.conversation as unknown as ConversationRef,
   });
+
+  /**
+   * Shows `card` to the job's person: in the job's message (or a keyed post where it has none),
+   * or, once the conversation refused the bot for good, in their DM, saying why. Throws
+   * UndeliverableError when the DM refuses too.
+   */
+  async function show(
+    job: JobRecord,
+    card: Card,
+    options: PostOptions,
+  ): Promise<"edited" | "posted" | "diverted"> {
+    const { adapter, message, conversation } = where(job);
+    let lost = refused.get(job.id);
+    if (!lost) {
+      try {
+        if (message && (await editUnlessGone(adapter, message, card))) return "edited";
+        await adapter.post(conversation, card, options);
+        return "posted";
+      } catch (error) {
+        // Where only the person sees the job, the adapter was at their DM already.
+        if (!(error instanceof UndeliverableError) || personOnly(conversation)) throw error;
+        remember(job.id, error);
+        lost = error;
+        deps.logger.warn(
+          { err: error, jobId: job.id },
+          "conversation refused the bot: on to the person's DM",
+        );
+      }
+    }
+    try {
+      await adapter.post(divertedFrom(conversation), divertedCard(card, lost.userMessage), options);
+      return "diverted";
+    } catch (error) {
+      if (!(error instanceof UndeliverableError)) throw error;
+      throw new UndeliverableError(`${lost.userMessage} ${error.userMessage}`, {
+        message: `${lost.message}; then the DM: ${error.message}`,
+        cause: error,
+      });
+    }
+  }
 
   return {
     async fetchStatus(job, signal) {
@@ -114,16 +192,20 @@ function createChatHooks(deps: HookDeps): JobHooks<JobRecord> {
         status.state === "needs_choice" && result?.kind === "photo_avatar_variants"
           ? variantsCard(view, result.previewUrls)
           : undefined;
-      const shown =
-        message !== undefined &&
-        (await editUnlessGone(adapter, message, choice ?? progressCard(view, status, elapsed(job))));
-      if (!shown && choice) {
-        // Without its message (never posted, or deleted since), progress has nowhere to show; a
-        // choice the job waits on cannot go unseen, so it gets a post of its own, for the requester.
-        await adapter.post(conversation, choice, {
-          mentionUserId: job.requester.userId,
-          idempotencyKey: `${job.id}:choice`,
-        });
+      // A choice the job waits on cannot go unseen: it reaches the requester wherever it can.
+      if (choice) {
+        await show(job, choice, { mentionUserId: job.requester.userId, idempotencyKey: `${job.id}:choice` });
+        return;
+      }
+      // Progress shows in the job's message only: without it (never posted, deleted since, or
+      // refused) it has nowhere to show.
+      if (!message || refused.has(job.id)) return;
+      try {
+        await editUnlessGone(adapter, message, progressCard(view, status, elapsed(job)));
+      } catch (error) {
+        if (!(error instanceof UndeliverableError) || personOnly(conversation)) throw error;
+        remember(job.id, error);
+        deps.logger.warn({ err: error, jobId: job.id }, "conversation refused the bot: progress stops there");
       }
     },
 
@@ -131,22 +213,25 @@ function createChatHooks(deps: HookDeps): JobHooks<JobRecord> {
       const { adapter, message, conversation } = where(job);
       if (status.result) await deps.remember(job.tenant, idsOf(status.result));
       const view = viewOf(job);
-      const resolved = await outcomeOf(job, status, adapter, conversation, deps);
+      const resolved = await outcomeOf(job, status, adapter, message ?? conversation, deps);
       if (conversation.step)
         return deliverToStep(job, resolved, { adapter, message, conversation }, deps.logger);
       const { card, stored } = resolved;
       const notify = { mentionUserId: job.requester.userId, idempotencyKey: `${job.id}:ready` };
-      // A job without its message (never posted, or deleted since) posts the outcome itself.
-      const counted = () => deliveriesTotal.inc({ kind: job.kind, outcome: deliveredAs(card) });
-      if (!(message && (await editUnlessGone(adapter, message, card)))) {
-        await adapter.post(conversation, card, notify);
-        counted();
-        return stored;
+      let shown: Awaited<ReturnType<typeof show>>;
+      try {
+        shown = await show(job, card, notify);
+      } catch (error) {
+        if (!(error instanceof UndeliverableError)) throw error;
+        refused.delete(job.id);
+        throw new NotPostedError(error.userMessage, stored, { message: error.message, cause: error });
       }
-      counted();
-      // A private result makes no noise: its own message, which only its person sees, is the news.
-      // Where the bot is no member, the result in its own message is all the bot may post.
-      if (privateOrigin(job) !== undefined || conversation.gestureOnly) return stored;
+      refused.delete(job.id);
+      deliveriesTotal.inc({ kind: job.kind, outcome: deliveredAs(card) });
+      // A post (here or in the DM) mentions the requester itself. A private result makes no
+      // noise: its own message, which only its person sees, is the news. Where the bot cannot
+      // post, the result in its own message is all the bot may show.
+      if (shown !== "edited" || personOnly(conversation)) return stored;
       // The edit notifies nobody: the keyed post does, once however often delivery runs. The
       // result shows already, so a channel that refuses new posts only costs the mention.
       await adapter
@@ -178,7 +263,7 @@ async function outcomeOf(
   job: JobRecord,
   status: NormalizedStatus,
   adapter: ChatAdapter,
-  conversation: ConversationRef,
+  target: ConversationRef | MessageRef,
   deps: HookDeps,
 ): Promise<{ card: ReturnType<typeof failedJobCard>; stored: Json; ok: boolean }> {
   const view = viewOf(job);
@@ -194,7 +279,7 @@ async function outcomeOf(
       media,
       job,
       status,
-      uploadLimit: adapter.uploadLimit(conversation),
+      uploadLimit: adapter.uploadLimit(target),
       controls: controlsFor,
     });
     return { ...resolved, ok: true };

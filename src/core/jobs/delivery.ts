@@ -1,5 +1,5 @@
 import { Batch, type Claims, type JobRecord, type JobStore } from "../../store/index.js";
-import { UndeliverableError } from "../errors.js";
+import { NotPostedError, UndeliverableError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { JobHooks } from "./contract.js";
 import type { Liveness } from "./liveness.js";
@@ -14,7 +14,7 @@ export type DeliveryResult =
   | { kind: "busy" }
   /** The hook or the store failed; the job stays pending and `attempts` says how often in a row. */
   | { kind: "retry"; attempts: number; error: unknown }
-  /** The conversation refused the result too often (UndeliverableError): closed as not posted. */
+  /** Nothing could reach the person, for good (UndeliverableError): closed as not posted, never tried again. */
   | { kind: "abandoned"; job: JobRecord; error: UndeliverableError };
 
 export interface DeliveryDeps {
@@ -25,8 +25,6 @@ export interface DeliveryDeps {
   hooks: JobHooks<JobRecord>;
   logger: Logger;
   claimMs: number;
-  /** Tries after which an UndeliverableError closes the job. */
-  undeliverableTries: number;
 }
 
 /**
@@ -44,6 +42,8 @@ export interface DeliveryDeps {
  * restart) delivers again: the hook's contract
  * (idempotent edits and keyed posts) makes that second call harmless. A hook that throws puts the
  * job back to `pending` for a retry: a chat platform outage delays results, it never loses them.
+ * A refusal for good (UndeliverableError: the hook tried the person's DM already) is not retried:
+ * the job is closed as not posted at once, with the reason and the result's link for the jobs list.
  */
 export class Delivery {
   /** Claims of delivered jobs, dropped together (see above). */
@@ -122,9 +122,7 @@ export class Delivery {
       posted = await hooks.deliver(current, statusOf(current));
     } catch (error) {
       const attempts = current.attempts + 1;
-      if (error instanceof UndeliverableError && attempts >= this.deps.undeliverableTries) {
-        return this.abandon(current, error, attempts);
-      }
+      if (error instanceof UndeliverableError) return this.abandon(current, error, attempts);
       await updateJob(store, current, () => ({ delivery: "pending", attempts })).catch((e: unknown) =>
         // Left `delivering`: the retry delivers again all the same.
         logger.warn({ err: e, jobId: current.id }, "could not put the job back to pending delivery"),
@@ -147,8 +145,9 @@ export class Delivery {
   }
 
   /**
-   * Closes a job its conversation keeps refusing: finished, with the reason in its error, so that
-   * nobody tries again and `jobs` tells the requester why the result never appeared.
+   * Closes a job nothing of which could reach its person: finished, with the reason in its error
+   * and what it made as its result, so that nobody tries again and `jobs` tells the requester why
+   * the result never appeared, and where to fetch it.
    */
   private async abandon(
     job: JobRecord,
@@ -160,6 +159,7 @@ export class Delivery {
         delivery: "delivered",
         attempts: 0,
         error: { code: error.code, message: error.userMessage },
+        ...(error instanceof NotPostedError && { result: error.result }),
       }));
       if (!closed) return { kind: "settled" };
       this.deps.logger.error(

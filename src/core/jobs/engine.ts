@@ -200,7 +200,6 @@ class Engine implements JobEngine {
       hooks: this.hooks,
       logger: this.log,
       claimMs: this.policy.deliveryClaimMs,
-      undeliverableTries: this.policy.undeliverableTries,
     });
   }
 

@@ -61,12 +61,6 @@ export interface PollPolicy {
   deliveryBaseMs: number;
   deliveryMaxMs: number;
   /**
-   * Tries of a delivery whose conversation refuses the bot (UndeliverableError) before the job is
-   * closed as not posted: a few, in case access comes back, then no more requests the platform
-   * would count against the bot.
-   */
-  undeliverableTries: number;
-  /**
    * The most a `deliver:<id>` claim lasts. Never renewed: the holder's death frees it at once
    * (liveness.ts); this only bounds a holder that lives yet never finishes.
    */
@@ -130,7 +124,6 @@ export const DEFAULT_POLICY: PollPolicy = {
   progressStep: 10,
   deliveryBaseMs: 5 * SECOND,
   deliveryMaxMs: 5 * MINUTE,
-  undeliverableTries: 3,
   deliveryClaimMs: 30 * MINUTE,
   // A crashed instance's jobs are taken over within lapse + check (14 s), polled within 1 s more.
   heartbeatMs: 4 * SECOND,

@@ -207,6 +207,20 @@ export function unpostedCard(view: JobView, reason?: string): Card {
   });
 }
 
+/**
+ * What a job shows in its person's DM because the conversation it was asked in refused the bot
+ * for good while it ran (`reason`: the platform's refusal, in words for them).
+ */
+export function divertedCard(shown: Card, reason: string): Card {
+  return {
+    ...shown,
+    lines: [
+      `The bot could not show this where you asked for it. ${reason.trim()} So it comes here, to your DM with the bot.`,
+      ...shown.lines,
+    ],
+  };
+}
+
 /** The short post that tells the requester a job ended (the job's own message is an edit, which pings nobody). */
 export function readyNotice(view: JobView, failed: boolean): { text: string } {
   return { text: failed ? `${view.title}: the job failed (details above).` : `${view.title} is ready.` };

@@ -3,7 +3,7 @@ import { once } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { NormalizedStatus } from "../../../src/core/api/job-status.js";
-import { UndeliverableError } from "../../../src/core/errors.js";
+import { NotPostedError } from "../../../src/core/errors.js";
 import { Intake } from "../../../src/core/intake.js";
 import { RecordingHooks, startWorld, until, type World } from "./world.js";
 
@@ -80,40 +80,44 @@ describe("delivery", () => {
     expect((await engine.get(job.id))?.attempts).toBe(0);
   });
 
-  it("gives up on a conversation that refuses the bot after a few tries, and says why in the job", async () => {
+  it("closes a job whose person nothing can reach at once, never trying again, and says why in the job", async () => {
     const hooks = new RecordingHooks(world.api);
     let tries = 0;
     hooks.beforeDeliver = () => {
       tries += 1;
-      throw new UndeliverableError("This channel no longer exists.");
+      throw new NotPostedError("This channel no longer exists.", { url: "https://files.invalid/fox.png" });
     };
-    const { engine } = await world.engine(hooks, { policy: { undeliverableTries: 3 } });
+    const { engine } = await world.engine(hooks);
     await engine.start();
     const job = await engine.track(await world.serviceJob("image", { durationMs: 200 }));
     await until("closed", async () => (await engine.get(job.id))?.delivery === "delivered");
     // Backoff waits of the policy would allow several more tries in this time.
     await sleep(500);
-    expect(tries).toBe(3);
+    expect(tries).toBe(1);
     expect(hooks.delivered).toHaveLength(0);
     const closed = await engine.get(job.id);
-    expect(closed).toMatchObject({ state: "done", error: { code: "chat.undeliverable" } });
-    expect(closed?.error?.message).toBe("This channel no longer exists.");
+    expect(closed).toMatchObject({
+      state: "done",
+      error: { code: "chat.undeliverable", message: "This channel no longer exists." },
+      // What the job made stays on it: the jobs list links it.
+      result: { url: "https://files.invalid/fox.png" },
+    });
     // A restarted engine leaves it alone too.
     await engine.stop();
     const again = (await world.engine(hooks)).engine;
     await again.start();
     await sleep(200);
-    expect(tries).toBe(3);
+    expect(tries).toBe(1);
   });
 
-  it("keeps retrying through an outage: only a refusing conversation ends the tries", async () => {
+  it("keeps retrying through an outage: only a refusal for good ends the tries", async () => {
     const hooks = new RecordingHooks(world.api);
     let tries = 0;
     hooks.beforeDeliver = () => {
       tries += 1;
       if (tries <= 5) throw new Error("chat platform down");
     };
-    const { engine } = await world.engine(hooks, { policy: { undeliverableTries: 3 } });
+    const { engine } = await world.engine(hooks);
     await engine.start();
     const job = await engine.track(await world.serviceJob("image", { durationMs: 200 }));
     await until("delivered", () => hooks.delivered.length > 0, 10_000);

@@ -26,7 +26,7 @@ import { channelRoutes } from "./routes/channels.js";
 import { commandRoutes } from "./routes/commands.js";
 import { interactionRoutes } from "./routes/interactions.js";
 import { webhookRoutes } from "./routes/webhooks.js";
-import { type CallbackRecord, type InteractionRecord, World } from "./state.js";
+import { type CallbackRecord, type InteractionRecord, type Nitro, UPLOAD_LIMITS, World } from "./state.js";
 
 export type { SignatureHeaders } from "./endpoint.js";
 export type { GatewayFrame, ShardKey } from "./gateway.js";
@@ -41,17 +41,21 @@ export type {
 export type { Fault, RestCall, ValidationError } from "./rest.js";
 export { FIRST_RESPONSE_MS } from "./routes/interactions.js";
 export { TOKEN_LIFETIME_MS } from "./routes/webhooks.js";
-export type { CallbackRecord, InteractionRecord } from "./state.js";
+export type { CallbackRecord, InteractionRecord, Nitro } from "./state.js";
+export { UPLOAD_LIMITS } from "./state.js";
 export type { Issue } from "./validate.js";
 
-export const DEFAULT_ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024;
+export const DEFAULT_ATTACHMENT_SIZE_LIMIT = UPLOAD_LIMITS.default;
 /** Discord's cap on a whole request, whatever the per-file limit. */
 export const REQUEST_SIZE_LIMIT = 25 * 1024 * 1024;
 
 export interface FakeDiscordOptions {
   /** Time source of the fake's clock; `clock.advance` moves on from it. Default Date.now. */
   now?: () => number;
-  /** Per-file upload limit, also sent as the interactions' attachment_size_limit. Default 10 MiB. */
+  /**
+   * Per-file upload limit of everyone without more (Nitro, a boosted server): the bot's own, and
+   * the interactions' attachment_size_limit of people without Nitro. Default 10 MiB.
+   */
   attachmentSizeLimit?: number;
   /** Answer every Nth REST call (interaction callbacks excepted) with 429 + Retry-After; 0 = never. */
   rateLimitEvery?: number;
@@ -168,6 +172,17 @@ export interface FakeDiscord {
    * and their interactions carry `authorizing_integration_owners["1"]`.
    */
   installForUser(user: APIUser | string): void;
+  /**
+   * The person's Nitro from now on: interactions they start carry the larger
+   * `attachment_size_limit` (Nitro Basic 50 MiB, Nitro 500 MiB) and take that much through their
+   * token. The bot's own uploads never do.
+   */
+  setNitro(user: APIUser | string, nitro: Nitro): void;
+  /**
+   * The server reaches boost level `tier` (0-3), announced with GUILD_UPDATE: level 2 lets anyone
+   * there, the bot too, upload 50 MiB per file, level 3 100 MiB.
+   */
+  boostGuild(guildId: string, tier: 0 | 1 | 2 | 3): Promise<void>;
   /** A text channel in the seeded guild, announced with CHANNEL_CREATE. */
   addChannel(name: string): Promise<APITextChannel>;
   /**
@@ -201,6 +216,25 @@ export interface FakeDiscord {
 }
 
 const POLL_MS = 5;
+
+/**
+ * Each file's limit, by the credential that uploads: through an interaction's token (its callback,
+ * its webhook) the interaction's `attachment_size_limit`; with the bot token, what the place lets
+ * anyone upload (the bot has no Nitro).
+ */
+function uploadLimitOf(world: World, route: string, params: Record<string, string>): number {
+  if (route.startsWith("/interactions/") || route.startsWith("/webhooks/")) {
+    const interaction = params.interaction_id
+      ? world.interactions.get(params.interaction_id)
+      : world.interactionByToken(params.webhook_token ?? "");
+    const limit = (interaction?.payload as { attachment_size_limit?: number } | undefined)
+      ?.attachment_size_limit;
+    return limit ?? world.attachmentSizeLimit;
+  }
+  if (params.channel_id && world.channels.has(params.channel_id))
+    return world.placeUploadLimit(params.channel_id);
+  return world.attachmentSizeLimit;
+}
 
 export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promise<FakeDiscord> {
   const clock = createClock(options.now);
@@ -262,7 +296,11 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       retryAfterMs: options.retryAfterMs ?? 50,
     }),
     faults,
-    limits: { perFile: attachmentSizeLimit, request: REQUEST_SIZE_LIMIT },
+    limits: (route, params) => {
+      const perFile = uploadLimitOf(world, route, params);
+      // Discord documents 25 MiB per request, from before per-file limits could pass it.
+      return { perFile, request: Math.max(REQUEST_SIZE_LIMIT, perFile) };
+    },
     onCall: (call) => calls.push(call),
     onValidationError: (error) => validationErrors.push(error),
   });
@@ -413,6 +451,18 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     addGroupDm: (members) => world.addGroupDm(members.map((u) => (typeof u === "string" ? u : u.id))),
     installForUser(user) {
       world.userInstalls.add(world.user(typeof user === "string" ? user : user.id).id);
+    },
+    setNitro(user, nitro) {
+      const id = world.user(typeof user === "string" ? user : user.id).id;
+      if (nitro === "none") world.nitro.delete(id);
+      else world.nitro.set(id, nitro);
+    },
+    async boostGuild(guildId, tier) {
+      world.guild(guildId).premiumTier = tier;
+      if (gateway.hasSession) {
+        const { channels: _c, members: _m, ...guild } = guildCreatePayload(world, guildId);
+        await gateway.dispatch("GUILD_UPDATE", guild, guildId);
+      }
     },
     async addChannel(name) {
       const created = world.addChannel(seededGuild.id, name);

@@ -1,5 +1,6 @@
 import {
   type APIInteraction,
+  type APITextChannel,
   ApplicationFlags,
   ApplicationIntegrationType,
   ChannelType,
@@ -9,7 +10,7 @@ import {
   GuildExplicitContentFilter,
   GuildMFALevel,
   GuildNSFWLevel,
-  GuildPremiumTier,
+  type GuildPremiumTier,
   GuildSystemChannelFlags,
   GuildVerificationLevel,
   type InteractionType,
@@ -68,7 +69,7 @@ export function guildCreatePayload(world: World, guildId: string): GatewayGuildC
     system_channel_flags: GuildSystemChannelFlags.SuppressJoinNotifications,
     rules_channel_id: null,
     vanity_url_code: null,
-    premium_tier: GuildPremiumTier.None,
+    premium_tier: guild.premiumTier as GuildPremiumTier,
     premium_subscription_count: 0,
     preferred_locale: Locale.EnglishUS,
     public_updates_channel_id: null,
@@ -150,7 +151,7 @@ export function interactionBase(
     channel_id: channel.id,
     locale: Locale.EnglishUS,
     entitlements: [],
-    attachment_size_limit: world.attachmentSizeLimit,
+    attachment_size_limit: world.interactionUploadLimit(origin.userId, channel.id),
   };
   if (!guildId) {
     const group = channel.type === ChannelType.GroupDM;
@@ -163,7 +164,9 @@ export function interactionBase(
       context: group ? 2 : 1,
     } as unknown as Omit<APIInteraction, "data" | "type"> & { type: InteractionType };
   }
-  const permissions = world.permissions(guildId, origin.userId).toString();
+  // Permissions in the channel (its overwrites applied), as Discord sends them.
+  const text = channel as APITextChannel;
+  const permissions = world.channelPermissions(text, origin.userId).toString();
   // Where the bot is not a member, a user install acts with the person's own permissions.
   const botIn = world.guild(guildId).members.has(world.botUser.id);
   return {
@@ -173,7 +176,7 @@ export function interactionBase(
     guild: { id: guildId, locale: Locale.EnglishUS, features: [] },
     guild_locale: Locale.EnglishUS,
     member: { ...world.member(guildId, origin.userId), permissions },
-    app_permissions: botIn ? world.permissions(guildId, world.botUser.id).toString() : permissions,
+    app_permissions: botIn ? world.channelPermissions(text, world.botUser.id).toString() : permissions,
     authorizing_integration_owners: origin.owners,
     context: 0,
   } as unknown as Omit<APIInteraction, "data" | "type"> & { type: InteractionType };

@@ -53,11 +53,20 @@ export interface Fault {
   message?: string;
   /** Default 1. */
   times?: number;
+  /** Only requests that upload files (a result, not the progress edits before it). */
+  withFiles?: boolean;
 }
 
 /** The first fault that matches, used up by one. */
-function takeFault(faults: Fault[], method: string, path: string): DiscordHttpError | undefined {
-  const index = faults.findIndex((f) => (f.method ?? method) === method && f.path.test(path));
+function takeFault(
+  faults: Fault[],
+  method: string,
+  path: string,
+  files: number,
+): DiscordHttpError | undefined {
+  const index = faults.findIndex(
+    (f) => (f.method ?? method) === method && f.path.test(path) && (!f.withFiles || files > 0),
+  );
   const fault = faults[index];
   if (!fault) return undefined;
   const left = (fault.times ?? 1) - 1;
@@ -76,7 +85,8 @@ export interface RestDeps {
   rateLimits: RateLimits;
   /** Pending faults, in the order the test ordered them; the handler uses them up. */
   faults: Fault[];
-  limits: BodyLimits;
+  /** How much one request, and each file in it, may carry on this route, for this uploader. */
+  limits(route: string, params: Record<string, string>): BodyLimits;
   onCall(call: RestCall): void;
   onValidationError(error: ValidationError): void;
 }
@@ -132,7 +142,8 @@ export function createRestHandler(deps: RestDeps) {
     const path = `/${segments.join("/")}`;
     const found = match(deps.routes, method, segments);
     // A torn or malformed upload is answered like unreadable JSON rather than left to crash the fake.
-    const body = await readBody(req, deps.limits).catch(
+    const limits = found ? deps.limits(found.route.path, found.params) : deps.limits("", {});
+    const body = await readBody(req, limits).catch(
       (): ParsedBody => ({ json: undefined, files: [], invalidJson: true, tooLarge: false }),
     );
     const call: RestCall = {
@@ -169,7 +180,7 @@ export function createRestHandler(deps: RestDeps) {
         report("route", [{ path: "", message: `the fake Discord has no ${method} ${path}` }]);
         throw errors.notFound();
       }
-      const fault = takeFault(deps.faults, method, path);
+      const fault = takeFault(deps.faults, method, path, body.files.length);
       if (fault) throw fault;
       const exempt = found.route.path.startsWith("/interactions/");
       const decision = deps.rateLimits.decide(found.route.path, bucketOf(found), exempt);

@@ -43,10 +43,27 @@ export interface StoredFile {
   data: Buffer;
 }
 
+/**
+ * Upload limits per file, by who uploads (https://discord.com/developers/docs/reference#uploading-files:
+ * 10 MiB by default, more by Nitro or by the server's boost tier). The Nitro and boost figures are
+ * Discord's support pages' (Nitro Basic 50 MB, Nitro 500 MB; boost level 2 50 MB, level 3 100 MB),
+ * taken as MiB, as the default is; the API docs name none of them.
+ */
+export const UPLOAD_LIMITS = {
+  default: 10 * 1024 * 1024,
+  nitroBasic: 50 * 1024 * 1024,
+  nitro: 500 * 1024 * 1024,
+  boost: { 2: 50 * 1024 * 1024, 3: 100 * 1024 * 1024 } as Partial<Record<number, number>>,
+} as const;
+
+export type Nitro = "none" | "basic" | "nitro";
+
 export interface GuildRecord {
   id: string;
   name: string;
   ownerId: string;
+  /** Boost level, 0-3 (`premium_tier`). */
+  premiumTier: number;
   roles: APIRole[];
   channelIds: string[];
   members: Map<string, { roles: string[]; joinedAt: string }>;
@@ -111,6 +128,8 @@ export class World {
   readonly interactions = new Map<string, InteractionRecord>();
   /** People who added the app to their own account (a user install): its commands follow them anywhere. */
   readonly userInstalls = new Set<string>();
+  /** People with Nitro, who may upload more (and so may the interactions they start). */
+  readonly nitro = new Map<string, Exclude<Nitro, "none">>();
   readonly botUser: APIUser;
   /** The application's Ed25519 public key in hex (the portal's "Public Key"), set by the endpoint. */
   verifyKey = "";
@@ -120,6 +139,7 @@ export class World {
     readonly clock: Clock,
     /** Origin of the fake's own attachment host, e.g. http://127.0.0.1:PORT */
     readonly cdnOrigin: string,
+    /** Per file, for everyone without more (Nitro, a boosted server). */
     readonly attachmentSizeLimit: number,
   ) {
     this.botUser = this.addUser("media-bot", { bot: true });
@@ -177,6 +197,7 @@ export class World {
       ],
       channelIds: [],
       members: new Map(),
+      premiumTier: 0,
     };
     this.guilds.set(id, guild);
     this.addMember(id, ownerId);
@@ -276,6 +297,24 @@ export class World {
     apply(overwrites.filter((o) => o.type === OverwriteType.Role && roles.has(o.id)));
     apply(overwrites.filter((o) => o.type === OverwriteType.Member && o.id === userId));
     return granted;
+  }
+
+  /** What a server's boost lets anyone there upload; the default in DMs and group DMs. */
+  placeUploadLimit(channelId: string): number {
+    const channel = this.channels.get(channelId);
+    const guildId = channel && "guild_id" in channel ? channel.guild_id : undefined;
+    const boosted = guildId ? UPLOAD_LIMITS.boost[this.guild(guildId).premiumTier] : undefined;
+    return Math.max(this.attachmentSizeLimit, boosted ?? 0);
+  }
+
+  /**
+   * An interaction's `attachment_size_limit`: the larger of what its person's Nitro and the
+   * place's boost allow. Discord applies it to uploads through the interaction's token only.
+   */
+  interactionUploadLimit(userId: string, channelId: string): number {
+    const nitro = this.nitro.get(userId);
+    const own = nitro === "nitro" ? UPLOAD_LIMITS.nitro : nitro === "basic" ? UPLOAD_LIMITS.nitroBasic : 0;
+    return Math.max(own, this.placeUploadLimit(channelId));
   }
 
   /** A channel deleted by an admin: its messages go with it, as on Discord. */

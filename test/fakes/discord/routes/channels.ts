@@ -27,7 +27,7 @@ function channelOf({ world, params }: RouteContext, needs = PermissionFlagsBits.
 
 /** Ephemeral messages exist only for their interaction's token: the bot token cannot see them. */
 function messageOf(ctx: RouteContext): APIMessage {
-  const channel = channelOf(ctx);
+  const channel = channelOf(ctx, withFiles(ctx, PermissionFlagsBits.ViewChannel));
   const message = ctx.world.messages.get(ctx.params.message_id ?? "");
   if (!message || message.channel_id !== channel.id || (message.flags ?? 0) & MessageFlag.Ephemeral) {
     throw errors.unknownMessage();
@@ -35,8 +35,15 @@ function messageOf(ctx: RouteContext): APIMessage {
   return message;
 }
 
+/** Uploading needs Attach Files besides (https://discord.com/developers/docs/topics/permissions). */
+const withFiles = (ctx: RouteContext, needs: bigint) =>
+  ctx.files.length > 0 ? needs | PermissionFlagsBits.AttachFiles : needs;
+
 function post(ctx: RouteContext): Reply {
-  const channel = channelOf(ctx, PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages);
+  const channel = channelOf(
+    ctx,
+    withFiles(ctx, PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages),
+  );
   assertSchema("MessageCreateRequestSchema", ctx.body);
   const body = (ctx.body ?? {}) as MessageBody & { enforce_nonce?: boolean | null };
   assertRules(messageRules(body as Record<string, unknown>, ""));

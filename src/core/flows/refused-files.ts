@@ -1,0 +1,76 @@
+import { type Card, type CardMedia, isCard } from "../cards.js";
+import { FileRefusedError } from "../errors.js";
+import type { Logger } from "../log.js";
+import type { ChatAdapter, Message, StepOutcome } from "../ports.js";
+
+/**
+ * A file the platform refuses for good (`FileRefusedError`: over what the place accepts from the
+ * bot, uploads turned off, a file type not allowed) becomes its link, in the same message sent
+ * once more, with the platform's reason. One rule on top of the adapter, so that every path that
+ * sends files keeps it: a job's result, a list's Show, a usage chart, a workflow step's outputs.
+ */
+
+const what = (media: CardMedia) =>
+  media.kind === "file" ? `"${media.name}"` : media.kind === "video" ? "the video" : "the image";
+
+/** `card` without its files: their links instead, and `reason` (the platform's words) with what to do. */
+export function withoutFiles(card: Card, reason: string): Card {
+  const refused = card.media.filter((m) => m.file);
+  if (refused.length === 0) return card;
+  const linked = new Set(card.links.map((l) => l.url));
+  const links = refused.flatMap((m) =>
+    m.url && !linked.has(m.url) ? [{ label: `Download ${what(m)}`, url: m.url }] : [],
+  );
+  const reachable = refused.every((m) => m.url);
+  const saved = refused.every((m) => m.kind !== "file");
+  const instead = reachable
+    ? "It is not attached: use the download link instead (valid for about a day)."
+    : saved
+      ? "It is not attached; it is saved in the media service account."
+      : "It is not attached.";
+  return {
+    ...card,
+    lines: [...card.lines, `${reason.replace(/\s+$/, "")} ${instead}`],
+    links: [...card.links, ...links],
+    // What has a link still shows from it (an image in the card); what has none is left out.
+    media: card.media.flatMap(({ file, ...media }) => (file && !media.url ? [] : [media])),
+  };
+}
+
+export function linkingRefusedFiles(adapter: ChatAdapter, logger: Logger): ChatAdapter {
+  async function once<T>(message: Message, send: (message: Message) => Promise<T>): Promise<T> {
+    try {
+      return await send(message);
+    } catch (error) {
+      if (!(error instanceof FileRefusedError) || !isCard(message)) throw error;
+      logger.info(
+        { err: error, platform: adapter.platform },
+        "file refused by the platform: its link instead",
+      );
+      return send(withoutFiles(message, error.userMessage));
+    }
+  }
+  const { completeStep, publishHome } = adapter;
+  return {
+    platform: adapter.platform,
+    post: (target, message, options) => once(message, (m) => adapter.post(target, m, options)),
+    edit: (ref, message) => once(message, (m) => adapter.edit(ref, m)),
+    replace: (target, message) => once(message, (m) => adapter.replace(target, m)),
+    uploadLimit: (target) => adapter.uploadLimit(target),
+    channel: (tenantId, channelId) => adapter.channel(tenantId, channelId),
+    messageUrl: (ref, tenantId) => adapter.messageUrl(ref, tenantId),
+    ...(publishHome && { publishHome: (person, cards) => publishHome.call(adapter, person, cards) }),
+    ...(completeStep && {
+      async completeStep(target, outcome: StepOutcome) {
+        try {
+          await completeStep.call(adapter, target, outcome);
+        } catch (error) {
+          if (!(error instanceof FileRefusedError) || !outcome.ok || !outcome.file) throw error;
+          // The step's outputs keep the link; the workflow goes on without the file.
+          const { file: _refused, ...linked } = outcome;
+          await completeStep.call(adapter, target, linked);
+        }
+      },
+    }),
+  };
+}
