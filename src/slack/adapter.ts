@@ -29,7 +29,7 @@ import { Latest } from "./pacing.js";
 import { type Rendered, type RenderOptions, renderMessage } from "./render/card.js";
 import { homeView } from "./render/home.js";
 import { executionOf, functionTokenOf, stepMessage } from "./step-refs.js";
-import { type SlackCall, uploadFile } from "./upload.js";
+import { type SlackCall, sendFile, type Ticket, ticketFor, uploadFile } from "./upload.js";
 import type { Workspaces } from "./workspaces.js";
 
 /**
@@ -117,6 +117,15 @@ function shownInline(message: Message): Set<string> {
   return new Set(message.media.flatMap((m) => (m.kind === "image" && m.file ? [m.file.name] : [])));
 }
 
+/** How long a refused edit is answered from memory; and how many are kept at most. */
+const REFUSAL_KEPT_MS = 15 * 60_000;
+const REFUSALS_KEPT = 10_000;
+
+/** Drops the tickets' spooled bytes (a ticket sent already dropped its own). */
+async function discard(tickets: ReadonlyMap<string, Ticket>): Promise<void> {
+  await Promise.all([...tickets.values()].map((ticket) => ticket.discard()));
+}
+
 /** A progress bar on its way to a result: worth showing only until the next one. */
 const isPassing = (message: Message) => isCard(message) && message.progress !== undefined;
 
@@ -165,6 +174,11 @@ export class SlackAdapter implements ChatAdapter {
   private readonly homes: Latest<Card[]>;
   /** Messages this process already showed as "uploading": a repeat of the delivery skips that edit. */
   private readonly uploading = new Set<string>();
+  /**
+   * Messages whose edit Slack refused for good (the channel gone, the message deleted): every
+   * later edit of them gets the same answer without asking Slack again, for a while.
+   */
+  private readonly refused = new Map<string, { error: Error; at: number }>();
 
   constructor(
     private readonly workspaces: Workspaces,
@@ -394,6 +408,8 @@ export class SlackAdapter implements ChatAdapter {
     if (executionOf(ref)) return;
     if (ref.data?.ephemeral) throw new Error("Slack does not let a bot edit an ephemeral message");
     const key = messageKey(ref);
+    const refused = this.refusedEdit(key);
+    if (refused) throw refused;
     const files = filesOf(message);
     if (files.length === 0 && isPassing(message)) {
       this.passing.offer(key, renderMessage(message), (rendered, signal) =>
@@ -404,38 +420,65 @@ export class SlackAdapter implements ChatAdapter {
     // What the message shows now is final for a while: no progress may land after it.
     await this.passing.settle(key);
     if (files.length === 0) return this.update(ref, renderMessage(message));
-    // Before the files, the card says they are on their way (unless Slack holds chat.update:
-    // the files go first then). That update also finds a message deleted before the upload,
-    // whose result the core then posts anew.
-    const say = !this.uploading.has(key) && !this.calls.held(teamOf(ref), "chat.update");
-    if (say && (await this.notUploaded(ref, files)).length > 0) {
-      await this.update(ref, renderMessage(message, { filesInThread: "uploading" }));
-      this.uploading.add(key);
+    const pending = await this.notUploaded(ref, files);
+    // Slack's answer on the files first: a workspace that refuses them refuses before the
+    // message says they are on their way.
+    const tickets = await this.tickets(ref, pending);
+    try {
+      // The card says the files are on their way (unless Slack holds chat.update: the files go
+      // first then). That update also finds a message deleted before the upload, whose result
+      // the core then posts anew.
+      if (pending.length > 0 && !this.uploading.has(key) && !this.calls.held(teamOf(ref), "chat.update")) {
+        await this.update(ref, renderMessage(message, { filesInThread: "uploading" }));
+        this.uploading.add(key);
+      }
+      await this.showWithFiles(ref, message, files, {}, tickets);
+      this.uploading.delete(key);
+    } finally {
+      await discard(tickets);
     }
-    await this.showWithFiles(ref, message, files);
-    this.uploading.delete(key);
+  }
+
+  /** Upload tickets for `files`, in order; none is kept when one is refused. */
+  private async tickets(
+    where: ConversationRef | MessageRef,
+    files: readonly OutgoingFile[],
+  ): Promise<Map<string, Ticket>> {
+    const tickets = new Map<string, Ticket>();
+    try {
+      for (const file of files) tickets.set(file.name, await ticketFor(this.slackOf(where), file));
+    } catch (error) {
+      await discard(tickets);
+      throw error;
+    }
+    return tickets;
+  }
+
+  private refusedEdit(key: string): Error | undefined {
+    const known = this.refused.get(key);
+    if (known && Date.now() - known.at < REFUSAL_KEPT_MS) return known.error;
+    if (known) this.refused.delete(key);
+    return undefined;
   }
 
   /**
-   * Uploads the files not yet in the message's thread, waits until Slack has processed the images
-   * it shows, then shows the card that points there. A channel that refuses files (the bot could
-   * not join it) gets the card with their links instead; a workspace that refuses the file for
-   * good gets its links and why, and the core hears it (FileRefusedError).
+   * Uploads the files not yet in the message's thread (with their tickets, when asked for first),
+   * waits until Slack has processed the images it shows, then shows the card that points there. A
+   * channel that refuses files (the bot could not join it) gets the card with their links
+   * instead; a file the workspace refuses for good is the caller's to show otherwise
+   * (FileRefusedError).
    */
   private async showWithFiles(
     ref: MessageRef,
     message: Message,
     files: readonly OutgoingFile[],
     options: RenderOptions = {},
+    tickets: ReadonlyMap<string, Ticket> = new Map(),
   ): Promise<void> {
     let fileIds: Record<string, string> | undefined;
     try {
-      fileIds = await this.upload(ref, files);
+      fileIds = await this.upload(ref, files, tickets);
     } catch (error) {
-      if (error instanceof FileRefusedError) {
-        await this.update(ref, renderMessage(withoutFiles(message, error.userMessage), options));
-        throw error;
-      }
       if (!(error instanceof UndeliverableError)) throw error;
     }
     if (!fileIds) return this.update(ref, renderMessage(message, options));
@@ -493,18 +536,44 @@ export class SlackAdapter implements ChatAdapter {
     { text, blocks }: Rendered,
     options: CallOptions = {},
   ): Promise<void> {
+    const key = messageKey(ref);
+    const refused = this.refusedEdit(key);
+    if (refused) throw refused;
     await this.call(
       ref,
       "chat.update",
       (c) => c.chat.update({ channel: ref.channelId, ts: ref.messageId, text, blocks }),
       options,
-    );
+    ).catch((error: unknown) => {
+      if (error instanceof UndeliverableError || error instanceof MessageGoneError) {
+        if (this.refused.size >= REFUSALS_KEPT) this.refused.clear();
+        this.refused.set(key, { error, at: Date.now() });
+      }
+      throw error;
+    });
   }
 
   private async postPublic(
     target: ConversationRef,
     message: Message,
     options: PostOptions,
+  ): Promise<MessageRef> {
+    const files = filesOf(message);
+    // Slack's answer on the files before anything is posted: refused, the message is sent
+    // without them (the core's FileRefusedError rule), and no message says they are coming.
+    const tickets = await this.tickets(target, files);
+    try {
+      return await this.postWithTickets(target, message, options, tickets);
+    } finally {
+      await discard(tickets);
+    }
+  }
+
+  private async postWithTickets(
+    target: ConversationRef,
+    message: Message,
+    options: PostOptions,
+    tickets: ReadonlyMap<string, Ticket>,
   ): Promise<MessageRef> {
     const files = filesOf(message);
     const mention = options.mentionUserId && { mentionUserId: options.mentionUserId };
@@ -553,15 +622,17 @@ export class SlackAdapter implements ChatAdapter {
     }
     if (key && !repeatOfPending) await this.ledger.note(pendingKey(key));
     try {
-      await this.showWithFiles(ref, message, files, { ...mention });
+      await this.showWithFiles(ref, message, files, { ...mention }, tickets);
     } catch (error) {
       // Deleted while its file travelled: that was the result's message, and whoever deleted
       // it does not want another one.
       if (error instanceof MessageGoneError) return ref;
-      // A one-off answer (no key: a chart, a Show) ends here, with its links and why; a delivery
-      // hears it, to record why the file is missing.
-      if (error instanceof FileRefusedError && !key) return ref;
-      throw error;
+      // Refused once the message was up (a restriction set meanwhile): a one-off answer (a
+      // chart, a Show) is completed here, since sending it again would post it twice; a keyed
+      // post is sent again by the core without its files, and lands on this same message.
+      if (!(error instanceof FileRefusedError) || key) throw error;
+      await this.update(ref, renderMessage(withoutFiles(message, error.userMessage), { ...mention }));
+      return ref;
     }
     if (key) await this.ledger.forget(pendingKey(key));
     return ref;
@@ -647,14 +718,19 @@ export class SlackAdapter implements ChatAdapter {
    * resolves with Slack's file ids by name. The thread is read back only when an earlier try may
    * have landed unrecorded (a crash, an answer lost), never after Slack refused the upload.
    */
-  private async upload(ref: MessageRef, files: readonly OutgoingFile[]): Promise<Record<string, string>> {
+  private async upload(
+    ref: MessageRef,
+    files: readonly OutgoingFile[],
+    tickets: ReadonlyMap<string, Ticket>,
+  ): Promise<Record<string, string>> {
     const ids: Record<string, string> = {};
     for (const file of files) {
       ids[file.name] = await this.ledger.once(
         uploadKey(ref, file),
         async () => {
           await this.join(ref);
-          return uploadFile(this.slackOf(ref), file, { channelId: ref.channelId, threadTs: ref.messageId });
+          const ticket = tickets.get(file.name) ?? (await ticketFor(this.slackOf(ref), file));
+          return sendFile(this.slackOf(ref), ticket, { channelId: ref.channelId, threadTs: ref.messageId });
         },
         // Shared before a crash kept the ledger from recording it: the thread shows it.
         (since) =>

@@ -65,27 +65,56 @@ async function measured(file: OutgoingFile, limit: number): Promise<Measured> {
 }
 
 /**
- * Uploads `file` into the thread of a message, or without a target shared nowhere (a workflow
- * step's output, which the workflow's next steps share); resolves with Slack's file id.
+ * A file Slack agreed to take (files.getUploadURLExternal answered with an upload URL), ready to
+ * send. Asked for before anything shows the file: a workspace whose admins restrict uploads
+ * refuses it here (FileRefusedError), before a message says it is on its way.
  */
-export async function uploadFile(
+export interface Ticket {
+  file: OutgoingFile;
+  fileId: string;
+  uploadUrl: string;
+  size: number;
+  open(): Promise<Readable>;
+  /** Drops what was spooled to measure the file; a ticket never sent is dropped by Slack. */
+  discard(): Promise<void>;
+}
+
+export async function ticketFor(
   slack: SlackCall,
   file: OutgoingFile,
-  target: UploadTarget | undefined,
   limit: number = SLACK_LIMITS.uploadBytes,
-): Promise<string> {
+): Promise<Ticket> {
   const source = await measured(file, limit);
   try {
-    const ticket = await slack("files.getUploadURLExternal", (client) =>
+    const answer = await slack("files.getUploadURLExternal", (client) =>
       client.files.getUploadURLExternal({ filename: file.name, length: source.size }),
     );
-    if (!ticket.upload_url || !ticket.file_id)
+    if (!answer.upload_url || !answer.file_id)
       throw new UploadTransferError("files.getUploadURLExternal gave no upload_url");
-    const sent = await request(ticket.upload_url, {
+    return { file, fileId: answer.file_id, uploadUrl: answer.upload_url, ...source };
+  } catch (error) {
+    await source.discard();
+    throw error;
+  }
+}
+
+/**
+ * Sends a ticket's bytes and shares the file into the thread of a message, or without a target
+ * nowhere (a workflow step's output, which the workflow's next steps share); resolves with
+ * Slack's file id. The ticket is used up either way.
+ */
+export async function sendFile(
+  slack: SlackCall,
+  ticket: Ticket,
+  target: UploadTarget | undefined,
+): Promise<string> {
+  const { file } = ticket;
+  try {
+    const sent = await request(ticket.uploadUrl, {
       method: "POST",
       dispatcher: uploads,
-      headers: { "content-type": file.contentType, "content-length": String(source.size) },
-      body: await source.open(),
+      headers: { "content-type": file.contentType, "content-length": String(ticket.size) },
+      body: await ticket.open(),
     }).catch((error: unknown) => {
       throw new UploadTransferError(`the upload of ${file.name} did not reach Slack`, { cause: error });
     });
@@ -95,14 +124,24 @@ export async function uploadFile(
         `Slack refused the upload of ${file.name}: HTTP ${sent.statusCode} ${answer.slice(0, 200)}`,
       );
     }
-    const files: [{ id: string; title: string }] = [{ id: ticket.file_id, title: file.name }];
+    const files: [{ id: string; title: string }] = [{ id: ticket.fileId, title: file.name }];
     await slack("files.completeUploadExternal", (client) =>
       client.files.completeUploadExternal(
         target ? { files, channel_id: target.channelId, thread_ts: target.threadTs } : { files },
       ),
     );
-    return ticket.file_id;
+    return ticket.fileId;
   } finally {
-    await source.discard();
+    await ticket.discard();
   }
+}
+
+/** Both steps at once: `file` uploaded into a thread, or shared nowhere; resolves with Slack's file id. */
+export async function uploadFile(
+  slack: SlackCall,
+  file: OutgoingFile,
+  target: UploadTarget | undefined,
+  limit: number = SLACK_LIMITS.uploadBytes,
+): Promise<string> {
+  return sendFile(slack, await ticketFor(slack, file, limit), target);
 }
