@@ -12,6 +12,7 @@ import { slackErrorCode } from "./error-code.js";
 import { REMOVED_FROM_WORKSPACE } from "./installations.js";
 import { SLACK_LIMITS } from "./limits.js";
 import { type Lane, Pacer, type Priority } from "./pacing.js";
+import { UploadTransferError } from "./upload.js";
 import type { Workspaces } from "./workspaces.js";
 
 /**
@@ -102,11 +103,14 @@ function retryAfterMs(error: unknown): number | undefined {
 
 /**
  * Whether a failed call certainly changed nothing on Slack's side: Slack answered and refused
- * (a 429, a refusal, a transient answer other than internal_error and fatal_error). No answer at
- * all, or internal_error and fatal_error, may hide a call that landed.
+ * (a 429, a refusal, a transient answer other than internal_error and fatal_error), or an
+ * upload's bytes never reached it. No answer at all, or internal_error and fatal_error, may hide a
+ * call that landed.
  */
 export function leftNothing(error: unknown): boolean {
   if (error instanceof BotError) return !error.retryable;
+  // The bytes never reached Slack: files.completeUploadExternal was not called.
+  if (error instanceof UploadTransferError) return true;
   if (retryAfterMs(error) !== undefined) return true;
   const code = slackErrorCode(error);
   return code !== undefined && !MAYBE_DONE.has(code);

@@ -22,9 +22,7 @@ import { SLACK_LIMITS } from "./limits.js";
 export type SlackCall = <T>(method: string, call: (client: WebClient) => Promise<T>) => Promise<T>;
 
 /** Slack's upload_url did not take the bytes: nothing was shared, and a new upload may work. */
-export class UploadTransferError extends Error {
-  readonly retryable = true;
-}
+export class UploadTransferError extends Error {}
 
 export interface UploadTarget {
   channelId: string;
