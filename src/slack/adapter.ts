@@ -117,9 +117,9 @@ function shownInline(message: Message): Set<string> {
   return new Set(message.media.flatMap((m) => (m.kind === "image" && m.file ? [m.file.name] : [])));
 }
 
-/** How long a refused edit is answered from memory; and how many are kept at most. */
+/** How long a refused edit is answered from memory; and how many such notes are kept at most. */
 const REFUSAL_KEPT_MS = 15 * 60_000;
-const REFUSALS_KEPT = 10_000;
+const NOTES_KEPT = 10_000;
 
 /** Drops the tickets' spooled bytes (a ticket sent already dropped its own). */
 async function discard(tickets: ReadonlyMap<string, Ticket>): Promise<void> {
@@ -430,6 +430,7 @@ export class SlackAdapter implements ChatAdapter {
       // the core then posts anew.
       if (pending.length > 0 && !this.uploading.has(key) && !this.calls.held(teamOf(ref), "chat.update")) {
         await this.update(ref, renderMessage(message, { filesInThread: "uploading" }));
+        if (this.uploading.size >= NOTES_KEPT) this.uploading.clear();
         this.uploading.add(key);
       }
       await this.showWithFiles(ref, message, files, {}, tickets);
@@ -546,7 +547,7 @@ export class SlackAdapter implements ChatAdapter {
       options,
     ).catch((error: unknown) => {
       if (error instanceof UndeliverableError || error instanceof MessageGoneError) {
-        if (this.refused.size >= REFUSALS_KEPT) this.refused.clear();
+        if (this.refused.size >= NOTES_KEPT) this.refused.clear();
         this.refused.set(key, { error, at: Date.now() });
       }
       throw error;
