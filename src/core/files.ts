@@ -61,14 +61,17 @@ function opener(answer: Download, max: number, fetch: () => Promise<Download>): 
     const source = resultStream(body, max);
     return Readable.from(
       (async function* () {
-        const chunks: Buffer[] = [];
+        // A file known to be big is never held; one of unknown size only until it proves big.
+        let chunks: Buffer[] | undefined =
+          answer.size !== undefined && answer.size > REPLAY_BYTES ? undefined : [];
         let size = 0;
         for await (const chunk of source as AsyncIterable<Buffer>) {
           size += chunk.length;
-          if (size <= REPLAY_BYTES) chunks.push(chunk);
+          if (chunks && size > REPLAY_BYTES) chunks = undefined;
+          chunks?.push(chunk);
           yield chunk;
         }
-        if (size <= REPLAY_BYTES) kept = chunks;
+        if (chunks) kept = chunks;
       })(),
       { objectMode: false },
     );
