@@ -14,13 +14,17 @@ const EXTENSIONS: Record<string, string> = {
   "video/mp4": "mp4",
 };
 
-/** "My fox" + image/png -> "My fox.png", keeping names safe for every platform's file list. */
+/**
+ * "My fox" + image/png -> "My fox.png", keeping names safe for every platform's file list: "a
+ * test." gives "a test.mp4", not "a test..mp4" (and Windows drops a name's final dots anyway).
+ */
 export function fileName(name: string, contentType: string): string {
   const base =
     name
       .replace(/[^\w .()-]+/g, "_")
-      .trim()
-      .slice(0, 80) || "result";
+      .slice(0, 80)
+      .replace(/[\s.]+$/, "")
+      .trim() || "result";
   const extension = EXTENSIONS[contentType.split(";")[0]!.trim()];
   return extension && !base.toLowerCase().endsWith(`.${extension}`) ? `${base}.${extension}` : base;
 }
