@@ -11,5 +11,7 @@ export default defineConfig({
     // most files spend their time waiting on bot processes, redis, timers and sockets rather than on
     // the CPU: two at a time there takes the suite from about 600 s to about 340 s.
     maxWorkers: Math.max(2, availableParallelism() - 1),
+    // The last line of a run says which tests a missing local tool skipped (test/local-tools.ts).
+    reporters: ["default", "./test/local-tools-reporter.ts"],
   },
 });

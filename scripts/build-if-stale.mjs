@@ -41,7 +41,12 @@ function main() {
   }
   if (!process.argv.includes("--always") && !isStale(root)) return;
   try {
-    execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], { cwd: root, stdio: "inherit" });
+    // tsc's errors go to stderr: stdout belongs to the script this step comes before (`npm run
+    // jobs --json` pipes JSON).
+    execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], {
+      cwd: root,
+      stdio: ["inherit", process.stderr, "inherit"],
+    });
   } catch {
     console.error("The build failed (tsc's errors are above): the bot was not started.");
     process.exit(1);

@@ -2,14 +2,14 @@ import { createMediaClient } from "./core/api/client.js";
 import { createBot } from "./core/bot.js";
 import type { Config } from "./core/config.js";
 import { createLogger, type Logger } from "./core/log.js";
-import { checkMediaService, checkSharedKey } from "./core/startup.js";
+import { checkMediaService, checkSharedKey, listenFailure } from "./core/startup.js";
 import { startDiscord } from "./discord/index.js";
 import { startBotServer } from "./http/index.js";
 import { startSlack } from "./slack/index.js";
 import { openStores } from "./store/index.js";
 
 export interface RunningApp {
-  /** The bot's HTTP server (health, metrics, Slack's events), on loopback. */
+  /** The bot's HTTP server (health, metrics, Slack's events), by its loopback address. */
   httpUrl: string;
   /** Where Slack sends its requests in HTTP mode. */
   slackEventsUrl?: string;
@@ -37,9 +37,12 @@ export async function startApp(config: Config, logger: Logger = createLogger({ l
   });
   const server = await startBotServer({
     port: config.port,
+    ...(config.host !== undefined && { host: config.host }),
     logger,
     store: stores.keyv("health"),
     availability: stores.availability,
+  }).catch((error: unknown) => {
+    throw listenFailure(error, config);
   });
   const bot = createBot({
     config,

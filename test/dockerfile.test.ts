@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { type Copy, DockerfileParser, type Instruction, type JSONInstruction } from "dockerfile-ast";
 import { validate } from "dockerfile-utils";
 import { describe, expect, it } from "vitest";
@@ -9,7 +10,7 @@ import { describe, expect, it } from "vitest";
  * running the image is .ci/image-check's part, after the tests.
  */
 
-const root = new URL("..", import.meta.url).pathname;
+const root = fileURLToPath(new URL("..", import.meta.url));
 const text = readFileSync(`${root}Dockerfile`, "utf8");
 const dockerfile = DockerfileParser.parse(text);
 const instructions = dockerfile.getInstructions();

@@ -9,7 +9,7 @@ import { createMediaClient } from "../src/core/api/client.js";
 import { createLogger } from "../src/core/log.js";
 import { LINE_MAX_BYTES } from "../src/core/log-bounds.js";
 import { boltLogger } from "../src/slack/log.js";
-import { uploadFile } from "../src/slack/upload.js";
+import { type SlackCall, uploadFile } from "../src/slack/upload.js";
 import { type FakeDiscord, startFakeDiscord } from "./fakes/discord/index.js";
 import { type Emulator, startEmulator } from "./fakes/media-api/index.js";
 
@@ -136,7 +136,8 @@ describe("a Slack upload refused with a large answer", () => {
       logger: boltLogger(logger),
       retryConfig: { retries: 0 },
     });
-    const error = await uploadFile(client, file, { channelId: "C1", threadTs: "1.2" }).then(
+    const slack: SlackCall = (_method, call) => call(client);
+    const error = await uploadFile(slack, file, { channelId: "C1", threadTs: "1.2" }).then(
       () => expect.unreachable("the stand-in took the upload"),
       (e: unknown) => e,
     );

@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FakeDiscord, startFakeDiscord } from "./fakes/discord/index.js";
 import { type Emulator, startEmulator } from "./fakes/media-api/index.js";
@@ -10,12 +12,13 @@ import { freePort, until } from "./main-process.js";
 
 /** `npm start` as a newcomer runs it: the real entry point in its own process, configured by env. */
 
-const root = new URL("..", import.meta.url).pathname;
+const root = fileURLToPath(new URL("..", import.meta.url));
 const started: {
   child?: ChildProcess;
   emu?: Emulator;
   fake?: FakeSlack | FakeDiscord;
   dir?: string;
+  server?: Server;
 }[] = [];
 
 function run(env: Record<string, string>) {
@@ -47,6 +50,25 @@ async function get(url: string): Promise<{ status: number; text: string }> {
   return { status: res.status, text: await res.text() };
 }
 
+/** Whether something answers HTTP at `url` (false when the connection is refused). */
+async function answers(url: string): Promise<boolean> {
+  return fetch(url).then(
+    async (res) => {
+      await res.body?.cancel();
+      return true;
+    },
+    () => false,
+  );
+}
+
+/** A port another process holds on every interface, as a second bot or a dev server would. */
+async function takenPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, resolve));
+  started.push({ server });
+  return (server.address() as { port: number }).port;
+}
+
 /** The value of one series in Prometheus' text format (0 when absent). */
 function sample(metrics: string, series: string): number {
   const line = metrics.split("\n").find((l) => l.startsWith(`${series} `));
@@ -68,6 +90,7 @@ afterEach(async () => {
     world.child?.kill("SIGKILL");
     await world.emu?.close();
     await world.fake?.close();
+    await new Promise((resolve) => (world.server ? world.server.close(resolve) : resolve(undefined)));
     if (world.dir) rmSync(world.dir, { recursive: true, force: true });
   }
 });
@@ -238,9 +261,11 @@ describe("npm start", () => {
     fake.assertNoValidationErrors();
     expect(output.stdout + output.stderr).not.toContain(fake.token);
 
-    // A Discord-only bot opens the HTTP server too, for probes and metrics.
+    // A Discord-only bot opens the HTTP server too, for probes and metrics, on every interface
+    // when HOST is unset (127.0.0.2 is loopback too, and no address the tests name).
     const base = `http://127.0.0.1:${httpPort(output.stdout)}`;
     expect((await get(`${base}/healthz`)).status).toBe(200);
+    expect(await answers(`http://127.0.0.2:${httpPort(output.stdout)}/healthz`)).toBe(true);
     const ready = await get(`${base}/readyz`);
     expect(JSON.parse(ready.text)).toEqual({ status: "ready", checks: { store: "ok", discord: "ok" } });
     const metrics = (await get(`${base}/metrics`)).text;
@@ -306,6 +331,31 @@ describe("npm start", () => {
     expect(await exited).toBe(0);
   }, 40_000);
 
+  it("listens only on the address HOST names", async () => {
+    const fake = await startFakeDiscord();
+    const dir = mkdtempSync(join(tmpdir(), "main-"));
+    const { child, output, exited } = run({
+      MEDIA_API_URL: "http://127.0.0.1:9",
+      SECRETS_KEY: "7f".repeat(32),
+      STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`,
+      DISCORD_TOKEN: fake.token,
+      DISCORD_REST_URL: fake.restUrl,
+      DISCORD_GUILD_ID: fake.guild.id,
+      HOST: "127.0.0.1",
+    });
+    started.push({ child, fake, dir });
+    await until(
+      () => output.stdout.includes("media bot started"),
+      20_000,
+      () => output.stdout + output.stderr,
+    );
+    const port = httpPort(output.stdout);
+    expect((await get(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    expect(await answers(`http://127.0.0.2:${port}/healthz`)).toBe(false);
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+  }, 40_000);
+
   it("refuses to start when no API key could ever be used, saying what to set", async () => {
     const { output, exited } = run({ MEDIA_API_URL: "http://127.0.0.1:9", DISCORD_TOKEN: "x" });
     expect(await exited).toBe(1);
@@ -355,7 +405,9 @@ describe("npm start", () => {
       () => output.stdout + output.stderr,
     );
     const warning = output.stdout.split("\n").find((l) => l.includes("could not check MEDIA_API_KEY"));
-    expect(JSON.parse(warning!).level).toBe(40);
+    expect(JSON.parse(warning!)).toMatchObject({ level: 40, reason: expect.stringMatching(/ECONNREFUSED/) });
+    // The service's trouble in a line: no stack trace of the bot's own code.
+    expect(warning).not.toContain("stack");
     // The key's check is the one question asked of the service at start: one warning, not two.
     expect(output.stdout).not.toContain("MEDIA_API_URL does not answer");
     child.kill("SIGTERM");
@@ -470,6 +522,115 @@ describe("npm start with a bad credential or dependency", () => {
       );
     });
 
+    it("a PORT another process holds, without a stack trace in the log", async () => {
+      const port = await takenPort();
+      const { code, stderr, stdout } = await failedStart({
+        MEDIA_API_URL: "http://127.0.0.1:9",
+        DISCORD_TOKEN: "unused.because.the-port-comes-first",
+        PORT: String(port),
+      });
+      expect(code).toBe(1);
+      expectOneLine(
+        stderr,
+        new RegExp(
+          `^Cannot start: PORT ${port} is taken: another process listens there \\(EADDRINUSE\\)\\. Set PORT to a free port`,
+        ),
+      );
+      expect(stdout).not.toContain("stack");
+    }, 30_000);
+
+    it("a SLACK_PORT (the old name, PORT unset) another process holds", async () => {
+      const port = await takenPort();
+      const { code, stderr } = await failedStart({
+        MEDIA_API_URL: "http://127.0.0.1:9",
+        SLACK_BOT_TOKEN: "xoxb-1000000001-2000000002-unusedBecauseThePortComesFirst",
+        SLACK_SIGNING_SECRET: "0123456789abcdef0123456789abcdef",
+        PORT: "",
+        SLACK_PORT: String(port),
+      });
+      expect(code).toBe(1);
+      expectOneLine(
+        stderr,
+        new RegExp(`^Cannot start: SLACK_PORT ${port} is taken: .*Set SLACK_PORT to a free port`),
+      );
+    }, 30_000);
+
+    it("a HOST that is no address of this machine", async () => {
+      const { code, stderr } = await failedStart({
+        MEDIA_API_URL: "http://127.0.0.1:9",
+        DISCORD_TOKEN: "unused.because.the-port-comes-first",
+        // TEST-NET-1 (RFC 5737): an address no machine has.
+        HOST: "192.0.2.1",
+      });
+      expect(code).toBe(1);
+      expectOneLine(
+        stderr,
+        /^Cannot start: HOST 192\.0\.2\.1 is not an address of this machine \(EADDRNOTAVAIL\)/,
+      );
+    }, 30_000);
+
+    it("the placeholder MEDIA_API_URL of .env.example, with the key filled in", async () => {
+      const placeholder = /^MEDIA_API_URL=(.+)$/m.exec(readFileSync(join(root, ".env.example"), "utf8"))?.[1];
+      expect(placeholder).toBeDefined();
+      const { code, stderr, stdout } = await failedStart({
+        MEDIA_API_URL: placeholder!,
+        MEDIA_API_KEY: "sk-a-key-of-the-operator",
+        MEDIA_API_KEY_TENANTS: "*",
+        DISCORD_TOKEN: "unused.because.the-service-comes-first",
+      });
+      expect(code).toBe(1);
+      expectOneLine(
+        stderr,
+        /^Cannot start: MEDIA_API_URL is still the placeholder of \.env\.example \(https:\/\/.*\): set it to the address of your Media Generation Service/,
+        "sk-a-key-of-the-operator",
+      );
+      expect(stdout).toBe("");
+    }, 30_000);
+
+    it("a MEDIA_API_URL whose host does not exist", async () => {
+      const { code, stderr, stdout } = await failedStart({
+        // .invalid (RFC 6761) never resolves.
+        MEDIA_API_URL: "https://media.nowhere.invalid",
+        DISCORD_TOKEN: "unused.because.the-service-comes-first",
+      });
+      expect(code).toBe(1);
+      expectOneLine(
+        stderr,
+        /^Cannot start: MEDIA_API_URL names a host that does not exist \(media\.nowhere\.invalid: ENOTFOUND\)/,
+      );
+      expect(stdout).toBe("");
+    }, 30_000);
+
+    it("a sqlite STORE_URL that cannot be opened", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "main-"));
+      started.push({ dir });
+      const { code, stderr } = await failedStart({
+        MEDIA_API_URL: "http://127.0.0.1:9",
+        DISCORD_TOKEN: "unused.because.the-store-comes-first",
+        // A directory, not a file.
+        STORE_URL: `sqlite://${dir}`,
+      });
+      expect(code).toBe(1);
+      expectOneLine(stderr, /^Cannot start: STORE_URL: cannot open the sqlite store at .*SQLITE_CANTOPEN/);
+    }, 30_000);
+
+    it("a SLACK_API_URL that does not answer, within its deadline instead of half an hour of retries", async () => {
+      const apiUrl = `http://127.0.0.1:${await freePort()}/api/`;
+      const { code, stderr } = await failedStart({
+        MEDIA_API_URL: "http://127.0.0.1:9",
+        SLACK_BOT_TOKEN: "xoxb-1000000001-2000000002-neverChecked",
+        SLACK_SIGNING_SECRET: "0123456789abcdef0123456789abcdef",
+        SLACK_API_URL: apiUrl,
+      });
+      expect(code).toBe(1);
+      expectOneLine(
+        stderr,
+        new RegExp(
+          `^Cannot start: Slack at ${apiUrl} \\(SLACK_API_URL\\) could not be used: no answer within 10 s\\.$`,
+        ),
+      );
+    }, 60_000);
+
     it("a redis that does not answer, without its password", async () => {
       const password = "hunter2-redis-password";
       const { code, stderr, stdout } = await failedStart({
@@ -487,7 +648,8 @@ describe("npm start with a bad credential or dependency", () => {
     const fake = await startFakeSlack();
     const dir = mkdtempSync(join(tmpdir(), "main-"));
     const { child, output, exited } = run({
-      MEDIA_API_URL: "http://media.invalid",
+      // TEST-NET-1 (RFC 5737): a remote address nothing answers at.
+      MEDIA_API_URL: "http://192.0.2.1",
       SECRETS_KEY: "7f".repeat(32),
       STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`,
       SLACK_BOT_TOKEN: fake.botToken,

@@ -1,9 +1,10 @@
 import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 /** The guard src/main.ts installs, in a process of its own with a fault let loose on purpose. */
 
-const root = new URL("..", import.meta.url).pathname;
+const root = fileURLToPath(new URL("..", import.meta.url));
 
 function run(fault: string): Promise<{ code: number; lines: Record<string, unknown>[]; alive: boolean }> {
   return new Promise((resolve) => {

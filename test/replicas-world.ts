@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { type Balancer, startBalancer } from "./balancer.js";
 import { type FakeDiscord, startFakeDiscord } from "./fakes/discord/index.js";
 import { type Emulator, startEmulator } from "./fakes/media-api/index.js";
@@ -16,7 +17,7 @@ import { BotProcess, freePort } from "./main-process.js";
  * Discord are shared; each replica has its own INSTANCE_ID and port.
  */
 
-const root = new URL("..", import.meta.url).pathname;
+const root = fileURLToPath(new URL("..", import.meta.url));
 
 export interface ReplicaWorldOptions {
   replicas: number;

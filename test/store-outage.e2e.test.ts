@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { ended } from "./discord/harness.js";
 import { until } from "./main-process.js";
 import { ReplicaWorld } from "./replicas-world.js";
 import { headerOf, jobIdOf } from "./slack/harness.js";
-import { hasRedis, type RestartableRedis, startRestartableRedis } from "./store/redis-server.js";
+import { type RestartableRedis, redisServer, startRestartableRedis } from "./store/redis-server.js";
 
 /**
  * Redis restarted under load: two real bot processes (`dist/main.js`) on one redis-server behind
@@ -22,7 +22,7 @@ const OUTAGE_MS = 15_000;
 /** The issue's bound on resuming, plus the reconnect's own backoff (up to 2 s) on a loaded machine. */
 const RESUME_MS = 5_000;
 
-describe.runIf(hasRedis || process.env.REQUIRE_REDIS === "1")("the store goes away under load", () => {
+redisServer.describe("the store goes away under load", () => {
   let redis: RestartableRedis;
   let world: ReplicaWorld;
   beforeAll(async () => {

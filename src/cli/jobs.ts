@@ -3,6 +3,11 @@
  * to see what the bot is working on (or what a crash left) without opening Discord or Slack.
  * Reads STORE_URL like the bot (default sqlite://data/bot.sqlite); a sqlite store in WAL mode
  * can be read while the bot runs. `--json` prints one job per line as JSON instead of a table.
+ *
+ * `npm run jobs --json | jq .` pipes nothing but that JSON: `--json` before `--` is npm's own flag,
+ * with which npm prints its banners ("> media-bot@0.1.0 jobs") on stderr, and hands the flag to
+ * the script as npm_config_json. After `--` (`npm run jobs -- --json`) the flag reaches the script
+ * only, and npm's banners are on stdout already when it starts: it says so on stderr.
  */
 import { pino } from "pino";
 import { ageOf } from "../core/commands/jobs.js";
@@ -33,6 +38,20 @@ function table(rows: Record<string, string>[]): string {
   return [line([...COLUMNS]), ...rows.map((r) => line(COLUMNS.map((c) => r[c]!)))].join("\n");
 }
 
+const json = process.argv.includes("--json") || process.env.npm_config_json === "true";
+
+/** True when npm printed its run banners on the stdout this JSON goes to (see above). */
+function afterNpmBanner(): boolean {
+  const { npm_lifecycle_event: event, npm_config_json: npmJson, npm_config_loglevel: level } = process.env;
+  return event === "jobs" && npmJson !== "true" && level !== "silent" && !process.stdout.isTTY;
+}
+
+if (json && afterNpmBanner()) {
+  console.error(
+    "npm printed its banner on stdout before this JSON: for the JSON alone, run npm run jobs --json (npm's own flag, which moves its banner to stderr).",
+  );
+}
+
 const storeUrl = process.env.STORE_URL?.trim() || undefined;
 try {
   const stores = await openStores(storeUrl, undefined, pino({ level: "silent" }));
@@ -40,7 +59,7 @@ try {
     const now = Date.now();
     const jobs: JobRecord[] = [];
     for await (const page of stores.jobs.listUnfinished()) jobs.push(...page);
-    if (process.argv.includes("--json")) {
+    if (json) {
       for (const job of jobs)
         console.log(
           JSON.stringify({

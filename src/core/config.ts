@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { z } from "zod";
 import { mediaOrigin } from "./api/http.js";
 import { DEFAULT_RATE_LIMITS, type RateLimits } from "./rates.js";
@@ -105,6 +106,13 @@ const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** The name PORT had while only Slack used the server; PORT wins when both are set. */
   SLACK_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  // Unset: every interface, as a container needs (its port is published or not by the host).
+  HOST: optionalText
+    .transform((v) => v?.replace(/^\[(.*)\]$/, "$1"))
+    .refine(
+      (v) => v === undefined || isIP(v) !== 0 || /^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(v),
+      "must be an address of this machine to listen on, such as 127.0.0.1, 0.0.0.0 or ::",
+    ),
   SLACK_API_URL: httpUrl.transform((v) => (v.endsWith("/") ? v : `${v}/`)).default("https://slack.com/api/"),
   SECRETS_KEY: optionalText,
   INSTANCE_ID: optionalText,
@@ -132,6 +140,10 @@ export interface Config {
   rates: RateLimits;
   /** The bot's one HTTP server: /healthz, /readyz, /metrics, and POST /slack/events (0: any free port). */
   port: number;
+  /** The variable `port` came from; undefined: the default. Named when the port cannot be listened on. */
+  portSetting?: "PORT" | "SLACK_PORT";
+  /** The address the server listens on; undefined: every interface. */
+  host?: string;
   storeUrl: string;
   /** How long a finished job's record is kept (its buttons work, `jobs` lists it), in milliseconds. */
   jobRetentionMs: number;
@@ -264,8 +276,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
 
   const port = v.PORT ?? v.SLACK_PORT ?? DEFAULT_PORT;
+  const portSetting = v.PORT !== undefined ? "PORT" : v.SLACK_PORT !== undefined ? "SLACK_PORT" : undefined;
   return {
     port,
+    ...(portSetting && { portSetting }),
+    ...(v.HOST && { host: v.HOST }),
     media: {
       url: v.MEDIA_API_URL,
       apiKey: v.MEDIA_API_KEY,

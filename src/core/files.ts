@@ -14,13 +14,17 @@ const EXTENSIONS: Record<string, string> = {
   "video/mp4": "mp4",
 };
 
-/** "My fox" + image/png -> "My fox.png", keeping names safe for every platform's file list. */
+/**
+ * "My fox" + image/png -> "My fox.png", keeping names safe for every platform's file list: "a
+ * test." gives "a test.mp4", not "a test..mp4" (and Windows drops a name's final dots anyway).
+ */
 export function fileName(name: string, contentType: string): string {
   const base =
     name
       .replace(/[^\w .()-]+/g, "_")
-      .trim()
-      .slice(0, 80) || "result";
+      .slice(0, 80)
+      .replace(/[\s.]+$/, "")
+      .trim() || "result";
   const extension = EXTENSIONS[contentType.split(";")[0]!.trim()];
   return extension && !base.toLowerCase().endsWith(`.${extension}`) ? `${base}.${extension}` : base;
 }
@@ -61,14 +65,17 @@ function opener(answer: Download, max: number, fetch: () => Promise<Download>): 
     const source = resultStream(body, max);
     return Readable.from(
       (async function* () {
-        const chunks: Buffer[] = [];
+        // A file known to be big is never held; one of unknown size only until it proves big.
+        let chunks: Buffer[] | undefined =
+          answer.size !== undefined && answer.size > REPLAY_BYTES ? undefined : [];
         let size = 0;
         for await (const chunk of source as AsyncIterable<Buffer>) {
           size += chunk.length;
-          if (size <= REPLAY_BYTES) chunks.push(chunk);
+          if (chunks && size > REPLAY_BYTES) chunks = undefined;
+          chunks?.push(chunk);
           yield chunk;
         }
-        if (size <= REPLAY_BYTES) kept = chunks;
+        if (chunks) kept = chunks;
       })(),
       { objectMode: false },
     );

@@ -1,3 +1,4 @@
+import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { request } from "undici";
 import type { MediaClient } from "./api/client.js";
@@ -52,11 +53,16 @@ function isLocalHost(hostname: string): boolean {
 
 const PROBE_TIMEOUT_MS = 3_000;
 
+/** The documentation's own names (RFC 2606), which .env.example uses: never a real service. */
+const PLACEHOLDER_HOST = /(^|\.)example(\.(com|net|org))?$/i;
+
 /**
- * Warnings about MEDIA_API_URL, which never stop the start (the service may come up later):
- * plain http to a host off this machine's network sends every API key in clear; no answer at all
- * means every command will fail until it answers. With `probe: false` the caller asks the service
- * something anyway (checkSharedKey), so it is not asked twice.
+ * MEDIA_API_URL is checked in steps. A placeholder, or a name that does not exist (a typo, the
+ * wrong domain), cannot start to work by itself: the start ends there, in one line. What only
+ * warns, because the service may come up after the bot: plain http to a host off this machine's
+ * network (every API key would travel in clear), and a service that does not answer. With
+ * `probe: false` the caller asks the service something anyway (checkSharedKey), so it is not
+ * asked twice.
  */
 export async function checkMediaService(
   baseUrl: string,
@@ -64,6 +70,12 @@ export async function checkMediaService(
   { probe = true }: { probe?: boolean } = {},
 ): Promise<void> {
   const url = new URL(baseUrl);
+  if (PLACEHOLDER_HOST.test(url.hostname)) {
+    throw new StartupError(
+      `MEDIA_API_URL is still the placeholder of .env.example (${url.origin}): set it to the address of your Media Generation Service, or try the bot without one with npm run playground.`,
+    );
+  }
+  await requireKnownHost(url);
   if (url.protocol === "http:" && !isLocalHost(url.hostname)) {
     logger.warn(
       { host: url.host },
@@ -76,9 +88,86 @@ export async function checkMediaService(
     await answer.body.dump();
   } catch (error) {
     logger.warn(
-      { host: url.host, reason: error instanceof Error ? error.message : String(error) },
+      { host: url.host, reason: reasonOf(error) },
       "MEDIA_API_URL does not answer: commands will fail until the media service is reachable",
     );
+  }
+}
+
+/**
+ * A host name the resolver says does not exist (NXDOMAIN) ends the start; a resolver that does
+ * not answer in time, or fails for a while (EAI_AGAIN), leaves it to the service's own check.
+ */
+async function requireKnownHost(url: URL): Promise<void> {
+  const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
+  if (isIP(host)) return;
+  const code = await Promise.race([
+    lookup(host).then(
+      () => undefined,
+      (error: unknown) => (error as NodeJS.ErrnoException).code,
+    ),
+    new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), PROBE_TIMEOUT_MS).unref()),
+  ]);
+  if (code === "ENOTFOUND") {
+    throw new StartupError(
+      `MEDIA_API_URL names a host that does not exist (${host}: ENOTFOUND): check the address of your Media Generation Service.`,
+    );
+  }
+}
+
+/** An error's own words and, when a lower layer failed, theirs ("fetch failed: connect ECONNREFUSED"). */
+function reasonOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? error.cause.message : undefined;
+  return cause && !error.message.includes(cause) ? `${error.message}: ${cause}` : error.message;
+}
+
+/** Where the bot's HTTP server listens, and the settings that said so (none: the default port). */
+export interface ListenSettings {
+  port: number;
+  portSetting?: "PORT" | "SLACK_PORT";
+  host?: string;
+}
+
+/**
+ * Why the HTTP server could not listen, as the operator's line naming the setting to change; an
+ * error that is not about the address is returned as it is.
+ */
+export function listenFailure(error: unknown, { port, portSetting, host }: ListenSettings): unknown {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  const setting = portSetting ?? "PORT";
+  const which = portSetting ? `${portSetting} ${port}` : `Port ${port} (the default, as PORT is unset)`;
+  const on = host ? ` on HOST ${host}` : "";
+  const options = { cause: error };
+  switch (code) {
+    case "EADDRINUSE":
+      return new StartupError(
+        `${which} is taken${on}: another process listens there (EADDRINUSE). Set ${setting} to a free port, or stop that process.`,
+        options,
+      );
+    case "EACCES":
+      return new StartupError(
+        `${which} needs privileges this process does not have${on} (EACCES): set ${setting} to a port above 1023.`,
+        options,
+      );
+    case "EADDRNOTAVAIL":
+      return new StartupError(
+        `HOST ${host} is not an address of this machine (EADDRNOTAVAIL): set HOST to one of its addresses, or unset it to listen on all of them.`,
+        options,
+      );
+    case "EAFNOSUPPORT":
+      return new StartupError(
+        `HOST ${host} is an IPv6 address and this machine has no IPv6 (EAFNOSUPPORT): set HOST to 0.0.0.0 or an IPv4 address.`,
+        options,
+      );
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return new StartupError(
+        `HOST ${host} is not a name this machine can resolve (${code}): set HOST to an address, such as 127.0.0.1 or 0.0.0.0.`,
+        options,
+      );
+    default:
+      return error;
   }
 }
 
@@ -129,9 +218,10 @@ export async function checkSharedKey(
         `MEDIA_API_KEY was refused by the service at ${media.baseUrl} (401${error.serviceMessage ? `: ${error.serviceMessage}` : ""}). Check the key, or unset it to use only keys saved with setup.`,
       );
     }
-    const code = error instanceof BotError ? error.code : "unknown";
+    // Said in one line: the service's trouble is no fault of the bot's, and a stack says nothing more.
+    const reason = error instanceof BotError ? { code: error.code, reason: reasonOf(error) } : { err: error };
     logger.warn(
-      { err: error, code },
+      reason,
       `could not check MEDIA_API_KEY: the service at ${media.baseUrl} did not answer GET /api/usage; starting anyway`,
     );
   }

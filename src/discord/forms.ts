@@ -65,6 +65,21 @@ export function humanize(name: string): string {
 }
 
 /**
+ * The longest a number option can be typed: its bounds' digits, so that it gets a one-line box
+ * (a duration of 1-30 is two characters, not a paragraph of 4000). Undefined for other options.
+ */
+function numberLength(o: OptionInfo): number | undefined {
+  if (o.type !== "integer" && o.type !== "number") return undefined;
+  if (o.min === undefined || o.max === undefined) return NUMBER_TEXT_MAX;
+  const digits = Math.max(String(o.min).length, String(o.max).length);
+  // Room for a decimal point and a few decimals.
+  return o.type === "number" ? digits + 4 : digits;
+}
+
+/** Any number a person types: JavaScript's largest safe integer has 16 digits. */
+const NUMBER_TEXT_MAX = 20;
+
+/**
  * The inputs of `options`, showing `initial` values (by option name) where given; `picks` are the
  * entries of an option's list (voices), offered in a select since a modal cannot search a list.
  */
@@ -82,7 +97,7 @@ export function formFields(
       // A secret the user chose to enter must be given; the form-only traits stay optional.
       required: o.required || o.secret === true,
       ...(o.minLength !== undefined && { minLength: o.minLength }),
-      maxLength: o.maxLength ?? DISCORD_LIMITS.textInputMax,
+      maxLength: o.maxLength ?? numberLength(o) ?? DISCORD_LIMITS.textInputMax,
       ...(choices && { choices }),
       ...(o.file && { files: o.file.max }),
       ...(initial[o.name] !== undefined && { value: initial[o.name] }),

@@ -16,6 +16,8 @@ export interface BotServer extends HttpServer {
 
 export interface BotServerOptions {
   port: number;
+  /** The address to listen on; undefined: every interface, as a container needs. */
+  host?: string;
   logger: Logger;
   /** A namespace of the bot's store: one read of it tells whether the store answers. */
   store: Keyv<unknown>;
@@ -25,7 +27,11 @@ export interface BotServerOptions {
 
 /** The server on PORT with the operator's endpoints; platforms mount their own routes on it. */
 export async function startBotServer(options: BotServerOptions): Promise<BotServer> {
-  const server = await startHttpServer({ port: options.port, logger: options.logger });
+  const server = await startHttpServer({
+    port: options.port,
+    ...(options.host !== undefined && { host: options.host }),
+    logger: options.logger,
+  });
   const readiness = new Readiness();
   readiness.watch("store", async () => {
     const away = options.availability.problem();
@@ -34,6 +40,9 @@ export async function startBotServer(options: BotServerOptions): Promise<BotServ
     return undefined;
   });
   for (const route of [...healthRoutes(readiness), metricsRoute]) server.mount(route);
-  options.logger.info({ port: server.port }, "HTTP: serving /healthz, /readyz and /metrics");
+  options.logger.info(
+    { host: options.host ?? "every interface", port: server.port },
+    "HTTP: serving /healthz, /readyz and /metrics",
+  );
   return { ...server, readiness };
 }

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, isIPv6 } from "node:net";
 import { Intake } from "../core/intake.js";
 import type { Logger } from "../core/log.js";
 
@@ -18,7 +18,7 @@ export interface Route {
 
 export interface HttpServer {
   readonly port: number;
-  /** The loopback address of the server, for logs and tests. */
+  /** Where this machine reaches the server (its loopback address, unless it listens elsewhere only), for logs and tests. */
   readonly url: string;
   /** The requests coming in: the work behind their acks waits while a burst arrives (core/intake.ts). */
   readonly intake: Intake;
@@ -80,11 +80,13 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   });
   server.on("error", (error) => options.logger.error({ err: error }, "HTTP server error"));
   const { port } = server.address() as AddressInfo;
+  const everywhere = options.host === undefined || options.host === "0.0.0.0" || options.host === "::";
+  const reachedAt = everywhere ? "127.0.0.1" : options.host!;
   let closing: Promise<void> | undefined;
 
   return {
     port,
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${isIPv6(reachedAt) ? `[${reachedAt}]` : reachedAt}:${port}`,
     intake,
     mount(route) {
       const key = keyOf(route.method, route.path);

@@ -1,7 +1,15 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { WebClient } from "@slack/web-api";
 import { request } from "undici";
 import { type Card, card, isCard } from "../core/cards.js";
-import { MessageGoneError, StepEndedError, UndeliverableError } from "../core/errors.js";
+import {
+  BotError,
+  FileRefusedError,
+  MessageGoneError,
+  StepEndedError,
+  UndeliverableError,
+} from "../core/errors.js";
+import type { Logger } from "../core/log.js";
 import type {
   Actor,
   ChatAdapter,
@@ -12,15 +20,16 @@ import type {
   PostOptions,
   StepOutcome,
 } from "../core/ports.js";
+import { type CallOptions, DEFAULT_PACING, leftNothing, type PacingPolicy, SlackCalls } from "./calls.js";
 import { slackErrorCode } from "./error-code.js";
-import { REMOVED_FROM_WORKSPACE } from "./installations.js";
 import type { Ledger } from "./ledger.js";
 import { SLACK_LIMITS } from "./limits.js";
-import { lookBack, type Seen } from "./look-back.js";
+import { lookBack, type Seen, type Where } from "./look-back.js";
+import { Latest } from "./pacing.js";
 import { type Rendered, type RenderOptions, renderMessage } from "./render/card.js";
 import { homeView } from "./render/home.js";
 import { executionOf, functionTokenOf, stepMessage } from "./step-refs.js";
-import { uploadFile } from "./upload.js";
+import { type SlackCall, sendFile, type Ticket, ticketFor, uploadFile } from "./upload.js";
 import type { Workspaces } from "./workspaces.js";
 
 /**
@@ -28,40 +37,19 @@ import type { Workspaces } from "./workspaces.js";
  * (`data.team`, see workspaces.ts): chat.postMessage and
  * chat.postEphemeral to post, chat.update to edit (response_urls expire after 30 minutes, jobs
  * do not), and the files of a card uploaded into the thread of the message that shows it.
+ * Every call goes through calls.ts: paced per workspace and method, judged by one table.
  *
  * Ephemeral messages go to the person in `ConversationRef.data.user`, which the adapter sets on
  * every conversation it hands to the core, together with the gesture's `responseUrl` (in `live`,
  * since it is a credential of 30 minutes) when it has one.
+ *
+ * A card with a progress bar is a passing state: its edit returns at once, and only the newest
+ * one of a message is sent when its turn comes, within a share of chat.update's tier (pacing.ts).
+ * Anything else edited or posted (a result, a choice) waits for its slot ahead of them.
  */
 
-const NOT_A_MEMBER =
-  "The bot is not a member of this channel, so it cannot post here. Invite it: type /invite and pick the bot.";
-
-// invalid_channel: files.completeUploadExternal's answer for a channel it cannot share into.
+/** Slack's not-a-member answers, where an ephemeral answer still has the gesture's response_url. */
 const NOT_A_MEMBER_CODES = new Set(["not_in_channel", "channel_not_found", "invalid_channel"]);
-
-/**
- * Slack's answers that waiting will not fix, as the core's chat errors: the job engine stops
- * retrying a delivery the channel refuses, and posts anew what a deleted message was to show.
- */
-const REFUSALS: Record<string, string> = {
-  ...Object.fromEntries([...NOT_A_MEMBER_CODES].map((code) => [code, NOT_A_MEMBER])),
-  is_archived: "This channel is archived. Unarchive it so that the bot can post in it.",
-  account_inactive: REMOVED_FROM_WORKSPACE,
-  token_revoked: REMOVED_FROM_WORKSPACE,
-  invalid_auth: REMOVED_FROM_WORKSPACE,
-};
-
-/** Answers that mean the workspace's token is dead: the next call looks its installation up again. */
-const DEAD_TOKEN = new Set(["account_inactive", "token_revoked", "invalid_auth"]);
-
-/** The core's error for a refusal, or `error` itself (an outage, a rate limit: worth retrying). */
-function refusalOf(error: unknown): unknown {
-  const code = slackErrorCode(error) ?? "";
-  if (code === "message_not_found") return new MessageGoneError({ cause: error });
-  const reason = REFUSALS[code];
-  return reason ? new UndeliverableError(reason, { message: `Slack ${code}`, cause: error }) : error;
-}
 
 /** The metadata event type of keyed posts: the key in its payload finds a post again after a crash. */
 const POST_EVENT = "media_bot_post";
@@ -72,6 +60,8 @@ const keyOf = (message: Seen) =>
 
 const postKey = (target: ConversationRef, idempotencyKey: string) =>
   `post:${target.channelId}:${idempotencyKey}`;
+/** Noted while a keyed post's files are on their way: a repeat of the post shows its new content. */
+const pendingKey = (key: string) => `files-pending:${key}`;
 
 /** The workspace a conversation or message is in, as the adapter recorded it. */
 function teamOf(ref: ConversationRef | MessageRef): string | undefined {
@@ -79,19 +69,32 @@ function teamOf(ref: ConversationRef | MessageRef): string | undefined {
   return typeof team === "string" ? team : undefined;
 }
 
+/** Slack's error code of a failure, also when the core's error for it wraps Slack's. */
+function codeOf(error: unknown): string | undefined {
+  return slackErrorCode(error) ?? slackErrorCode((error as { cause?: unknown } | undefined)?.cause);
+}
+
 /**
  * Slack's answers to functions.complete* that mean the execution is over for good: completed or
  * stopped (execution_not_in_running_state), or the function's token dead (it lives while the
  * execution runs, 15 minutes at most).
  */
-const STEP_ENDED = new Set(["execution_not_in_running_state", "invalid_auth", "token_expired", "not_authed"]);
+const STEP_ENDED = new Set([
+  "execution_not_in_running_state",
+  "function_execution_not_found",
+  "invalid_auth",
+  "token_expired",
+  "token_revoked",
+  "not_authed",
+]);
 /**
  * Any other refusal (outputs Slack would not take) will not change with waiting: the engine gives
- * up after a few tries, as with a channel that refuses posts. No answer at all is worth a retry.
+ * up after a few tries, as with a channel that refuses posts. Passing trouble is worth a retry.
  */
 const stepEnded = (error: unknown): unknown => {
-  const code = slackErrorCode(error);
-  if (code === undefined) return error;
+  const code = codeOf(error);
+  // Passing trouble, retried by the core's delivery.
+  if (code === undefined || !(error instanceof BotError)) return error;
   return STEP_ENDED.has(code)
     ? new StepEndedError({ message: `Slack ${code}`, cause: error })
     : new UndeliverableError("Slack refused to complete the workflow step.", {
@@ -102,9 +105,34 @@ const stepEnded = (error: unknown): unknown => {
 
 const uploadKey = (ref: MessageRef, file: OutgoingFile) =>
   `upload:${ref.channelId}:${ref.messageId}:${file.name}`;
+const messageKey = (ref: MessageRef) => `${teamOf(ref) ?? ""}:${ref.channelId}:${ref.messageId}`;
 
 function filesOf(message: Message): OutgoingFile[] {
   return isCard(message) ? message.media.flatMap((m) => (m.file ? [m.file] : [])) : [];
+}
+
+/** Uploaded files Slack shows in the message itself (image blocks), which must be processed first. */
+function shownInline(message: Message): Set<string> {
+  if (!isCard(message)) return new Set();
+  return new Set(message.media.flatMap((m) => (m.kind === "image" && m.file ? [m.file.name] : [])));
+}
+
+/** How long a refused edit is answered from memory; and how many such notes are kept at most. */
+const REFUSAL_KEPT_MS = 15 * 60_000;
+const NOTES_KEPT = 10_000;
+
+/** Drops the tickets' spooled bytes (a ticket sent already dropped its own). */
+async function discard(tickets: ReadonlyMap<string, Ticket>): Promise<void> {
+  await Promise.all([...tickets.values()].map((ticket) => ticket.discard()));
+}
+
+/** A progress bar on its way to a result: worth showing only until the next one. */
+const isPassing = (message: Message) => isCard(message) && message.progress !== undefined;
+
+/** The card as shown when its files cannot be: their links, and why. */
+function withoutFiles(message: Message, why: string): Message {
+  if (!isCard(message)) return { text: `${message.text}\n${why}` };
+  return { ...message, lines: [...message.lines, why] };
 }
 
 /**
@@ -129,24 +157,54 @@ async function respond(
     throw new Error(`response_url refused the answer: HTTP ${answer.statusCode} ${body.slice(0, 200)}`);
 }
 
+export interface SlackAdapterOptions {
+  /** Pacing and waits (tests compress them with the fake Slack's minute). */
+  pacing?: Partial<PacingPolicy>;
+  /** Where passing states that Slack refused are reported. */
+  logger?: Logger;
+}
+
 export class SlackAdapter implements ChatAdapter {
   readonly platform = "slack" as const;
   private readonly joined = new Set<string>();
+  private readonly calls: SlackCalls;
+  private readonly policy: PacingPolicy;
+  /** The newest progress of each message, and the newest Home tab of each person, waiting their turn. */
+  private readonly passing: Latest<Rendered>;
+  private readonly homes: Latest<Card[]>;
+  /** Messages this process already showed as "uploading": a repeat of the delivery skips that edit. */
+  private readonly uploading = new Set<string>();
+  /**
+   * Messages whose edit Slack refused for good (the channel gone, the message deleted): every
+   * later edit of them gets the same answer without asking Slack again, for a while.
+   */
+  private readonly refused = new Map<string, { error: Error; at: number }>();
 
   constructor(
     private readonly workspaces: Workspaces,
     private readonly ledger: Ledger,
-  ) {}
+    options: SlackAdapterOptions = {},
+  ) {
+    this.policy = { ...DEFAULT_PACING, ...options.pacing };
+    this.calls = new SlackCalls(workspaces, this.policy);
+    const failed = (what: string) => (error: unknown, key: string) =>
+      options.logger?.warn({ err: error, key }, `Slack: ${what} not shown`);
+    this.passing = new Latest(failed("a progress update was"));
+    this.homes = new Latest(failed("a Home tab was"));
+  }
 
-  /** The workspace's client, and what to make of its errors: a refusal, and a dead token forgotten. */
-  private async clientOf(ref: ConversationRef | MessageRef) {
-    const team = teamOf(ref);
-    const client = await this.workspaces.client(team);
-    const refused = (error: unknown): unknown => {
-      if (team && DEAD_TOKEN.has(slackErrorCode(error) ?? "")) this.workspaces.forget(team);
-      return refusalOf(error);
-    };
-    return { client, refused };
+  /** A Web API call of the workspace of `ref`, paced and judged (calls.ts). */
+  private call<T>(
+    ref: ConversationRef | MessageRef,
+    method: string,
+    call: (client: WebClient) => Promise<T>,
+    options: CallOptions = {},
+  ): Promise<T> {
+    return this.calls.call(teamOf(ref), method, call, options);
+  }
+
+  private slackOf(ref: ConversationRef | MessageRef): SlackCall {
+    return (method, call) => this.call(ref, method, call);
   }
 
   uploadLimit(_target: ConversationRef): number {
@@ -175,14 +233,23 @@ export class SlackAdapter implements ChatAdapter {
     return this.once(target, options, () => this.postEphemeral(target, message, options));
   }
 
-  /** The person's App Home tab, replaced as a whole (views.publish). */
+  /**
+   * The person's App Home tab, replaced as a whole (views.publish). A Home tab is a passing state:
+   * the newest one is published when views.publish's turn comes, and this returns at once.
+   */
   async publishHome(person: Pick<Actor, "tenantId" | "userId">, cards: readonly Card[]): Promise<void> {
-    const { client, refused } = await this.clientOf(this.channel(person.tenantId, person.userId));
-    try {
-      await client.views.publish({ user_id: person.userId, view: homeView(cards) });
-    } catch (error) {
-      throw refused(error);
-    }
+    const where = this.channel(person.tenantId, person.userId);
+    this.homes.offer(`${person.tenantId}:${person.userId}`, [...cards], async (shown, signal) => {
+      await this.call(
+        where,
+        "views.publish",
+        (c) => c.views.publish({ user_id: person.userId, view: homeView(shown) }),
+        {
+          priority: "passing",
+          signal,
+        },
+      );
+    });
   }
 
   /**
@@ -196,35 +263,39 @@ export class SlackAdapter implements ChatAdapter {
     if (!execution) throw new Error("only a workflow step's conversation or message can complete it");
     const token = functionTokenOf(target);
     if (!token) throw new StepEndedError({ message: `no function token kept for ${execution}` });
-    const { client } = await this.clientOf(target);
+    // The function's own token, not the workspace's: Slack's refusal of it ends the step.
+    const completeError = (error: string) =>
+      this.call(
+        target,
+        "functions.completeError",
+        (c) => c.functions.completeError({ token, function_execution_id: execution, error }),
+        { ownToken: true },
+      );
     const complete = async () => {
       if (!outcome.ok) {
-        await client.functions.completeError({
-          token,
-          function_execution_id: execution,
-          error: outcome.reason,
-        });
+        await completeError(outcome.reason);
         return true;
       }
       const outputs = {
         job_id: outcome.jobId,
         ...(outcome.mediaId && { media_id: outcome.mediaId }),
         ...(outcome.url && { url: outcome.url }),
-        ...(await this.stepFile(client, execution, outcome.file)),
+        ...(await this.stepFile(target, execution, outcome.file)),
       };
-      await client.functions
-        .completeSuccess({ token, function_execution_id: execution, outputs })
-        .catch(async (error: unknown) => {
-          const code = slackErrorCode(error);
-          if (code === undefined || STEP_ENDED.has(code)) throw error;
-          // Outputs Slack will not take: the workflow hears that the step ended, and why, instead
-          // of waiting on it until Slack gives up.
-          await client.functions.completeError({
-            token,
-            function_execution_id: execution,
-            error: `Slack did not take this step's outputs (${code}). The job ${outcome.jobId} finished: /media jobs shows its result.`,
-          });
-        });
+      await this.call(
+        target,
+        "functions.completeSuccess",
+        (c) => c.functions.completeSuccess({ token, function_execution_id: execution, outputs }),
+        { ownToken: true },
+      ).catch(async (error: unknown) => {
+        const code = codeOf(error);
+        if (!(error instanceof UndeliverableError) || code === undefined || STEP_ENDED.has(code)) throw error;
+        // Outputs Slack will not take: the workflow hears that the step ended, and why, instead
+        // of waiting on it until Slack gives up.
+        await completeError(
+          `Slack did not take this step's outputs (${code}). The job ${outcome.jobId} finished: /media jobs shows its result.`,
+        );
+      });
       return true;
     };
     await this.ledger.once(
@@ -232,7 +303,7 @@ export class SlackAdapter implements ChatAdapter {
       () => complete().catch((error: unknown) => Promise.reject(stepEnded(error))),
       () =>
         complete().catch((error: unknown) => {
-          if (slackErrorCode(error) === "execution_not_in_running_state") return true;
+          if (codeOf(error) === "execution_not_in_running_state") return true;
           throw stepEnded(error);
         }),
     );
@@ -243,7 +314,7 @@ export class SlackAdapter implements ChatAdapter {
    * once per execution. A file Slack refuses leaves the output out; the link stays.
    */
   private async stepFile(
-    client: WebClient,
+    target: ConversationRef | MessageRef,
     execution: string,
     file: OutgoingFile | undefined,
   ): Promise<{ file?: string }> {
@@ -251,12 +322,12 @@ export class SlackAdapter implements ChatAdapter {
     try {
       return {
         file: await this.ledger.once(`upload:step:${execution}:${file.name}`, () =>
-          uploadFile(client, file, undefined),
+          uploadFile(this.slackOf(target), file, undefined),
         ),
       };
     } catch (error) {
-      if (slackErrorCode(error) === undefined) throw error;
-      return {};
+      if (error instanceof FileRefusedError || error instanceof UndeliverableError) return {};
+      throw error;
     }
   }
 
@@ -318,10 +389,9 @@ export class SlackAdapter implements ChatAdapter {
   private async dmOf(target: ConversationRef): Promise<ConversationRef> {
     const user = target.data?.user;
     if (typeof user !== "string") throw new Error("a private Slack message needs the conversation's user");
-    const { client, refused } = await this.clientOf(target);
-    const opened = await client.conversations.open({ users: user }).catch((error: unknown) => {
-      throw refused(error);
-    });
+    const opened = await this.call(target, "conversations.open", (c) =>
+      c.conversations.open({ users: user }),
+    );
     const dm = opened.channel?.id;
     if (!dm) throw new Error("conversations.open answered without a channel");
     const team = teamOf(target);
@@ -337,49 +407,174 @@ export class SlackAdapter implements ChatAdapter {
     // A workflow step shows no progress: Workflow Builder shows the step running until it ends.
     if (executionOf(ref)) return;
     if (ref.data?.ephemeral) throw new Error("Slack does not let a bot edit an ephemeral message");
+    const key = messageKey(ref);
+    const refused = this.refusedEdit(key);
+    if (refused) throw refused;
     const files = filesOf(message);
-    if (files.length === 0) return this.update(ref, renderMessage(message));
-    if ((await this.notUploaded(ref, files)).length > 0) {
-      // Before the files, the card says they are on their way. That update also finds a message
-      // deleted before the upload, whose result the core then posts anew.
-      await this.update(ref, renderMessage(message, { filesInThread: "uploading" }));
+    if (files.length === 0 && isPassing(message)) {
+      this.passing.offer(key, renderMessage(message), (rendered, signal) =>
+        this.update(ref, rendered, { priority: "passing", signal }),
+      );
+      return;
     }
-    await this.showWithFiles(ref, message, files);
+    // What the message shows now is final for a while: no progress may land after it.
+    await this.passing.settle(key);
+    if (files.length === 0) return this.update(ref, renderMessage(message));
+    const pending = await this.notUploaded(ref, files);
+    // Slack's answer on the files first: a workspace that refuses them refuses before the
+    // message says they are on their way.
+    const tickets = await this.tickets(ref, pending);
+    try {
+      // The card says the files are on their way (unless Slack holds chat.update: the files go
+      // first then). That update also finds a message deleted before the upload, whose result
+      // the core then posts anew.
+      if (pending.length > 0 && !this.uploading.has(key) && !this.calls.held(teamOf(ref), "chat.update")) {
+        await this.update(ref, renderMessage(message, { filesInThread: "uploading" }));
+        if (this.uploading.size >= NOTES_KEPT) this.uploading.clear();
+        this.uploading.add(key);
+      }
+      await this.showWithFiles(ref, message, files, {}, tickets);
+      this.uploading.delete(key);
+    } finally {
+      await discard(tickets);
+    }
+  }
+
+  /** Upload tickets for `files`, in order; none is kept when one is refused. */
+  private async tickets(
+    where: ConversationRef | MessageRef,
+    files: readonly OutgoingFile[],
+  ): Promise<Map<string, Ticket>> {
+    const tickets = new Map<string, Ticket>();
+    try {
+      for (const file of files) tickets.set(file.name, await ticketFor(this.slackOf(where), file));
+    } catch (error) {
+      await discard(tickets);
+      throw error;
+    }
+    return tickets;
+  }
+
+  private refusedEdit(key: string): Error | undefined {
+    const known = this.refused.get(key);
+    if (known && Date.now() - known.at < REFUSAL_KEPT_MS) return known.error;
+    if (known) this.refused.delete(key);
+    return undefined;
   }
 
   /**
-   * Uploads the files not yet in the message's thread, then shows the card that points there. A
-   * channel that refuses files (the bot could not join it) gets the card with their links instead.
+   * Uploads the files not yet in the message's thread (with their tickets, when asked for first),
+   * waits until Slack has processed the images it shows, then shows the card that points there. A
+   * channel that refuses files (the bot could not join it) gets the card with their links
+   * instead; a file the workspace refuses for good is the caller's to show otherwise
+   * (FileRefusedError).
    */
   private async showWithFiles(
     ref: MessageRef,
     message: Message,
     files: readonly OutgoingFile[],
     options: RenderOptions = {},
+    tickets: ReadonlyMap<string, Ticket> = new Map(),
   ): Promise<void> {
-    const fileIds = await this.upload(ref, files).catch((error: unknown) => {
-      if (error instanceof UndeliverableError) return undefined;
-      throw error;
+    let fileIds: Record<string, string> | undefined;
+    try {
+      fileIds = await this.upload(ref, files, tickets);
+    } catch (error) {
+      if (!(error instanceof UndeliverableError)) throw error;
+    }
+    if (!fileIds) return this.update(ref, renderMessage(message, options));
+    const shown = await this.processed(ref, fileIds, shownInline(message));
+    const rendered = renderMessage(message, { ...options, filesInThread: "uploaded", fileIds: shown });
+    await this.update(ref, rendered).catch(async (error: unknown) => {
+      // An image Slack would not show after all: the thread has it; the message says so.
+      if (codeOf(error) !== "invalid_blocks" || Object.keys(shown).length === 0) throw error;
+      await this.update(ref, renderMessage(message, { ...options, filesInThread: "uploaded", fileIds: {} }));
     });
-    await this.update(
-      ref,
-      renderMessage(message, { ...options, ...(fileIds && { filesInThread: "uploaded", fileIds }) }),
-    );
   }
 
-  private async update(ref: MessageRef, { text, blocks }: Rendered): Promise<void> {
-    const { client, refused } = await this.clientOf(ref);
-    await client.chat
-      .update({ channel: ref.channelId, ts: ref.messageId, text, blocks })
-      .catch((error: unknown) => {
-        throw refused(error);
+  /**
+   * The uploaded files that Slack has finished processing (files.info gives them a mimetype), of
+   * those the message shows inline, waited for within `fileReadyMs`; the others are left out, so
+   * that the message names none Slack would refuse (invalid_blocks). Files only in the thread
+   * need no wait.
+   */
+  private async processed(
+    ref: MessageRef,
+    fileIds: Record<string, string>,
+    inline: ReadonlySet<string>,
+  ): Promise<Record<string, string>> {
+    const shown: Record<string, string> = {};
+    let waiting = Object.entries(fileIds).filter(([name, id]) => {
+      if (!inline.has(name)) shown[name] = id;
+      return inline.has(name);
+    });
+    const deadline = Date.now() + this.policy.fileReadyMs;
+    for (let pause = this.policy.fileReadyPollMs; waiting.length > 0; pause *= 2) {
+      const ready = await Promise.all(
+        waiting.map(([, id]) =>
+          this.call(ref, "files.info", (c) => c.files.info({ file: id })).then(
+            (answer) => Boolean(answer.file?.mimetype),
+            (error: unknown) => {
+              // Slack's trouble: asked again. A refusal: the file is not shown inline.
+              if (error instanceof UndeliverableError || error instanceof MessageGoneError) return undefined;
+              return false;
+            },
+          ),
+        ),
+      );
+      waiting = waiting.filter(([name, id], i) => {
+        if (ready[i] === true) shown[name] = id;
+        return ready[i] === false;
       });
+      if (waiting.length === 0 || Date.now() + pause > deadline) break;
+      await sleep(pause);
+    }
+    return shown;
+  }
+
+  private async update(
+    ref: MessageRef,
+    { text, blocks }: Rendered,
+    options: CallOptions = {},
+  ): Promise<void> {
+    const key = messageKey(ref);
+    const refused = this.refusedEdit(key);
+    if (refused) throw refused;
+    await this.call(
+      ref,
+      "chat.update",
+      (c) => c.chat.update({ channel: ref.channelId, ts: ref.messageId, text, blocks }),
+      options,
+    ).catch((error: unknown) => {
+      if (error instanceof UndeliverableError || error instanceof MessageGoneError) {
+        if (this.refused.size >= NOTES_KEPT) this.refused.clear();
+        this.refused.set(key, { error, at: Date.now() });
+      }
+      throw error;
+    });
   }
 
   private async postPublic(
     target: ConversationRef,
     message: Message,
     options: PostOptions,
+  ): Promise<MessageRef> {
+    const files = filesOf(message);
+    // Slack's answer on the files before anything is posted: refused, the message is sent
+    // without them (the core's FileRefusedError rule), and no message says they are coming.
+    const tickets = await this.tickets(target, files);
+    try {
+      return await this.postWithTickets(target, message, options, tickets);
+    } finally {
+      await discard(tickets);
+    }
+  }
+
+  private async postWithTickets(
+    target: ConversationRef,
+    message: Message,
+    options: PostOptions,
+    tickets: ReadonlyMap<string, Ticket>,
   ): Promise<MessageRef> {
     const files = filesOf(message);
     const mention = options.mentionUserId && { mentionUserId: options.mentionUserId };
@@ -389,20 +584,23 @@ export class SlackAdapter implements ChatAdapter {
     });
     const key = options.idempotencyKey && postKey(target, options.idempotencyKey);
     const team = teamOf(target);
+    let postedNow = false;
     const post = async (): Promise<MessageRef> => {
-      const { client, refused } = await this.clientOf(target);
-      const answer = await client.chat
-        .postMessage({
-          channel: target.channelId,
-          text,
-          blocks,
-          ...(target.threadId && { thread_ts: target.threadId }),
-          ...(key && { metadata: { event_type: POST_EVENT, event_payload: { key } } }),
-        })
-        .catch((error: unknown) => {
-          throw refused(error);
-        });
+      const answer = await this.call(
+        target,
+        "chat.postMessage",
+        (c) =>
+          c.chat.postMessage({
+            channel: target.channelId,
+            text,
+            blocks,
+            ...(target.threadId && { thread_ts: target.threadId }),
+            ...(key && { metadata: { event_type: POST_EVENT, event_payload: { key } } }),
+          }),
+        { channel: target.channelId },
+      );
       if (!answer.ts) throw new Error("chat.postMessage answered without a ts");
+      postedNow = true;
       return {
         platform: "slack",
         channelId: answer.channel ?? target.channelId,
@@ -412,15 +610,32 @@ export class SlackAdapter implements ChatAdapter {
     };
     // Only the message is keyed: a repeat after a failed upload completes the same message.
     const ref = key
-      ? await this.ledger.once(key, post, (since) => this.findPost(target, key, since))
+      ? await this.ledger.once(key, post, (since) => this.findPost(target, key, since), leftNothing)
       : await post();
-    if (files.length > 0) {
-      await this.showWithFiles(ref, message, files, { ...mention }).catch((error: unknown) => {
-        // Deleted while its file travelled: that was the result's message, and whoever deleted
-        // it does not want another one.
-        if (!(error instanceof MessageGoneError)) throw error;
-      });
+    // A repeat of a post whose files never arrived (refused, or cut by a crash) shows what it says now.
+    const repeatOfPending = key && !postedNow && (await this.ledger.has(pendingKey(key)));
+    if (files.length === 0) {
+      if (repeatOfPending) {
+        await this.update(ref, renderMessage(message, { ...mention }));
+        await this.ledger.forget(pendingKey(key));
+      }
+      return ref;
     }
+    if (key && !repeatOfPending) await this.ledger.note(pendingKey(key));
+    try {
+      await this.showWithFiles(ref, message, files, { ...mention }, tickets);
+    } catch (error) {
+      // Deleted while its file travelled: that was the result's message, and whoever deleted
+      // it does not want another one.
+      if (error instanceof MessageGoneError) return ref;
+      // Refused once the message was up (a restriction set meanwhile): a one-off answer (a
+      // chart, a Show) is completed here, since sending it again would post it twice; a keyed
+      // post is sent again by the core without its files, and lands on this same message.
+      if (!(error instanceof FileRefusedError) || key) throw error;
+      await this.update(ref, renderMessage(withoutFiles(message, error.userMessage), { ...mention }));
+      return ref;
+    }
+    if (key) await this.ledger.forget(pendingKey(key));
     return ref;
   }
 
@@ -430,13 +645,27 @@ export class SlackAdapter implements ChatAdapter {
     key: string,
     since: number,
   ): Promise<MessageRef | undefined> {
-    const { client } = await this.clientOf(target);
     const team = teamOf(target);
     const where = { channelId: target.channelId, ...(target.threadId && { threadTs: target.threadId }) };
-    return lookBack(client, where, since, (m) =>
+    return this.lookBack(target, where, since, (m) =>
       m.ts && keyOf(m) === key
         ? { platform: "slack", channelId: target.channelId, messageId: m.ts, ...(team && { data: { team } }) }
         : undefined,
+    );
+  }
+
+  private lookBack<T>(
+    ref: ConversationRef | MessageRef,
+    where: Where,
+    since: number,
+    pick: (message: Seen) => T | undefined,
+  ): Promise<T | undefined> {
+    return lookBack(
+      (method, call) => this.call(ref, method, call),
+      this.workspaces.distributed,
+      where,
+      since,
+      pick,
     );
   }
 
@@ -462,18 +691,18 @@ export class SlackAdapter implements ChatAdapter {
       messageId,
       data: { ephemeral: true, ...(team && { team }) },
     });
-    const { client, refused } = await this.clientOf(target);
     try {
-      const answer = await client.chat.postEphemeral({
-        channel: target.channelId,
-        user,
-        ...rendered,
-        ...(target.threadId && { thread_ts: target.threadId }),
-      });
+      const answer = await this.call(target, "chat.postEphemeral", (c) =>
+        c.chat.postEphemeral({
+          channel: target.channelId,
+          user,
+          ...rendered,
+          ...(target.threadId && { thread_ts: target.threadId }),
+        }),
+      );
       return ref(answer.message_ts ?? "");
     } catch (error) {
-      if (!NOT_A_MEMBER_CODES.has(slackErrorCode(error) ?? "") || typeof responseUrl !== "string")
-        throw refused(error);
+      if (!NOT_A_MEMBER_CODES.has(codeOf(error) ?? "") || typeof responseUrl !== "string") throw error;
       await respond(responseUrl, rendered);
       return ref("");
     }
@@ -487,30 +716,32 @@ export class SlackAdapter implements ChatAdapter {
 
   /**
    * Each file once per message, also when the same result is delivered again after a restart;
-   * resolves with Slack's file ids by name.
+   * resolves with Slack's file ids by name. The thread is read back only when an earlier try may
+   * have landed unrecorded (a crash, an answer lost), never after Slack refused the upload.
    */
-  private async upload(ref: MessageRef, files: readonly OutgoingFile[]): Promise<Record<string, string>> {
+  private async upload(
+    ref: MessageRef,
+    files: readonly OutgoingFile[],
+    tickets: ReadonlyMap<string, Ticket>,
+  ): Promise<Record<string, string>> {
     const ids: Record<string, string> = {};
     for (const file of files) {
       ids[file.name] = await this.ledger.once(
         uploadKey(ref, file),
         async () => {
-          const { client, refused } = await this.clientOf(ref);
-          await this.join(client, ref.channelId);
-          return uploadFile(client, file, { channelId: ref.channelId, threadTs: ref.messageId }).catch(
-            (error: unknown) => {
-              throw refused(error);
-            },
-          );
+          await this.join(ref);
+          const ticket = tickets.get(file.name) ?? (await ticketFor(this.slackOf(ref), file));
+          return sendFile(this.slackOf(ref), ticket, { channelId: ref.channelId, threadTs: ref.messageId });
         },
         // Shared before a crash kept the ledger from recording it: the thread shows it.
-        async (since) =>
-          lookBack(
-            (await this.clientOf(ref)).client,
+        (since) =>
+          this.lookBack(
+            ref,
             { channelId: ref.channelId, threadTs: ref.messageId },
             since,
             (m) => m.files?.find((f) => f.name === file.name)?.id,
           ),
+        leftNothing,
       );
     }
     return ids;
@@ -522,13 +753,14 @@ export class SlackAdapter implements ChatAdapter {
    * channels and DMs refuse the join (the bot is in them already, or needs an invite), and so
    * does an app installed before it asked for channels:join: each is tried once per process.
    */
-  private async join(client: WebClient, channelId: string): Promise<void> {
+  private async join(ref: MessageRef): Promise<void> {
+    const channelId = ref.channelId;
     if (this.joined.has(channelId)) return;
     try {
-      await client.conversations.join({ channel: channelId });
+      await this.call(ref, "conversations.join", (c) => c.conversations.join({ channel: channelId }));
     } catch (error) {
       // Slack could not be reached: try again with the next upload.
-      if (slackErrorCode(error) === undefined) throw error;
+      if (codeOf(error) === undefined) throw error;
     }
     this.joined.add(channelId);
   }

@@ -25,6 +25,7 @@ import { errorCard } from "../core/render/errors.js";
 import { type Claims, type InstallationStore, isStoreOutage } from "../store/index.js";
 import { Actors } from "./actors.js";
 import { SlackAdapter } from "./adapter.js";
+import type { PacingPolicy } from "./calls.js";
 import { readCommandLine } from "./command-line.js";
 import { userFilesByOption } from "./files.js";
 import { fieldErrors } from "./form-errors.js";
@@ -77,6 +78,8 @@ export interface SlackAppOptions {
   installations?: InstallationStore;
   /** HTTP mode: the server's requests; the work behind the acks waits while a burst of them arrives. */
   intake?: Intake;
+  /** The pacing of Web API calls (calls.ts); tests compress its minute with the fake Slack's. */
+  pacing?: Partial<PacingPolicy>;
 }
 
 /** The events path of the manifest's four URLs. */
@@ -87,9 +90,17 @@ export const EVENTS_PATH = "/slack/events";
  * its request listener is mounted on the bot's one server (src/http), for the install pages too
  * with OAuth (oauth.ts); in Socket Mode its client tells whether the websocket is up.
  */
-function createApp({ config, logger, clientOptions, installations }: SlackAppOptions) {
+function createApp({ config, logger, clientOptions, installations, claims }: SlackAppOptions) {
   const boltLog = boltLogger(logger);
-  const options = { slackApiUrl: config.apiUrl, ...clientOptions, logger: boltLog };
+  // The WebClient neither waits out a 429 nor retries: its own pause held every call of the
+  // workspace, and its retries ran for half an hour. The adapter paces and retries (calls.ts).
+  const options: WebClientOptions = {
+    slackApiUrl: config.apiUrl,
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+    ...clientOptions,
+    logger: boltLog,
+  };
   const common = {
     token: config.botToken,
     logger: boltLog,
@@ -111,7 +122,13 @@ function createApp({ config, logger, clientOptions, installations }: SlackAppOpt
   const http = { signingSecret: config.signingSecret ?? "", endpoints: EVENTS_PATH, logger: boltLog };
   if (config.oauth) {
     if (!installations) throw new Error("Slack OAuth needs the bot's installation store");
-    const store = new SlackInstallations(installations, logger);
+    const store = new SlackInstallations(installations, logger, {
+      clientId: config.oauth.clientId,
+      clientSecret: config.oauth.clientSecret,
+      clientOptions: options,
+      claims,
+      owner: randomUUID(),
+    });
     const receiver = new HTTPReceiver({
       ...http,
       ...oauthReceiverOptions(config.oauth, store, config.apiUrl, options, logger),
@@ -146,7 +163,10 @@ function suggestions(choices: readonly Choice[]) {
 export function createSlackApp(options: SlackAppOptions): SlackApp {
   const { bot, logger } = options;
   const { app, receiver, workspaces, installations } = createApp(options);
-  const adapter = new SlackAdapter(workspaces, new Ledger(options.store, options.keepMs));
+  const adapter = new SlackAdapter(workspaces, new Ledger(options.store, options.keepMs), {
+    ...(options.pacing && { pacing: options.pacing }),
+    logger,
+  });
   const actors = new Actors(workspaces, logger);
   const recent = new Recent(options.claims, randomUUID());
   const work = new FairQueue(CONCURRENT_WORK, options.intake);

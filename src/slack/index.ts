@@ -30,6 +30,30 @@ export interface RunningSlack {
 }
 
 /**
+ * How long the token's check (auth.test) may take at start. The WebClient retries a Web API it
+ * cannot reach for about half an hour; a start that waits that long is no start, so it fails
+ * with SLACK_API_URL named and the process manager's restart tries again.
+ */
+const START_DEADLINE_MS = 10_000;
+
+async function withinStartDeadline(init: Promise<void>): Promise<void> {
+  // Past the deadline the start has failed already: init's own later failure has nothing to add.
+  init.catch(() => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`no answer within ${START_DEADLINE_MS / 1000} s`)),
+      START_DEADLINE_MS,
+    );
+  });
+  try {
+    await Promise.race([init, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * Starts the Slack side: Socket Mode when SLACK_APP_TOKEN is set, else POST /slack/events on the
  * bot's HTTP server, verified by the signing secret (with OAuth, GET /slack/install and
  * GET /slack/oauth_redirect beside it). Attaches the adapter to the bot; the caller
@@ -39,7 +63,7 @@ export async function startSlack(options: SlackOptions): Promise<RunningSlack> {
   const { apiUrl, appToken } = options.config;
   const intake = appToken ? undefined : (options.http?.intake ?? new Intake());
   const { app, receiver, adapter, settled } = createSlackApp({ ...options, ...(intake && { intake }) });
-  await app.init().catch((error: unknown) => {
+  await withinStartDeadline(app.init()).catch((error: unknown) => {
     throw slackFailure(error, "SLACK_BOT_TOKEN", apiUrl);
   });
   options.bot.attach(adapter);

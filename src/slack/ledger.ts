@@ -8,7 +8,9 @@ import type Keyv from "keyv";
  * leaves one window: a crash between Slack's answer and the write. For what can be found again
  * (a post carrying its key in its metadata, a file in its message's thread: see look-back.ts),
  * the ledger notes when the call began: a repeat that finds that note looks for the earlier
- * result before acting again. The core's delivery claim
+ * result before acting again. A call Slack answered with a refusal (or any answer that certainly
+ * changed nothing) drops its note, so that only a crash, or an answer lost on the way, costs a
+ * look-back: a retry of a failed upload does not read the thread again. The core's delivery claim
  * already keeps two processes from running the same delivery.
  */
 
@@ -29,11 +31,26 @@ export class Ledger {
     return (await this.keyv.get(key)) !== undefined;
   }
 
+  /** Notes that something is under way under `key` (see `has`), until `forget`. */
+  async note(key: string): Promise<void> {
+    await this.keyv.set(key, this.now(), this.keepMs);
+  }
+
+  async forget(key: string): Promise<void> {
+    await this.keyv.delete(key);
+  }
+
   /**
    * Runs `act` unless it already ran under `key`; either way resolves with its recorded (JSON)
-   * answer. With `find`, a call that began but was never recorded is looked for before acting.
+   * answer. With `find`, a call that began but was never recorded is looked for before acting,
+   * unless it failed in a way `leftNothing` says changed nothing.
    */
-  async once<T>(key: string, act: () => Promise<T>, find?: Find<T>): Promise<T> {
+  async once<T>(
+    key: string,
+    act: () => Promise<T>,
+    find?: Find<T>,
+    leftNothing?: (error: unknown) => boolean,
+  ): Promise<T> {
     const earlier = await this.keyv.get(key);
     if (earlier !== undefined) return earlier as T;
     if (find) {
@@ -45,7 +62,14 @@ export class Ledger {
       }
       await this.keyv.set(beganKey(key), this.now(), this.keepMs);
     }
-    const value = await act();
+    let value: T;
+    try {
+      value = await act();
+    } catch (error) {
+      // Left as it is when the store is away: the next try then looks back, harmlessly.
+      if (find && leftNothing?.(error)) await this.keyv.delete(beganKey(key)).catch(() => false);
+      throw error;
+    }
     await this.keyv.set(key, value, this.keepMs);
     return value;
   }

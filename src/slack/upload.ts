@@ -7,14 +7,22 @@ import { pipeline } from "node:stream/promises";
 import type { WebClient } from "@slack/web-api";
 import { Agent, request } from "undici";
 import { bounded } from "../core/bounded.js";
+import { FileRefusedError } from "../core/errors.js";
 import type { OutgoingFile } from "../core/ports.js";
 import { SLACK_LIMITS } from "./limits.js";
 
 /**
  * Slack's external upload, streamed end to end: files.getUploadURLExternal (which wants the
- * length first) -> POST the bytes to upload_url -> files.completeUploadExternal into a thread.
- * The WebClient's filesUploadV2 does the same steps but reads the whole file into memory first.
+ * length first, and answers a workspace's upload restrictions) -> POST the bytes to upload_url ->
+ * files.completeUploadExternal into a thread. The WebClient's filesUploadV2 does the same steps
+ * but reads the whole file into memory first.
  */
+
+/** A Web API call of the workspace, as the adapter makes them (paced and judged: calls.ts). */
+export type SlackCall = <T>(method: string, call: (client: WebClient) => Promise<T>) => Promise<T>;
+
+/** Slack's upload_url did not take the bytes: nothing was shared, and a new upload may work. */
+export class UploadTransferError extends Error {}
 
 export interface UploadTarget {
   channelId: string;
@@ -41,7 +49,10 @@ async function measured(file: OutgoingFile, limit: number): Promise<Measured> {
   const discard = () => rm(dir, { recursive: true, force: true });
   try {
     const path = join(dir, "file");
-    const tooBig = () => new Error(`${file.name} is over Slack's upload limit of ${limit} bytes`);
+    const tooBig = () =>
+      new FileRefusedError(`The file is larger than Slack takes (${Math.round(limit / 1024 / 1024)} MB).`, {
+        message: `${file.name} is over Slack's upload limit of ${limit} bytes`,
+      });
     await pipeline(bounded(await file.open(), limit, tooBig), createWriteStream(path));
     const { size } = await stat(path);
     return { size, open: async () => createReadStream(path), discard };
@@ -52,38 +63,83 @@ async function measured(file: OutgoingFile, limit: number): Promise<Measured> {
 }
 
 /**
- * Uploads `file` into the thread of a message, or without a target shared nowhere (a workflow
- * step's output, which the workflow's next steps share); resolves with Slack's file id.
+ * A file Slack agreed to take (files.getUploadURLExternal answered with an upload URL), ready to
+ * send. Asked for before anything shows the file: a workspace whose admins restrict uploads
+ * refuses it here (FileRefusedError), before a message says it is on its way.
  */
+export interface Ticket {
+  file: OutgoingFile;
+  fileId: string;
+  uploadUrl: string;
+  size: number;
+  open(): Promise<Readable>;
+  /** Drops what was spooled to measure the file; a ticket never sent is dropped by Slack. */
+  discard(): Promise<void>;
+}
+
+export async function ticketFor(
+  slack: SlackCall,
+  file: OutgoingFile,
+  limit: number = SLACK_LIMITS.uploadBytes,
+): Promise<Ticket> {
+  const source = await measured(file, limit);
+  try {
+    const answer = await slack("files.getUploadURLExternal", (client) =>
+      client.files.getUploadURLExternal({ filename: file.name, length: source.size }),
+    );
+    if (!answer.upload_url || !answer.file_id)
+      throw new UploadTransferError("files.getUploadURLExternal gave no upload_url");
+    return { file, fileId: answer.file_id, uploadUrl: answer.upload_url, ...source };
+  } catch (error) {
+    await source.discard();
+    throw error;
+  }
+}
+
+/**
+ * Sends a ticket's bytes and shares the file into the thread of a message, or without a target
+ * nowhere (a workflow step's output, which the workflow's next steps share); resolves with
+ * Slack's file id. The ticket is used up either way.
+ */
+export async function sendFile(
+  slack: SlackCall,
+  ticket: Ticket,
+  target: UploadTarget | undefined,
+): Promise<string> {
+  const { file } = ticket;
+  try {
+    const sent = await request(ticket.uploadUrl, {
+      method: "POST",
+      dispatcher: uploads,
+      headers: { "content-type": file.contentType, "content-length": String(ticket.size) },
+      body: await ticket.open(),
+    }).catch((error: unknown) => {
+      throw new UploadTransferError(`the upload of ${file.name} did not reach Slack`, { cause: error });
+    });
+    const answer = await sent.body.text();
+    if (sent.statusCode !== 200) {
+      throw new UploadTransferError(
+        `Slack refused the upload of ${file.name}: HTTP ${sent.statusCode} ${answer.slice(0, 200)}`,
+      );
+    }
+    const files: [{ id: string; title: string }] = [{ id: ticket.fileId, title: file.name }];
+    await slack("files.completeUploadExternal", (client) =>
+      client.files.completeUploadExternal(
+        target ? { files, channel_id: target.channelId, thread_ts: target.threadTs } : { files },
+      ),
+    );
+    return ticket.fileId;
+  } finally {
+    await ticket.discard();
+  }
+}
+
+/** Both steps at once: `file` uploaded into a thread, or shared nowhere; resolves with Slack's file id. */
 export async function uploadFile(
-  client: WebClient,
+  slack: SlackCall,
   file: OutgoingFile,
   target: UploadTarget | undefined,
   limit: number = SLACK_LIMITS.uploadBytes,
 ): Promise<string> {
-  const source = await measured(file, limit);
-  try {
-    const ticket = await client.files.getUploadURLExternal({ filename: file.name, length: source.size });
-    if (!ticket.upload_url || !ticket.file_id)
-      throw new Error("files.getUploadURLExternal gave no upload_url");
-    const sent = await request(ticket.upload_url, {
-      method: "POST",
-      dispatcher: uploads,
-      headers: { "content-type": file.contentType, "content-length": String(source.size) },
-      body: await source.open(),
-    });
-    const answer = await sent.body.text();
-    if (sent.statusCode !== 200) {
-      throw new Error(
-        `Slack refused the upload of ${file.name}: HTTP ${sent.statusCode} ${answer.slice(0, 200)}`,
-      );
-    }
-    const files: [{ id: string; title: string }] = [{ id: ticket.file_id, title: file.name }];
-    await client.files.completeUploadExternal(
-      target ? { files, channel_id: target.channelId, thread_ts: target.threadTs } : { files },
-    );
-    return ticket.file_id;
-  } finally {
-    await source.discard();
-  }
+  return sendFile(slack, await ticketFor(slack, file, limit), target);
 }

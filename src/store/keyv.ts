@@ -95,9 +95,13 @@ async function openSqlite(path: string, logger?: Pick<Logger, "warn" | "info">):
     await purgeExpired(adapter);
   } catch (error) {
     await adapter?.disconnect().catch(() => {});
-    throw new StoreError("store.unreachable", `cannot open the sqlite store at ${path}: ${message(error)}`, {
-      cause: error,
-    });
+    throw new StoreError(
+      "store.unreachable",
+      `STORE_URL: cannot open the sqlite store at ${path}: ${message(error)}`,
+      {
+        cause: error,
+      },
+    );
   }
   const shared = adapter;
   const availability = new StoreAvailability({ backend: "sqlite", logger });

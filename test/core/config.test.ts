@@ -121,6 +121,24 @@ describe("loadConfig", () => {
     expect(failure({ ...base, PORT: "http" })).toMatch(/^PORT .*\(got "http"\)\.$/);
   });
 
+  it("listens on every interface unless HOST names an address, and says which variable set the port", () => {
+    expect(loadConfig(base)).not.toHaveProperty("host");
+    expect(loadConfig(base)).not.toHaveProperty("portSetting");
+    expect(loadConfig({ ...base, HOST: "127.0.0.1", PORT: "8080" })).toMatchObject({
+      host: "127.0.0.1",
+      port: 8080,
+      portSetting: "PORT",
+    });
+    expect(loadConfig({ ...base, HOST: "[::1]", SLACK_PORT: "3100" })).toMatchObject({
+      host: "::1",
+      portSetting: "SLACK_PORT",
+    });
+    expect(loadConfig({ ...base, HOST: "localhost" }).host).toBe("localhost");
+    expect(failure({ ...base, HOST: "http://0.0.0.0" })).toMatch(
+      /^HOST must be an address of this machine to listen on, .*\(got "http:\/\/0\.0\.0\.0"\)\.$/,
+    );
+  });
+
   it("treats empty variables as unset", () => {
     expect(loadConfig({ ...base, MEDIA_API_KEY: "", STORE_URL: "" }).storeUrl).toBe(
       "sqlite://data/bot.sqlite",

@@ -6,7 +6,9 @@ import {
   MessageEditRequestPartialSchema,
   ModalInteractionCallbackRequestSchema,
 } from "discord-api-spec/zod";
+import { TextInputStyle } from "discord-api-types/v10";
 import { describe, expect, it } from "vitest";
+import { actionByName } from "../../src/core/actions/catalogue.js";
 import { card } from "../../src/core/cards.js";
 import { COMMANDS } from "../../src/core/commands/catalogue.js";
 import type { OutgoingFile } from "../../src/core/ports.js";
@@ -14,7 +16,7 @@ import { errorCard } from "../../src/core/render/errors.js";
 import { progressCard, queuedCard, resultCard, variantsCard } from "../../src/core/render/job.js";
 import { listCard, PAGE_SIZE, readPageValue, SEARCH_BYTES } from "../../src/core/render/lists.js";
 import { decodeControlId } from "../../src/discord/custom-id.js";
-import { formFields, formOptions } from "../../src/discord/forms.js";
+import { formFields, formOptions, optionsOf } from "../../src/discord/forms.js";
 import { DISCORD_LIMITS } from "../../src/discord/limits.js";
 import { TONE_COLOURS } from "../../src/discord/render/embed.js";
 import { type MessageBody, renderMessage } from "../../src/discord/render/message.js";
@@ -287,6 +289,21 @@ describe("forms as modals", () => {
       ["outfit", "Outfit", false],
       ["background", "Background", false],
     ]);
+  });
+
+  it("asks Animate's duration in a one-line box and its prompt in a paragraph", () => {
+    const animate = actionByName("animate_image")!.form!;
+    const modal = formModal("mb1form:a", animate.title, formFields(optionsOf(animate.of({} as never))));
+    expect(checkSchema(ModalInteractionCallbackRequestSchema, { type: 9, data: modal })).toEqual([]);
+    const styleOf = Object.fromEntries(
+      modal.components.map((label) => {
+        const input = (label as unknown as { component: { custom_id: string; style?: number } }).component;
+        return [input.custom_id, input.style];
+      }),
+    );
+    expect(styleOf).toMatchObject({ prompt: TextInputStyle.Paragraph, duration: TextInputStyle.Short });
+    const duration = formFields(optionsOf(animate.of({} as never))).find((f) => f.name === "duration");
+    expect(duration?.maxLength).toBe(2);
   });
 
   it("asks setup's API key in a modal only when the admin asked to enter one", () => {

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { APIMessage } from "discord-api-types/v10";
 import { afterAll, beforeAll } from "vitest";
 import { shown as discordShown } from "../discord/harness.js";
@@ -18,7 +19,7 @@ import type { BotProcessOptions } from "./bot-process.js";
  * failures of the fix at the source, and neither touches the test runner.
  */
 
-const root = new URL("../..", import.meta.url).pathname;
+const root = fileURLToPath(new URL("../..", import.meta.url));
 const LOADING = 1 << 7;
 /** The bot's timeout per media call: a slower answer is a timeout within a second. */
 export const CLIENT_TIMEOUT_MS = 1_000;

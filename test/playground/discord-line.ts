@@ -89,6 +89,9 @@ function value(option: APIApplicationCommandOption, raw: string): OptionValue {
     if (raw === "" || Number.isNaN(n)) throw new LineError(`${option.name} takes a number`);
     return n;
   }
+  // A mention picked from the member list (`@Name`, sent as `<@id>`) is the person's id.
+  if (option.type === Opt.User || option.type === Opt.Mentionable)
+    return /^<@!?(\d+)>$/.exec(raw)?.[1] ?? raw;
   if (option.type === Opt.Boolean) {
     if (raw !== "true" && raw !== "false") throw new LineError(`${option.name} takes true or false`);
     return raw === "true";

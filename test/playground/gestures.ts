@@ -9,6 +9,7 @@ import { STEPS, stepInputs, USER_INPUT } from "../../src/slack/steps.js";
 import type { FakeFile } from "../fakes/discord/index.js";
 import type { InputValue } from "../fakes/slack/index.js";
 import { parseLine } from "./discord-line.js";
+import { withMentions } from "./mentions.js";
 import { HOME } from "./render/slack.js";
 import { DM_PLACE, type PlaygroundWorld } from "./world.js";
 
@@ -69,9 +70,8 @@ export function createGestures(world: PlaygroundWorld) {
     async "discord/command"(body) {
       const files = ((body.files as PageFile[] | undefined) ?? []).map(fakeFile);
       const user = actor(body, discordUsers);
-      await track(
-        discord.sendCommand({ ...parseLine(String(body.line), registered(), files), user, ...place(body) }),
-      );
+      const line = withMentions(String(body.line), world.people.discord);
+      await track(discord.sendCommand({ ...parseLine(line, registered(), files), user, ...place(body) }));
     },
     /** What the bot suggests for the option being typed, as Discord's client asks it. */
     async "discord/autocomplete"(body) {
@@ -107,7 +107,7 @@ export function createGestures(world: PlaygroundWorld) {
       await track(discord.submitModal(String(body.custom), fields));
     },
     async "slack/command"(body) {
-      const match = /^\s*(\/\S+)\s*([\s\S]*)$/.exec(String(body.line));
+      const match = /^\s*(\/\S+)\s*([\s\S]*)$/.exec(withMentions(String(body.line), world.people.slack));
       if (match?.[1] !== "/media") throw new HttpError(400, `${match?.[1] ?? "That"} is not a valid command`);
       const user = actor(body, slackUsers);
       await slack.slashCommand(world.slackEventsUrl, { text: match[2]!.trim(), user });

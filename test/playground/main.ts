@@ -22,6 +22,7 @@ try {
   process.exit(1);
 }
 console.log(`Playground: ${server.url}  (Discord and Slack side by side; Ctrl+C stops it)`);
+console.log(`The bot's own server: ${world.botUrl}/healthz and /readyz`);
 
 // A body the real Discord would refuse is a bug of the bot: say so where the developer looks.
 let reported = 0;

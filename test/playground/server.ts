@@ -1,12 +1,13 @@
 /**
  * The playground's HTTP server on 127.0.0.1: the static page, the two channels rendered from the
- * fakes' state, the files the fakes hold, and the user's gestures (gestures.ts).
+ * fakes' state, the files the fakes hold, the user's gestures (gestures.ts), and /healthz.
  */
 import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { commandMenu } from "./discord-line.js";
 import { type Body, createGestures, HttpError } from "./gestures.js";
+import type { Person } from "./mentions.js";
 import { discordChannel, discordModal } from "./render/discord.js";
 import { slackChannel, slackDirect, slackHome, slackModal } from "./render/slack.js";
 import { stepForms, stepRuns } from "./render/steps.js";
@@ -40,14 +41,11 @@ async function readJson(req: IncomingMessage): Promise<Body> {
 
 export async function startServer(world: PlaygroundWorld, port = 0): Promise<PlaygroundServer> {
   const { discord, slack } = world;
-  const discordNames: Record<string, string> = { [discord.botUser.id]: "media-bot" };
-  for (const user of Object.values(discord.users)) discordNames[user.id] = user.global_name ?? user.username;
-  const slackNames: Record<string, string> = { [slack.botUserId]: "media-bot" };
-  for (const user of Object.values(slack.users)) slackNames[user.id] = user.real_name || user.name;
-  const people = {
-    discord: Object.values(discord.users).map((u) => ({ id: u.id, name: discordNames[u.id]! })),
-    slack: Object.values(slack.users).map((u) => ({ id: u.id, name: slackNames[u.id]! })),
-  };
+  const { people } = world;
+  const names = (list: readonly Person[], bot: string) =>
+    Object.fromEntries([[bot, "media-bot"], ...list.map((p) => [p.id, p.name])]) as Record<string, string>;
+  const discordNames = names(people.discord, discord.botUser.id);
+  const slackNames = names(people.slack, slack.botUserId);
   const fileOrigins = [discord.restUrl, slack.apiUrl, world.emulator.url].map((u) => new URL(u).origin);
 
   const { actions, openDiscordModal: openModal } = createGestures(world);
@@ -120,7 +118,8 @@ export async function startServer(world: PlaygroundWorld, port = 0): Promise<Pla
     };
   }
 
-  async function file(res: ServerResponse, url: string) {
+  /** A file of the fakes; a part of it when the browser asks for one (a video's player does). */
+  async function file(req: IncomingMessage, res: ServerResponse, url: string) {
     const target = URL.canParse(url) ? new URL(url) : undefined;
     if (!target || !fileOrigins.includes(target.origin)) throw new HttpError(404, "not a file of the fakes");
     const bearer =
@@ -129,11 +128,26 @@ export async function startServer(world: PlaygroundWorld, port = 0): Promise<Pla
         : undefined;
     const answer = await fetch(target, { headers: bearer });
     const bytes = Buffer.from(await answer.arrayBuffer());
+    const headers = {
+      "content-type": answer.headers.get("content-type") ?? "application/octet-stream",
+      "accept-ranges": "bytes",
+    };
+    const range = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? "");
+    if (!answer.ok || !range || (range[1] === "" && range[2] === "")) {
+      res.writeHead(answer.status, headers).end(bytes);
+      return;
+    }
+    // "bytes=a-b", "bytes=a-" or the last n bytes, "bytes=-n".
+    const start = range[1] === "" ? Math.max(0, bytes.length - Number(range[2])) : Number(range[1]);
+    const end =
+      range[1] !== "" && range[2] !== "" ? Math.min(Number(range[2]), bytes.length - 1) : bytes.length - 1;
+    if (start > end) {
+      res.writeHead(416, { "content-range": `bytes */${bytes.length}` }).end();
+      return;
+    }
     res
-      .writeHead(answer.status, {
-        "content-type": answer.headers.get("content-type") ?? "application/octet-stream",
-      })
-      .end(bytes);
+      .writeHead(206, { ...headers, "content-range": `bytes ${start}-${end}/${bytes.length}` })
+      .end(bytes.subarray(start, end + 1));
   }
 
   async function route(req: IncomingMessage, res: ServerResponse) {
@@ -162,7 +176,8 @@ export async function startServer(world: PlaygroundWorld, port = 0): Promise<Pla
         places: world.discordPlaces,
       });
     else if (req.method === "GET" && url.pathname === "/file")
-      await file(res, url.searchParams.get("url") ?? "");
+      await file(req, res, url.searchParams.get("url") ?? "");
+    else if (req.method === "GET" && url.pathname === "/healthz") json(200, { status: "ok" });
     else if (req.method === "POST" && url.pathname.startsWith("/api/") && actions[url.pathname.slice(5)])
       json(200, (await actions[url.pathname.slice(5)]!(await readJson(req))) ?? {});
     else json(404, { error: "not found" });

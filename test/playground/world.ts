@@ -9,12 +9,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "pino";
 import { startDiscord } from "../../src/discord/index.js";
+import { healthRoutes, Readiness } from "../../src/http/health.js";
+import { startHttpServer } from "../../src/http/index.js";
 import { startSlack } from "../../src/slack/index.js";
 import type { Stores } from "../../src/store/index.js";
 import { openBotCore } from "../bot-core.js";
 import { type FakeDiscord, startFakeDiscord } from "../fakes/discord/index.js";
 import { type Emulator, startEmulator } from "../fakes/media-api/index.js";
 import { type FakeSlack, startFakeSlack } from "../fakes/slack/index.js";
+import type { Person } from "./mentions.js";
 
 /** A place of the Discord pane: a channel id, or DM for each person's DM with the bot. */
 export interface DiscordPlace {
@@ -24,6 +27,12 @@ export interface DiscordPlace {
 
 /** The Discord pane's place that stands for the acting person's DM with the bot. */
 export const DM_PLACE = "dm";
+
+/** The seeded members of each platform, by the names the clients show. */
+export interface People {
+  discord: Person[];
+  slack: Person[];
+}
 
 export interface PlaygroundWorld {
   emulator: Emulator;
@@ -37,6 +46,9 @@ export interface PlaygroundWorld {
   slack: FakeSlack;
   /** Where the fake Slack sends the Bolt app its signed requests. */
   slackEventsUrl: string;
+  /** The bot's own HTTP server (on 127.0.0.1): Slack's requests, /healthz and /readyz. */
+  botUrl: string;
+  people: People;
   /** The bot's stores, for tests that check what a gesture saved. */
   stores: Stores;
   close(): Promise<void>;
@@ -78,13 +90,21 @@ export async function startWorld(options: {
     store: stores.keyv("discord"),
     stores,
   });
+  // The bot's server on the loopback only, as every server of the playground: nothing leaves the machine.
+  const http = await startHttpServer({ port: 0, host: "127.0.0.1", logger });
+  const readiness = new Readiness();
+  readiness.watch("store", () => stores.availability.problem());
+  for (const route of healthRoutes(readiness)) http.mount(route);
   const slackBot = await startSlack({
+    http,
     config: { botToken: slack.botToken, signingSecret: slack.signingSecret, port: 0, apiUrl: slack.apiUrl },
     bot,
     logger,
     store: stores.keyv("slack"),
     claims: stores.claims,
   });
+  readiness.watch("discord", discordBot.problem);
+  readiness.watch("slack", slackBot.problem);
   await bot.start();
   if (!slackBot.eventsUrl) throw new Error("the Slack app did not open its HTTP endpoint");
   return {
@@ -97,10 +117,16 @@ export async function startWorld(options: {
     ],
     slack,
     slackEventsUrl: slackBot.eventsUrl,
+    botUrl: http.url,
+    people: {
+      discord: Object.values(discord.users).map((u) => ({ id: u.id, name: u.global_name ?? u.username })),
+      slack: Object.values(slack.users).map((u) => ({ id: u.id, name: u.real_name || u.name })),
+    },
     stores,
     async close() {
       await discordBot.stop();
       await slackBot.stop();
+      await http.close();
       await core.close();
       await Promise.all([emulator.close(), discord.close(), slack.close()]);
       rmSync(dir, { recursive: true, force: true });

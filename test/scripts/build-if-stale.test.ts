@@ -11,6 +11,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 
 /**
@@ -18,7 +19,7 @@ import { afterEach, describe, expect, it } from "vitest";
  * it compiles when dist/ is missing or older than a source, and not otherwise.
  */
 
-const repo = new URL("../..", import.meta.url).pathname;
+const repo = fileURLToPath(new URL("../..", import.meta.url));
 let dir: string | undefined;
 
 afterEach(() => {

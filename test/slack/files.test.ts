@@ -4,7 +4,7 @@ import { webApi } from "@slack/bolt";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { SlackFileError, userFile } from "../../src/slack/files.js";
 import { boltLogger } from "../../src/slack/log.js";
-import { uploadFile } from "../../src/slack/upload.js";
+import { type SlackCall, uploadFile } from "../../src/slack/upload.js";
 import { type FakeSlack, startFakeSlack } from "../fakes/slack/index.js";
 import { silent } from "./harness.js";
 
@@ -86,13 +86,16 @@ describe("files people attach", () => {
   });
 });
 
+/** Each Web API call of the upload made straight with the client, neither paced nor judged. */
+const direct = (): SlackCall => (_method, call) => call(client());
+
 describe("uploadFile", () => {
   it("uploads in three steps into a thread, streaming the bytes raw", async () => {
     const parent = await client().chat.postMessage({ channel: fake.channelId, text: "Your image" });
     const bytes = Buffer.alloc(300_000, 9);
 
     const id = await uploadFile(
-      client(),
+      direct(),
       {
         name: "fox.png",
         contentType: "image/png",
@@ -124,7 +127,7 @@ describe("uploadFile", () => {
     const chunk = Buffer.alloc(64 * 1024, 3);
 
     await uploadFile(
-      client(),
+      direct(),
       {
         name: "clip.mp4",
         contentType: "video/mp4",
@@ -141,7 +144,7 @@ describe("uploadFile", () => {
     const parent = await client().chat.postMessage({ channel: fake.channelId, text: "Your image" });
 
     const failed = uploadFile(
-      client(),
+      direct(),
       {
         name: "short.png",
         contentType: "image/png",

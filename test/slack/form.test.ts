@@ -1,5 +1,6 @@
 import type { ViewStateValue } from "@slack/bolt";
 import { describe, expect, it } from "vitest";
+import { actionByName } from "../../src/core/actions/catalogue.js";
 import { commandByName } from "../../src/core/commands/catalogue.js";
 import type { AnyCommand } from "../../src/core/commands/define.js";
 import { fieldErrors } from "../../src/slack/form-errors.js";
@@ -91,6 +92,24 @@ describe("formView", () => {
       optional: true,
       element: { type: "file_input", filetypes: ["mp3", "wav", "m4a", "aac", "ogg", "webm"], max_files: 1 },
     });
+  });
+
+  it("names its button for what submitting does: Start a job, Save a preset or a key", () => {
+    expect(view("image.generate").submit?.text).toBe("Start");
+    expect(view("preset.save").submit?.text).toBe("Save");
+    expect(view("preset.delete").submit?.text).toBe("Delete");
+    expect(view("setup").submit?.text).toBe("Save");
+    // Save as preset, under a result: the form asks only the preset's name.
+    const saveAsPreset = actionByName("save_preset")?.form;
+    const built = formView(
+      saveAsPreset!.of({} as never),
+      {},
+      { command: "preset.save", channelId: "C1" },
+      saveAsPreset!.title,
+    );
+    expect(built).toMatchObject({ title: { text: "Save as preset" }, submit: { text: "Save" } });
+    // Nothing says "Run": a command that neither starts a job nor names its verb is submitted.
+    expect(view("budget").submit?.text).toBe("Submit");
   });
 
   it("never shows an API key back", () => {

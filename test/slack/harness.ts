@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pino } from "pino";
+import { type Logger, pino } from "pino";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { createMediaClient, type MediaClient } from "../../src/core/api/client.js";
 import { type Bot, createBot } from "../../src/core/bot.js";
@@ -10,6 +10,7 @@ import { scaledPolicy } from "../../src/core/jobs/policy.js";
 import type { RateLimits } from "../../src/core/rates.js";
 import type { SharedKeyTenants } from "../../src/core/tenancy.js";
 import { type HttpServer, startHttpServer } from "../../src/http/index.js";
+import type { PacingPolicy } from "../../src/slack/calls.js";
 import {
   INSTALL_PATH,
   REDIRECT_PATH,
@@ -22,6 +23,7 @@ import { type Emulator, type EmulatorOptions, startEmulator } from "../fakes/med
 import { solidPng } from "../fakes/media-api/png.js";
 import {
   type FakeSlack,
+  type FakeSlackOptions,
   type InputValue,
   type Message,
   type SlackFile,
@@ -37,6 +39,23 @@ import {
  */
 
 export const silent = pino({ level: "silent" });
+
+/**
+ * Slack's minute in these worlds: the fake Slack holds every method to its tier per "minute" and
+ * the bot paces to the same one, so that each test runs against a Slack that says no, in a
+ * fraction of the time. Tests of the pacing itself use Slack's real minute.
+ */
+export const MINUTE_MS = 1_000;
+/** The fake Slack of these worlds: tiers on, and uploaded files processed for a moment. */
+export const FAKE_SLACK: FakeSlackOptions = { tiers: { minuteMs: MINUTE_MS }, fileProcessingMs: 30 };
+/** The bot's pacing, waits and retries at the worlds' pace. */
+export const PACING: Partial<PacingPolicy> = {
+  minuteMs: MINUTE_MS,
+  backoffBaseMs: 20,
+  backoffMaxMs: 100,
+  fileReadyMs: 2_000,
+  fileReadyPollMs: 10,
+};
 const SECRETS_KEY = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 /** SLACK_STATE_SECRET of the OAuth worlds. */
 export const STATE_SECRET = "state-secret-of-the-oauth-tests";
@@ -58,6 +77,10 @@ export interface WorldOptions {
    * with these windows; default: Slack's server of its own, with the default windows.
    */
   intake?: IntakeOptions;
+  /** The bot's pacing (default PACING). */
+  pacing?: Partial<PacingPolicy>;
+  /** Where the bot logs (default nowhere). */
+  logger?: Logger;
 }
 
 export class SlackWorld {
@@ -93,15 +116,16 @@ export class SlackWorld {
   }
 
   private static async bot(fake: FakeSlack, emu: Emulator, dir: string, options: WorldOptions) {
-    const stores = await openStores(`sqlite://${join(dir, "bot.sqlite")}`, SECRETS_KEY, silent);
+    const logger = options.logger ?? silent;
+    const stores = await openStores(`sqlite://${join(dir, "bot.sqlite")}`, SECRETS_KEY, logger);
     const http = options.intake
-      ? await startHttpServer({ port: 0, logger: silent, intake: new Intake(options.intake) })
+      ? await startHttpServer({ port: 0, logger, intake: new Intake(options.intake) })
       : undefined;
     const client = createMediaClient({
       baseUrl: emu.url,
       timeoutMs: 5_000,
       retries: { maxRetries: 2, minDelayMs: 5, maxDelayMs: 20 },
-      logger: silent,
+      logger,
     });
     const bot = createBot({
       config: {
@@ -116,7 +140,7 @@ export class SlackWorld {
       media: client,
       stores,
       engine: { policy: scaledPolicy(0.005), ...(http && { intake: http.intake }) },
-      logger: silent,
+      logger,
       // Homes follow their jobs within a fraction of a second, as the scaled jobs run.
       homes: { gapMs: 300, settleMs: 50 },
     });
@@ -133,11 +157,12 @@ export class SlackWorld {
       ...(http && { http }),
       config,
       bot,
-      logger: silent,
+      logger,
       store: stores.keyv("slack"),
       claims: stores.claims,
       installations: stores.installations,
       clientOptions: { retryConfig: { retries: 0 } },
+      pacing: options.pacing ?? PACING,
     });
     // The app's Redirect URL, as set on its OAuth & Permissions page (each start has a new port).
     if (slack.installUrl)
@@ -286,10 +311,14 @@ export class SlackWorld {
  * One fake Slack and one bot for all the tests of a file (starting them costs about a second),
  * handed to `use` once started and closed after the file.
  */
-export function slackWorldPerFile(use: (world: SlackWorld) => void, options: WorldOptions = {}): void {
+export function slackWorldPerFile(
+  use: (world: SlackWorld) => void,
+  options: WorldOptions = {},
+  fake: FakeSlackOptions = FAKE_SLACK,
+): void {
   let world: SlackWorld | undefined;
   beforeAll(async () => {
-    world = await SlackWorld.start(await startFakeSlack(), options);
+    world = await SlackWorld.start(await startFakeSlack(fake), options);
     use(world);
   });
   afterAll(async () => {
@@ -305,6 +334,7 @@ export function slackWorldPerFile(use: (world: SlackWorld) => void, options: Wor
 export function slackWorldPerTest(
   use: (world: SlackWorld) => void,
   options: WorldOptions = {},
+  fake: FakeSlackOptions = FAKE_SLACK,
 ): () => Promise<void> {
   let world: SlackWorld | undefined;
   afterEach(async () => {
@@ -313,7 +343,7 @@ export function slackWorldPerTest(
     world = undefined;
   });
   return async () => {
-    world = await SlackWorld.start(await startFakeSlack(), options);
+    world = await SlackWorld.start(await startFakeSlack(fake), options);
     use(world);
   };
 }

@@ -5,9 +5,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../fakes/media-api/index.js";
 import { type FakeSlack, startFakeSlack } from "../fakes/slack/index.js";
+import { linuxProc } from "../local-tools.js";
 
 const CHILD = fileURLToPath(new URL("./bot-process.ts", import.meta.url));
 /**
@@ -43,42 +44,42 @@ function ask(command: "measure" | "report") {
   return next();
 }
 
-beforeAll(async () => {
-  fake = await startFakeSlack();
-  emu = await startEmulator({ timeScale: 0.002, largeVideoBytes: VIDEO_BYTES });
-  dir = mkdtempSync(join(tmpdir(), "slack-memory-"));
-  child = spawn(
-    process.execPath,
-    [
-      HEAP_CEILING,
-      "--expose-gc",
-      "--import",
-      "tsx",
-      CHILD,
-      fake.apiUrl,
-      fake.botToken,
-      fake.signingSecret,
-      emu.url,
-      dir,
-    ],
-    { stdio: ["pipe", "pipe", "inherit"] },
-  );
-  reader = createInterface({ input: child.stdout! });
-  lines = reader[Symbol.asyncIterator]();
-});
-
-afterAll(async () => {
-  child.stdin!.end();
-  if (child.exitCode === null) await once(child, "exit");
-  reader.close();
-  await emu.close();
-  await fake.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
 const completed = (min: number) => fake.uploads.filter((u) => (u.received?.bytes ?? 0) >= min);
 
-describe("a 100 MB result in Slack", () => {
+linuxProc.describe("a 100 MB result in Slack", () => {
+  beforeAll(async () => {
+    fake = await startFakeSlack();
+    emu = await startEmulator({ timeScale: 0.002, largeVideoBytes: VIDEO_BYTES });
+    dir = mkdtempSync(join(tmpdir(), "slack-memory-"));
+    child = spawn(
+      process.execPath,
+      [
+        HEAP_CEILING,
+        "--expose-gc",
+        "--import",
+        "tsx",
+        CHILD,
+        fake.apiUrl,
+        fake.botToken,
+        fake.signingSecret,
+        emu.url,
+        dir,
+      ],
+      { stdio: ["pipe", "pipe", "inherit"] },
+    );
+    reader = createInterface({ input: child.stdout! });
+    lines = reader[Symbol.asyncIterator]();
+  });
+
+  afterAll(async () => {
+    child.stdin!.end();
+    if (child.exitCode === null) await once(child, "exit");
+    reader.close();
+    await emu.close();
+    await fake.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   it("streams from the service into Slack's upload with peak RSS growth under 64 MB", {
     timeout: 60_000,
   }, async () => {

@@ -187,7 +187,9 @@ describe("Slack OAuth installs", () => {
     const mediaId = (finalized?.json as { mediaId?: string } | undefined)?.mediaId ?? "";
     expect(world.emu.media(mediaId)?.sha256).toBe(createHash("sha256").update(png).digest("hex"));
     const token = fake.botTokenOf(globex.id);
-    const formCalls = fake.calls.filter((c) => c.method === "views.open" || c.method === "files.info");
+    const formCalls = fake.calls.filter(
+      (c) => c.method === "views.open" || (c.method === "files.info" && c.args.file === file.id),
+    );
     expect(formCalls.map((c) => [c.method, c.token, c.answered.ok])).toEqual([
       ["views.open", token, true],
       ["files.info", token, true],
@@ -229,7 +231,9 @@ describe("Slack OAuth installs", () => {
     const mediaId = (finalized?.json as { mediaId?: string } | undefined)?.mediaId ?? "";
     expect(world.emu.media(mediaId)?.sha256).toBe(createHash("sha256").update(png).digest("hex"));
     const token = fake.botTokenOf(globex.id);
-    const shortcutCalls = fake.calls.filter((c) => c.method === "views.open" || c.method === "files.info");
+    const shortcutCalls = fake.calls.filter(
+      (c) => c.method === "views.open" || (c.method === "files.info" && c.args.file === file.id),
+    );
     expect(shortcutCalls.map((c) => [c.method, c.token, c.answered.ok])).toEqual([
       ["views.open", token, true],
       ["files.info", token, true],

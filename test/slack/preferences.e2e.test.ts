@@ -72,8 +72,13 @@ describe("defaults and presets in Slack", () => {
     const view = await open(image, "save_preset", requester);
     expect((view.title as { text: string }).text).toBe("Save as preset");
     const before = world.ephemeralTexts(requester).length;
+    expect((view.submit as { text: string }).text).toBe("Save");
     await world.submit(view, { name: "Castle" });
-    expect(await world.until(() => world.ephemeralTexts(requester)[before])).toContain("Preset Castle saved");
+    const saved = await world.until(() => world.ephemeralTexts(requester)[before]);
+    expect(saved).toContain("Preset Castle saved");
+    // How to use it, as typed on Slack: not Discord's preset:Castle.
+    expect(saved).toContain("Use it with --preset Castle");
+    expect(saved).not.toContain("preset:");
 
     const used = await world.job("image generate a moat --preset castle");
     expect(world.creations("/api/image/generate").at(-1)?.json).toEqual({
@@ -105,7 +110,10 @@ describe("defaults and presets in Slack", () => {
       name: "a logo wall",
       aspectRatio: "1:1",
     });
-    expect(await world.answer("preset list", other.id)).toContain("House: aspect ratio 1:1");
+    const list = await world.answer("preset list", other.id);
+    expect(list).toContain("House: aspect ratio 1:1");
+    expect(list).toContain("The workspace's (1 of 25)");
+    expect(list).not.toMatch(/server/i);
   });
 
   it(`refuses the ${PRESET_LIMIT + 1}th preset, naming the limit, an unknown one, and a video without any avatar`, async () => {
@@ -123,9 +131,10 @@ describe("defaults and presets in Slack", () => {
       "You have 25 presets, the most allowed (25): delete one first.",
     );
     const calls = world.creations(/./).length;
-    expect(await world.answer("image generate a fox --preset Nope", user)).toContain(
-      'There is no preset "Nope"',
-    );
+    const unknown = await world.answer("image generate a fox --preset Nope", user);
+    expect(unknown).toContain('There is no preset "Nope". Your presets: P0, ');
+    expect(unknown).toMatch(/\. The workspace's: [^.]+\. See the preset list command\./);
+    expect(unknown).not.toMatch(/server/i);
     expect(world.creations(/./).length).toBe(calls);
   });
 });

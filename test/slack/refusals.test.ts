@@ -22,10 +22,21 @@ function platformError(code: string): Error {
   });
 }
 
+/** Calls of each method the adapter made. */
+let made: Record<string, number> = {};
+
 function adapterFailingWith(error: Error): SlackAdapter {
-  const fail = () => Promise.reject(error);
-  const client = { chat: { update: fail, postMessage: fail } } as unknown as WebClient;
-  return new SlackAdapter(singleWorkspace(client), new Ledger(new Keyv()));
+  made = {};
+  const fail = (method: string) => () => {
+    made[method] = (made[method] ?? 0) + 1;
+    return Promise.reject(error);
+  };
+  const client = {
+    chat: { update: fail("chat.update"), postMessage: fail("chat.postMessage") },
+  } as unknown as WebClient;
+  return new SlackAdapter(singleWorkspace(client), new Ledger(new Keyv()), {
+    pacing: { backoffBaseMs: 1, backoffMaxMs: 1 },
+  });
 }
 
 const where = { platform: "slack" as const, channelId: "C0MEDIA001" };
@@ -53,18 +64,28 @@ describe("Slack's refusals", () => {
     ["is_archived", /archived.*Unarchive/],
     ["account_inactive", /removed from this workspace.*install it again/],
     ["token_revoked", /removed from this workspace.*install it again/],
-  ])("turns %s into UndeliverableError that says who can fix it", async (code, says) => {
+  ])("turns %s into UndeliverableError that says who can fix it, asking once", async (code, says) => {
     for (const refused of await refusals(platformError(code))) {
       expect(refused).toBeInstanceOf(UndeliverableError);
       expect((refused as UndeliverableError).userMessage).toMatch(says);
     }
+    expect(made).toEqual({ "chat.update": 1, "chat.postMessage": 1 });
   });
 
   it.each([
-    ["ratelimited", platformError("ratelimited")],
-    ["internal_error", platformError("internal_error")],
-    ["a network failure", Object.assign(new Error("socket hang up"), { code: "slack_webapi_request_error" })],
-  ])("leaves %s as it is, for the engine to retry", async (_what, error) => {
-    for (const left of await refusals(error)) expect(left).toBe(error);
-  });
+    ["ratelimited", platformError("ratelimited"), 4],
+    ["internal_error", platformError("internal_error"), 1],
+    [
+      "a network failure",
+      Object.assign(new Error("socket hang up"), { code: "slack_webapi_request_error" }),
+      1,
+    ],
+  ])(
+    "retries %s a few times where repeating cannot post twice, then leaves it to the engine",
+    async (_what, error, posts) => {
+      for (const left of await refusals(error)) expect(left).toBe(error);
+      // An edit repeats harmlessly; a post that may have landed is not repeated blindly.
+      expect(made).toEqual({ "chat.update": 4, "chat.postMessage": posts });
+    },
+  );
 });

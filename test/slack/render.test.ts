@@ -121,7 +121,7 @@ describe("renderMessage", () => {
           { kind: "image", name: "Result", file, url: "https://s3.test/result.png" },
         ],
       }),
-      { filesInThread: "uploaded" },
+      { filesInThread: "uploaded", fileIds: { "fox.png": "F0RESULT" } },
     );
 
     expect(blocks).toContainEqual(
@@ -131,10 +131,22 @@ describe("renderMessage", () => {
         alt_text: "first",
       }),
     );
+    expect(blocks).toContainEqual(expect.objectContaining({ type: "image", slack_file: { id: "F0RESULT" } }));
     expect(texts(blocks)).toContain("<https://s3.test/preview?id=2|Preview>");
     expect(texts(blocks)).toContain("<https://s3.test/clip.mp4|Clip>");
     expect(texts(blocks)).toContain("📎 fox.png: in the thread of this message");
     expect(texts(blocks)).not.toContain("result.png");
+  });
+
+  it("links an uploaded image Slack has not processed yet (no id to show it by), which stays in the thread", () => {
+    const result = card("Image", "success", {
+      media: [{ kind: "image", name: "Result", file, url: "https://s3.test/result.png" }],
+    });
+    const { blocks } = render(result, { filesInThread: "uploaded", fileIds: {} });
+
+    expect(blocks.some((b) => b.type === "image")).toBe(false);
+    expect(texts(blocks)).toContain("📎 fox.png: in the thread of this message");
+    expect(texts(blocks)).toContain("<https://s3.test/result.png|Result>");
   });
 
   it("says a file is still on its way into the thread while it uploads", () => {

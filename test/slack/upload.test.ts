@@ -38,7 +38,7 @@ describe("a Slack upload of unknown size", () => {
     );
 
     const failed = uploadFile(
-      client,
+      (_method, call) => call(client),
       { name: "endless.mp4", contentType: "video/mp4", open: async () => endless },
       { channelId: fake.channelId, threadTs: "1.2" },
       1024 * 1024,

@@ -9,7 +9,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { OUTAGE_REMINDER_MS, StoreAvailability } from "../../src/store/availability.js";
 import { isStoreOutage, StoreError } from "../../src/store/errors.js";
 import { openKeyvBackend } from "../../src/store/keyv.js";
-import { hasRedis, startRestartableRedis } from "./redis-server.js";
+import { LocalTool } from "../local-tools.js";
+import { redisServer, startRestartableRedis } from "./redis-server.js";
 
 /** A logger that keeps the lines it wrote. */
 function recorder() {
@@ -93,14 +94,18 @@ describe("the store's availability", () => {
  * A full disk is a small tmpfs filled up. Mounting one takes root and a container allowed to mount
  * (CI here has both); elsewhere that test is skipped.
  */
-const canMount = ((): boolean => {
-  if (process.getuid?.() !== 0) return false;
-  const dir = mkdtempSync(join(tmpdir(), "mount-check-"));
-  const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir]).status === 0;
-  if (mounted) spawnSync("umount", [dir]);
-  rmSync(dir, { recursive: true, force: true });
-  return mounted;
-})();
+const tmpfsMount = new LocalTool({
+  name: "a tmpfs mount",
+  hint: "the full-disk test mounts a small tmpfs: run as root where mount(8) may (CI does)",
+  probe: () => {
+    if (process.getuid?.() !== 0) return false;
+    const dir = mkdtempSync(join(tmpdir(), "mount-check-"));
+    const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir]).status === 0;
+    if (mounted) spawnSync("umount", [dir]);
+    rmSync(dir, { recursive: true, force: true });
+    return mounted;
+  },
+});
 
 describe("a sqlite store that goes away", () => {
   const dirs: string[] = [];
@@ -113,7 +118,7 @@ describe("a sqlite store that goes away", () => {
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
-  it.runIf(canMount)(
+  tmpfsMount.it(
     "disk full: unavailable (reads too, at once) until there is room again, nothing lost",
     async () => {
       const disk = mkdtempSync(join(tmpdir(), "store-full-"));
@@ -174,7 +179,7 @@ describe("a sqlite store that goes away", () => {
   }, 20_000);
 });
 
-describe.runIf(hasRedis)("a redis store that stops answering", () => {
+redisServer.describe("a redis store that stops answering", () => {
   it("partitioned (the server frozen, its connection open): unavailable once the connection is silent 10 s, back once it answers", async () => {
     const redis = await startRestartableRedis();
     const { lines, logger } = recorder();

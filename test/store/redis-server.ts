@@ -1,15 +1,20 @@
 import { spawnSync } from "node:child_process";
 import { createClient, type RedisClientType } from "@keyv/redis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll } from "vitest";
+import { LocalTool } from "../local-tools.js";
 import { freePort, spawnRedis } from "./redis-process.js";
 
 export { type RestartableRedis, startRestartableRedis } from "./redis-process.js";
 
-/** A throwaway redis-server on 127.0.0.1 for the store tests (Debian package `redis-server`). */
-
-const hasRedis = spawnSync("redis-server", ["--version"]).status === 0;
-/** CI sets REQUIRE_REDIS=1 so that a missing redis-server fails the run instead of skipping tests. */
-const requireRedis = process.env.REQUIRE_REDIS === "1";
+/**
+ * A throwaway redis-server on 127.0.0.1 for the store tests, from the PATH; CI sets REQUIRE_REDIS=1 so that its absence fails the run instead of skipping tests.
+ */
+export const redisServer = new LocalTool({
+  name: "redis-server",
+  hint: "apt-get install redis-server (Debian/Ubuntu), brew install redis (macOS)",
+  requiredBy: "REQUIRE_REDIS",
+  probe: () => spawnSync("redis-server", ["--version"]).status === 0,
+});
 
 export interface RedisServer {
   url: string;
@@ -18,14 +23,12 @@ export interface RedisServer {
   stop(): Promise<void>;
 }
 
-export { hasRedis };
-
 /**
  * Tests against a redis-server of their own, started once for the block. They run when
  * redis-server is on PATH; without it they are skipped, or fail when REQUIRE_REDIS=1.
  */
 export function describeRedis(title: string, body: (server: () => RedisServer) => void): void {
-  describe.runIf(hasRedis)(title, () => {
+  redisServer.describe(title, () => {
     let server: RedisServer | undefined;
     beforeAll(async () => {
       server = await startRedis();
@@ -33,13 +36,6 @@ export function describeRedis(title: string, body: (server: () => RedisServer) =
     afterAll(() => server?.stop());
     body(() => server!);
   });
-  if (requireRedis && !hasRedis) {
-    describe(title, () => {
-      it("has a redis-server to run against (REQUIRE_REDIS=1)", () => {
-        expect.fail("redis-server is not on PATH: install the Debian package redis-server");
-      });
-    });
-  }
 }
 
 async function startRedis(): Promise<RedisServer> {

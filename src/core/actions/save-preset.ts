@@ -19,6 +19,7 @@ const nameForm: FormDef = {
   help: "Save this result's settings (not its prompt) as a preset, to use with the preset option",
   options: z.object({ name: text(PRESET_NAME_MAX, "Name of the preset (1-32 characters)") }),
   main: "name",
+  submit: "Save",
 };
 
 const settingsOfJob = (job: Pick<JobRecord, "inputs">) => settingsIn(settingsOf(job.inputs));
@@ -37,6 +38,8 @@ export const savePreset = defineAction({
       presets: addPreset(current.presets, { name, values, from: job.command }, "yours"),
     }));
     const preset = saved.presets.at(-1)!;
-    await adapter.post(event.conversation, presetSavedCard(preset, "yours"), { ephemeral: true });
+    await adapter.post(event.conversation, presetSavedCard(preset, "yours", event.actor.platform), {
+      ephemeral: true,
+    });
   },
 });

@@ -5,6 +5,7 @@ import { AccessError, ActionError } from "../commands/errors.js";
 import { SETTING_SCHEMAS } from "../commands/setting-options.js";
 import { isSetting } from "../preferences/layers.js";
 import { CLEAR, PANEL_SECTIONS, sectionOf, valueText } from "../render/settings.js";
+import { PLACE } from "../render/words.js";
 import { tenantOf } from "../tenancy.js";
 import { defineAction, OLD_CONTROL, type SettingsActionContext } from "./define.js";
 
@@ -65,12 +66,13 @@ export const serverDefault = defineAction({
   on: "settings",
   value: z.string({ error: OLD_CONTROL }),
   async run(ctx) {
+    const place = PLACE[ctx.person.platform];
     if (!ctx.admin) {
-      throw new AccessError("access.admin_only", "Only admins can change the server's defaults.");
+      throw new AccessError("access.admin_only", `Only admins can change the ${place}'s defaults.`);
     }
     const { next, said } = change(ctx, ctx.settings.defaults);
     await ctx.tenants.update(tenantOf(ctx.person), { defaults: next });
-    return { section: "server", notice: `The server's default ${said}` };
+    return { section: "server", notice: `The ${place}'s default ${said}` };
   },
 });
 
@@ -78,6 +80,7 @@ const negativePromptForm = {
   name: "settings",
   help: "What images and thumbnails should not show when you give no negative prompt. Leave it empty to clear it.",
   options: z.object({ negative_prompt: SETTING_SCHEMAS.negative_prompt.optional() }),
+  submit: "Save",
 };
 
 export const negativePrompt = defineAction({

@@ -163,6 +163,11 @@ export interface CommandDef<S extends z.ZodObject = z.ZodObject> {
   formWhenBare?: true;
   /** The kind of job it starts: such commands count against the per-user job limit. */
   starts?: JobKind;
+  /**
+   * What its form's button says where the platform names it (Slack): what submitting does, such
+   * as "Save". Default: "Start" for a command that starts a job, else "Submit".
+   */
+  submit?: string;
   /** False for commands that work without the service's API key (help, jobs, setup). */
   usesService?: boolean;
   run(ctx: CommandContext<z.output<S>>): Promise<Outcome>;
@@ -186,5 +191,5 @@ export function defineCommand<S extends z.ZodObject>(def: CommandDef<S>): Comman
 /** What a form needs of a command: its options and how they are asked. Follow-up forms have one too. */
 export type FormDef = Pick<
   AnyCommand,
-  "name" | "help" | "options" | "main" | "files" | "picks" | "secret" | "starts" | "formWhenBare"
+  "name" | "help" | "options" | "main" | "files" | "picks" | "secret" | "starts" | "formWhenBare" | "submit"
 >;

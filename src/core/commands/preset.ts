@@ -10,6 +10,7 @@ import {
   requirePreset,
 } from "../preferences/presets.js";
 import { presetSavedCard, presetsCard } from "../render/presets.js";
+import { PLACE } from "../render/words.js";
 import { isAdmin, personOf, tenantOf } from "../tenancy.js";
 import { type CommandContext, defineCommand } from "./define.js";
 import { AccessError } from "./errors.js";
@@ -38,10 +39,11 @@ async function changePresets(
 ): Promise<void> {
   const { actor, services, settings } = ctx;
   if (where === "server") {
+    const place = PLACE[actor.platform];
     if (!isAdmin(actor, settings)) {
-      throw new AccessError("access.admin_only", "Only admins can change the server's presets.");
+      throw new AccessError("access.admin_only", `Only admins can change the ${place}'s presets.`);
     }
-    await services.tenants.update(tenantOf(actor), { presets: (current) => change(current, "the server's") });
+    await services.tenants.update(tenantOf(actor), { presets: (current) => change(current, place) });
     return;
   }
   await services.preferences.update(personOf(actor), (current) => ({
@@ -55,6 +57,7 @@ export const presetSave = defineCommand({
   help: "Save settings under a name, to use with the preset option of any command",
   options: z.object({ name: presetName("Name of the preset (1-32 characters)"), ...SETTING_OPTIONS }),
   main: "name",
+  submit: "Save",
   picks: SETTING_PICKS,
   ephemeral: true,
   async run(ctx) {
@@ -68,7 +71,7 @@ export const presetSave = defineCommand({
       saved = next.at(-1);
       return next;
     });
-    return { reply: presetSavedCard(saved!, "yours") };
+    return { reply: presetSavedCard(saved!, "yours", ctx.actor.platform) };
   },
 });
 
@@ -80,7 +83,7 @@ export const presetList = defineCommand({
   usesService: false,
   async run({ actor, services, settings }) {
     const mine = (await services.preferences.get(personOf(actor))).presets;
-    return { reply: presetsCard(mine, settings.presets, PRESET_LIMIT) };
+    return { reply: presetsCard(mine, settings.presets, PRESET_LIMIT, actor.platform) };
   },
 });
 
@@ -93,6 +96,7 @@ export const presetRename = defineCommand({
     scope,
   }),
   main: "name",
+  submit: "Rename",
   ephemeral: true,
   usesService: false,
   async run(ctx) {
@@ -107,12 +111,14 @@ export const presetDelete = defineCommand({
   help: "Delete one of your presets (admins: of the server's)",
   options: z.object({ name: presetName("The preset to delete"), scope }),
   main: "name",
+  submit: "Delete",
   ephemeral: true,
   usesService: false,
   async run(ctx) {
     const { name, scope: where } = ctx.options;
     await changePresets(ctx, where, (presets, owner) => deletePreset(presets, name, owner));
-    return { reply: { text: `Preset ${name} deleted${where === "server" ? " from the server's" : ""}.` } };
+    const from = where === "server" ? ` from the ${PLACE[ctx.actor.platform]}'s` : "";
+    return { reply: { text: `Preset ${name} deleted${from}.` } };
   },
 });
 
@@ -121,6 +127,7 @@ export const presetPublish = defineCommand({
   help: "Copy one of your presets to the server's, which everyone can use (admins)",
   options: z.object({ name: presetName("The preset of yours to publish") }),
   main: "name",
+  submit: "Publish",
   adminOnly: true,
   ephemeral: true,
   usesService: false,
@@ -133,6 +140,6 @@ export const presetPublish = defineCommand({
       published = next.at(-1);
       return next;
     });
-    return { reply: presetSavedCard(published!, "the server's") };
+    return { reply: presetSavedCard(published!, "shared", ctx.actor.platform) };
   },
 });

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { OptionValue } from "../../store/preferences.js";
 import { SETTINGS, type Setting } from "../preferences/layers.js";
 import { sectionOf, valueText } from "../render/settings.js";
+import { PLACE } from "../render/words.js";
 import { isAdmin, personOf, tenantOf } from "../tenancy.js";
 import { changedDefaults, optionLabel } from "./default-options.js";
 import { defineCommand } from "./define.js";
@@ -48,7 +49,7 @@ export const settings = defineCommand({
       if (!isAdmin(actor, tenant)) {
         throw new AccessError(
           "access.admin_only",
-          "Only admins can set the server's defaults. Leave scope out to set your own.",
+          `Only admins can set the ${PLACE[actor.platform]}'s defaults. Leave scope out to set your own.`,
         );
       }
       await services.tenants.update(tenantOf(actor), {
@@ -66,7 +67,7 @@ export const settings = defineCommand({
         option === "all" ? "every default cleared" : `${optionLabel(option)} cleared`,
       ),
     ];
-    const whose = server ? "The server's defaults" : "Your defaults";
+    const whose = server ? `The ${PLACE[actor.platform]}'s defaults` : "Your defaults";
     const first = Object.keys(set)[0];
     const section = server ? "server" : first === undefined ? "defaults" : sectionOf(first);
     const notice = `${whose} saved: ${said.join(", ")}.`;

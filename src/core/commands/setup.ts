@@ -142,6 +142,7 @@ export const setup = defineCommand({
       .optional(),
   }),
   secret: ["api_key"],
+  submit: "Save",
   adminOnly: true,
   personal: true,
   ephemeral: true,

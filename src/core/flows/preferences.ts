@@ -6,6 +6,7 @@ import type { Actor } from "../ports.js";
 import { isSetting, type Layer, layersOf } from "../preferences/layers.js";
 import { findPreset } from "../preferences/presets.js";
 import type { Filled } from "../render/recipe.js";
+import { PLACE } from "../render/words.js";
 import { personOf } from "../tenancy.js";
 import type { Core } from "./core.js";
 
@@ -30,7 +31,8 @@ export async function layersFor(
 ): Promise<Layer[]> {
   const mine = await core.preferences.get(personOf(actor));
   const name = presetName(raw);
-  const preset = name === undefined ? undefined : findPreset(name, mine.presets, settings.presets);
+  const preset =
+    name === undefined ? undefined : findPreset(name, mine.presets, settings.presets, PLACE[actor.platform]);
   return layersOf(preset, mine.defaults, settings.defaults);
 }
 

@@ -94,6 +94,7 @@ function defaultViews(
 function entryOf(job: JobRecord, services: BotServices, now: number): ActivityEntry {
   const url = services.messageUrl(job);
   return {
+    id: job.id,
     title: viewOf(job).title,
     state: job.state,
     progress: job.progress,
@@ -129,7 +130,7 @@ async function activityOf(
   return {
     running: jobs.filter((j) => RUNNING.has(j.state)).map((j) => entryOf(j, services, now)),
     results: finished.map((j) => entryOf(j, services, now)),
-    ...(newest && { latest: { title: viewOf(newest).title, controls: controlsFor(newest) } }),
+    ...(newest && { latest: { id: newest.id, title: viewOf(newest).title, controls: controlsFor(newest) } }),
     ...(spending && { spending }),
   };
 }
@@ -165,6 +166,7 @@ export async function panelView(
   const notice =
     typeof show.notice === "string" ? { tone: "success" as const, text: show.notice } : show.notice;
   return {
+    platform: actor.platform,
     section: section === "server" && !admin ? "defaults" : section,
     admin,
     defaults: defaultViews(preferences.defaults, settings.defaults, lists),

@@ -1,6 +1,7 @@
 import type { OptionValues, Preset } from "../../store/preferences.js";
 import { InputError } from "../refusals.js";
 import { clip } from "../render/text.js";
+import type { Place } from "../render/words.js";
 
 /**
  * Presets' rules, the same for a person's and a server's: at most 25 each, names of 1-32
@@ -11,8 +12,10 @@ import { clip } from "../render/text.js";
 export const PRESET_LIMIT = 25;
 export const PRESET_NAME_MAX = 32;
 
-/** Whose presets a list is: named in messages. */
-export type PresetOwner = "yours" | "the server's";
+/** Whose presets a list is: the person's, or their server's or workspace's (named in messages). */
+export type PresetOwner = "yours" | Place;
+
+const among = (owner: PresetOwner) => (owner === "yours" ? "yours" : `the ${owner}'s`);
 
 const same = (a: string, b: string) => a.localeCompare(b, undefined, { sensitivity: "accent" }) === 0;
 
@@ -51,13 +54,13 @@ export function addPreset(
   if (taken) {
     throw new InputError(
       "input.preset_taken",
-      `There is already a preset "${taken.name}" among ${owner}: pick another name, or delete or rename that one first.`,
+      `There is already a preset "${taken.name}" among ${among(owner)}: pick another name, or delete or rename that one first.`,
     );
   }
   if (presets.length >= PRESET_LIMIT) {
     throw new InputError(
       "input.preset_limit",
-      `${owner === "yours" ? "You have" : "The server has"} ${presets.length} presets, the most allowed (${PRESET_LIMIT}): delete one first.`,
+      `${owner === "yours" ? "You have" : `The ${owner} has`} ${presets.length} presets, the most allowed (${PRESET_LIMIT}): delete one first.`,
     );
   }
   return [...presets, { name, values: preset.values, from: preset.from, createdAt: now }];
@@ -73,7 +76,10 @@ export function renamePreset(
   const name = checkedName(to);
   const taken = presetNamed(presets, name);
   if (taken && taken !== preset) {
-    throw new InputError("input.preset_taken", `There is already a preset "${taken.name}" among ${owner}.`);
+    throw new InputError(
+      "input.preset_taken",
+      `There is already a preset "${taken.name}" among ${among(owner)}.`,
+    );
   }
   return presets.map((p) => (p === preset ? { ...p, name } : p));
 }
@@ -88,19 +94,27 @@ export function requirePreset(presets: readonly Preset[], name: string, owner: P
   if (!preset) {
     throw new InputError(
       "input.unknown_preset",
-      `There is no preset "${clip(name.trim(), 40)}" among ${owner} (${names(presets)}).`,
+      `There is no preset "${clip(name.trim(), 40)}" among ${among(owner)} (${names(presets)}).`,
     );
   }
   return preset;
 }
 
-/** The preset a command names: the person's, else the server's; unknown names are refused with both lists. */
-export function findPreset(name: string, mine: readonly Preset[], server: readonly Preset[]): Preset {
-  const preset = presetNamed(mine, name) ?? presetNamed(server, name);
+/**
+ * The preset a command names: the person's, else their `place`'s (server or workspace); unknown
+ * names are refused with both lists.
+ */
+export function findPreset(
+  name: string,
+  mine: readonly Preset[],
+  shared: readonly Preset[],
+  place: Place,
+): Preset {
+  const preset = presetNamed(mine, name) ?? presetNamed(shared, name);
   if (!preset) {
     throw new InputError(
       "input.unknown_preset",
-      `There is no preset "${clip(name.trim(), 40)}". Your presets: ${names(mine)}. The server's: ${names(server)}. See the preset list command.`,
+      `There is no preset "${clip(name.trim(), 40)}". Your presets: ${names(mine)}. The ${place}'s: ${names(shared)}. See the preset list command.`,
     );
   }
   return preset;

@@ -2,7 +2,7 @@ import type { JobRecord } from "../../store/jobs.js";
 import type { JobState, NormalizedStatus } from "../api/job-status.js";
 import { type Card, type CardAction, type CardMedia, card } from "../cards.js";
 import { controlButton } from "./controls.js";
-import { duration, megabytes, plural } from "./text.js";
+import { duration, inSentence, megabytes, plural } from "./text.js";
 
 /**
  * The cards of one job's message, from "queued" to its result. Every card of a job carries the
@@ -223,5 +223,6 @@ export function divertedCard(shown: Card, reason: string): Card {
 
 /** The short post that tells the requester a job ended (the job's own message is an edit, which pings nobody). */
 export function readyNotice(view: JobView, failed: boolean): { text: string } {
-  return { text: failed ? `${view.title}: the job failed (details above).` : `${view.title} is ready.` };
+  const title = inSentence(view.title);
+  return { text: failed ? `${title}: the job failed (details above).` : `${title} is ready.` };
 }

@@ -1,5 +1,7 @@
 import { type Card, card } from "../cards.js";
+import type { Platform } from "../ports.js";
 import { clip } from "./text.js";
+import { PLACE, typedOption } from "./words.js";
 
 /** Presets as people see them: their settings in the words of the options they type. */
 
@@ -22,7 +24,13 @@ function section(title: string, presets: readonly PresetView[], limit: number, n
   ];
 }
 
-export function presetsCard(mine: readonly PresetView[], server: readonly PresetView[], limit: number): Card {
+/** The person's presets and their server's or workspace's, as `platform` names it. */
+export function presetsCard(
+  mine: readonly PresetView[],
+  shared: readonly PresetView[],
+  limit: number,
+  platform: Platform,
+): Card {
   return card("Presets", "info", {
     lines: [
       ...section(
@@ -32,8 +40,8 @@ export function presetsCard(mine: readonly PresetView[], server: readonly Preset
         "None yet: save one with preset save, or Save as preset under a result.",
       ),
       ...section(
-        "The server's",
-        server,
+        `The ${PLACE[platform]}'s`,
+        shared,
         limit,
         "None: an admin can publish one of theirs with preset publish.",
       ),
@@ -42,12 +50,13 @@ export function presetsCard(mine: readonly PresetView[], server: readonly Preset
   });
 }
 
-export function presetSavedCard(preset: PresetView, where: "yours" | "the server's"): Card {
+/** A preset saved as the person's own, or published to everyone in their server or workspace. */
+export function presetSavedCard(preset: PresetView, where: "yours" | "shared", platform: Platform): Card {
   return card(`Preset ${preset.name} saved`, "success", {
     lines: [
       `${describeValues(preset.values)}.`,
       where === "yours"
-        ? `Use it with preset:${preset.name} (Slack: --preset ${preset.name}) on any command that makes something.`
+        ? `Use it with ${typedOption(platform, "preset", preset.name)} on any command that makes something.`
         : "Everyone here can use it now with the preset option.",
     ],
   });

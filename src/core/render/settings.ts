@@ -9,11 +9,13 @@ import {
   progressBar,
   type Tone,
 } from "../cards.js";
+import type { Platform } from "../ports.js";
 import type { BudgetView } from "../spend/model.js";
 import { budgetLine } from "./budgets.js";
 import { controlButton, controlSelect } from "./controls.js";
 import { STATE_WORDS } from "./job.js";
-import { clip, plural } from "./text.js";
+import { clip, inSentence, plural } from "./text.js";
+import { PLACE, type Place, typed } from "./words.js";
 
 /**
  * The settings panel: a person's defaults (each with whose it is), presets, running jobs, last
@@ -25,13 +27,17 @@ import { clip, plural } from "./text.js";
 export const PANEL_SECTIONS = ["defaults", "video", "presets", "activity", "server"] as const;
 export type PanelSection = (typeof PANEL_SECTIONS)[number];
 
-const TABS: Record<PanelSection, string> = {
+const TABS: Record<Exclude<PanelSection, "server">, string> = {
   defaults: "Shape & style",
   video: "Avatar & delivery",
   presets: "Presets",
   activity: "Jobs & spending",
-  server: "Server defaults",
 };
+
+const tabOf = (section: PanelSection, view: PanelView) =>
+  section === "server" ? `${capitalized(PLACE[view.platform])} defaults` : TABS[section];
+
+const capitalized = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
 
 /** The defaults each section's selects set; the others of a section are shown as fields. */
 export const SECTION_OPTIONS = {
@@ -72,6 +78,8 @@ export interface PresetView {
 }
 
 export interface ActivityEntry {
+  /** The job's id. */
+  id: string;
   title: string;
   state: JobState;
   progress: number | null;
@@ -81,6 +89,8 @@ export interface ActivityEntry {
 }
 
 export interface PanelView {
+  /** Whose words the panel speaks: a server's or a workspace's defaults, options as typed there. */
+  platform: Platform;
   section: PanelSection;
   admin: boolean;
   defaults: DefaultView[];
@@ -89,8 +99,8 @@ export interface PanelView {
   serverPresets: PresetView[];
   running: ActivityEntry[];
   results: ActivityEntry[];
-  /** The newest result's follow-ups (Edit, Remix...), under the panel's list of jobs. */
-  latest?: { title: string; controls: CardAction[] };
+  /** The newest result's follow-ups (Edit, Remix...), under the panel's list of jobs; `id` is among `results`. */
+  latest?: { id: string; title: string; controls: CardAction[] };
   /** This period's spending of the viewer, when it is recorded and the account could be read. */
   spending?: { credits: number; jobs: number; budgets: BudgetView[] };
   privateResults: "allowed" | "forbidden";
@@ -108,15 +118,16 @@ export function valueText(value: OptionValue): string {
 const shownOf = (d: DefaultView) => d.shown ?? (d.value === undefined ? "" : valueText(d.value));
 
 /** Whose value holds, in words: "16:9, yours", "1:1, the server's", "not set". */
-function standing(d: DefaultView): string {
+function standing(d: DefaultView, place: Place): string {
   if (d.value === undefined || d.from === "service") return "not set (the service decides)";
-  return `${shownOf(d)}, ${d.from === "yours" ? "yours" : "the server's"}`;
+  return `${shownOf(d)}, ${d.from === "yours" ? "yours" : `the ${place}'s`}`;
 }
 
 function defaultSelect(
   action: "my_default" | "server_default",
   d: DefaultView,
   choices: { label: string; value: string }[],
+  place: Place,
 ): CardSelect {
   const own = d.value !== undefined && d.from === (action === "my_default" ? "yours" : "server");
   const selected = own ? String(d.value) : undefined;
@@ -126,10 +137,10 @@ function defaultSelect(
     SELECT_OPTIONS - 1,
   );
   const clear =
-    action === "my_default" ? "Clear (the server's or the service's)" : "Clear (the service decides)";
+    action === "my_default" ? `Clear (the ${place}'s or the service's)` : "Clear (the service decides)";
   return controlSelect(action, d.option, {
     label: d.label,
-    placeholder: own ? d.label : `${d.label}: ${standing(d)}`,
+    placeholder: own ? d.label : `${d.label}: ${standing(d, place)}`,
     options: [...options, { label: clear, value: CLEAR }],
     ...(selected !== undefined && { selected }),
     ...(d.searchable && { search: { command: "settings", option: d.option } }),
@@ -140,18 +151,23 @@ function selectsFor(
   action: "my_default" | "server_default",
   defaults: readonly DefaultView[],
   options: readonly string[],
+  place: Place,
 ): CardSelect[] {
   return options.flatMap((option) => {
     const d = defaults.find((v) => v.option === option);
-    return d?.choices ? [defaultSelect(action, d, d.choices)] : [];
+    return d?.choices ? [defaultSelect(action, d, d.choices, place)] : [];
   });
 }
 
 /** The defaults a section shows as text: those without a select there. */
-function defaultFields(defaults: readonly DefaultView[], except: readonly string[]): Card["fields"] {
+function defaultFields(
+  defaults: readonly DefaultView[],
+  except: readonly string[],
+  place: Place,
+): Card["fields"] {
   return defaults
     .filter((d) => !except.includes(d.option) || !d.choices)
-    .map((d) => ({ name: d.label, value: standing(d), inline: true }));
+    .map((d) => ({ name: d.label, value: standing(d, place), inline: true }));
 }
 
 function presetLine(preset: PresetView): string {
@@ -161,24 +177,26 @@ function presetLine(preset: PresetView): string {
   return clip(`${preset.name}: ${values || "no values"}`, 300);
 }
 
-const PRECEDENCE =
-  "Commands use these when you leave an option out: an option you type wins, then a preset you name, then your default, then the server's.";
+const precedence = (place: Place) =>
+  `Commands use these when you leave an option out: an option you type wins, then a preset you name, then your default, then the ${place}'s.`;
 
 function defaultsCard(view: PanelView): Card {
   const options = SECTION_OPTIONS.defaults;
+  const place = PLACE[view.platform];
   const negative = view.defaults.filter((d) => d.option === "negative_prompt");
   return card("Your defaults: shape and style", "info", {
-    lines: [PRECEDENCE],
-    selects: selectsFor("my_default", view.defaults, options),
-    fields: defaultFields(negative, options),
+    lines: [precedence(place)],
+    selects: selectsFor("my_default", view.defaults, options, place),
+    fields: defaultFields(negative, options, place),
     actions: [controlButton("negative_prompt", "mine", "Negative prompt…")],
   });
 }
 
 function videoCard(view: PanelView): Card {
+  const place = PLACE[view.platform];
   const forbidden =
     view.privateResults === "forbidden"
-      ? ["An admin keeps every job of this server in its channel: private delivery is off here."]
+      ? [`An admin keeps every job of this ${place} in its channel: private delivery is off here.`]
       : [];
   const options = SECTION_OPTIONS.video;
   return card("Your defaults: avatar and delivery", "info", {
@@ -186,10 +204,11 @@ function videoCard(view: PanelView): Card {
       "Avatar videos use this avatar and voice when you name none. Private delivery shows jobs only to you.",
       ...forbidden,
     ],
-    selects: selectsFor("my_default", view.defaults, options),
+    selects: selectsFor("my_default", view.defaults, options, place),
     fields: defaultFields(
       view.defaults.filter((d) => (options as readonly string[]).includes(d.option)),
       options,
+      place,
     ),
   });
 }
@@ -203,7 +222,7 @@ function presetsCard(view: PanelView): Card {
       ? `Yours:\n${view.presets.map(presetLine).join("\n")}`
       : "You have no presets yet: use Save as preset under a result.",
     ...(view.serverPresets.length > 0
-      ? [`The server's:\n${view.serverPresets.map(presetLine).join("\n")}`]
+      ? [`The ${PLACE[view.platform]}'s:\n${view.serverPresets.map(presetLine).join("\n")}`]
       : []),
     "Use one with the preset option of any command.",
   ];
@@ -230,7 +249,7 @@ function activityCard(view: PanelView): Card {
       : "Nothing running right now.",
   ];
   const fields: Card["fields"] = [];
-  // Spending first: the results end the card, right above the buttons that act on the newest.
+  // Spending first: the results end the card.
   if (view.spending) {
     const { credits, jobs, budgets } = view.spending;
     fields.push({
@@ -241,7 +260,14 @@ function activityCard(view: PanelView): Card {
       ].join("\n"),
     });
   }
-  for (const r of view.results) {
+  // Oldest first, and the result the buttons act on last: it sits right above them (a Home shows
+  // a card's fields and then its buttons, one under the other).
+  const acted = view.latest && view.latest.controls.length > 0 ? view.latest : undefined;
+  const listed = [
+    ...view.results.filter((r) => r.id !== acted?.id).reverse(),
+    ...view.results.filter((r) => r.id === acted?.id),
+  ];
+  for (const r of listed) {
     fields.push({
       name: r.title,
       value: `${STATE_WORDS[r.state]} · ${r.age} ago`,
@@ -249,8 +275,7 @@ function activityCard(view: PanelView): Card {
     });
   }
   if (view.results.length === 0) lines.push("No results yet.");
-  else if (view.latest && view.latest.controls.length > 0)
-    lines.push(`The buttons below act on your newest result, ${view.latest.title}.`);
+  else if (acted) lines.push(`The buttons below act on your newest result, ${inSentence(acted.title)}.`);
   return card("Your jobs", view.running.length > 0 ? "progress" : "info", {
     lines,
     fields,
@@ -260,16 +285,19 @@ function activityCard(view: PanelView): Card {
 
 function serverCard(view: PanelView): Card {
   const options = SECTION_OPTIONS.server;
-  return card("The server's defaults", "info", {
+  const place = PLACE[view.platform];
+  const scoped = (more: Record<string, string | number> = {}) =>
+    typed(view.platform, "settings", { scope: "server", ...more });
+  return card(`The ${place}'s defaults`, "info", {
     lines: [
       "Everyone's commands use these when neither the command nor their own default says otherwise.",
       view.privateResults === "forbidden"
         ? "Private delivery: forbidden here."
         : "Private delivery: allowed.",
     ],
-    selects: selectsFor("server_default", view.serverDefaults, options),
-    fields: defaultFields(view.serverDefaults, options),
-    footer: "Set the others with settings scope:server, e.g. settings scope:server duration:8.",
+    selects: selectsFor("server_default", view.serverDefaults, options, place),
+    fields: defaultFields(view.serverDefaults, options, place),
+    footer: `Set the others with ${scoped()}, e.g. ${scoped({ duration: 8 })}.`,
   });
 }
 
@@ -298,7 +326,7 @@ export function panelCard(view: PanelView): Card {
   const shown = sectionCard(view, view.section);
   const tabs = sectionsOf(view)
     .filter((s) => s !== view.section)
-    .map((s) => controlButton("panel", "settings", TABS[s], { value: s }));
+    .map((s) => controlButton("panel", "settings", tabOf(s, view), { value: s }));
   const home = view.home
     ? ["Your Home tab with the bot shows all of this and follows your jobs as they run."]
     : [];

@@ -14,6 +14,15 @@ export function clip(text: string, max: number): string {
   return oneLine.length <= max ? oneLine : `${sliceWhole(oneLine, max - 1)}…`;
 }
 
+/**
+ * A name (a job's title, made from a prompt) inside a sentence of ours: without the full stop,
+ * comma or colon it may end with, so that "a test." reads "a test is ready.", not "a test. is ready.".
+ * A question or exclamation mark, and the ellipsis of a cut title, stay.
+ */
+export function inSentence(name: string): string {
+  return name.replace(/[\s.,;:]+$/u, "") || name;
+}
+
 export function plural(count: number, one: string, many = `${one}s`): string {
   return `${count} ${count === 1 ? one : many}`;
 }

@@ -137,8 +137,12 @@ function mediaBlocks(
         title: plain(media.name, L.imageTitle),
       });
       inThread.push(media.file!.name);
-    } else if (media.file && filesInThread) inThread.push(media.file.name);
-    else if (isImageUrl(media)) {
+    } else if (media.file && filesInThread) {
+      inThread.push(media.file.name);
+      // An uploaded image not shown here (Slack still processing it): its link too.
+      if (filesInThread === "uploaded" && media.kind === "image" && media.url && linkable(media.url))
+        links.push(link(media.url, media.name));
+    } else if (isImageUrl(media)) {
       blocks.push({
         type: "image",
         image_url: media.url,

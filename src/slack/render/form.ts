@@ -199,7 +199,7 @@ export function formView(
     callback_id: FORM_CALLBACK_ID,
     private_metadata: JSON.stringify(context),
     title: plain(title.charAt(0).toUpperCase() + title.slice(1), L.viewTitle),
-    submit: plain(command.starts ? "Start" : "Run", L.viewButton),
+    submit: plain(command.submit ?? (command.starts ? "Start" : "Submit"), L.viewButton),
     close: plain("Cancel", L.viewButton),
     blocks: [intro, ...infos.slice(0, L.viewBlocks - 1).map((info) => input(info, options, picks))],
   };

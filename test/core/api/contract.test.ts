@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { createMediaClient } from "../../../src/core/api/index.js";
+import { createMediaClient, fetchStatus, type NormalizedStatus } from "../../../src/core/api/index.js";
 import { startEmulator } from "../../fakes/media-api/index.js";
-import { filePart, KEY, pollUntil, sha256Of, useEmulator } from "./support.js";
+import { filePart, KEY, LONG_JOB_MS, pollUntil, sha256Of, useEmulator } from "./support.js";
 
 /**
  * One test per endpoint of spec section 4, through the client against the emulator, with both
@@ -181,7 +181,7 @@ describe("4.3 avatar videos", () => {
   });
 
   it("GET /api/video/{id}/status -> videos.status: from started to complete with a videoId", async () => {
-    ctx.emu.planNextJob("video", { durationMs: 60 });
+    ctx.emu.planNextJob("video", { durationMs: LONG_JOB_MS });
     const [avatar] = await ctx.api.avatars.list();
     const { jobId } = await ctx.api.videos.create({
       avatarId: avatar!.id,
@@ -191,12 +191,13 @@ describe("4.3 avatar videos", () => {
     });
     const first = await ctx.api.videos.status(jobId);
     expect(first).toMatchObject({ status: expect.stringMatching(/^inference_/), terminal: false });
+    ctx.advanceService();
     const done = await pollUntil(ctx.api, "video", jobId);
     expect(done).toMatchObject({ state: "done", result: { kind: "video", videoId: expect.any(String) } });
   });
 
   it("GET /api/video/{id}/status -> videos.status: inference_retrying is followed as retrying to the end", async () => {
-    ctx.emu.planNextJob("video", { durationMs: 150, retrying: true });
+    ctx.emu.planNextJob("video", { durationMs: LONG_JOB_MS, retrying: true });
     const [avatar] = await ctx.api.avatars.list();
     const { jobId } = await ctx.api.videos.create({
       avatarId: avatar!.id,
@@ -205,10 +206,16 @@ describe("4.3 avatar videos", () => {
       text: "x",
     });
     const seen = new Set<string>();
-    const done = await pollUntil(ctx.api, "video", jobId, (s) => {
+    const follow = (s: NormalizedStatus) => {
       seen.add(s.state);
       return s.terminal;
-    });
+    };
+    follow(await fetchStatus(ctx.api, "video", jobId));
+    // Into the middle third, where the service retries, then past the end.
+    ctx.advanceService(LONG_JOB_MS / 2);
+    follow(await fetchStatus(ctx.api, "video", jobId));
+    ctx.advanceService();
+    const done = await pollUntil(ctx.api, "video", jobId, follow);
     expect(seen).toContain("retrying");
     expect(done.state).toBe("done");
   });
@@ -413,10 +420,11 @@ describe("4.6 AI images", () => {
   });
 
   it("GET /api/image/{jobId} -> images.get: the in-progress form, then the Image info form", async () => {
-    ctx.emu.planNextJob("image", { durationMs: 150 });
+    ctx.emu.planNextJob("image", { durationMs: LONG_JOB_MS });
     const { jobId } = await ctx.api.images.generate(common);
     const running = await ctx.api.images.get(jobId);
     expect(running).toMatchObject({ form: "pending", status: expect.stringMatching(/^inference_/) });
+    ctx.advanceService();
     await pollUntil(ctx.api, "image", jobId);
     const info = await ctx.api.images.get(jobId);
     expect(info).toMatchObject({
@@ -520,9 +528,10 @@ describe("4.7 product mockups", () => {
   });
 
   it("GET /api/mockup/{id}/status -> mockups.status: waiting/started, then completed with the image", async () => {
-    ctx.emu.planNextJob("mockup_asset", { durationMs: 80 });
+    ctx.emu.planNextJob("mockup_asset", { durationMs: LONG_JOB_MS });
     const { jobId } = await ctx.api.mockups.generateAsset({ prompt: "a mug", type: "product" });
     expect((await ctx.api.mockups.status(jobId)).status).toMatch(/^(waiting|started)$/);
+    ctx.advanceService();
     await pollUntil(ctx.api, "mockup", jobId);
     expect(await ctx.api.mockups.status(jobId)).toMatchObject({
       status: "completed",
@@ -549,11 +558,12 @@ describe("4.8 thumbnails", () => {
   });
 
   it("GET /api/thumbnail/{id} -> thumbnails.get: status while generating, the details once complete", async () => {
-    ctx.emu.planNextJob("thumbnail", { durationMs: 80 });
+    ctx.emu.planNextJob("thumbnail", { durationMs: LONG_JOB_MS });
     const { jobId } = await ctx.api.thumbnails.generate({ prompt: "title", name: "intro" });
     expect(await ctx.api.thumbnails.get(jobId)).toMatchObject({
       status: expect.stringMatching(/^(waiting|started)$/),
     });
+    ctx.advanceService();
     const done = await pollUntil(ctx.api, "thumbnail", jobId);
     expect(done).toMatchObject({
       state: "done",

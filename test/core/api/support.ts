@@ -16,17 +16,33 @@ export { filePart, generatedBytes, sha256Of } from "./bytes.js";
 export const KEY = "test-key";
 export const OTHER_KEY = "other-key";
 
+/** A job that stays in progress until a test moves the service's clock past it. */
+export const LONG_JOB_MS = 10 * 60_000;
+
 /**
  * One emulator and one client per test file, reset before every test. Backoff is short so the
- * retry tests stay fast; everything else is the client as the bot builds it.
+ * retry tests stay fast; everything else is the client as the bot builds it. The service's clock
+ * can be moved ahead (`advanceService`): a test that reads a job in progress keeps it there for
+ * as long as a loaded machine takes to read it, then moves it on.
  */
 export function useEmulator(
   emulatorOptions: EmulatorOptions = {},
   clientOptions: Partial<MediaClientOptions> = {},
 ) {
-  const ctx = {} as { emu: Emulator; client: MediaClient; api: MediaApi };
+  let ahead = 0;
+  const ctx = {} as {
+    emu: Emulator;
+    client: MediaClient;
+    api: MediaApi;
+    /** Moves the service's clock `ms` ahead (default: past any LONG_JOB_MS job). */
+    advanceService(ms?: number): void;
+  };
+  ctx.advanceService = (ms = LONG_JOB_MS) => {
+    ahead += ms;
+  };
   beforeAll(async () => {
-    ctx.emu = await startEmulator({ timeScale: 0.001, ...emulatorOptions });
+    const now = emulatorOptions.now ?? Date.now;
+    ctx.emu = await startEmulator({ timeScale: 0.001, ...emulatorOptions, now: () => now() + ahead });
     ctx.client = createMediaClient({
       baseUrl: ctx.emu.url,
       timeoutMs: 5_000,
@@ -35,7 +51,10 @@ export function useEmulator(
     });
     ctx.api = ctx.client.as(KEY);
   });
-  beforeEach(() => ctx.emu.reset());
+  beforeEach(() => {
+    ahead = 0;
+    ctx.emu.reset();
+  });
   afterAll(async () => {
     await ctx.client?.close();
     await ctx.emu?.close();

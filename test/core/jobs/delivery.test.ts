@@ -1,6 +1,7 @@
 import { fork } from "node:child_process";
 import { once } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { NormalizedStatus } from "../../../src/core/api/job-status.js";
 import { NotPostedError } from "../../../src/core/errors.js";
@@ -151,7 +152,7 @@ describe("delivery", () => {
     const job = await seed.track(await world.serviceJob("image", { durationMs: 200 }));
 
     const child = fork(
-      new URL("./crash-child.ts", import.meta.url).pathname,
+      fileURLToPath(new URL("./crash-child.ts", import.meta.url)),
       [JSON.stringify({ storeUrl: world.storeUrl, mediaUrl: world.emulator.url })],
       { execArgv: ["--import", "tsx"], stdio: "ignore" },
     );

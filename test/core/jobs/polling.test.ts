@@ -25,29 +25,26 @@ const gaps = (calls: Call[]) => calls.slice(1).map((c, i) => c.at - calls[i]!.at
 
 describe("polling", () => {
   it("polls a long video far less often than fixed fast polling, and still delivers promptly", async () => {
-    const adaptiveHooks = new RecordingHooks(world.api);
-    const fixedHooks = new RecordingHooks(world.api);
-    const adaptive = (await world.engine(adaptiveHooks)).engine;
-    // The naive baseline: every "2 s" (20 ms at this scale) whatever the kind and age.
-    const fixed = (
-      await world.engine(fixedHooks, { policy: fixedPolicy(2_000 * SCALE, scaledPolicy(SCALE)) })
-    ).engine;
-    await Promise.all([adaptive.start(), fixed.start()]);
+    const hooks = new RecordingHooks(world.api);
+    const { engine } = await world.engine(hooks);
+    await engine.start();
+    const lag = world.loopLag();
 
-    // A "5-minute" video each (3 s here).
-    const [a, f] = await Promise.all([
-      adaptive.track(await world.serviceJob("video", { durationMs: 3_000 })),
-      fixed.track(await world.serviceJob("video", { durationMs: 3_000 })),
-    ]);
-    const completeAt = a.createdAt + 3_000;
-    await delivered(adaptive, adaptiveHooks, a);
-    await delivered(fixed, fixedHooks, f);
+    // A "5-minute" video (3 s here).
+    const job = await engine.track(await world.serviceJob("video", { durationMs: 3_000 }));
+    const completeAt = job.createdAt + 3_000;
+    await delivered(engine, hooks, job);
+    lag.stop();
 
-    const adaptiveReads = adaptiveHooks.for(adaptiveHooks.reads, a.id);
-    const fixedReads = fixedHooks.for(fixedHooks.reads, f.id);
-    expect(adaptiveReads.length).toBeLessThan(fixedReads.length / 3);
-    // Sparse in the middle, dense near the end: the result arrives within a "few seconds".
-    expect(adaptiveHooks.delivered[0]!.at - completeAt).toBeLessThan(100);
+    // The naive baseline reads every "2 s" (20 ms at this scale) whatever the kind and age: as
+    // many reads as the job's life holds such intervals. (Counted from its policy, not from an
+    // engine run beside this one: a loaded machine makes that one read less often than it asks.)
+    const baselineEveryMs = fixedPolicy(2_000 * SCALE, scaledPolicy(SCALE)).kinds.video.steps[0]!.everyMs;
+    const baselineReads = Math.floor((completeAt - job.createdAt) / baselineEveryMs);
+    expect(hooks.for(hooks.reads, job.id).length).toBeLessThan(baselineReads / 3);
+    // Sparse in the middle, dense near the end: the result arrives within a "few seconds", once
+    // the timers of a busy machine's event loop are allowed the lateness they had meanwhile.
+    expect(hooks.delivered[0]!.at - completeAt).toBeLessThan(100 + lag.worstMs());
   });
 
   it("spreads the polls of jobs created together, so they do not poll the service in lockstep", async () => {
@@ -193,8 +190,14 @@ describe("polling", () => {
       policy: { ...fixedPolicy(10, scaledPolicy(SCALE)), minEditIntervalMs: 250 },
     });
     await engine.start();
-    const moving = await engine.track(await world.serviceJob("image", { durationMs: 1_500 }));
+    // Moves a percent every 300 ms, and runs until the test has seen what it is about (then it is
+    // finished), however slowly a loaded machine polls.
+    const moving = await engine.track(await world.serviceJob("image", { durationMs: 30_000 }));
     const stalled = await engine.track(await world.serviceJob("image", { durationMs: 300, stallAt: 30 }));
+    await until("three progress edits", () => hooks.for(hooks.shown, moving.id).length >= 3);
+    // Polled all along, well past the moment it stood still.
+    await until("the stalled job read 50 times", () => hooks.for(hooks.reads, stalled.id).length > 50);
+    world.finishServiceJobs();
     await delivered(engine, hooks, moving);
 
     const edits = hooks.for(hooks.shown, moving.id);

@@ -1,11 +1,12 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { once } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { scaledPolicy } from "../../../src/core/jobs/policy.js";
 import type { JobRecord } from "../../../src/store/index.js";
 import { describeRedis } from "../../store/redis-server.js";
-import { RecordingHooks, SCALE, startWorld, until, type World } from "./world.js";
+import { LONG_JOB_MS, RecordingHooks, SCALE, startWorld, until, type World } from "./world.js";
 
 let world: World;
 beforeAll(async () => {
@@ -23,7 +24,7 @@ async function doomedEngine(
   storeUrl = world.storeUrl,
 ): Promise<ChildProcess> {
   const child = fork(
-    new URL("./crash-child.ts", import.meta.url).pathname,
+    fileURLToPath(new URL("./crash-child.ts", import.meta.url)),
     [JSON.stringify({ storeUrl, mediaUrl: world.emulator.url, mode: "poll", instanceId })],
     { execArgv: ["--import", "tsx"], stdio: "ignore" },
   );
@@ -79,7 +80,7 @@ async function manyTakenUp(storeUrl: string, { orphans }: { orphans: boolean }):
 
 describe("crash recovery", () => {
   it("a SIGKILLed instance restarted under its id polls its jobs at once, not after the lapse", async () => {
-    const job = await recorded("video", 2_500);
+    const job = await recorded("video", LONG_JOB_MS);
     const child = await doomedEngine(job.id, "pod-0");
     const killedAt = await kill(child);
 
@@ -88,12 +89,13 @@ describe("crash recovery", () => {
     await engine.start();
     await until("polled again", () => hooks.for(hooks.reads, job.id).length > 0);
     expect(hooks.reads[0]!.at - killedAt).toBeLessThan(lapseMs / 2);
+    world.finishServiceJobs();
     await until("delivered", async () => (await engine.get(job.id))?.delivery === "delivered", 10_000);
     expect(hooks.for(hooks.delivered, job.id)).toHaveLength(1);
   });
 
   it("another live instance takes over a SIGKILLed instance's jobs once its heartbeat lapses", async () => {
-    const job = await recorded("video", 3_000);
+    const job = await recorded("video", LONG_JOB_MS);
     const child = await doomedEngine(job.id, "pod-0");
     const hooks = new RecordingHooks(world.api);
     // What else the dead instance left (starts cut short) is answered for by whoever takes over.
@@ -109,6 +111,7 @@ describe("crash recovery", () => {
     await until("taken over", () => hooks.for(hooks.reads, job.id).length > 0, 5_000);
     const after = hooks.reads[0]!.at - killedAt;
     expect(after).toBeLessThan(lapseMs * 2);
+    world.finishServiceJobs();
     await until("delivered", async () => (await engine.get(job.id))?.delivery === "delivered", 10_000);
     expect(hooks.for(hooks.delivered, job.id)).toHaveLength(1);
     expect(answeredFor).toEqual(["pod-1", "pod-0"]);
@@ -137,8 +140,8 @@ describeRedis("crash recovery on redis", (server) => {
   it("a SIGKILLed instance restarted under its id takes all its jobs back at once and delivers each once", async () => {
     await server().admin.flushAll();
     const storeUrl = server().url;
-    const first = await recorded("video", 3_000, storeUrl);
-    const second = await recorded("video", 3_000, storeUrl);
+    const first = await recorded("video", LONG_JOB_MS, storeUrl);
+    const second = await recorded("video", LONG_JOB_MS, storeUrl);
     const child = await doomedEngine([first.id, second.id], "pod-0", storeUrl);
     const killedAt = await kill(child);
 
@@ -147,6 +150,7 @@ describeRedis("crash recovery on redis", (server) => {
     await own.start();
     await until("polled again", () => restarted.reads.length > 0);
     expect(restarted.reads[0]!.at - killedAt).toBeLessThan(lapseMs / 2);
+    world.finishServiceJobs();
     await until(
       "both delivered",
       async () =>

@@ -3,7 +3,7 @@ import { pino } from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Liveness } from "../../../src/core/jobs/liveness.js";
 import { openStores } from "../../../src/store/index.js";
-import { hasRedis, startRestartableRedis } from "../../store/redis-server.js";
+import { redisServer, startRestartableRedis } from "../../store/redis-server.js";
 import { RecordingHooks, startWorld, until, type World } from "./world.js";
 
 let world: World;
@@ -43,7 +43,7 @@ describe("the store away right after a creation call", () => {
   }, 45_000);
 });
 
-describe.runIf(hasRedis)("a claim when redis restarts", () => {
+redisServer.describe("a claim when redis restarts", () => {
   it("one released while redis is down is released once it is back: this process's next delivery or start is not held", async () => {
     const redis = await startRestartableRedis();
     const stores = await openStores(redis.url, undefined, pino({ level: "silent" }));

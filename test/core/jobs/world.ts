@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pino } from "pino";
 import {
@@ -21,9 +22,18 @@ import { type Emulator, type JobPlan, startEmulator } from "../../fakes/media-ap
  * What the job tests run against: the media API emulator on the real clock (job durations given
  * in plans), the real client and normalizer for status reads, sqlite files in a temp dir, and
  * hooks that record every call. Durations of the policy are compressed a hundredfold, so a
- * 30-minute stuck limit is 18 s and a video's 15 s poll interval is 150 ms.
+ * 30-minute stuck limit is 18 s and a video's 15 s poll interval is 150 ms. The service's clock
+ * can be moved ahead (`finishServiceJobs`), so a test can keep a job running for as long as a
+ * slow machine needs to reach the point it is about, then end it at once.
  */
 export const SCALE = 0.01;
+
+/**
+ * A job that runs until the test ends it with `finishServiceJobs()`: a crash test's job must still
+ * be running when the instance under test takes it up, however long a loaded machine takes to start
+ * the process that dies first.
+ */
+export const LONG_JOB_MS = 10 * 60_000;
 
 export const actor: Actor = {
   platform: "discord",
@@ -103,6 +113,13 @@ export interface World {
   ): Promise<{ engine: JobEngine; stores: Stores }>;
   /** Stops every engine, clears the emulator and starts a new sqlite file: tests share nothing. */
   nextTest(): Promise<void>;
+  /**
+   * Starts measuring how late this process's event loop runs what is due (a loaded machine's
+   * lateness, which no engine can make up); `worstMs` is the largest delay seen until `stop`.
+   */
+  loopLag(): { worstMs(): number; stop(): void };
+  /** Moves the service's clock `ms` ahead (the bot's is untouched): its jobs that had that long left are done. */
+  finishServiceJobs(ms?: number): void;
   /** Starts a service job shaped by `plan` and returns what track() needs. */
   serviceJob(kind: JobKind | "cinematic" | "design", plan?: JobPlan): Promise<TrackRequest>;
   close(): Promise<void>;
@@ -113,7 +130,8 @@ const silent = pino({ level: "silent" });
 export async function startWorld(
   clientRetries = { maxRetries: 1, minDelayMs: 5, maxDelayMs: 20 },
 ): Promise<World> {
-  const emulator = await startEmulator({ timeScale: SCALE });
+  let serviceAhead = 0;
+  const emulator = await startEmulator({ timeScale: SCALE, now: () => Date.now() + serviceAhead });
   const client = createMediaClient({ baseUrl: emulator.url, timeoutMs: 2_000, retries: clientRetries });
   const api = client.as("test-key");
   emulator.account("test-key").creditsLimit = 1_000_000;
@@ -155,9 +173,21 @@ export async function startWorld(
       engines.push(engine);
       return { engine, stores };
     },
+    loopLag() {
+      const histogram = monitorEventLoopDelay({ resolution: 5 });
+      histogram.enable();
+      return {
+        worstMs: () => histogram.max / 1e6,
+        stop: () => histogram.disable(),
+      };
+    },
+    finishServiceJobs(ms = LONG_JOB_MS) {
+      serviceAhead += ms;
+    },
     async nextTest() {
       await Promise.all(engines.map((engine) => engine.stop()));
       engines = [];
+      serviceAhead = 0;
       emulator.reset();
       emulator.account("test-key").creditsLimit = 1_000_000;
       storeUrl = `sqlite://${join(dir, `bot-${++files}.sqlite`)}`;

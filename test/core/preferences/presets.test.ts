@@ -38,8 +38,11 @@ describe("presets", () => {
     expect(() => addPreset(full, { name: "One more", values, from: null }, "yours")).toThrow(
       "You have 25 presets, the most allowed (25): delete one first.",
     );
-    expect(() => addPreset(full, { name: "One more", values, from: null }, "the server's")).toThrow(
+    expect(() => addPreset(full, { name: "One more", values, from: null }, "server")).toThrow(
       /^The server has 25 presets/,
+    );
+    expect(() => addPreset(full, { name: "One more", values, from: null }, "workspace")).toThrow(
+      /^The workspace has 25 presets/,
     );
   });
 
@@ -56,10 +59,14 @@ describe("presets", () => {
   it("finds a command's preset among the person's first, then the server's", () => {
     const mine = [preset("Brand")];
     const server = [{ ...preset("brand"), values: { aspect_ratio: "1:1" } }, preset("House")];
-    expect(findPreset("BRAND", mine, server)).toBe(mine[0]);
-    expect(findPreset("house", mine, server)).toBe(server[1]);
-    expect(() => findPreset("Nope", mine, server)).toThrow(
+    expect(findPreset("BRAND", mine, server, "server")).toBe(mine[0]);
+    expect(findPreset("house", mine, server, "server")).toBe(server[1]);
+    expect(() => findPreset("Nope", mine, server, "server")).toThrow(
       'There is no preset "Nope". Your presets: Brand. The server\'s: brand, House. See the preset list command.',
+    );
+    // On Slack the presets everyone shares are the workspace's.
+    expect(() => findPreset("Nope", [], [], "workspace")).toThrow(
+      'There is no preset "Nope". Your presets: none. The workspace\'s: none. See the preset list command.',
     );
   });
 });

@@ -7,6 +7,7 @@ import {
   failedJobCard,
   progressCard,
   queuedCard,
+  readyNotice,
   resultCard,
   variantsCard,
 } from "../../../src/core/render/job.js";
@@ -31,6 +32,16 @@ describe("job cards", () => {
     const retrying = progressCard(view, { state: "retrying", progress: 33, terminal: false });
     expect(retrying.tone).toBe("warning");
     expect(retrying.lines.join(" ")).toMatch(/retrying on its own\. Nothing to do/);
+  });
+
+  it("tells that a job whose prompt ended in a full stop is ready with one full stop", () => {
+    const test = { id: "J1", title: "Image: a test." };
+    expect(readyNotice(test, false)).toEqual({ text: "Image: a test is ready." });
+    expect(readyNotice(test, true)).toEqual({ text: "Image: a test: the job failed (details above)." });
+    expect(readyNotice({ id: "J2", title: "Image: is it real?" }, false)).toEqual({
+      text: "Image: is it real? is ready.",
+    });
+    expect(readyNotice(view, false)).toEqual({ text: "Image: a red fox is ready." });
   });
 
   it("says how long a running job has run and, once progress moves, about how long is left", () => {

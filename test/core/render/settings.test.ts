@@ -8,6 +8,7 @@ const choices = (...values: string[]) => values.map((value) => ({ label: value, 
 
 function view(overrides: Partial<PanelView> = {}): PanelView {
   return {
+    platform: "discord",
     section: "defaults",
     admin: false,
     defaults: [
@@ -58,11 +59,19 @@ function view(overrides: Partial<PanelView> = {}): PanelView {
     ],
     presets: [{ id: "17", name: "wide", values: { aspect_ratio: "16:9", full_body: true } }],
     serverPresets: [{ id: "18", name: "house", values: { style: "luxury_macro" } }],
-    running: [{ title: "Image: a fox", state: "working", progress: 40, age: "1 min" }],
+    running: [{ id: "J0", title: "Image: a fox", state: "working", progress: 40, age: "1 min" }],
     results: [
-      { title: "Image: a cat", state: "done", progress: 100, age: "5 min", url: "https://x.test/m/1" },
+      {
+        id: "J1",
+        title: "Image: a cat",
+        state: "done",
+        progress: 100,
+        age: "5 min",
+        url: "https://x.test/m/1",
+      },
     ],
     latest: {
+      id: "J1",
       title: "Image: a cat",
       controls: [{ type: "button", action: "edit", jobId: "J1", label: "Edit", style: "secondary" }],
     },
@@ -145,6 +154,36 @@ describe("the settings panel as a message", () => {
     expect(card.lines).toContain("The buttons below act on your newest result, Image: a cat.");
   });
 
+  it("lists the result its buttons act on last, right above them, whatever came after it", () => {
+    const result = (id: string, title: string, state: "done" | "failed", age: string) => ({
+      id,
+      title,
+      state,
+      progress: state === "done" ? 100 : null,
+      age,
+    });
+    // Newest first, as the store lists them: a failed job came after the newest result.
+    const results = [
+      result("J4", "Video: waves", "failed", "1 min"),
+      result("J1", "Image: a test.", "done", "5 min"),
+      result("J2", "Image: a dog", "done", "10 min"),
+    ];
+    const latest = { id: "J1", title: "Image: a test.", controls: view().latest!.controls };
+    for (const card of [
+      panelCard(view({ section: "activity", results, latest })),
+      homeCards(view({ results, latest }))[0]!,
+    ]) {
+      expect(card.fields.map((f) => f.name)).toEqual([
+        "Your spending this period",
+        "Image: a dog",
+        "Video: waves",
+        "Image: a test.",
+      ]);
+      expect(card.actions.at(-1)).toMatchObject({ action: "edit", jobId: "J1" });
+      expect(card.lines).toContain("The buttons below act on your newest result, Image: a test.");
+    }
+  });
+
   it("says what changed on top, and points to the home where the platform has one", () => {
     const card = panelCard(view({ notice: { tone: "success", text: "Saved." }, home: true }));
     expect(card.tone).toBe("success");
@@ -165,6 +204,23 @@ describe("the settings panel as a home", () => {
     expect(cards.flatMap((c) => c.actions).map((a) => a.action)).not.toContain("panel");
     expect(cards[0]!.actions.map((a) => a.label)).toEqual(["Edit"]);
     expect(homeCards(view({ admin: true })).at(-1)?.title).toBe("The server's defaults");
+  });
+
+  it("speaks of the workspace on Slack, and shows its command as typed there", () => {
+    const slack = view({ platform: "slack", admin: true });
+    const cards = homeCards(slack);
+    const server = cards.at(-1)!;
+    expect(server.title).toBe("The workspace's defaults");
+    expect(server.footer).toBe(
+      "Set the others with settings --scope server, e.g. settings --scope server --duration 8.",
+    );
+    expect(JSON.stringify(cards)).not.toMatch(/server's|scope:/);
+    expect(JSON.stringify(cards)).toContain("Resolution: 720p, the workspace's");
+    expect(labels(panelCard({ ...slack, section: "presets" }))).toContain("Workspace defaults");
+    // Discord's own words and syntax stay Discord's.
+    expect(homeCards(view({ admin: true })).at(-1)?.footer).toBe(
+      "Set the others with settings scope:server, e.g. settings scope:server duration:8.",
+    );
   });
 
   it("says what changed on the section the change was in", () => {

@@ -1,4 +1,5 @@
 import { inflateSync } from "node:zlib";
+import { Resvg } from "@resvg/resvg-js";
 import { describe, expect, it } from "vitest";
 import {
   CHART_HEIGHT,
@@ -9,6 +10,22 @@ import {
   spendChartSvg,
 } from "../../../src/core/render/spend-chart.js";
 import type { SpendReport } from "../../../src/core/spend/model.js";
+import { decodePng, pixelAt } from "../../fakes/media-api/png.js";
+import { LocalTool } from "../../local-tools.js";
+
+/** The chart writes its words in the system's fonts (DejaVu Sans where there, as in the image). */
+const chartFonts = new LocalTool({
+  name: "fonts for the chart",
+  hint: "install a font: apt-get install fonts-dejavu-core (Debian/Ubuntu); macOS has its own",
+  requiredBy: "REQUIRE_FONTS",
+  probe: () => {
+    const svg =
+      '<svg xmlns="http://www.w3.org/2000/svg" width="40" height="20">' +
+      '<text x="2" y="15" font-family="sans-serif" font-size="14">Ag</text></svg>';
+    const { pixels } = new Resvg(svg, { font: { loadSystemFonts: true }, logLevel: "off" }).render();
+    return pixels.some((value, i) => i % 4 === 3 && value > 0);
+  },
+});
 
 const daysByKind = [
   { day: "2026-03-01", kind: "image", credits: 12 },
@@ -92,6 +109,15 @@ describe("spending chart", () => {
     expect(raw.length).toBe(height * (1 + width * 4));
     // The first pixel reads the same whatever the row's filter: the background.
     expect([...raw.subarray(1, 5)]).toEqual([255, 255, 255, 255]);
+  });
+
+  chartFonts.it("writes its title in letters one can read, not only in the SVG", async () => {
+    const png = decodePng((await spendChartPng(report()))!);
+    // The title's band, above the bars: vega writes text in black, the axes and bars are lighter.
+    let ink = 0;
+    for (let y = 0; y < 40; y++)
+      for (let x = 0; x < png.width; x++) if (pixelAt(png, x, y).every((v) => v < 80)) ink++;
+    expect(ink).toBeGreaterThan(200);
   });
 
   it("draws every day of the period, each kind by its name, and bars as tall as their credits", async () => {

@@ -4,6 +4,7 @@ import type { Readable } from "node:stream";
 import busboy from "busboy";
 import type { z } from "zod";
 import { badRequest, HttpError } from "./errors.js";
+import { KEEP_IMAGE_BYTES, type PictureSource } from "./media.js";
 import type { State } from "./state.js";
 import type { AccountState, RecordedCall, RecordedFile } from "./types.js";
 
@@ -82,15 +83,17 @@ export async function parseJsonBody(req: IncomingMessage): Promise<unknown> {
 export interface Form {
   fields: Record<string, string>;
   files: RecordedFile[];
+  /** The bytes of image files no larger than KEEP_IMAGE_BYTES, which a result may be drawn over. */
+  images: Map<RecordedFile, Buffer>;
 }
 
 /**
- * A multipart form, recorded. File parts are streamed through a hash and counted, never kept:
- * the emulator only needs to know what arrived.
+ * A multipart form, recorded. File parts are streamed through a hash and counted; only small
+ * images are kept (a result is drawn over them).
  */
 export function readForm(ctx: Ctx): Promise<Form> {
   return new Promise((resolve, reject) => {
-    const form: Form = { fields: {}, files: [] };
+    const form: Form = { fields: {}, files: [], images: new Map() };
     let parser: busboy.Busboy;
     try {
       parser = busboy({ headers: ctx.req.headers });
@@ -104,18 +107,23 @@ export function readForm(ctx: Ctx): Promise<Form> {
     parser.on("file", (field, stream, info) => {
       const hash = createHash("sha256");
       let size = 0;
+      let chunks: Buffer[] | undefined = info.mimeType.startsWith("image/") ? [] : undefined;
       stream.on("data", (chunk: Buffer) => {
         size += chunk.length;
         hash.update(chunk);
+        if (size > KEEP_IMAGE_BYTES) chunks = undefined;
+        chunks?.push(chunk);
       });
       stream.on("end", () => {
-        form.files.push({
+        const file = {
           field,
           filename: info.filename ?? "",
           contentType: info.mimeType,
           size,
           sha256: hash.digest("hex"),
-        });
+        };
+        form.files.push(file);
+        if (chunks) form.images.set(file, Buffer.concat(chunks));
       });
     });
     parser.on("error", (error: Error) => reject(badRequest(`invalid multipart body: ${error.message}`)));
@@ -131,3 +139,10 @@ export function readForm(ctx: Ctx): Promise<Form> {
 export const json = (body: unknown): Reply => ({ json: body });
 
 export const success = (body: Record<string, unknown> = {}): Reply => json({ result: "success", ...body });
+
+/** The kept image files of a form's field, as sources a result is drawn over. */
+export const formSources = (form: Form, field: string): PictureSource[] =>
+  form.files.flatMap((file) => {
+    const bytes = file.field === field ? form.images.get(file) : undefined;
+    return bytes ? [{ bytes, contentType: file.contentType, sha256: file.sha256 }] : [];
+  });

@@ -272,13 +272,14 @@ function checkBlocks(c: Check, blocks: unknown[], at: string, max: number): void
 
 /**
  * Errors for a message's `blocks` (chat.postMessage, chat.update, chat.postEphemeral, response_url).
- * With `fileExists`, an image of a Slack file the workspace does not have is refused, as Slack does.
+ * With `fileShowable`, an image of a Slack file the workspace does not have, or has not finished
+ * processing, is refused, as Slack does.
  */
-export function messageBlockErrors(blocks: unknown[], fileExists?: (id: string) => boolean): string[] {
+export function messageBlockErrors(blocks: unknown[], fileShowable?: (id: string) => boolean): string[] {
   const c = new Check();
   checkBlocks(c, blocks, "/blocks", LIMITS.messageBlocks);
   for (const { id, at } of c.slackFiles) {
-    if (fileExists && !fileExists(id)) c.fail(at, `invalid slack file: ${id}`);
+    if (fileShowable && !fileShowable(id)) c.fail(at, `invalid slack file: ${id}`);
   }
   return c.errors;
 }

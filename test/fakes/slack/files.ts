@@ -22,7 +22,8 @@ const TYPES: Record<string, { filetype: string; mimetype: string }> = {
 };
 const BINARY = { filetype: "binary", mimetype: "application/octet-stream" };
 
-function typeOf(name: string) {
+/** Slack's filetype and mimetype for a file name. */
+export function typeOf(name: string) {
   return TYPES[extname(name).toLowerCase()] ?? BINARY;
 }
 
@@ -162,7 +163,8 @@ export async function handleDownload(
   const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "";
   const issued = state.tokens.get(token);
   const file = state.files.get(id);
-  const allowed = issued?.kind === "bot" && !issued.revoked && (!file || issued.teamId === file.user_team);
+  const live = issued && !issued.revoked && (issued.expiresAt === undefined || issued.expiresAt > Date.now());
+  const allowed = issued?.kind === "bot" && live && (!file || issued.teamId === file.user_team);
   if (!allowed || refusal === "sign-in-page") {
     res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(LOGIN_PAGE);
     return;

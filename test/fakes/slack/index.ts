@@ -36,6 +36,7 @@ import {
   type InstallResult,
   installThroughBrowser,
 } from "./oauth.js";
+import type { RateTierOptions } from "./rate-tiers.js";
 import { handleResponseUrl } from "./response-url.js";
 import { type AppAnswer, type Delivery, postSigned, postSignedJson } from "./signing.js";
 import { type Envelope, type EnvelopeType, SocketModeServer } from "./socket-mode.js";
@@ -45,12 +46,14 @@ import {
   type FileRefusal,
   type Message,
   type ResponseUrlPost,
+  ROTATED_TOKEN_TTL_S,
   type SlackFile,
   SlackState,
   type SlackUser,
   type SlackView,
   TRIGGER_TTL_MS,
   type Upload,
+  type UploadPolicy,
   type Workspace,
 } from "./state.js";
 import { type ApiCall, type Fault, WebApi } from "./web-api.js";
@@ -68,6 +71,7 @@ export type {
   ViewSubmissionInput,
 } from "./interactions.js";
 export type { InstallOptions, InstallResult } from "./oauth.js";
+export { POST_BURST, type RateTierOptions, TIER_PER_MINUTE, tierOf } from "./rate-tiers.js";
 export { type AppAnswer, type Delivery, sign } from "./signing.js";
 export type { Envelope, EnvelopeType } from "./socket-mode.js";
 export type {
@@ -80,6 +84,7 @@ export type {
   SlackUser,
   SlackView,
   Upload,
+  UploadPolicy,
   Workspace,
 } from "./state.js";
 export type { ApiCall, Fault } from "./web-api.js";
@@ -96,6 +101,15 @@ export interface FunctionInput {
 export interface FakeSlackOptions {
   /** Every Nth Web API call answers 429 `ratelimited` with Retry-After: 1 (0 = never). */
   rateLimitEvery?: number;
+  /**
+   * Slack's rate limit tiers per method and workspace (rate-tiers.ts), with a "minute" of
+   * `minuteMs` (default 60 s) so that tests can compress time; off unless given.
+   */
+  tiers?: RateTierOptions;
+  /** How long Slack processes an uploaded file before a block may show it (default 0: at once). */
+  fileProcessingMs?: number;
+  /** Token rotation on for the app from the start, its access tokens living `ttlS` (default 12 h). */
+  tokenRotation?: { ttlS?: number };
   /** How long a trigger_id stays usable; Slack's 3 s by default. */
   triggerTtlMs?: number;
   /** Keep the bytes the app uploads, so url_private serves them (the playground shows them); default off. */
@@ -262,6 +276,19 @@ export interface FakeSlack {
   deleteChannel(channel: string): void;
   /** Slack failing on demand (internal_error, fatal_error, ...): the next calls of a method refuse, changing nothing. */
   fail(fault: Fault): void;
+  /**
+   * A rate-limit storm: every call of `method` (in one workspace, or all) answers 429 `ratelimited`
+   * for `forMs`, with Retry-After `retryAfterS` (default: until the storm ends), changing nothing.
+   */
+  rateLimit(method: string, options: { forMs: number; retryAfterS?: number; teamId?: string }): void;
+  /** A workspace's admins restrict uploads (the first workspace by default); `{}` lifts them. */
+  restrictUploads(policy: UploadPolicy, teamId?: string): void;
+  /** Turns token rotation on for the app (or changes its lifetime): tokens issued from now on expire. */
+  rotateTokens(ttlS?: number): void;
+  /** The workspace's current bot access token expires now: calls with it answer token_expired. */
+  expireToken(teamId: string): void;
+  /** The app is approved for the Slack Marketplace: its OAuth installs from now on read history at Tier 3. */
+  approveForMarketplace(): void;
   /** Polls until `predicate` returns something truthy and resolves with it. */
   waitFor<T>(predicate: () => T | undefined | null | false, timeoutMs?: number): Promise<T>;
   close(): Promise<void>;
@@ -278,6 +305,12 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
   });
   if (opts.functionTokenTtlMs !== undefined) state.functionTokenTtlMs = opts.functionTokenTtlMs;
   const api = new WebApi(state, opts.rateLimitEvery ?? 0);
+  if (opts.tiers) api.tiers.enforce(opts.tiers);
+  state.fileProcessingMs = opts.fileProcessingMs ?? 0;
+  const rotateTokens = (ttlS = ROTATED_TOKEN_TTL_S) => {
+    state.oauthApp.rotation = { ttlS, refreshTokens: state.oauthApp.rotation?.refreshTokens ?? new Map() };
+  };
+  if (opts.tokenRotation) rotateTokens(opts.tokenRotation.ttlS);
   const socket = new SocketModeServer(state);
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -522,6 +555,22 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
     },
     fail(fault) {
       api.faults.push({ ...fault });
+    },
+    rateLimit(method, { forMs, ...options }) {
+      api.tiers.storm(method, forMs, options);
+    },
+    restrictUploads(policy, teamId = state.teamId) {
+      state.workspace(teamId).uploads = { ...policy };
+    },
+    rotateTokens,
+    expireToken(teamId) {
+      const token = state.botTokenOf(teamId);
+      const issued = token && state.tokens.get(token);
+      if (!issued) throw new Error(`fake Slack: no bot token in ${teamId}`);
+      issued.expiresAt = Date.now();
+    },
+    approveForMarketplace() {
+      state.oauthApp.marketplace = true;
     },
     async waitFor(predicate, timeoutMs = 2_000) {
       const deadline = Date.now() + timeoutMs;

@@ -175,6 +175,32 @@ export interface Workspace {
    * before the manifest asked for it.
    */
   grantedScopes?: string[];
+  /**
+   * How the app came to this workspace: undefined for the app's own workspace (an internal app,
+   * the preinstalled `botToken`); "distributed" when a workspace installed it through OAuth and
+   * the app is not approved for the Slack Marketplace, which puts conversations.history and
+   * conversations.replies at 15 messages a page and (with tiers on) one call a minute.
+   */
+  distribution?: "distributed";
+  /** What the workspace's admins allow of uploads (Settings & permissions > File uploads). */
+  uploads?: UploadPolicy;
+}
+
+/**
+ * A workspace's upload restrictions, each refused at files.getUploadURLExternal (the file's name
+ * and length are known there) with the code its method page documents.
+ */
+export interface UploadPolicy {
+  /** Admins turned file uploads off: file_uploads_disabled. */
+  disabled?: boolean;
+  /** Only images may be uploaded: file_uploads_except_images_disabled. */
+  imagesOnly?: boolean;
+  /** Files larger than this many bytes: file_upload_size_restricted. */
+  maxBytes?: number;
+  /** Only these file types (Slack's `filetype`: "png", "mp4", ...): file_type_not_allowed. */
+  allowedTypes?: string[];
+  /** A free workspace's file storage is full: storage_limit_reached. */
+  storageFull?: boolean;
 }
 
 /** A user group (`@designers`) as usergroups.list gives it (`users` only with include_users). */
@@ -238,7 +264,24 @@ export interface IssuedToken {
   kind: "bot" | "app" | "function";
   teamId: string;
   revoked: boolean;
+  /** A rotating access token answers token_expired from then on (ms since the epoch). */
+  expiresAt?: number;
 }
+
+/**
+ * Token rotation, once on for the app (OAuth & Permissions; it cannot be turned off again): an
+ * install hands out an access token that expires (`expires_in`, 12 hours) and a refresh token,
+ * which oauth.v2.access (grant_type=refresh_token) trades once for the next pair.
+ */
+export interface TokenRotation {
+  /** Seconds the access tokens issued from now on live; Slack's 43,200 by default. */
+  ttlS: number;
+  /** Refresh tokens by value; a used one answers invalid_refresh_token. */
+  refreshTokens: Map<string, { teamId: string; used: boolean }>;
+}
+
+/** Slack's rotating access tokens live 12 hours. */
+export const ROTATED_TOKEN_TTL_S = 12 * 60 * 60;
 
 /** The app's OAuth settings (its Basic Information and OAuth & Permissions pages). */
 export interface OAuthApp {
@@ -246,6 +289,10 @@ export interface OAuthApp {
   clientSecret: string;
   /** Where Slack may send an installer back; the first is used when the request names none. */
   redirectUrls: string[];
+  /** Approved for the Slack Marketplace: its OAuth installs keep Tier 3 history reads. */
+  marketplace: boolean;
+  /** Set once token rotation is turned on for the app. */
+  rotation?: TokenRotation;
 }
 
 /** An authorization code from the consent page, traded once at oauth.v2.access. */
@@ -323,6 +370,7 @@ export class SlackState {
     clientId: "1000000001.4000000004",
     clientSecret: "fake0client0secret0for0tests0000",
     redirectUrls: [],
+    marketplace: false,
   };
   readonly grants = new Map<string, Grant>();
   /** Workflow step executions, by function_execution_id (functions.ts). */
@@ -339,6 +387,14 @@ export class SlackState {
   /** Files whose download fails as asked (see addUserFile's `download`), by file id. */
   readonly fileRefusals = new Map<string, FileRefusal>();
   readonly uploads = new Map<string, Upload>();
+  /**
+   * How long Slack processes a file after files.completeUploadExternal (its malware scan, its
+   * thumbnails): meanwhile files.info shows it without a mimetype and an image block naming it is
+   * refused (invalid_blocks). Default 0: ready at once.
+   */
+  fileProcessingMs = 0;
+  /** When each uploaded file finishes processing (ms since the epoch), by file id. */
+  readonly fileReadyAt = new Map<string, number>();
   readonly triggers = new Map<string, Trigger>();
   readonly responseUrls = new Map<string, ResponseUrl>();
   readonly responseUrlPosts: ResponseUrlPost[] = [];
@@ -425,13 +481,41 @@ export class SlackState {
     return this.workspace(channel.teamId);
   }
 
-  /** Installs the app in a workspace (oauth.v2.access): its live bot token, or a new one. */
-  installApp(teamId: string): string {
+  /** Whether a file exists and Slack finished processing it, so that a block may show it. */
+  fileShowable(id: string): boolean {
+    return this.files.has(id) && (this.fileReadyAt.get(id) ?? 0) <= Date.now();
+  }
+
+  /**
+   * Installs the app in a workspace through OAuth (oauth.v2.access): its live bot token, or a new
+   * one; with token rotation, a new expiring one and the refresh token that renews it.
+   */
+  installApp(teamId: string): { token: string; refreshToken?: string; expiresInS?: number } {
+    const workspace = this.workspace(teamId);
+    if (!this.oauthApp.marketplace && teamId !== this.teamId) workspace.distribution = "distributed";
     const live = this.botTokenOf(teamId);
-    if (live) return live;
-    const token = `xoxb-${this.secret(5)}-${this.secret(5)}-${this.secret(12)}`;
-    this.tokens.set(token, { kind: "bot", teamId, revoked: false });
-    return token;
+    if (live && !this.oauthApp.rotation) return { token: live };
+    return this.issueBotToken(teamId);
+  }
+
+  /** A new bot token for a workspace (rotating, with its refresh token, once rotation is on). */
+  issueBotToken(teamId: string): { token: string; refreshToken?: string; expiresInS?: number } {
+    const rotation = this.oauthApp.rotation;
+    if (!rotation) {
+      const token = `xoxb-${this.secret(5)}-${this.secret(5)}-${this.secret(12)}`;
+      this.tokens.set(token, { kind: "bot", teamId, revoked: false });
+      return { token };
+    }
+    const token = `xoxe.xoxb-1-${this.secret(12)}`;
+    const refreshToken = `xoxe-1-${this.secret(16)}`;
+    this.tokens.set(token, {
+      kind: "bot",
+      teamId,
+      revoked: false,
+      expiresAt: Date.now() + rotation.ttlS * 1000,
+    });
+    rotation.refreshTokens.set(refreshToken, { teamId, used: false });
+    return { token, refreshToken, expiresInS: rotation.ttlS };
   }
 
   /** The app's tokens in a workspace stop working (uninstall, or an admin revoking them). */
@@ -440,11 +524,12 @@ export class SlackState {
       if (issued.kind === "bot" && issued.teamId === teamId) issued.revoked = true;
   }
 
-  /** The bot token the app holds in a workspace, if it is installed there. */
+  /** The newest bot token the app holds in a workspace, if it is installed there. */
   botTokenOf(teamId: string): string | undefined {
+    let newest: string | undefined;
     for (const [token, issued] of this.tokens)
-      if (issued.kind === "bot" && issued.teamId === teamId && !issued.revoked) return token;
-    return undefined;
+      if (issued.kind === "bot" && issued.teamId === teamId && !issued.revoked) newest = token;
+    return newest;
   }
 
   /** Slack ids are an uppercase type letter and base-36 digits. */

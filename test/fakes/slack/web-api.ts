@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type Args, type Failure, fail, isFailure, type Result, str } from "./methods/args.js";
 import { METHODS } from "./methods/index.js";
+import { RateTiers } from "./rate-tiers.js";
 import type { SlackState } from "./state.js";
 
 export interface ApiCall {
@@ -10,9 +11,11 @@ export interface ApiCall {
   token?: string;
   status: number;
   answered: { ok: boolean; error?: string };
+  /** When the fake answered (ms since the epoch). */
+  at: number;
 }
 
-/** Seconds Slack asks a rate-limited caller to wait. */
+/** Seconds Slack asks a caller to wait after `rateLimitEvery`. */
 const RETRY_AFTER_S = 1;
 
 async function readBody(req: IncomingMessage): Promise<string> {
@@ -52,11 +55,15 @@ export interface Fault {
   times?: number;
 }
 
-/** The Web API at /api/{method}: auth, token types, an optional rate limit, then the method. */
+/**
+ * The Web API at /api/{method}: auth, token types, rate limits (per method and workspace, once
+ * turned on: rate-tiers.ts; every Nth call with `rateLimitEvery`), then the method.
+ */
 export class WebApi {
   readonly calls: ApiCall[] = [];
   /** Ordered faults, used up one call at a time; the method does not run, so nothing changes. */
   readonly faults: Fault[] = [];
+  readonly tiers = new RateTiers();
   private served = 0;
 
   constructor(
@@ -68,26 +75,36 @@ export class WebApi {
     const args = await readArgs(req);
     const token = bearer(req) ?? (isFailure(args) ? undefined : str(args, "token"));
     this.served += 1;
-    const limited = this.rateLimitEvery > 0 && this.served % this.rateLimitEvery === 0;
-    const result = limited
-      ? fail("ratelimited")
-      : isFailure(args)
-        ? args
-        : (this.takeFault(method) ?? this.run(method, args, token));
-    const status = limited ? 429 : 200;
+    const retryAfter = isFailure(args) ? undefined : this.limited(method, args, token);
+    const result =
+      retryAfter !== undefined
+        ? fail("ratelimited")
+        : isFailure(args)
+          ? args
+          : (this.takeFault(method) ?? this.run(method, args, token));
+    const status = retryAfter !== undefined ? 429 : 200;
     this.calls.push({
       method,
       args: isFailure(args) ? {} : args,
       token,
       status,
       answered: result.ok ? { ok: true } : { ok: false, error: result.error },
+      at: Date.now(),
     });
     res
       .writeHead(status, {
         "content-type": "application/json; charset=utf-8",
-        ...(limited ? { "retry-after": String(RETRY_AFTER_S) } : {}),
+        ...(retryAfter !== undefined ? { "retry-after": String(retryAfter) } : {}),
       })
       .end(JSON.stringify(result));
+  }
+
+  /** Seconds the caller must wait, when this call is over a limit. */
+  private limited(method: string, args: Args, token: string | undefined): number | undefined {
+    if (this.rateLimitEvery > 0 && this.served % this.rateLimitEvery === 0) return RETRY_AFTER_S;
+    const issued = token === undefined ? undefined : this.state.tokens.get(token);
+    const workspace = issued && this.state.workspaces.get(issued.teamId);
+    return workspace && this.tiers.check(method, workspace, args);
   }
 
   private takeFault(method: string): Result | undefined {
@@ -108,6 +125,8 @@ export class WebApi {
     if (!issued) return fail("invalid_auth");
     // Uninstalled, or revoked by an admin: the token stays known and refused.
     if (issued.revoked) return fail("token_revoked");
+    // A rotating token past its 12 hours (token rotation).
+    if (issued.expiresAt !== undefined && issued.expiresAt <= Date.now()) return fail("token_expired");
     if (issued.kind !== entry.token) return fail("not_allowed_token_type");
     return entry.run({ state: this.state, args, token, team: this.state.workspace(issued.teamId) });
   }

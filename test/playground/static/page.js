@@ -10,8 +10,27 @@ const shown = {
   discord: { messages: "", modal: null },
   slack: { messages: "", direct: "", home: "", runs: "", modal: null },
 };
-/** Modals the user cancelled: a client closes them without telling the bot. */
-const dismissed = new Set();
+/**
+ * What a reload keeps, as a client does: the modals the user cancelled (a client closes them
+ * without telling the bot, so the fakes still hold them open), who acts in each pane and where.
+ */
+const saved = {
+  get(key, fallback) {
+    try {
+      return JSON.parse(localStorage.getItem(`playground:${key}`)) ?? fallback;
+    } catch {
+      return fallback;
+    }
+  },
+  set(key, value) {
+    localStorage.setItem(`playground:${key}`, JSON.stringify(value));
+  },
+};
+const dismissed = new Set(saved.get("dismissed", []));
+function dismiss(key) {
+  dismissed.add(key);
+  saved.set("dismissed", [...dismissed].slice(-200));
+}
 
 /** Who acts in a pane: the person picked in its bar. */
 const actingAs = (pane) => part(pane, "user").value;
@@ -44,14 +63,6 @@ async function act(pane, path, body) {
   }
 }
 
-/** The width of a message's picture box (page.css `.media`). */
-const MEDIA_BOX = 280;
-/**
- * Pictures larger than the box (a chart), by address: they show at their own size, as wide as the
- * message allows and smoothly, and keep doing so when the messages are drawn again.
- */
-const wide = new Set();
-
 function fill(pane, role, html) {
   if (html === shown[pane][role]) return;
   const messages = part(pane, role);
@@ -64,12 +75,7 @@ function fill(pane, role, html) {
   shown[pane][role] = html;
   if (atBottom) messages.scrollTop = messages.scrollHeight;
   for (const media of messages.querySelectorAll("img, video")) {
-    if (media.tagName === "IMG") media.classList.toggle("wide", wide.has(media.src));
-    media.addEventListener("load", () => {
-      if (media.tagName === "IMG" && media.naturalWidth > MEDIA_BOX) {
-        wide.add(media.src);
-        media.classList.add("wide");
-      }
+    media.addEventListener(media.tagName === "IMG" ? "load" : "loadedmetadata", () => {
       if (atBottom) messages.scrollTop = messages.scrollHeight;
     });
   }
@@ -187,7 +193,7 @@ document.addEventListener("click", (event) => {
       block: target.dataset.block,
     });
   } else if (act_ === "dismiss") {
-    dismissed.add(shown[pane].modal);
+    dismiss(shown[pane].modal);
     shown[pane].modal = null;
     part(pane, "overlay").hidden = true;
   }
@@ -245,11 +251,36 @@ document.addEventListener("submit", async (event) => {
 
 const { menus, people, places, steps } = await (await fetch("/api/page")).json();
 part("slack", "steps").innerHTML = steps;
+/** A picker that starts where the user left it before a reload. */
+function remembered(picker, key) {
+  const value = saved.get(key, null);
+  if ([...picker.options].some((o) => o.value === value)) picker.value = value;
+  picker.addEventListener("change", () => saved.set(key, picker.value));
+}
 for (const pane of ["discord", "slack"]) {
   const picker = part(pane, "user");
   for (const person of people[pane]) picker.add(new Option(`as ${person.name}`, person.id));
+  remembered(picker, `as:${pane}`);
 }
 for (const where of places) part("discord", "place").add(new Option(where.label, where.id));
+remembered(part("discord", "place"), "place");
+
+/**
+ * `@` and the start of a name: the members of the pane's workspace, as the clients offer them.
+ * Sent, `@Name` becomes the person's mention (the server turns it into `<@id>`).
+ */
+function completeMention(pane, line) {
+  const at = line.lastIndexOf("@");
+  if (at < 0 || !/^$|[\s:]$/.test(line.slice(0, at))) return undefined;
+  const typed = line.slice(at + 1).toLowerCase();
+  const found = people[pane].filter((p) => p.name.toLowerCase().startsWith(typed));
+  if (found.length === 0) return undefined;
+  return found.map((p) => ({
+    label: `@${p.name}`,
+    detail: "mention",
+    line: `${line.slice(0, at)}@${p.name} `,
+  }));
+}
 
 /** The longest command path the typed words begin with. */
 function commandIn(menu, typed) {
@@ -416,15 +447,22 @@ discordFiles.addEventListener("change", () => {
   part("discord", "files").textContent = [...discordFiles.files].map((f) => `📎 ${f.name}`).join("  ");
 });
 
-commandBox("discord", document.getElementById("discord-line"), completeDiscord, async (line) => {
-  const sent = await act("discord", "discord/command", { line, files: await readFiles(discordFiles) });
-  if (sent) {
-    discordFiles.value = "";
-    part("discord", "files").textContent = "";
-  }
-  return sent;
-});
-commandBox("slack", document.getElementById("slack-line"), completeSlack, (line) => {
+const completing = (pane, complete) => (line) => completeMention(pane, line) ?? complete(line);
+
+commandBox(
+  "discord",
+  document.getElementById("discord-line"),
+  completing("discord", completeDiscord),
+  async (line) => {
+    const sent = await act("discord", "discord/command", { line, files: await readFiles(discordFiles) });
+    if (sent) {
+      discordFiles.value = "";
+      part("discord", "files").textContent = "";
+    }
+    return sent;
+  },
+);
+commandBox("slack", document.getElementById("slack-line"), completing("slack", completeSlack), (line) => {
   // Commands run in the channel: its answers show there.
   showTab("slack", "messages");
   return act("slack", "slack/command", { line });

@@ -1,8 +1,17 @@
 import { z } from "zod";
-import type { Operation } from "../accounts.js";
 import { badRequest } from "../errors.js";
-import { type ApiCtx, type Form, isMultipart, readForm, readJson, success, validate } from "../http.js";
+import {
+  type ApiCtx,
+  type Form,
+  formSources,
+  isMultipart,
+  readForm,
+  readJson,
+  success,
+  validate,
+} from "../http.js";
 import { newId } from "../ids.js";
+import type { PictureSource } from "../media.js";
 import { api, param } from "../router.js";
 import { finishedAt, inferenceRunning, requireJob, requireMedia } from "./common.js";
 
@@ -56,14 +65,23 @@ function imageFiles(form: Form, field: string, count: { min: number; max: number
   return files;
 }
 
-function startImage(ctx: ApiCtx, operation: Operation, input: Common) {
+/** The picture an operation draws: a landscape of the prompt, or its sources edited or inpainted. */
+const LOOKS = { "image.generate": "generate", "image.edit": "edit", "image.inpaint": "inpaint" } as const;
+
+function startImage(
+  ctx: ApiCtx,
+  operation: keyof typeof LOOKS,
+  input: Common,
+  sources: PictureSource[] = [],
+) {
   ctx.state.accounts.charge(ctx.account, operation);
   const { state, account } = ctx;
+  const recipe = { kind: LOOKS[operation], prompt: input.prompt, aspectRatio: input.aspectRatio ?? "1:1" };
   const job = state.jobs.start(account.apiKey, "image", (timing) => {
     const media = state.media.generate(
       account.apiKey,
       `${input.name}.png`,
-      { type: "png" },
+      { type: "picture", recipe, sources },
       state.doneOf(timing),
     );
     const image = {
@@ -93,17 +111,23 @@ async function edit(ctx: ApiCtx) {
     const several = form.files.some((file) => file.field === "referenceImages");
     if (single === several)
       throw badRequest("give referenceImage (one file) or referenceImages (several files)");
-    if (single) imageFiles(form, "referenceImage", { min: 1, max: 1 });
-    else imageFiles(form, "referenceImages", { min: 1, max: 10 });
-    return startImage(ctx, "image.edit", input);
+    const field = single ? "referenceImage" : "referenceImages";
+    imageFiles(form, field, single ? { min: 1, max: 1 } : { min: 1, max: 10 });
+    return startImage(ctx, "image.edit", input, formSources(form, field));
   }
   const input = await readJson(ctx, EditJson);
   const { referenceImageMediaId: one, referenceImageMediaIds: several } = input;
   if ((one === undefined) === (several === undefined)) {
     throw badRequest("give referenceImageMediaId or referenceImageMediaIds (exactly one of them)");
   }
-  for (const id of several ?? [one!]) requireMedia(ctx, id, "image", "reference image", 404);
-  return startImage(ctx, "image.edit", input);
+  const ids = several ?? [one!];
+  for (const id of ids) requireMedia(ctx, id, "image", "reference image", 404);
+  return startImage(
+    ctx,
+    "image.edit",
+    input,
+    ids.map((mediaId) => ({ mediaId })),
+  );
 }
 
 async function inpaint(ctx: ApiCtx) {
@@ -112,12 +136,16 @@ async function inpaint(ctx: ApiCtx) {
     const input = validate(CommonForm, form.fields);
     imageFiles(form, "originalImage", { min: 1, max: 1 });
     imageFiles(form, "maskImage", { min: 1, max: 1 });
-    return startImage(ctx, "image.inpaint", input);
+    const sources = [...formSources(form, "originalImage"), ...formSources(form, "maskImage")];
+    return startImage(ctx, "image.inpaint", input, sources.length === 2 ? sources : []);
   }
   const input = await readJson(ctx, InpaintJson);
   requireMedia(ctx, input.originalImageMediaId, "image", "original image", 400);
   requireMedia(ctx, input.maskImageMediaId, "image", "mask image", 400);
-  return startImage(ctx, "image.inpaint", input);
+  return startImage(ctx, "image.inpaint", input, [
+    { mediaId: input.originalImageMediaId },
+    { mediaId: input.maskImageMediaId },
+  ]);
 }
 
 export const imageRoutes = [

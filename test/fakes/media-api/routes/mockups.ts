@@ -1,8 +1,9 @@
+import { createHash } from "node:crypto";
 import { z } from "zod";
 import { badRequest, notFound } from "../errors.js";
-import { type ApiCtx, isMultipart, readForm, readJson, success, validate } from "../http.js";
+import { type ApiCtx, formSources, isMultipart, readForm, readJson, success, validate } from "../http.js";
 import { newId } from "../ids.js";
-import { videoContent } from "../media.js";
+import { KEEP_IMAGE_BYTES, type PictureSource, videoContent } from "../media.js";
 import { api, param } from "../router.js";
 import { finishedAt, requireJob, requireMedia, viewPath } from "./common.js";
 
@@ -46,19 +47,27 @@ const AssetEditJson = z.object({
   imageBase64: z.string().min(1).optional(),
 });
 
-/** Accepts plain base64 or a data: URL. */
-const BASE64 = /^(data:[\w/+.-]+;base64,)?[A-Za-z0-9+/]+={0,2}$/;
+/** Accepts plain base64 or a data: URL (its type, then the data). */
+const BASE64 = /^(?:data:([\w/+.-]+);base64,)?([A-Za-z0-9+/]+={0,2})$/;
 
 function startAsset(
   ctx: ApiCtx,
   input: { prompt: string; type: "logo" | "product" },
   source: "generate" | "edit",
+  sources: PictureSource[] = [],
 ) {
   ctx.state.accounts.charge(ctx.account, "mockup.asset");
   const { state, account } = ctx;
+  const recipe = {
+    kind: "asset" as const,
+    type: input.type,
+    prompt: input.prompt,
+    edited: source === "edit",
+  };
   const job = state.jobs.start(account.apiKey, "mockup_asset", (timing) => {
     const ready = state.doneOf(timing);
-    const media = state.media.generate(account.apiKey, `${input.type}.png`, { type: "png" }, ready);
+    const content = { type: "picture" as const, recipe, sources };
+    const media = state.media.generate(account.apiKey, `${input.type}.png`, content, ready);
     const asset = {
       id: newId(),
       jobId: timing.id,
@@ -78,6 +87,7 @@ function startAsset(
 async function editAsset(ctx: ApiCtx) {
   let input: z.infer<typeof AssetEditJson>;
   let files = 0;
+  let sources: PictureSource[] = [];
   if (isMultipart(ctx)) {
     const form = await readForm(ctx);
     input = validate(AssetEditJson, form.fields);
@@ -86,16 +96,25 @@ async function editAsset(ctx: ApiCtx) {
       throw badRequest("invalid media type: image must be an image file");
     }
     files = images.length;
+    sources = formSources(form, "image");
   } else {
     input = await readJson(ctx, AssetEditJson);
   }
-  const sources = [input.imageMediaId, input.imageBase64].filter((s) => s !== undefined).length + files;
-  if (sources !== 1) throw badRequest("give exactly one of imageMediaId, imageBase64 or an image file");
-  if (input.imageMediaId !== undefined) requireMedia(ctx, input.imageMediaId, "image", "image media", 404);
-  if (input.imageBase64 !== undefined && !BASE64.test(input.imageBase64)) {
-    throw badRequest("imageBase64 is not valid base64");
+  const given = [input.imageMediaId, input.imageBase64].filter((s) => s !== undefined).length + files;
+  if (given !== 1) throw badRequest("give exactly one of imageMediaId, imageBase64 or an image file");
+  if (input.imageMediaId !== undefined) {
+    requireMedia(ctx, input.imageMediaId, "image", "image media", 404);
+    sources = [{ mediaId: input.imageMediaId }];
   }
-  return startAsset(ctx, input, "edit");
+  if (input.imageBase64 !== undefined) {
+    const match = BASE64.exec(input.imageBase64);
+    if (!match) throw badRequest("imageBase64 is not valid base64");
+    const [, type = "image/png", data = ""] = match;
+    const bytes = Buffer.from(data, "base64");
+    const sha256 = createHash("sha256").update(bytes).digest("hex");
+    if (bytes.length <= KEEP_IMAGE_BYTES) sources = [{ bytes, contentType: type, sha256 }];
+  }
+  return startAsset(ctx, input, "edit", sources);
 }
 
 export const mockupRoutes = [
@@ -105,7 +124,9 @@ export const mockupRoutes = [
     for (const id of input.logoMediaIds) requireMedia(ctx, id, "image", "logo media", 400);
     ctx.state.accounts.charge(ctx.account, "mockup.generate");
     const { state, account } = ctx;
-    const media = state.media.generate(account.apiKey, "mockup.png", { type: "png" });
+    const sources = [input.productMediaId, ...input.logoMediaIds].map((mediaId) => ({ mediaId }));
+    const recipe = { kind: "mockup" as const, instruction: input.instruction };
+    const media = state.media.generate(account.apiKey, "mockup.png", { type: "picture", recipe, sources });
     const mediaId = media.id;
     // Synchronous: a zero-length job, so its status endpoint reports it completed like the others.
     const job = state.jobs.start(account.apiKey, "mockup", (timing) => {
@@ -136,7 +157,7 @@ export const mockupRoutes = [
     const { state, account } = ctx;
     const job = state.jobs.start(account.apiKey, "mockup_video", (timing) => {
       const ready = state.doneOf(timing);
-      const content = videoContent(timing.plan.large, state.settings.largeVideoBytes);
+      const content = videoContent(input.aspectRatio, timing.plan.large, state.settings.largeVideoBytes);
       const media = state.media.generate(account.apiKey, "mockup-video.mp4", content, ready);
       const video = {
         id: newId(),

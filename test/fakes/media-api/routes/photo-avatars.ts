@@ -81,13 +81,23 @@ export const photoAvatarRoutes = [
     ctx.state.accounts.charge(ctx.account, "avatar.design");
     const { state, account } = ctx;
     const job = state.jobs.start(account.apiKey, "photo_avatar_design", (timing) => {
-      const variant = (n: number) =>
-        state.media.generate(
+      const { isPortrait, ...design } = input.design;
+      const variant = (n: number) => {
+        const recipe = {
+          kind: "avatar" as const,
+          name: input.name,
+          variant: n,
+          portrait: isPortrait ?? true,
+          design,
+        };
+        const content = { type: "picture" as const, recipe, sources: [] };
+        return state.media.generate(
           account.apiKey,
           `${input.name}-variant-${n}.png`,
-          { type: "png" },
+          content,
           state.doneOf(timing),
         ).id;
+      };
       return {
         kind: "photo_avatar" as const,
         flow: "design" as const,
@@ -136,7 +146,9 @@ export const photoAvatarRoutes = [
     const { state, account } = ctx;
     const job = state.jobs.start(account.apiKey, "photo_avatar_enhance", (timing) => {
       const ready = state.doneOf(timing);
-      const media = state.media.generate(account.apiKey, `${input.name}.png`, { type: "png" }, ready);
+      const recipe = { kind: "enhance" as const, name: input.name, prompt: input.prompt };
+      const content = { type: "picture" as const, recipe, sources: [{ mediaId: input.photoMediaId }] };
+      const media = state.media.generate(account.apiKey, `${input.name}.png`, content, ready);
       const avatarId = addPhotoAvatar(ctx, input.name, media.id, audio?.id, ready);
       return { kind: "photo_avatar" as const, flow: "enhance" as const, avatarId };
     });

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Ctx, Reply } from "../http.js";
-import { linkName } from "../media.js";
+import { KEEP_IMAGE_BYTES, linkName } from "../media.js";
 import { keyless, param } from "../router.js";
 
 /** Errors in the shape of an S3 presigned URL, since that is what the real links are. */
@@ -36,15 +36,24 @@ function sizeMismatch(received: number, declared: number): Reply {
     : s3Error(400, "EntityTooLarge", `The body (${received} bytes) is larger than declared (${declared}).`);
 }
 
-/** Counts and hashes a body without keeping it: a 50 MB PUT costs a few chunks of memory. */
-async function digest(req: IncomingMessage): Promise<{ bytes: number; sha256: string }> {
+/**
+ * Counts and hashes a body, keeping it only when `keep` says so and it is no larger than
+ * KEEP_IMAGE_BYTES: a 50 MB PUT costs a few chunks of memory.
+ */
+async function digest(
+  req: IncomingMessage,
+  keep: boolean,
+): Promise<{ bytes: number; sha256: string; kept?: Buffer }> {
   const hash = createHash("sha256");
   let bytes = 0;
+  let chunks: Buffer[] | undefined = keep ? [] : undefined;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     bytes += chunk.length;
     hash.update(chunk);
+    if (bytes > KEEP_IMAGE_BYTES) chunks = undefined;
+    chunks?.push(chunk);
   }
-  return { bytes, sha256: hash.digest("hex") };
+  return { bytes, sha256: hash.digest("hex"), ...(chunks && { kept: Buffer.concat(chunks) }) };
 }
 
 export const storageRoutes = [
@@ -69,9 +78,11 @@ export const storageRoutes = [
     }
     if (length !== undefined && Number(length) !== record.fileSize)
       return sizeMismatch(Number(length), record.fileSize);
-    const { bytes, sha256 } = await digest(ctx.req);
+    const { bytes, sha256, kept } = await digest(ctx.req, record.contentType.startsWith("image/"));
     if (bytes !== record.fileSize) return sizeMismatch(bytes, record.fileSize);
     Object.assign(record, { receivedBytes: bytes, sha256, uploaded: true });
+    // A new PUT before finalize replaces the last one, bytes and all.
+    record.content = kept ? { type: "upload", bytes: kept } : { type: "upload" };
     return { status: 200, headers: { etag: `"${sha256.slice(0, 32)}"` }, text: "" };
   }),
 

@@ -44,7 +44,14 @@ export function thumbnailRoutes(listPath: string) {
       const { state, account } = ctx;
       const job = state.jobs.start(account.apiKey, "thumbnail", (timing) => {
         const ready = state.doneOf(timing);
-        const media = state.media.generate(account.apiKey, `${input.name}.png`, { type: "png" }, ready);
+        const recipe = {
+          kind: "thumbnail" as const,
+          name: input.name,
+          prompt: input.prompt,
+          aspectRatio: input.aspectRatio,
+        };
+        const content = { type: "picture" as const, recipe, sources: [] };
+        const media = state.media.generate(account.apiKey, `${input.name}.png`, content, ready);
         const thumbnail = {
           id: newId(),
           jobId: timing.id,

@@ -5,6 +5,7 @@ import { type ApiCtx, isMultipart, json, readForm, readJson, success, validate }
 import { newId } from "../ids.js";
 import type { DurationKey } from "../jobs.js";
 import { videoContent } from "../media.js";
+import type { AspectRatio } from "../pictures.js";
 import { api, param } from "../router.js";
 import type { Video } from "../state.js";
 import { finishedAt, inferenceRunning, requireJob, requireMedia } from "./common.js";
@@ -47,6 +48,7 @@ function startVideo(
   key: Extract<DurationKey, "video" | "cinematic">,
   name: string,
   sourceAvatarId: string,
+  aspectRatio: AspectRatio,
 ) {
   const { state, account } = ctx;
   const job = state.jobs.start(account.apiKey, key, (timing) => {
@@ -54,7 +56,7 @@ function startVideo(
     const media = state.media.generate(
       account.apiKey,
       `${name}.mp4`,
-      videoContent(timing.plan.large, state.settings.largeVideoBytes),
+      videoContent(aspectRatio, timing.plan.large, state.settings.largeVideoBytes),
       ready,
     );
     const video = { id: newId(), name, sourceAvatarId, createdAt: finishedAt(timing), mediaId: media.id };
@@ -80,7 +82,8 @@ async function createAvatarVideo(ctx: ApiCtx) {
     throw new Failure("unknown voice");
   }
   ctx.state.accounts.charge(ctx.account, "video.create");
-  return startVideo(ctx, "video", input.name, input.avatarId);
+  // The service says nothing of an avatar video's shape: landscape, as a talking head is filmed.
+  return startVideo(ctx, "video", input.name, input.avatarId, "16:9");
 }
 
 export const videoRoutes = [
@@ -101,7 +104,7 @@ export const videoRoutes = [
       if (id !== undefined) requireMedia(ctx, id, "image", "media permission error: image", 400);
     }
     ctx.state.accounts.charge(ctx.account, "video.cinematic");
-    return startVideo(ctx, "cinematic", input.name, "");
+    return startVideo(ctx, "cinematic", input.name, "", input.aspectRatio ?? "16:9");
   }),
 
   api("GET", "/api/video/:id", (ctx) => {

@@ -22,14 +22,17 @@ export interface Content {
   blocks?: AnyBlock[];
 }
 
-/** The text and blocks of a message as Slack validates them; shared with response_url posts. */
-export function readContent(args: Args, files?: ReadonlyMap<string, unknown>): Content | Failure {
+/**
+ * The text and blocks of a message as Slack validates them; shared with response_url posts. With
+ * `fileShowable`, image blocks may name only Slack files that exist and finished processing.
+ */
+export function readContent(args: Args, fileShowable?: (id: string) => boolean): Content | Failure {
   const text = str(args, "text");
   if (text !== undefined && text.length > MAX_TEXT) return fail("msg_too_long");
   const blocks = jsonArg(args, "blocks");
   if (blocks === undefined) return { text };
   if (blocks === INVALID_JSON || !Array.isArray(blocks)) return fail("invalid_blocks_format");
-  const errors = messageBlockErrors(blocks, files && ((id) => files.has(id)));
+  const errors = messageBlockErrors(blocks, fileShowable);
   if (errors.length > 0) {
     return fail("invalid_blocks", {
       errors,
@@ -40,8 +43,8 @@ export function readContent(args: Args, files?: ReadonlyMap<string, unknown>): C
 }
 
 /** A new message needs something to show: text, blocks or attachments. */
-function newContent(args: Args, files: ReadonlyMap<string, unknown>): Required<Content> | Failure {
-  const content = readContent(args, files);
+function newContent(args: Args, fileShowable: (id: string) => boolean): Required<Content> | Failure {
+  const content = readContent(args, fileShowable);
   if (isFailure(content)) return content;
   const empty = !content.text && !content.blocks?.length && args.attachments === undefined;
   return empty ? fail("no_text") : { text: content.text ?? "", blocks: content.blocks ?? [] };
@@ -70,7 +73,7 @@ export const chatMethods: Record<string, Method> = {
       const { state, args } = ctx;
       const channel = knownChannel(ctx);
       if (isFailure(channel)) return channel;
-      const content = newContent(args, state.files);
+      const content = newContent(args, (id) => state.fileShowable(id));
       if (isFailure(content)) return content;
       const metadata = readMetadata(args);
       if (isFailure(metadata)) return metadata;
@@ -91,7 +94,7 @@ export const chatMethods: Record<string, Method> = {
       const message = state.findMessage(channel, str(args, "ts") ?? "");
       if (!message) return fail("message_not_found");
       if (message.user !== team.botUserId) return fail("cant_update_message");
-      const content = readContent(args, state.files);
+      const content = readContent(args, (id) => state.fileShowable(id));
       if (isFailure(content)) return content;
       // Slack keeps what the update leaves out: blocks stay unless `blocks` is given (an empty array clears them).
       message.text = content.text ?? message.text;
@@ -108,7 +111,7 @@ export const chatMethods: Record<string, Method> = {
       if (isFailure(channel)) return channel;
       const user = state.users.get(str(args, "user") ?? "");
       if (!user || user.is_bot || user.team_id !== team.id) return fail("user_not_in_channel");
-      const content = newContent(args, state.files);
+      const content = newContent(args, (id) => state.fileShowable(id));
       if (isFailure(content)) return content;
       const thread_ts = str(args, "thread_ts");
       const message = state.postEphemeral({

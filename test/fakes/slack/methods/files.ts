@@ -1,19 +1,46 @@
-import { fileObject } from "../files.js";
-import type { SlackFile, Upload } from "../state.js";
-import { fail, isFailure, jsonArg, type Method, memberChannel, str } from "./args.js";
+import { fileObject, typeOf } from "../files.js";
+import type { SlackFile, SlackState, Upload, UploadPolicy } from "../state.js";
+import { type Failure, fail, isFailure, jsonArg, type Method, memberChannel, str } from "./args.js";
 import { readContent } from "./chat.js";
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null;
 }
 
+/** What a workspace's upload restrictions say of a file, by its name (and its length, when known). */
+function restricted(
+  policy: UploadPolicy | undefined,
+  filename: string,
+  length?: number,
+): Failure | undefined {
+  if (!policy) return undefined;
+  const { filetype, mimetype } = typeOf(filename);
+  if (policy.disabled) return fail("file_uploads_disabled");
+  if (policy.imagesOnly && !mimetype.startsWith("image/")) return fail("file_uploads_except_images_disabled");
+  if (policy.allowedTypes && !policy.allowedTypes.includes(filetype)) return fail("file_type_not_allowed");
+  if (length !== undefined && policy.maxBytes !== undefined && length > policy.maxBytes)
+    return fail("file_upload_size_restricted");
+  if (policy.storageFull) return fail("storage_limit_reached");
+  return undefined;
+}
+
+/**
+ * A file as files.info shows it: while Slack still processes it (malware scan, thumbnails), its
+ * mimetype, filetype and pretty_type are empty, as Slack's are.
+ */
+export function fileShown(state: SlackState, file: SlackFile): SlackFile {
+  return state.fileShowable(file.id) ? file : { ...file, mimetype: "", filetype: "", pretty_type: "" };
+}
+
 export const fileMethods: Record<string, Method> = {
   "files.getUploadURLExternal": {
     token: "bot",
-    run({ state, args }) {
+    run({ state, args, team }) {
       const filename = str(args, "filename");
       const length = Number(str(args, "length"));
       if (!filename || !Number.isInteger(length) || length < 1) return fail("invalid_arguments");
+      const refused = restricted(team.uploads, filename, length);
+      if (refused) return refused;
       const fileId = state.nextId("F");
       const ticket = state.secret();
       state.uploads.set(fileId, { fileId, ticket, filename, declaredLength: length, completed: false });
@@ -41,6 +68,9 @@ export const fileMethods: Record<string, Method> = {
       for (const entry of requested) {
         const upload = isObject(entry) ? state.uploads.get(String(entry.id)) : undefined;
         if (!upload?.received || upload.completed) return fail("file_not_found");
+        // Restrictions an admin set since the upload began.
+        const refused = restricted(team.uploads, upload.filename);
+        if (refused) return refused;
         const title = isObject(entry) && typeof entry.title === "string" ? entry.title : undefined;
         accepted.push({ upload, bytes: upload.received.bytes, title });
       }
@@ -62,6 +92,7 @@ export const fileMethods: Record<string, Method> = {
           team: team.id,
         });
         state.files.set(file.id, file);
+        state.fileReadyAt.set(file.id, Date.now() + state.fileProcessingMs);
         return file;
       });
       if (channel !== undefined) {
@@ -79,7 +110,7 @@ export const fileMethods: Record<string, Method> = {
           };
         }
       }
-      return { ok: true, files };
+      return { ok: true, files: files.map((file) => fileShown(state, file)) };
     },
   },
   "files.info": {
@@ -87,7 +118,7 @@ export const fileMethods: Record<string, Method> = {
     run({ state, args, team }) {
       const file = state.files.get(str(args, "file") ?? "");
       if (!file || file.user_team !== team.id) return fail("file_not_found");
-      return { ok: true, file, comments: [], response_metadata: { next_cursor: "" } };
+      return { ok: true, file: fileShown(state, file), comments: [], response_metadata: { next_cursor: "" } };
     },
   },
 };

@@ -1,4 +1,4 @@
-import type { Message } from "../state.js";
+import type { Message, Workspace } from "../state.js";
 import { type Args, fail, isFailure, type Method, memberChannel, str } from "./args.js";
 import { shown } from "./chat.js";
 
@@ -8,12 +8,17 @@ import { shown } from "./chat.js";
  * cursor. A bot reads only conversations it is a member of (not_in_channel otherwise), and sees
  * the apps' message metadata only with include_all_metadata. History holds the top-level messages;
  * a thread's replies come from conversations.replies, its parent first.
+ *
+ * In a workspace that installed the app through OAuth while it is not approved for the Slack
+ * Marketplace, `limit` defaults to 15 and takes no more (Slack's changelog of 2025-05-29); the
+ * tier of one call a minute is in rate-tiers.ts.
  */
 
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 999;
+const DISTRIBUTED_LIMIT = 15;
 
-function page(messages: Message[], args: Args) {
+function page(messages: Message[], args: Args, workspace: Workspace) {
   const oldest = Number(str(args, "oldest") ?? "0");
   const latest = str(args, "latest") === undefined ? Number.POSITIVE_INFINITY : Number(str(args, "latest"));
   const inclusive = str(args, "inclusive") === "true" || str(args, "inclusive") === "1";
@@ -21,10 +26,11 @@ function page(messages: Message[], args: Args) {
     const ts = Number(m.ts);
     return inclusive ? ts >= oldest && ts <= latest : ts > oldest && ts < latest;
   });
-  const limit = Math.min(
-    MAX_LIMIT,
-    Math.max(1, Number(str(args, "limit") ?? DEFAULT_LIMIT) || DEFAULT_LIMIT),
-  );
+  const [fallback, max] =
+    workspace.distribution === "distributed"
+      ? [DISTRIBUTED_LIMIT, DISTRIBUTED_LIMIT]
+      : [DEFAULT_LIMIT, MAX_LIMIT];
+  const limit = Math.min(max, Math.max(1, Number(str(args, "limit") ?? fallback) || fallback));
   const cursor = str(args, "cursor");
   const start = cursor
     ? Number(
@@ -59,7 +65,7 @@ export const historyMethods: Record<string, Method> = {
       const top = state.messages.filter(
         (m) => m.channel === channel && (m.thread_ts === undefined || m.thread_ts === m.ts),
       );
-      return page(top.sort(newestFirst), args);
+      return page(top.sort(newestFirst), args, ctx.team);
     },
   },
   "conversations.replies": {
@@ -75,7 +81,7 @@ export const historyMethods: Record<string, Method> = {
         .filter((m) => m.channel === channel && m.thread_ts === ts && m.ts !== ts)
         .sort((a, b) => Number(a.ts) - Number(b.ts));
       // Slack pages a thread oldest first, the parent at the head.
-      return page([parent, ...replies], args);
+      return page([parent, ...replies], args, ctx.team);
     },
   },
 };
