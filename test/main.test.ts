@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:net";
+import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -65,6 +65,23 @@ async function answers(url: string): Promise<boolean> {
 async function takenPort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, resolve));
+  started.push({ server });
+  return (server.address() as { port: number }).port;
+}
+
+/** A port that takes connections and never answers on them (a hung proxy, a wrong service). */
+async function silentPort(): Promise<number> {
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on("error", () => {});
+  });
+  const close = server.close.bind(server);
+  server.close = (callback) => {
+    for (const socket of sockets) socket.destroy();
+    return close(callback);
+  };
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   started.push({ server });
   return (server.address() as { port: number }).port;
 }
@@ -614,8 +631,25 @@ describe("npm start with a bad credential or dependency", () => {
       expectOneLine(stderr, /^Cannot start: STORE_URL: cannot open the sqlite store at .*SQLITE_CANTOPEN/);
     }, 30_000);
 
-    it("a SLACK_API_URL that does not answer, within its deadline instead of half an hour of retries", async () => {
+    it("a SLACK_API_URL where nothing listens, at once instead of half an hour of retries", async () => {
       const apiUrl = `http://127.0.0.1:${await freePort()}/api/`;
+      const { code, stderr } = await failedStart({
+        MEDIA_API_URL: "http://127.0.0.1:9",
+        SLACK_BOT_TOKEN: "xoxb-1000000001-2000000002-neverChecked",
+        SLACK_SIGNING_SECRET: "0123456789abcdef0123456789abcdef",
+        SLACK_API_URL: apiUrl,
+      });
+      expect(code).toBe(1);
+      expectOneLine(
+        stderr,
+        new RegExp(
+          `^Cannot start: Slack at ${apiUrl} \\(SLACK_API_URL\\) could not be used: nothing answers there \\(ECONNREFUSED\\)\\.$`,
+        ),
+      );
+    }, 60_000);
+
+    it("a SLACK_API_URL that takes the connection but never answers, within its deadline", async () => {
+      const apiUrl = `http://127.0.0.1:${await silentPort()}/api/`;
       const { code, stderr } = await failedStart({
         MEDIA_API_URL: "http://127.0.0.1:9",
         SLACK_BOT_TOKEN: "xoxb-1000000001-2000000002-neverChecked",

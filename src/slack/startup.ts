@@ -25,11 +25,31 @@ export function slackFailure(error: unknown, variable: keyof typeof WHAT, apiUrl
     });
   }
   const code = (error as { code?: unknown } | null)?.code;
-  const reason = error instanceof Error ? error.message : String(error);
+  const system = systemCode(error);
+  const reason = system
+    ? `nothing answers there (${system})`
+    : error instanceof Error
+      ? error.message
+      : String(error);
   if (code === "EADDRINUSE" || code === "EACCES") {
     return new StartupError(`SLACK_PORT cannot be listened on: ${reason}.`, { cause: error });
   }
   return new StartupError(`Slack at ${apiUrl} (SLACK_API_URL) could not be used: ${reason}.`, {
     cause: error,
   });
+}
+
+/**
+ * The socket's own error code under the Web API client's wrapping (its `original`, then fetch's
+ * `cause`): "fetch failed" alone would not say that nothing listens at SLACK_API_URL.
+ */
+function systemCode(error: unknown): string | undefined {
+  let at: unknown = (error as { original?: unknown } | null)?.original ?? error;
+  for (let depth = 0; depth < 4 && at instanceof Error; depth++) {
+    const code = (at as { code?: unknown }).code;
+    if (typeof code === "string" && /^E[A-Z]+$/.test(code) && code !== "EADDRINUSE" && code !== "EACCES")
+      return code;
+    at = at.cause;
+  }
+  return undefined;
 }
