@@ -121,7 +121,7 @@ async function openWorld(storeUrl: string, mediaUrl: string): Promise<World> {
   // The probe (and the read after a call without usage figures), timed.
   const spendingApi = { ...api, usage: { ...api.usage } };
   steps.wrap(spendingApi.usage, "get", "probe GET /api/usage");
-  for (const method of ["budgets", "withBook", "putJob", "period", "setPeriod"] as const) {
+  for (const method of ["budgets", "reserve", "settle", "putJob", "period", "setPeriod"] as const) {
     steps.wrap(stores.spend, method, `store.${method}`);
   }
   const noAdapter = (): ChatAdapter => {
@@ -219,7 +219,8 @@ async function runCase(world: World, backend: Backend, mode: Mode, starts: numbe
   if (spent.errors.length > 0)
     console.error(`  ${backend} ${mode}: ${spent.errors.length} failed, e.g. ${spent.errors[0]}`);
   const period = (await world.stores.spend.period(keyIdOf(KEY))) ?? "open";
-  const book = await world.stores.spend.book(tenant, period);
+  const book = { tenant, period };
+  const tallies = await world.stores.spend.tallies(book);
   return {
     backend,
     mode,
@@ -231,7 +232,7 @@ async function runCase(world: World, backend: Backend, mode: Mode, starts: numbe
     bypassedWallMs: Math.round(plain.wallMs),
     steps,
     failed: spent.errors.length + plain.errors.length,
-    booked: { jobs: book.used.everyone?.jobs ?? 0, held: Object.keys(book.held).length },
+    booked: { jobs: tallies["everyone|jobs"] ?? 0, held: await world.stores.spend.holds(book) },
   };
 }
 

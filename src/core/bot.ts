@@ -28,6 +28,7 @@ import type {
 } from "./ports.js";
 import { CommandRates } from "./rates.js";
 import { SpendAlerts } from "./spend/alerts.js";
+import { Names } from "./spend/names.js";
 import { Spending } from "./spend/spending.js";
 import { currentTap } from "./spend/tap.js";
 import { Tenancy, type TenantKey, type TenantRef, tenantOf } from "./tenancy.js";
@@ -138,6 +139,7 @@ export function createBot(options: BotOptions): Bot {
     alerts,
     logger,
     availability: stores.availability,
+    rolesOf: (actor) => adapter(actor.platform).rolesOf?.(actor.tenantId, actor.userId),
   });
   client.onUsage((usage) => currentTap()?.heard(usage));
   // Publishes run once the core below exists: homes are opened and jobs move only after the start.
@@ -166,6 +168,7 @@ export function createBot(options: BotOptions): Bot {
     starts,
     spending,
     spend: stores.spend,
+    names: new Names(adapter, logger),
     preferences: stores.preferences,
     cache: new CatalogCache({
       ...(options.pickListTtlMs !== undefined && { ttlMs: options.pickListTtlMs }),

@@ -9,6 +9,7 @@ import type { JobEngine } from "../jobs/engine.js";
 import type { Logger } from "../log.js";
 import type { ChatAdapter, Platform } from "../ports.js";
 import type { CommandRates } from "../rates.js";
+import type { Names } from "../spend/names.js";
 import type { Spending } from "../spend/spending.js";
 import type { Tenancy, TenantKey, TenantRef } from "../tenancy.js";
 import type { StartIntents } from "./start-intents.js";
@@ -30,6 +31,8 @@ export interface Core {
   spending: Spending;
   /** The spending records, for reports. */
   spend: SpendStore;
+  /** People, roles and channels named by their platforms, for budgets, usage and the export. */
+  names: Names;
   /** Each person's option defaults and presets. */
   preferences: PreferenceStore;
   /** Jobs one person may have running at once. */

@@ -1,0 +1,448 @@
+import type { RedisClientType } from "@keyv/redis";
+import type { SqliteQuery, StoreConnection } from "./keyv.js";
+
+/**
+ * The sums of spending, kept so that a start's budget check and reservation is one atomic step on
+ * the store (a Lua script on Redis, one statement on sqlite) and a report reads sums, not records.
+ * No lock is taken: every replica on the store runs the same step, and the store runs each whole.
+ *
+ * - Tallies: per book (a tenant's period, a person's period in a tenant, a key's period), one sum
+ *   per field ("user:U1|credits", "everyone|jobs", "day:2026-11-02/kind:image|credits").
+ * - Holds: the reservations of starts under way, per book, each lapsing after its time.
+ * - Costs: per book, the last real cost of each command (what a credit budget reserves).
+ * - Ledger: per key and period, every reading of the account in the service's order
+ *   (credits_used, then the counters' sum, a job's reading before a probe of equal value, time,
+ *   id: spend/attribution.ts `byValue`). A reading's step up from the one just below it is its
+ *   owners': a job's fields in its books, or a probe's (outside spending). Inserting a reading
+ *   also moves the step of the one just above it, in the same atomic step, so the tallies are
+ *   always what attributing every reading of the period at once would give, in whatever order the
+ *   readings arrive.
+ *
+ * On Redis a reading's owners may be another tenant's books (tenants sharing the operator's key
+ * share its ledger): the script reaches their tallies by the names kept with the reading, which a
+ * single Redis (what STORE_URL takes) allows and a Redis Cluster would not.
+ */
+
+export interface Owner {
+  book: string;
+  field: string;
+}
+
+export interface HoldItem {
+  /** The tally field a budget counts ("user:U1|jobs"). */
+  field: string;
+  /** A credit budget reserves the command's last cost (at least 1); a job budget reserves 1. */
+  credits: boolean;
+  limit: number;
+}
+
+export interface Hold {
+  id: string;
+  command: string;
+  at: number;
+  /** Holds taken at or before this (epoch ms) belong to processes that died: they hold no one back. */
+  lapsedUpTo: number;
+  items: readonly HoldItem[];
+}
+
+/** The first item a reservation would break, with what was used and held of it. */
+export interface Refused {
+  index: number;
+  taken: number;
+}
+
+export interface LedgerReading {
+  /** The job's id for its reading after the charge; a probe's own id. */
+  id: string;
+  creditsUsed: number;
+  /** The sum of the per-type counters: the second key of the service's order. */
+  counters: number;
+  probe: boolean;
+  at: number;
+  owners: readonly Owner[];
+}
+
+export interface Settlement {
+  /** Counts that do not wait for attribution (jobs, jobs of a kind). */
+  add: readonly (Owner & { amount: number })[];
+  ledger: string;
+  readings: readonly LedgerReading[];
+  /** The job whose step becomes `cost.command`'s last cost in `cost.book`. */
+  job?: { id: string; cost: { book: string; command: string } };
+  /** The reservation the settlement replaces, given back after the counts are in. */
+  release?: { book: string; holdId: string };
+}
+
+export interface SpendBooks {
+  /** Reserves `hold` in `book` if every item stays within its limit; else the first it would break. */
+  reserve(book: string, hold: Hold): Promise<Refused | undefined>;
+  release(book: string, holdId: string): Promise<void>;
+  /** Answers the job's step (its credits) when a reading below it was known. */
+  settle(settlement: Settlement): Promise<number | undefined>;
+  tallies(book: string): Promise<Record<string, number>>;
+  /** How many reservations `book` holds now (lapsed ones included until swept). */
+  holds(book: string): Promise<number>;
+  /** Drops whole books and ledgers (periods no longer kept). */
+  forget(books: readonly string[], ledgers: readonly string[]): Promise<void>;
+}
+
+export async function openSpendBooks(connection: StoreConnection, keepMs: number): Promise<SpendBooks> {
+  return connection.kind === "sqlite" ? sqliteBooks(connection.query) : redisBooks(connection.client, keepMs);
+}
+
+/** Numbers in the service's order compare as text on Redis: fixed width, zero-padded. */
+const WIDTH = 16;
+const padded = (value: number) => String(Math.max(0, Math.floor(value))).padStart(WIDTH, "0");
+
+/** A reading's place among equal credits on Redis (the sorted set's member, ordered as text). */
+export function ledgerMember(reading: Pick<LedgerReading, "counters" | "probe" | "at" | "id">): string {
+  return `${padded(reading.counters)}|${reading.probe ? 1 : 0}|${padded(reading.at)}|${reading.id}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Redis: hashes and sorted sets, changed by scripts.
+
+const LUA_COMMON = `
+local keep = ARGV[1]
+local function touch(key) redis.call('PEXPIRE', key, keep) end
+local function release(held, holds, holdsAt, id)
+  local items = redis.call('HGET', holds, id)
+  if items then
+    for field, amount in string.gmatch(items, '([^\\t]+)\\t([^\\t]+)') do
+      redis.call('HINCRBYFLOAT', held, field, -tonumber(amount))
+    end
+    redis.call('HDEL', holds, id)
+  end
+  redis.call('ZREM', holdsAt, id)
+end
+`;
+
+/**
+ * KEYS: tallies, held sums, holds, holds by time, costs (of one book).
+ * ARGV: keep ms, hold id, command, now, lapsed up to, then (field, "1" credits | "0" jobs, limit)...
+ * Answers 0 when reserved, else {item number (1-based), used and held of it as text}.
+ */
+const RESERVE = `${LUA_COMMON}
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', ARGV[5])) do
+  release(KEYS[2], KEYS[3], KEYS[4], id)
+end
+local estimate = math.max(1, tonumber(redis.call('HGET', KEYS[5], ARGV[3]) or '1'))
+local items = {}
+local n = 0
+for i = 6, #ARGV, 3 do
+  n = n + 1
+  local amount = 1
+  if ARGV[i + 1] == '1' then amount = estimate end
+  local limit = tonumber(ARGV[i + 2])
+  local taken = tonumber(redis.call('HGET', KEYS[1], ARGV[i]) or '0') + tonumber(redis.call('HGET', KEYS[2], ARGV[i]) or '0')
+  if taken + amount > limit or taken >= limit then return {n, tostring(taken)} end
+  items[#items + 1] = ARGV[i]
+  items[#items + 1] = tostring(amount)
+end
+for j = 1, #items, 2 do redis.call('HINCRBYFLOAT', KEYS[2], items[j], items[j + 1]) end
+redis.call('HSET', KEYS[3], ARGV[2], table.concat(items, '\\t'))
+redis.call('ZADD', KEYS[4], ARGV[4], ARGV[2])
+for k = 2, 4 do touch(KEYS[k]) end
+return 0
+`;
+
+/** KEYS: held sums, holds, holds by time. ARGV: keep ms, hold id. */
+const RELEASE = `${LUA_COMMON}
+release(KEYS[1], KEYS[2], KEYS[3], ARGV[2])
+return 0
+`;
+
+/**
+ * KEYS: ledger (sorted set), its readings' owners (hash), costs, held sums, holds, holds by time
+ * (the last three of the book the reservation is in; unused without one).
+ * ARGV: keep ms, hold id ('' none), command ('' none), job member ('' none), count of adds, then
+ * (tallies key, field, amount)..., count of readings, then (credits, member, owners)...
+ * Owners are "key\\tfield" lines. Answers the job's step as text, or false.
+ */
+const SETTLE = `${LUA_COMMON}
+local function credit(owners, amount)
+  if amount == 0 or not owners or owners == '' then return end
+  for key, field in string.gmatch(owners, '([^\\t\\n]+)\\t([^\\n]+)') do
+    redis.call('HINCRBYFLOAT', key, field, amount)
+    touch(key)
+  end
+end
+local i = 5
+for _ = 1, tonumber(ARGV[i]) do
+  redis.call('HINCRBYFLOAT', ARGV[i + 1], ARGV[i + 2], ARGV[i + 3])
+  touch(ARGV[i + 1])
+  i = i + 3
+end
+i = i + 1
+for _ = 1, tonumber(ARGV[i]) do
+  local score, member, owners = tonumber(ARGV[i + 1]), ARGV[i + 2], ARGV[i + 3]
+  i = i + 3
+  if redis.call('ZADD', KEYS[1], 'NX', score, member) == 1 then
+    redis.call('HSET', KEYS[2], member, owners)
+    local rank = redis.call('ZRANK', KEYS[1], member)
+    local below = nil
+    if rank > 0 then below = tonumber(redis.call('ZRANGE', KEYS[1], rank - 1, rank - 1, 'WITHSCORES')[2]) end
+    if below then credit(owners, score - below) end
+    local above = redis.call('ZRANGE', KEYS[1], rank + 1, rank + 1, 'WITHSCORES')
+    if above[1] then credit(redis.call('HGET', KEYS[2], above[1]), (below or tonumber(above[2])) - score) end
+  end
+end
+touch(KEYS[1])
+touch(KEYS[2])
+local step = false
+if ARGV[4] ~= '' then
+  local rank = redis.call('ZRANK', KEYS[1], ARGV[4])
+  if rank and rank > 0 then
+    local pair = redis.call('ZRANGE', KEYS[1], rank - 1, rank, 'WITHSCORES')
+    step = tonumber(pair[4]) - tonumber(pair[2])
+    if ARGV[3] ~= '' then
+      redis.call('HSET', KEYS[3], ARGV[3], tostring(step))
+      touch(KEYS[3])
+    end
+    step = tostring(step)
+  end
+end
+if ARGV[2] ~= '' then release(KEYS[4], KEYS[5], KEYS[6], ARGV[2]) end
+return step
+`;
+
+function redisBooks(client: RedisClientType, keepMs: number): SpendBooks {
+  const key = (kind: string, name: string) => `spend-books::${kind}:${name}`;
+  const holdKeys = (book: string) => [key("held", book), key("holds", book), key("holds-at", book)];
+  const owners = (list: readonly Owner[]) =>
+    list.map((o) => `${key("tally", o.book)}\t${o.field}`).join("\n");
+  const keep = String(keepMs);
+  return {
+    async reserve(book, hold) {
+      const reply = await client.eval(RESERVE, {
+        keys: [key("tally", book), ...holdKeys(book), key("cost", book)],
+        arguments: [
+          keep,
+          hold.id,
+          hold.command,
+          String(hold.at),
+          String(hold.lapsedUpTo),
+          ...hold.items.flatMap((item) => [item.field, item.credits ? "1" : "0", String(item.limit)]),
+        ],
+      });
+      if (!Array.isArray(reply)) return undefined;
+      return { index: Number(reply[0]) - 1, taken: Number(reply[1]) };
+    },
+    async release(book, holdId) {
+      await client.eval(RELEASE, { keys: holdKeys(book), arguments: [keep, holdId] });
+    },
+    async settle(settlement) {
+      const hold = settlement.release;
+      const job = settlement.job && settlement.readings.find((r) => r.id === settlement.job!.id);
+      const reply = await client.eval(SETTLE, {
+        keys: [
+          key("ledger", settlement.ledger),
+          key("owners", settlement.ledger),
+          key("cost", settlement.job?.cost.book ?? ""),
+          ...holdKeys(hold?.book ?? ""),
+        ],
+        arguments: [
+          keep,
+          hold?.holdId ?? "",
+          settlement.job?.cost.command ?? "",
+          job ? ledgerMember(job) : "",
+          String(settlement.add.length),
+          ...settlement.add.flatMap((a) => [key("tally", a.book), a.field, String(a.amount)]),
+          String(settlement.readings.length),
+          ...settlement.readings.flatMap((r) => [String(r.creditsUsed), ledgerMember(r), owners(r.owners)]),
+        ],
+      });
+      return typeof reply === "string" ? Number(reply) : undefined;
+    },
+    async tallies(book) {
+      const all = await client.hGetAll(key("tally", book));
+      return Object.fromEntries(Object.entries(all).map(([field, value]) => [field, Number(value)]));
+    },
+    holds: (book) => client.hLen(key("holds", book)),
+    async forget(books, ledgers) {
+      const keys = [
+        ...books.flatMap((book) => [key("tally", book), ...holdKeys(book), key("cost", book)]),
+        ...ledgers.flatMap((ledger) => [key("ledger", ledger), key("owners", ledger)]),
+      ];
+      if (keys.length > 0) await client.del(keys);
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// sqlite: tables in the store's file; each step is one statement, which sqlite runs whole under
+// the file's write lock (a writing statement takes it before it reads), so two processes on one
+// file never both pass a check. A reading's steps are moved by a trigger, inside its INSERT.
+
+const SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS spend_tallies (book TEXT NOT NULL, field TEXT NOT NULL, amount REAL NOT NULL,
+   PRIMARY KEY (book, field)) WITHOUT ROWID`,
+  `CREATE TABLE IF NOT EXISTS spend_holds (book TEXT NOT NULL, hold TEXT NOT NULL, field TEXT NOT NULL,
+   amount REAL NOT NULL, at INTEGER NOT NULL, PRIMARY KEY (book, hold, field)) WITHOUT ROWID`,
+  "CREATE INDEX IF NOT EXISTS spend_holds_by_field ON spend_holds (book, field, at)",
+  `CREATE TABLE IF NOT EXISTS spend_costs (book TEXT NOT NULL, command TEXT NOT NULL, cost REAL NOT NULL,
+   PRIMARY KEY (book, command)) WITHOUT ROWID`,
+  `CREATE TABLE IF NOT EXISTS spend_ledger (ledger TEXT NOT NULL, credits REAL NOT NULL, counters INTEGER NOT NULL,
+   probe INTEGER NOT NULL, at INTEGER NOT NULL, id TEXT NOT NULL, owners TEXT NOT NULL,
+   PRIMARY KEY (ledger, credits, counters, probe, at, id)) WITHOUT ROWID`,
+  "CREATE UNIQUE INDEX IF NOT EXISTS spend_ledger_ids ON spend_ledger (ledger, id)",
+  // The reading's own step up from the one below it; then the step of the one above it, which
+  // now starts at the new reading (from nothing below, it was 0).
+  `CREATE TRIGGER IF NOT EXISTS spend_ledger_steps AFTER INSERT ON spend_ledger BEGIN
+     INSERT INTO spend_tallies (book, field, amount)
+     SELECT json_extract(o.value, '$[0]'), json_extract(o.value, '$[1]'), NEW.credits - below.credits
+     FROM (SELECT credits FROM spend_ledger WHERE ledger = NEW.ledger
+             AND (credits, counters, probe, at, id) < (NEW.credits, NEW.counters, NEW.probe, NEW.at, NEW.id)
+           ORDER BY credits DESC, counters DESC, probe DESC, at DESC, id DESC LIMIT 1) AS below,
+          json_each(NEW.owners) AS o
+     WHERE NEW.credits <> below.credits
+     ON CONFLICT (book, field) DO UPDATE SET amount = amount + excluded.amount;
+     INSERT INTO spend_tallies (book, field, amount)
+     SELECT json_extract(o.value, '$[0]'), json_extract(o.value, '$[1]'),
+            COALESCE((SELECT credits FROM spend_ledger WHERE ledger = NEW.ledger
+                        AND (credits, counters, probe, at, id) < (NEW.credits, NEW.counters, NEW.probe, NEW.at, NEW.id)
+                      ORDER BY credits DESC, counters DESC, probe DESC, at DESC, id DESC LIMIT 1),
+                     above.credits) - NEW.credits
+     FROM (SELECT credits, owners FROM spend_ledger WHERE ledger = NEW.ledger
+             AND (credits, counters, probe, at, id) > (NEW.credits, NEW.counters, NEW.probe, NEW.at, NEW.id)
+           ORDER BY credits, counters, probe, at, id LIMIT 1) AS above,
+          json_each(above.owners) AS o
+     WHERE true
+     ON CONFLICT (book, field) DO UPDATE SET amount = amount + excluded.amount;
+   END`,
+];
+
+/** How many reservations on sqlite between two sweeps of lapsed holds (the check skips them anyway). */
+const PRUNE_EVERY = 1_000;
+
+const marks = (rows: number, columns: number) =>
+  Array.from({ length: rows }, () => `(${Array.from({ length: columns }, () => "?").join(", ")})`).join(", ");
+
+async function sqliteBooks(query: SqliteQuery): Promise<SpendBooks> {
+  for (const statement of SCHEMA) await query(statement);
+  let reserved = 0;
+
+  /** Each item with its amount and what is used and held of it, in one reading of the file. */
+  const standingSql = (items: number) => `
+    WITH req(n, field, credits, lim) AS (VALUES ${marks(items, 4)}),
+    estimate(amount) AS (SELECT MAX(1, COALESCE((SELECT cost FROM spend_costs WHERE book = ? AND command = ?), 1))),
+    standing AS (
+      SELECT n, field, lim, CASE WHEN credits THEN (SELECT amount FROM estimate) ELSE 1 END AS amount,
+        COALESCE((SELECT amount FROM spend_tallies t WHERE t.book = ? AND t.field = req.field), 0)
+        + COALESCE((SELECT SUM(h.amount) FROM spend_holds h
+                    WHERE h.book = ? AND h.field = req.field AND h.at > ?), 0) AS taken
+      FROM req)`;
+  const standingArgs = (book: string, hold: Hold) => [
+    ...hold.items.flatMap((item, n) => [n, item.field, item.credits ? 1 : 0, item.limit]),
+    book,
+    hold.command,
+    book,
+    book,
+    hold.lapsedUpTo,
+  ];
+
+  const release = async (book: string, holdId: string) => {
+    await query("DELETE FROM spend_holds WHERE book = ? AND hold = ?", book, holdId);
+  };
+
+  return {
+    async reserve(book, hold) {
+      if (hold.items.length === 0) return undefined;
+      reserved += 1;
+      if (reserved % PRUNE_EVERY === 0) await query("DELETE FROM spend_holds WHERE at <= ?", hold.lapsedUpTo);
+      const taken = await query(
+        `${standingSql(hold.items.length)}
+         INSERT INTO spend_holds (book, hold, field, amount, at)
+         SELECT ?, ?, field, amount, ? FROM standing
+         WHERE NOT EXISTS (SELECT 1 FROM standing WHERE taken + amount > lim OR taken >= lim)
+         RETURNING field`,
+        ...standingArgs(book, hold),
+        book,
+        hold.id,
+        hold.at,
+      );
+      if (taken.length > 0) return undefined;
+      // Refused: which budget, read again for the message (another start may have moved it since).
+      const rows = await query(
+        `${standingSql(hold.items.length)} SELECT n, taken, amount, lim FROM standing ORDER BY n`,
+        ...standingArgs(book, hold),
+      );
+      const first =
+        rows.find((row) => {
+          const [used, amount, limit] = [Number(row.taken), Number(row.amount), Number(row.lim)];
+          return used + amount > limit || used >= limit;
+        }) ?? rows[0];
+      return { index: Number(first?.n ?? 0), taken: Number(first?.taken ?? 0) };
+    },
+    release,
+    async settle(settlement) {
+      // Counted first, given back after: between the two a start sees the job twice (refused at
+      // worst a moment early), never not at all.
+      if (settlement.add.length > 0) {
+        await query(
+          `INSERT INTO spend_tallies (book, field, amount) VALUES ${marks(settlement.add.length, 3)}
+           ON CONFLICT (book, field) DO UPDATE SET amount = amount + excluded.amount`,
+          ...settlement.add.flatMap((a) => [a.book, a.field, a.amount]),
+        );
+      }
+      if (settlement.readings.length > 0) {
+        await query(
+          `INSERT OR IGNORE INTO spend_ledger (ledger, credits, counters, probe, at, id, owners)
+           VALUES ${marks(settlement.readings.length, 7)}`,
+          ...settlement.readings.flatMap((r) => [
+            settlement.ledger,
+            r.creditsUsed,
+            r.counters,
+            r.probe ? 1 : 0,
+            r.at,
+            r.id,
+            JSON.stringify(r.owners.map((o) => [o.book, o.field])),
+          ]),
+        );
+      }
+      let step: number | undefined;
+      const job = settlement.job;
+      if (job) {
+        const [row] = await query(
+          `SELECT mine.credits - below.credits AS step
+           FROM spend_ledger AS mine, spend_ledger AS below
+           WHERE mine.ledger = ? AND mine.id = ? AND below.ledger = mine.ledger
+             AND (below.credits, below.counters, below.probe, below.at, below.id)
+               < (mine.credits, mine.counters, mine.probe, mine.at, mine.id)
+           ORDER BY below.credits DESC, below.counters DESC, below.probe DESC, below.at DESC, below.id DESC
+           LIMIT 1`,
+          settlement.ledger,
+          job.id,
+        );
+        if (row) {
+          step = Number(row.step);
+          await query(
+            `INSERT INTO spend_costs (book, command, cost) VALUES (?, ?, ?)
+             ON CONFLICT (book, command) DO UPDATE SET cost = excluded.cost`,
+            job.cost.book,
+            job.cost.command,
+            step,
+          );
+        }
+      }
+      if (settlement.release) await release(settlement.release.book, settlement.release.holdId);
+      return step;
+    },
+    async tallies(book) {
+      const rows = await query("SELECT field, amount FROM spend_tallies WHERE book = ?", book);
+      return Object.fromEntries(rows.map((row) => [String(row.field), Number(row.amount)]));
+    },
+    async holds(book) {
+      const [row] = await query("SELECT COUNT(DISTINCT hold) AS holds FROM spend_holds WHERE book = ?", book);
+      return Number(row?.holds ?? 0);
+    },
+    async forget(books, ledgers) {
+      for (const book of books) {
+        for (const table of ["spend_tallies", "spend_holds", "spend_costs"]) {
+          await query(`DELETE FROM ${table} WHERE book = ?`, book);
+        }
+      }
+      for (const ledger of ledgers) await query("DELETE FROM spend_ledger WHERE ledger = ?", ledger);
+    },
+  };
+}
