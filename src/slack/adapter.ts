@@ -136,7 +136,17 @@ export class SlackAdapter implements ChatAdapter {
   constructor(
     private readonly workspaces: Workspaces,
     private readonly ledger: Ledger,
-  ) {}
+    /** Who people, groups and channels are (names.ts), and who is in which group (actors.ts). */
+    directory?: Required<Pick<ChatAdapter, "names" | "rolesOf">>,
+  ) {
+    if (directory) {
+      this.names = directory.names;
+      this.rolesOf = directory.rolesOf;
+    }
+  }
+
+  readonly names?: ChatAdapter["names"];
+  readonly rolesOf?: ChatAdapter["rolesOf"];
 
   /** The workspace's client, and what to make of its errors: a refusal, and a dead token forgotten. */
   private async clientOf(ref: ConversationRef | MessageRef) {

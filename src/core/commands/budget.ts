@@ -62,6 +62,7 @@ export const budget = defineCommand({
       .optional(),
     remove: flag("Remove the budgets set for this target").optional(),
   }),
+  mentions: ["for"],
   adminOnly: true,
   ephemeral: true,
   usesService: false,
