@@ -12,8 +12,8 @@ import { json, type Route, type RouteContext } from "./types.js";
 
 function guildOf({ world, params }: RouteContext): GuildRecord {
   const guild = world.guilds.get(params.guild_id ?? "");
-  if (!guild || !guild.members.has(world.botUser.id)) throw errors.unknownGuild();
-  return guild;
+  if (!guild?.members.has(world.botUser.id)) throw errors.unknownGuild();
+  return guild!;
 }
 
 export const directoryRoutes: Route[] = [
