@@ -283,7 +283,10 @@ export class SlackAdapter implements ChatAdapter {
    * under it as for any result), and said so where they asked.
    */
   private async postDirect(target: ConversationRef, message: Message): Promise<MessageRef> {
-    const ref = await this.postPublic(await this.dmOf(target), message, {});
+    const dm = await this.dmOf(target);
+    const ref = await this.postPublic(dm, message, {});
+    // Asked in the DM itself: the card is there already, and once is enough.
+    if (dm.channelId === target.channelId) return ref;
     // Where they asked, the person sees the answer itself; only its files are elsewhere.
     const note = isCard(message)
       ? {

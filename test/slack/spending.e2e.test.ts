@@ -286,6 +286,32 @@ describe("usage and its export", () => {
     expect([bytes.readUInt32BE(16), bytes.readUInt32BE(20)]).toEqual([CHART_WIDTH, CHART_HEIGHT]);
   });
 
+  it("asked in the DM with the bot, answers there once: the card with its chart, and no private copy of it", async () => {
+    const { fake } = world();
+    const admin = fake.users.admin;
+    const { dm } = await direct("usage", admin, "usage.png");
+    const cards = () => fake.messages(dm).filter((m) => headerOf(m)?.includes("Media service usage"));
+    const [messages, ephemerals, uploads] = [cards().length, fake.ephemerals(dm).length, fake.uploads.length];
+
+    await fake.slashCommand(world().eventsUrl, { text: "usage", user: admin.id, channel: dm });
+    const card = await world().until(() => cards()[messages]);
+    await world().until(() =>
+      fake.uploads.slice(uploads).find((u) => u.channel === dm && u.threadTs === card.ts),
+    );
+    // The person's next command is answered after this one (one lane per person): its answer is
+    // the only private message the DM got.
+    await fake.slashCommand(world().eventsUrl, { text: "help usage", user: admin.id, channel: dm });
+    await world().until(() => fake.ephemerals(dm)[ephemerals]);
+    expect(
+      fake
+        .ephemerals(dm)
+        .slice(ephemerals)
+        .map((m) => m.text),
+    ).toEqual([expect.not.stringContaining("Media service usage")]);
+    expect(cards()).toHaveLength(messages + 1);
+    expect(fake.uploads.slice(uploads).map((u) => [u.channel, u.filename])).toEqual([[dm, "usage.png"]]);
+  });
+
   it("gives an admin a CSV whose rows are the emulator's creation calls one to one, and refuses a member", async () => {
     const { fake, emu } = world();
     const { card, bytes } = await direct("usage export", fake.users.admin, exportName());
