@@ -44,7 +44,7 @@ export class BudgetUncheckedError extends BotError {
     const what = platform === "slack" ? "user groups" : "roles";
     const where = platform === "slack" ? "Slack" : "Discord";
     super(
-      `Your ${what} could not be read from ${where} just now, and a budget of one may apply to you: try again in a moment. Nothing was started or charged.`,
+      `Your ${what} could not be read from ${where} just now, and a budget of one may apply to you. Try again in a moment; if this keeps happening, tell an admin. Nothing was started or charged.`,
       { message: `${what} unknown for a budget check`, cause },
     );
   }
