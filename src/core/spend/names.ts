@@ -4,12 +4,15 @@ import type { ChatAdapter, NameRef, Platform } from "../ports.js";
 /**
  * Names of people, roles (Slack user groups) and channels, as the platforms give them
  * (`ChatAdapter.names`), for budgets, usage and the export, kept a while per tenant: a report
- * names the same few dozen people every time. A name the platform could not give is asked again
- * only after the same while, and shown meanwhile by id. A platform without names shows ids.
+ * names the same few dozen people every time. A name the platform could not give (gone, out of
+ * sight, or the platform did not answer) is shown by id and asked again a minute later. A platform
+ * without names shows ids.
  */
 
 /** A name seen is used this long: a renamed channel shows its new name within the hour. */
 const TTL_MS = 60 * 60_000;
+/** A name not given is asked again after this. */
+const MISS_TTL_MS = 60_000;
 /** Names kept at most, oldest forgotten first: one report asks for a tenant's people, roles and channels. */
 const MAX_KEPT = 20_000;
 
@@ -33,7 +36,8 @@ export class Names {
     const wanted = new Map<string, NameRef>();
     for (const ref of refs) {
       const kept = this.kept.get(key(ref));
-      if (!kept || now - kept.at >= TTL_MS) wanted.set(key(ref), ref);
+      if (!kept || now - kept.at >= (kept.name === undefined ? MISS_TTL_MS : TTL_MS))
+        wanted.set(key(ref), ref);
     }
     const names = this.adapterOf(platform)?.names?.bind(this.adapterOf(platform));
     if (wanted.size > 0 && names) {
