@@ -272,7 +272,8 @@ function redisBooks(client: RedisClientType, keepMs: number): SpendBooks {
 // ---------------------------------------------------------------------------------------------
 // sqlite: tables in the store's file; each step is one statement, which sqlite runs whole under
 // the file's write lock (a writing statement takes it before it reads), so two processes on one
-// file never both pass a check. A reading's steps are moved by a trigger, inside its INSERT.
+// file never both pass a check. A settlement's parts and a reading's steps are carried out by
+// triggers, inside their statement.
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS spend_tallies (book TEXT NOT NULL, field TEXT NOT NULL, amount REAL NOT NULL,
@@ -309,6 +310,35 @@ const SCHEMA = [
           json_each(above.owners) AS o
      WHERE true
      ON CONFLICT (book, field) DO UPDATE SET amount = amount + excluded.amount;
+   END`,
+  // A settlement is one INSERT here, which this trigger carries out whole inside it: the job
+  // counted, its readings filed (the ledger's trigger prices them), its command's cost kept, its
+  // reservation given back. Nothing between those steps can see the job counted twice or not at all.
+  `CREATE TABLE IF NOT EXISTS spend_settlements (id INTEGER PRIMARY KEY, adds TEXT NOT NULL,
+   ledger TEXT NOT NULL, readings TEXT NOT NULL, job TEXT, cost_book TEXT, command TEXT,
+   hold_book TEXT, hold TEXT)`,
+  `CREATE TRIGGER IF NOT EXISTS spend_settle AFTER INSERT ON spend_settlements BEGIN
+     INSERT INTO spend_tallies (book, field, amount)
+     SELECT json_extract(a.value, '$[0]'), json_extract(a.value, '$[1]'), json_extract(a.value, '$[2]')
+     FROM json_each(NEW.adds) AS a
+     WHERE true
+     ON CONFLICT (book, field) DO UPDATE SET amount = amount + excluded.amount;
+     INSERT OR IGNORE INTO spend_ledger (ledger, credits, counters, probe, at, id, owners)
+     SELECT NEW.ledger, json_extract(r.value, '$[0]'), json_extract(r.value, '$[1]'),
+            json_extract(r.value, '$[2]'), json_extract(r.value, '$[3]'), json_extract(r.value, '$[4]'),
+            json_extract(r.value, '$[5]')
+     FROM json_each(NEW.readings) AS r;
+     INSERT INTO spend_costs (book, command, cost)
+     SELECT NEW.cost_book, NEW.command, mine.credits - below.credits
+     FROM spend_ledger AS mine, spend_ledger AS below
+     WHERE NEW.job IS NOT NULL AND mine.ledger = NEW.ledger AND mine.id = NEW.job AND below.ledger = NEW.ledger
+       AND (below.credits, below.counters, below.probe, below.at, below.id)
+         < (mine.credits, mine.counters, mine.probe, mine.at, mine.id)
+     ORDER BY below.credits DESC, below.counters DESC, below.probe DESC, below.at DESC, below.id DESC
+     LIMIT 1
+     ON CONFLICT (book, command) DO UPDATE SET cost = excluded.cost;
+     DELETE FROM spend_holds WHERE book = NEW.hold_book AND hold = NEW.hold;
+     DELETE FROM spend_settlements WHERE id = NEW.id;
    END`,
 ];
 
@@ -376,21 +406,14 @@ async function sqliteBooks(query: SqliteQuery): Promise<SpendBooks> {
     },
     release,
     async settle(settlement) {
-      // Counted first, given back after: between the two a start sees the job twice (refused at
-      // worst a moment early), never not at all.
-      if (settlement.add.length > 0) {
-        await query(
-          `INSERT INTO spend_tallies (book, field, amount) VALUES ${marks(settlement.add.length, 3)}
-           ON CONFLICT (book, field) DO UPDATE SET amount = amount + excluded.amount`,
-          ...settlement.add.flatMap((a) => [a.book, a.field, a.amount]),
-        );
-      }
-      if (settlement.readings.length > 0) {
-        await query(
-          `INSERT OR IGNORE INTO spend_ledger (ledger, credits, counters, probe, at, id, owners)
-           VALUES ${marks(settlement.readings.length, 7)}`,
-          ...settlement.readings.flatMap((r) => [
-            settlement.ledger,
+      const { job, release: hold } = settlement;
+      await query(
+        `INSERT INTO spend_settlements (adds, ledger, readings, job, cost_book, command, hold_book, hold)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        JSON.stringify(settlement.add.map((a) => [a.book, a.field, a.amount])),
+        settlement.ledger,
+        JSON.stringify(
+          settlement.readings.map((r) => [
             r.creditsUsed,
             r.counters,
             r.probe ? 1 : 0,
@@ -398,35 +421,27 @@ async function sqliteBooks(query: SqliteQuery): Promise<SpendBooks> {
             r.id,
             JSON.stringify(r.owners.map((o) => [o.book, o.field])),
           ]),
-        );
-      }
-      let step: number | undefined;
-      const job = settlement.job;
-      if (job) {
-        const [row] = await query(
-          `SELECT mine.credits - below.credits AS step
-           FROM spend_ledger AS mine, spend_ledger AS below
-           WHERE mine.ledger = ? AND mine.id = ? AND below.ledger = mine.ledger
-             AND (below.credits, below.counters, below.probe, below.at, below.id)
-               < (mine.credits, mine.counters, mine.probe, mine.at, mine.id)
-           ORDER BY below.credits DESC, below.counters DESC, below.probe DESC, below.at DESC, below.id DESC
-           LIMIT 1`,
-          settlement.ledger,
-          job.id,
-        );
-        if (row) {
-          step = Number(row.step);
-          await query(
-            `INSERT INTO spend_costs (book, command, cost) VALUES (?, ?, ?)
-             ON CONFLICT (book, command) DO UPDATE SET cost = excluded.cost`,
-            job.cost.book,
-            job.cost.command,
-            step,
-          );
-        }
-      }
-      if (settlement.release) await release(settlement.release.book, settlement.release.holdId);
-      return step;
+        ),
+        job?.id ?? null,
+        job?.cost.book ?? null,
+        job?.cost.command ?? null,
+        hold?.book ?? null,
+        hold?.holdId ?? null,
+      );
+      if (!job) return undefined;
+      // The job's step as the ledger has it now (for the metric; a later reading may move it).
+      const [row] = await query(
+        `SELECT mine.credits - below.credits AS step
+         FROM spend_ledger AS mine, spend_ledger AS below
+         WHERE mine.ledger = ? AND mine.id = ? AND below.ledger = mine.ledger
+           AND (below.credits, below.counters, below.probe, below.at, below.id)
+             < (mine.credits, mine.counters, mine.probe, mine.at, mine.id)
+         ORDER BY below.credits DESC, below.counters DESC, below.probe DESC, below.at DESC, below.id DESC
+         LIMIT 1`,
+        settlement.ledger,
+        job.id,
+      );
+      return row ? Number(row.step) : undefined;
     },
     async tallies(book) {
       const rows = await query("SELECT field, amount FROM spend_tallies WHERE book = ?", book);

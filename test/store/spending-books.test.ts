@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import fc from "fast-check";
 import { expect, it } from "vitest";
 import { attribute } from "../../src/core/spend/attribution.js";
@@ -79,6 +80,26 @@ describeEachBackend("budgets' sums", (ctx) => {
     );
     expect(outcomes.filter(Boolean)).toHaveLength(50);
     expect(await replicas[0]!.spend.holds(book)).toBe(50);
+  });
+
+  it("lets exactly the budget's starts through while others settle at the same time: a made job is never counted twice, even for a moment", async () => {
+    const replicas: Stores[] = [await ctx.open(), await ctx.open(), await ctx.open()];
+    const rules: Budget[] = [{ scope: "everyone", id: "", unit: "jobs", limit: 225 }];
+    const made = await Promise.all(
+      Array.from({ length: 300 }, async (_, i) => {
+        const { spend } = replicas[i % 3]!;
+        const who = person(`U${i}`);
+        // Starts arrive over a few tens of milliseconds: early ones settle while later ones check.
+        await sleep(i % 40);
+        const hold = holdOf(rules, who);
+        if (!(await reserveOrRefuse(spend, hold))) return false;
+        await spend.settle(settlement(who, { id: `job-${i}`, holdId: hold.id }));
+        return true;
+      }),
+    );
+    expect(made.filter(Boolean)).toHaveLength(225);
+    expect((await replicas[0]!.spend.tallies(book))["everyone|jobs"]).toBe(225);
+    expect(await replicas[0]!.spend.holds(book)).toBe(0);
   });
 
   it("names the budget a start would break and what is used and held of it; a refused or failed start gives its hold back", async () => {
