@@ -1,4 +1,6 @@
+import { createHash } from "node:crypto";
 import type { RedisClientType } from "@keyv/redis";
+import { Batch } from "./batch.js";
 import type { SqliteQuery, StoreConnection } from "./keyv.js";
 
 /**
@@ -71,6 +73,8 @@ export interface Settlement {
   job?: { id: string; cost: { book: string; command: string } };
   /** The reservation the settlement replaces, given back after the counts are in. */
   release?: { book: string; holdId: string };
+  /** The job's record (JSON), filed under its key's ledger and its tenant's book, oldest first. */
+  record?: { id: string; book: string; at: number; json: string };
 }
 
 export interface SpendBooks {
@@ -82,7 +86,9 @@ export interface SpendBooks {
   tallies(book: string): Promise<Record<string, number>>;
   /** How many reservations `book` holds now (lapsed ones included until swept). */
   holds(book: string): Promise<number>;
-  /** Drops whole books and ledgers (periods no longer kept). */
+  /** The records settled under a key's ledger, or a tenant's book, oldest first (JSON). */
+  records(of: { ledger: string } | { book: string }): Promise<string[]>;
+  /** Drops whole books and ledgers (periods no longer kept), records filed under them included. */
   forget(books: readonly string[], ledgers: readonly string[]): Promise<void>;
 }
 
@@ -104,7 +110,13 @@ export function ledgerMember(reading: Pick<LedgerReading, "counters" | "probe" |
 
 const LUA_COMMON = `
 local keep = ARGV[1]
-local function touch(key) redis.call('PEXPIRE', key, keep) end
+local touched = {}
+local function touch(key)
+  if not touched[key] then
+    touched[key] = true
+    redis.call('PEXPIRE', key, keep)
+  end
+end
 local function release(held, holds, holdsAt, id)
   local items = redis.call('HGET', holds, id)
   if items then
@@ -154,10 +166,12 @@ return 0
 
 /**
  * KEYS: ledger (sorted set), its readings' owners (hash), costs, held sums, holds, holds by time
- * (the last three of the book the reservation is in; unused without one).
- * ARGV: keep ms, hold id ('' none), command ('' none), job member ('' none), count of adds, then
- * (tallies key, field, amount)..., count of readings, then (credits, member, owners)...
- * Owners are "key\\tfield" lines. Answers the job's step as text, or false.
+ * (the last three of the book the reservation is in; unused without one), the record's key, the
+ * ledger's records and the book's records (sorted sets by time; unused without a record).
+ * ARGV: keep ms, hold id ('' none), command ('' none), job member ('' none), record ('' none),
+ * record id, record time, count of adds, then (tallies key, field, amount)..., count of
+ * readings, then (credits, member, owners)... Owners are "key\\tfield" lines. Answers the job's
+ * step as text, or false.
  */
 const SETTLE = `${LUA_COMMON}
 local function credit(owners, amount)
@@ -167,7 +181,14 @@ local function credit(owners, amount)
     touch(key)
   end
 end
-local i = 5
+if ARGV[5] ~= '' then
+  redis.call('SET', KEYS[7], ARGV[5], 'PX', keep)
+  redis.call('ZADD', KEYS[8], ARGV[7], ARGV[6])
+  redis.call('ZADD', KEYS[9], ARGV[7], ARGV[6])
+  touch(KEYS[8])
+  touch(KEYS[9])
+end
+local i = 8
 for _ = 1, tonumber(ARGV[i]) do
   redis.call('HINCRBYFLOAT', ARGV[i + 1], ARGV[i + 2], ARGV[i + 3])
   touch(ARGV[i + 1])
@@ -206,15 +227,33 @@ if ARGV[2] ~= '' then release(KEYS[4], KEYS[5], KEYS[6], ARGV[2]) end
 return step
 `;
 
+/** Records read or deleted per command on Redis. */
+const RECORDS_SLICE = 1_000;
+
 function redisBooks(client: RedisClientType, keepMs: number): SpendBooks {
   const key = (kind: string, name: string) => `spend-books::${kind}:${name}`;
+  // Each script is sent once and run by its hash after (EVALSHA); a server that lost it gets it again.
+  const shas = new Map<string, string>();
+  const run = async (script: string, options: { keys: string[]; arguments: string[] }) => {
+    let sha = shas.get(script);
+    if (!sha) {
+      sha = createHash("sha1").update(script).digest("hex");
+      shas.set(script, sha);
+    }
+    try {
+      return await client.evalSha(sha, options);
+    } catch (error) {
+      if (!String((error as Error)?.message).startsWith("NOSCRIPT")) throw error;
+      return client.eval(script, options);
+    }
+  };
   const holdKeys = (book: string) => [key("held", book), key("holds", book), key("holds-at", book)];
   const owners = (list: readonly Owner[]) =>
     list.map((o) => `${key("tally", o.book)}\t${o.field}`).join("\n");
   const keep = String(keepMs);
   return {
     async reserve(book, hold) {
-      const reply = await client.eval(RESERVE, {
+      const reply = await run(RESERVE, {
         keys: [key("tally", book), ...holdKeys(book), key("cost", book)],
         arguments: [
           keep,
@@ -229,23 +268,29 @@ function redisBooks(client: RedisClientType, keepMs: number): SpendBooks {
       return { index: Number(reply[0]) - 1, taken: Number(reply[1]) };
     },
     async release(book, holdId) {
-      await client.eval(RELEASE, { keys: holdKeys(book), arguments: [keep, holdId] });
+      await run(RELEASE, { keys: holdKeys(book), arguments: [keep, holdId] });
     },
     async settle(settlement) {
-      const hold = settlement.release;
+      const { release: hold, record } = settlement;
       const job = settlement.job && settlement.readings.find((r) => r.id === settlement.job!.id);
-      const reply = await client.eval(SETTLE, {
+      const reply = await run(SETTLE, {
         keys: [
           key("ledger", settlement.ledger),
           key("owners", settlement.ledger),
           key("cost", settlement.job?.cost.book ?? ""),
           ...holdKeys(hold?.book ?? ""),
+          key("record", record?.id ?? ""),
+          key("records", settlement.ledger),
+          key("records", record?.book ?? ""),
         ],
         arguments: [
           keep,
           hold?.holdId ?? "",
           settlement.job?.cost.command ?? "",
           job ? ledgerMember(job) : "",
+          record?.json ?? "",
+          record?.id ?? "",
+          String(record?.at ?? 0),
           String(settlement.add.length),
           ...settlement.add.flatMap((a) => [key("tally", a.book), a.field, String(a.amount)]),
           String(settlement.readings.length),
@@ -259,12 +304,35 @@ function redisBooks(client: RedisClientType, keepMs: number): SpendBooks {
       return Object.fromEntries(Object.entries(all).map(([field, value]) => [field, Number(value)]));
     },
     holds: (book) => client.hLen(key("holds", book)),
+    async records(of) {
+      const ids = await client.zRange(key("records", "ledger" in of ? of.ledger : of.book), 0, -1);
+      const values: string[] = [];
+      for (let start = 0; start < ids.length; start += RECORDS_SLICE) {
+        const slice = ids.slice(start, start + RECORDS_SLICE).map((id) => key("record", id));
+        for (const value of await client.mGet(slice)) if (typeof value === "string") values.push(value);
+      }
+      return values;
+    },
     async forget(books, ledgers) {
+      const records = [];
+      for (const ledger of ledgers) records.push(...(await client.zRange(key("records", ledger), 0, -1)));
       const keys = [
-        ...books.flatMap((book) => [key("tally", book), ...holdKeys(book), key("cost", book)]),
-        ...ledgers.flatMap((ledger) => [key("ledger", ledger), key("owners", ledger)]),
+        ...books.flatMap((book) => [
+          key("tally", book),
+          ...holdKeys(book),
+          key("cost", book),
+          key("records", book),
+        ]),
+        ...ledgers.flatMap((ledger) => [
+          key("ledger", ledger),
+          key("owners", ledger),
+          key("records", ledger),
+        ]),
+        ...records.map((id) => key("record", id)),
       ];
-      if (keys.length > 0) await client.del(keys);
+      for (let start = 0; start < keys.length; start += RECORDS_SLICE) {
+        await client.del(keys.slice(start, start + RECORDS_SLICE));
+      }
     },
   };
 }
@@ -314,9 +382,13 @@ const SCHEMA = [
   // A settlement is one INSERT here, which this trigger carries out whole inside it: the job
   // counted, its readings filed (the ledger's trigger prices them), its command's cost kept, its
   // reservation given back. Nothing between those steps can see the job counted twice or not at all.
+  `CREATE TABLE IF NOT EXISTS spend_records (id TEXT PRIMARY KEY, ledger TEXT NOT NULL, book TEXT NOT NULL,
+   at INTEGER NOT NULL, record TEXT NOT NULL)`,
+  "CREATE INDEX IF NOT EXISTS spend_records_by_ledger ON spend_records (ledger, at)",
+  "CREATE INDEX IF NOT EXISTS spend_records_by_book ON spend_records (book, at)",
   `CREATE TABLE IF NOT EXISTS spend_settlements (id INTEGER PRIMARY KEY, adds TEXT NOT NULL,
    ledger TEXT NOT NULL, readings TEXT NOT NULL, job TEXT, cost_book TEXT, command TEXT,
-   hold_book TEXT, hold TEXT)`,
+   hold_book TEXT, hold TEXT, record_id TEXT, record_book TEXT, record_at INTEGER, record TEXT)`,
   `CREATE TRIGGER IF NOT EXISTS spend_settle AFTER INSERT ON spend_settlements BEGIN
      INSERT INTO spend_tallies (book, field, amount)
      SELECT json_extract(a.value, '$[0]'), json_extract(a.value, '$[1]'), json_extract(a.value, '$[2]')
@@ -337,13 +409,58 @@ const SCHEMA = [
      ORDER BY below.credits DESC, below.counters DESC, below.probe DESC, below.at DESC, below.id DESC
      LIMIT 1
      ON CONFLICT (book, command) DO UPDATE SET cost = excluded.cost;
+     INSERT OR REPLACE INTO spend_records (id, ledger, book, at, record)
+     SELECT NEW.record_id, NEW.ledger, NEW.record_book, NEW.record_at, NEW.record WHERE NEW.record_id IS NOT NULL;
      DELETE FROM spend_holds WHERE book = NEW.hold_book AND hold = NEW.hold;
      DELETE FROM spend_settlements WHERE id = NEW.id;
+   END`,
+  // A reservation is one row here, which this trigger checks and carries out whole inside its
+  // INSERT: the first item it would break is written on the row, or every item is held. Rows
+  // inserted together are checked one after the other, each seeing the holds of those before.
+  `CREATE TABLE IF NOT EXISTS spend_requests (hold TEXT PRIMARY KEY, book TEXT NOT NULL, command TEXT NOT NULL,
+   at INTEGER NOT NULL, lapsed INTEGER NOT NULL, items TEXT NOT NULL, refused TEXT)`,
+  `CREATE TRIGGER IF NOT EXISTS spend_reserve AFTER INSERT ON spend_requests BEGIN
+     UPDATE spend_requests SET refused = (
+       SELECT json_array(n, taken) FROM (
+         SELECT CAST(i.key AS INTEGER) AS n, json_extract(i.value, '$[2]') AS lim,
+           CASE WHEN json_extract(i.value, '$[1]') = 1
+             THEN MAX(1, COALESCE((SELECT cost FROM spend_costs WHERE book = NEW.book AND command = NEW.command), 1))
+             ELSE 1 END AS amount,
+           COALESCE((SELECT amount FROM spend_tallies WHERE book = NEW.book AND field = json_extract(i.value, '$[0]')), 0)
+           + COALESCE((SELECT SUM(h.amount) FROM spend_holds AS h
+                       WHERE h.book = NEW.book AND h.field = json_extract(i.value, '$[0]') AND h.at > NEW.lapsed), 0)
+             AS taken
+         FROM json_each(NEW.items) AS i)
+       WHERE taken + amount > lim OR taken >= lim ORDER BY n LIMIT 1)
+     WHERE hold = NEW.hold;
+     INSERT INTO spend_holds (book, hold, field, amount, at)
+     SELECT NEW.book, NEW.hold, json_extract(i.value, '$[0]'),
+       CASE WHEN json_extract(i.value, '$[1]') = 1
+         THEN MAX(1, COALESCE((SELECT cost FROM spend_costs WHERE book = NEW.book AND command = NEW.command), 1))
+         ELSE 1 END,
+       NEW.at
+     FROM json_each(NEW.items) AS i
+     WHERE (SELECT refused FROM spend_requests WHERE hold = NEW.hold) IS NULL;
    END`,
 ];
 
 /** How many reservations on sqlite between two sweeps of lapsed holds (the check skips them anyway). */
 const PRUNE_EVERY = 1_000;
+/**
+ * Settlements on sqlite wait this long to be written together: one statement for a burst's
+ * instead of one each on the file's one connection. Until then the job is held (not yet counted),
+ * which a check counts the same.
+ */
+const SETTLE_WINDOW_MS = 5;
+/** Settlements in one statement: twelve parameters each, under the 999 of older sqlite builds. */
+const SETTLE_BATCH = 80;
+/**
+ * Reservations on sqlite wait this long to be checked together (each in turn, in one statement):
+ * short, since a start waits for its answer before its creation call.
+ */
+const RESERVE_WINDOW_MS = 2;
+/** Reservations in one statement: six parameters each. */
+const RESERVE_BATCH = 150;
 
 const marks = (rows: number, columns: number) =>
   Array.from({ length: rows }, () => `(${Array.from({ length: columns }, () => "?").join(", ")})`).join(", ");
@@ -352,96 +469,116 @@ async function sqliteBooks(query: SqliteQuery): Promise<SpendBooks> {
   for (const statement of SCHEMA) await query(statement);
   let reserved = 0;
 
-  /** Each item with its amount and what is used and held of it, in one reading of the file. */
-  const standingSql = (items: number) => `
-    WITH req(n, field, credits, lim) AS (VALUES ${marks(items, 4)}),
-    estimate(amount) AS (SELECT MAX(1, COALESCE((SELECT cost FROM spend_costs WHERE book = ? AND command = ?), 1))),
-    standing AS (
-      SELECT n, field, lim, CASE WHEN credits THEN (SELECT amount FROM estimate) ELSE 1 END AS amount,
-        COALESCE((SELECT amount FROM spend_tallies t WHERE t.book = ? AND t.field = req.field), 0)
-        + COALESCE((SELECT SUM(h.amount) FROM spend_holds h
-                    WHERE h.book = ? AND h.field = req.field AND h.at > ?), 0) AS taken
-      FROM req)`;
-  const standingArgs = (book: string, hold: Hold) => [
-    ...hold.items.flatMap((item, n) => [n, item.field, item.credits ? 1 : 0, item.limit]),
-    book,
-    hold.command,
-    book,
-    book,
-    hold.lapsedUpTo,
-  ];
+  /** Each reservation's answer, from its batch until its caller takes it. */
+  const answers = new Map<string, Refused | undefined>();
+  // The reservations of a burst go in one INSERT: the trigger checks and holds each row in turn.
+  const reserving = new Batch<{ book: string; hold: Hold }>(
+    async (items) => {
+      await query(
+        `INSERT INTO spend_requests (hold, book, command, at, lapsed, items) VALUES ${marks(items.length, 6)}`,
+        ...items.flatMap(({ book, hold }) => [
+          hold.id,
+          book,
+          hold.command,
+          hold.at,
+          hold.lapsedUpTo,
+          JSON.stringify(hold.items.map((item) => [item.field, item.credits ? 1 : 0, item.limit])),
+        ]),
+      );
+      const rows = await query(
+        `DELETE FROM spend_requests WHERE hold IN (${items.map(() => "?").join(", ")}) RETURNING hold, refused`,
+        ...items.map(({ hold }) => hold.id),
+      );
+      for (const row of rows) {
+        const refused =
+          typeof row.refused === "string" ? (JSON.parse(row.refused) as [number, number]) : undefined;
+        answers.set(String(row.hold), refused && { index: refused[0], taken: refused[1] });
+      }
+    },
+    RESERVE_WINDOW_MS,
+    RESERVE_BATCH,
+  );
 
   const release = async (book: string, holdId: string) => {
     await query("DELETE FROM spend_holds WHERE book = ? AND hold = ?", book, holdId);
   };
+
+  /** Each settled job's step as the ledger had it right after its batch, until its caller takes it. */
+  const steps = new Map<string, number | undefined>();
+  // The settlements of a burst go in one INSERT (the trigger carries out each row whole, in order).
+  const settling = new Batch<Settlement>(
+    async (items) => {
+      await query(
+        `INSERT INTO spend_settlements
+           (adds, ledger, readings, job, cost_book, command, hold_book, hold, record_id, record_book, record_at, record)
+         VALUES ${marks(items.length, 12)}`,
+        ...items.flatMap((settlement) => {
+          const { job, release: hold, record } = settlement;
+          return [
+            JSON.stringify(settlement.add.map((a) => [a.book, a.field, a.amount])),
+            settlement.ledger,
+            JSON.stringify(
+              settlement.readings.map((r) => [
+                r.creditsUsed,
+                r.counters,
+                r.probe ? 1 : 0,
+                r.at,
+                r.id,
+                JSON.stringify(r.owners.map((o) => [o.book, o.field])),
+              ]),
+            ),
+            job?.id ?? null,
+            job?.cost.book ?? null,
+            job?.cost.command ?? null,
+            hold?.book ?? null,
+            hold?.holdId ?? null,
+            record?.id ?? null,
+            record?.book ?? null,
+            record?.at ?? null,
+            record?.json ?? null,
+          ];
+        }),
+      );
+      const jobs = items.filter((settlement) => settlement.job);
+      if (jobs.length === 0) return;
+      // Each job's step up from the reading just below it (for the metric; a later reading may move it).
+      const rows = await query(
+        `SELECT mine.ledger, mine.id, mine.credits - (
+           SELECT below.credits FROM spend_ledger AS below
+           WHERE below.ledger = mine.ledger
+             AND (below.credits, below.counters, below.probe, below.at, below.id)
+               < (mine.credits, mine.counters, mine.probe, mine.at, mine.id)
+           ORDER BY below.credits DESC, below.counters DESC, below.probe DESC, below.at DESC, below.id DESC
+           LIMIT 1) AS step
+         FROM spend_ledger AS mine WHERE (mine.ledger, mine.id) IN (VALUES ${marks(jobs.length, 2)})`,
+        ...jobs.flatMap((settlement) => [settlement.ledger, settlement.job!.id]),
+      );
+      for (const row of rows) {
+        steps.set(`${row.ledger} ${row.id}`, row.step === null ? undefined : Number(row.step));
+      }
+    },
+    SETTLE_WINDOW_MS,
+    SETTLE_BATCH,
+  );
 
   return {
     async reserve(book, hold) {
       if (hold.items.length === 0) return undefined;
       reserved += 1;
       if (reserved % PRUNE_EVERY === 0) await query("DELETE FROM spend_holds WHERE at <= ?", hold.lapsedUpTo);
-      const taken = await query(
-        `${standingSql(hold.items.length)}
-         INSERT INTO spend_holds (book, hold, field, amount, at)
-         SELECT ?, ?, field, amount, ? FROM standing
-         WHERE NOT EXISTS (SELECT 1 FROM standing WHERE taken + amount > lim OR taken >= lim)
-         RETURNING field`,
-        ...standingArgs(book, hold),
-        book,
-        hold.id,
-        hold.at,
-      );
-      if (taken.length > 0) return undefined;
-      // Refused: which budget, read again for the message (another start may have moved it since).
-      const rows = await query(
-        `${standingSql(hold.items.length)} SELECT n, taken, amount, lim FROM standing ORDER BY n`,
-        ...standingArgs(book, hold),
-      );
-      const first =
-        rows.find((row) => {
-          const [used, amount, limit] = [Number(row.taken), Number(row.amount), Number(row.lim)];
-          return used + amount > limit || used >= limit;
-        }) ?? rows[0];
-      return { index: Number(first?.n ?? 0), taken: Number(first?.taken ?? 0) };
+      await reserving.add({ book, hold });
+      const answer = answers.get(hold.id);
+      answers.delete(hold.id);
+      return answer;
     },
     release,
     async settle(settlement) {
-      const { job, release: hold } = settlement;
-      await query(
-        `INSERT INTO spend_settlements (adds, ledger, readings, job, cost_book, command, hold_book, hold)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-        JSON.stringify(settlement.add.map((a) => [a.book, a.field, a.amount])),
-        settlement.ledger,
-        JSON.stringify(
-          settlement.readings.map((r) => [
-            r.creditsUsed,
-            r.counters,
-            r.probe ? 1 : 0,
-            r.at,
-            r.id,
-            JSON.stringify(r.owners.map((o) => [o.book, o.field])),
-          ]),
-        ),
-        job?.id ?? null,
-        job?.cost.book ?? null,
-        job?.cost.command ?? null,
-        hold?.book ?? null,
-        hold?.holdId ?? null,
-      );
-      if (!job) return undefined;
-      // The job's step as the ledger has it now (for the metric; a later reading may move it).
-      const [row] = await query(
-        `SELECT mine.credits - below.credits AS step
-         FROM spend_ledger AS mine, spend_ledger AS below
-         WHERE mine.ledger = ? AND mine.id = ? AND below.ledger = mine.ledger
-           AND (below.credits, below.counters, below.probe, below.at, below.id)
-             < (mine.credits, mine.counters, mine.probe, mine.at, mine.id)
-         ORDER BY below.credits DESC, below.counters DESC, below.probe DESC, below.at DESC, below.id DESC
-         LIMIT 1`,
-        settlement.ledger,
-        job.id,
-      );
-      return row ? Number(row.step) : undefined;
+      await settling.add(settlement);
+      if (!settlement.job) return undefined;
+      const key = `${settlement.ledger} ${settlement.job.id}`;
+      const step = steps.get(key);
+      steps.delete(key);
+      return step;
     },
     async tallies(book) {
       const rows = await query("SELECT field, amount FROM spend_tallies WHERE book = ?", book);
@@ -451,13 +588,24 @@ async function sqliteBooks(query: SqliteQuery): Promise<SpendBooks> {
       const [row] = await query("SELECT COUNT(DISTINCT hold) AS holds FROM spend_holds WHERE book = ?", book);
       return Number(row?.holds ?? 0);
     },
+    async records(of) {
+      const rows =
+        "ledger" in of
+          ? await query("SELECT record FROM spend_records WHERE ledger = ? ORDER BY at, id", of.ledger)
+          : await query("SELECT record FROM spend_records WHERE book = ? ORDER BY at, id", of.book);
+      return rows.map((row) => String(row.record));
+    },
     async forget(books, ledgers) {
       for (const book of books) {
-        for (const table of ["spend_tallies", "spend_holds", "spend_costs"]) {
+        for (const table of ["spend_tallies", "spend_holds", "spend_costs", "spend_records"]) {
           await query(`DELETE FROM ${table} WHERE book = ?`, book);
         }
       }
-      for (const ledger of ledgers) await query("DELETE FROM spend_ledger WHERE ledger = ?", ledger);
+      for (const ledger of ledgers) {
+        for (const table of ["spend_ledger", "spend_records"]) {
+          await query(`DELETE FROM ${table} WHERE ledger = ?`, ledger);
+        }
+      }
     },
   };
 }

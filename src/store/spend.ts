@@ -7,10 +7,10 @@ import { readRecord } from "./records.js";
 import type { Hold, LedgerReading, Refused, SpendBooks } from "./spend-books.js";
 
 /**
- * What the bot spent, kept in keyv namespace `spend`: one record per job (who, where, what, and the
- * account readings around its charge) and the budgets of each tenant; their sums (budgets'
- * standing, spending by person, kind and day) and the ledger that prices every job are in
- * spend-books.ts. Attribution and budget rules live in the core (src/core/spend); this is only
+ * What the bot spent: the budgets of each tenant (keyv namespace `spend`), and in spend-books.ts
+ * one record per job (who, where, what, and the account readings around its charge), the sums
+ * (budgets' standing, spending by person, kind and day) and the ledger that prices every job.
+ * Records of earlier versions, kept in the keyv namespace under indexes, are still read. Attribution and budget rules live in the core (src/core/spend); this is only
  * where their records are kept, on sqlite and on Redis alike.
  */
 
@@ -99,6 +99,8 @@ export interface JobSettlement {
   after?: StoredReading;
   /** The reservation it replaces. */
   hold?: { book: BookRef; holdId: string };
+  /** The job's record, for the export, kept in the same step (a tracked job's). */
+  record?: JobSpend;
 }
 
 const tenantName = (tenant: TenantRef) => `${tenant.platform}:${tenant.tenantId}`;
@@ -123,20 +125,12 @@ export class SpendStore {
     private readonly books: SpendBooks,
   ) {}
 
-  /** A job's spending, findable by its key's period (attribution) and its tenant's (the export). */
-  async putJob(record: JobSpend): Promise<void> {
-    const parsed = jobSpend.parse(record);
-    await this.keyv.set(`job:${parsed.jobId}`, parsed, KEEP_MS);
-    const entry = { id: `job:${parsed.jobId}`, at: parsed.at };
-    await Promise.all([
-      this.indexes.add(keyIndex(parsed.keyId, parsed.period), entry),
-      this.indexes.add(tenantIndex(parsed.tenant, parsed.period), entry),
-    ]);
-  }
-
   /** Every job and probe of one key's period: what the export's attribution reads. */
   async ofKey(keyId: string, period: string): Promise<{ jobs: JobSpend[]; probes: StoredReading[] }> {
-    const values = await this.many(await this.indexes.list(keyIndex(keyId, period)));
+    const values = [
+      ...(await this.books.records({ ledger: ledgerId(keyId, period) })).map(parseJson),
+      ...(await this.legacy(keyIndex(keyId, period))),
+    ];
     const jobs: JobSpend[] = [];
     const probes: StoredReading[] = [];
     for (const value of values) {
@@ -153,11 +147,19 @@ export class SpendStore {
 
   /** The tenant's jobs of a period, oldest first. */
   async ofTenant(tenant: TenantRef, period: string): Promise<JobSpend[]> {
-    const values = await this.many(await this.indexes.list(tenantIndex(tenant, period)));
+    const values = [
+      ...(await this.legacy(tenantIndex(tenant, period))),
+      ...(await this.books.records({ book: bookId({ tenant, period }) })).map(parseJson),
+    ];
     return values.flatMap((value) => {
       const parsed = jobSpend.safeParse(value);
       return parsed.success ? [parsed.data] : [];
     });
+  }
+
+  /** Records of earlier versions, kept in the keyv namespace under an index of their period. */
+  private async legacy(index: string): Promise<unknown[]> {
+    return this.many(await this.indexes.list(index));
   }
 
   /** The period a key was last seen in (its usage_reset_date), for calls made without a fresh reading. */
@@ -166,34 +168,36 @@ export class SpendStore {
   }
 
   /**
-   * A key's period as it changes: kept for the starts without a reading, and the periods older
-   * than the one before forgotten (records, indexes, sums), so that nothing grows period after
-   * period. Answers the periods forgotten.
+   * A key's period as it changes: kept for the starts without a reading. Answers the periods of
+   * the key older than the one before, no longer kept: each is answered once, to one caller
+   * (the trim is atomic), who forgets it (`forgetPeriod`), so that nothing grows period after period.
    */
   async setPeriod(keyId: string, period: string): Promise<string[]> {
     await this.keyv.set(`period:${keyId}`, { period }, KEEP_MS);
     const seen = `spend:periods:${keyId}`;
     await this.indexes.add(seen, { id: period, at: Date.now() });
-    const old = await this.indexes.trim(seen, KEPT_PERIODS);
-    for (const gone of old) await this.forgetPeriod(keyId, gone);
-    return old;
+    return this.indexes.trim(seen, KEPT_PERIODS);
   }
 
-  private async forgetPeriod(keyId: string, period: string): Promise<void> {
+  /** Deletes a key's period: its jobs' records, the sums and the ledger (and earlier versions' indexes). */
+  async forgetPeriod(keyId: string, period: string): Promise<void> {
     const index = keyIndex(keyId, period);
-    const entries = await this.indexes.list(index);
+    const legacy = await this.indexes.list(index);
     const books = new Set([keyBookId(keyId, period)]);
     const tenantIndexes = new Set<string>();
-    for (let start = 0; start < entries.length; start += FORGET_SLICE) {
-      const slice = entries.slice(start, start + FORGET_SLICE);
-      for (const value of await this.many(slice)) {
-        const job = jobSpend.safeParse(value);
-        if (!job.success) continue;
-        const book = { tenant: job.data.tenant, period };
-        books.add(bookId(book));
-        books.add(personBookId(book, job.data.userId));
-        tenantIndexes.add(tenantIndex(job.data.tenant, period));
-      }
+    const note = (value: unknown) => {
+      const job = jobSpend.safeParse(value);
+      if (!job.success) return;
+      const book = { tenant: job.data.tenant, period };
+      books.add(bookId(book));
+      books.add(personBookId(book, job.data.userId));
+      tenantIndexes.add(tenantIndex(job.data.tenant, period));
+    };
+    for (const record of await this.books.records({ ledger: ledgerId(keyId, period) }))
+      note(parseJson(record));
+    for (let start = 0; start < legacy.length; start += FORGET_SLICE) {
+      const slice = legacy.slice(start, start + FORGET_SLICE);
+      for (const value of await this.many(slice)) note(value);
       await this.keyv.delete(slice.map((entry) => entry.id));
     }
     await this.books.forget([...books], [ledgerId(keyId, period)]);
@@ -231,7 +235,8 @@ export class SpendStore {
 
   /**
    * The job is counted, its readings filed in its key's ledger (which prices it and moves its
-   * neighbour's price), and its reservation given back. Answers its credits when measured.
+   * neighbour's price), its record kept for the export, and its reservation given back, in one
+   * step. Answers its credits when measured.
    */
   settle(job: JobSettlement): Promise<number | undefined> {
     const { book, userId, keyId } = job;
@@ -253,6 +258,7 @@ export class SpendStore {
       readings,
       ...(job.after && { job: { id: job.jobId, cost: { book: own, command: job.command } } }),
       ...(job.hold && { release: { book: bookId(job.hold.book), holdId: job.hold.holdId } }),
+      ...(job.record && { record: recordOf(job.record) }),
     });
   }
 
@@ -280,6 +286,21 @@ export class SpendStore {
     if (entries.length === 0) return [];
     const values = await this.keyv.getMany(entries.map((entry) => entry.id));
     return values.filter((value) => value !== undefined && value !== null);
+  }
+}
+
+/** A job's record as the books keep it: under its key's period and its tenant's. */
+function recordOf(record: JobSpend) {
+  const parsed = jobSpend.parse(record);
+  const book = bookId({ tenant: parsed.tenant, period: parsed.period });
+  return { id: parsed.jobId, book, at: parsed.at, json: JSON.stringify(parsed) };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
   }
 }
 

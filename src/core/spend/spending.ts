@@ -94,10 +94,23 @@ export class Spending {
   /** The last period seen of each key (a hash of it): one entry per API key in use. */
   private readonly periods = new Map<string, string>();
   private readonly readings: AccountReadings;
+  /**
+   * Reads of a tenant's key and budgets on their way, shared by the starts that ask meanwhile: a
+   * burst of 200 starts in one tenant reads them once or twice, not 200 times.
+   */
+  private readonly reading = new Map<string, Promise<unknown>>();
 
   constructor(private readonly deps: SpendingDeps) {
     this.now = deps.now ?? Date.now;
     this.readings = new AccountReadings(this.now);
+  }
+
+  private shared<T>(key: string, read: () => Promise<T>): Promise<T> {
+    const asked = this.reading.get(key) as Promise<T> | undefined;
+    if (asked) return asked;
+    const reading = read().finally(() => this.reading.delete(key));
+    this.reading.set(key, reading);
+    return reading;
   }
 
   /** Runs `start` (whose creation call is paid) within the budgets, and records what it cost. */
@@ -105,14 +118,14 @@ export class Spending {
     const kind = spendKindOf(paid.command);
     const origin = originOf(paid.actor, paid.conversation);
     const { tenant } = origin;
-    const key = kind && (await this.deps.apiKey(tenant));
+    const key = kind && (await this.shared(`key:${tenantKey(tenant)}`, () => this.deps.apiKey(tenant)));
     // Without a key the command is refused before any call; unknown kinds start nothing paid.
     if (!kind || !key) return start();
     const keyId = keyIdOf(key.value);
     const media = this.deps.mediaWith(tenant, key);
     const probe = await this.readings.probe(keyId, media);
     const period = await this.periodFor(keyId, probe?.usage);
-    const rules = await this.deps.store.budgets(tenant);
+    const rules = await this.shared(`budgets:${tenantKey(tenant)}`, () => this.deps.store.budgets(tenant));
     const subject: BudgetSubject = {
       userId: paid.actor.userId,
       roleIds: await this.rolesFor(paid.actor, rules),
@@ -241,27 +254,26 @@ export class Spending {
     const before = period === state.period ? state.probe : undefined;
     if (period !== state.period) await this.periodFor(keyId, afterUsage);
     const jobId = tap.jobId ?? `untracked:${randomUUID()}`;
-    const written =
-      tap.jobId && tap.serviceJobId
-        ? this.deps.store.putJob({
-            jobId,
-            serviceJobId: tap.serviceJobId,
-            tenant,
-            userId: paid.actor.userId,
-            channelId: origin.channelId,
-            kind,
-            command: paid.command,
-            keyId,
-            period,
-            at,
-            ...(before && {
-              before: { creditsUsed: before.creditsUsed, counters: before.counters, at: before.at },
-            }),
-            ...(after && { after }),
-            ...(after && approximate && { approximate }),
-          })
-        : Promise.resolve();
-    const settled = this.deps.store.settle({
+    // A tracked job's record, for the export; a reply without one is counted and priced all the same.
+    const record = tap.jobId &&
+      tap.serviceJobId && {
+        jobId,
+        serviceJobId: tap.serviceJobId,
+        tenant,
+        userId: paid.actor.userId,
+        channelId: origin.channelId,
+        kind,
+        command: paid.command,
+        keyId,
+        period,
+        at,
+        ...(before && {
+          before: { creditsUsed: before.creditsUsed, counters: before.counters, at: before.at },
+        }),
+        ...(after && { after }),
+        ...(after && approximate && { approximate }),
+      };
+    const credits = await this.deps.store.settle({
       book: { tenant, period },
       userId: paid.actor.userId,
       jobId,
@@ -271,17 +283,15 @@ export class Spending {
       ...(before && { before }),
       ...(after && { after }),
       ...(hold && { hold }),
+      ...(record && { record }),
     });
-    // Each is kept even when the other fails: the export reads the record, budgets and reports the sums.
-    const [record, credits] = await Promise.allSettled([written, settled]);
-    if (credits.status === "fulfilled" && credits.value !== undefined && credits.value > 0) {
-      creditsSpentTotal.inc({ kind, tenant: tenantKey(tenant) }, credits.value);
+    if (credits !== undefined && credits > 0) {
+      creditsSpentTotal.inc({ kind, tenant: tenantKey(tenant) }, credits);
     }
     if (afterUsage) {
       this.readings.heard(keyId, afterUsage);
       this.observe(tenant, afterUsage);
     }
-    for (const outcome of [record, credits]) if (outcome.status === "rejected") throw outcome.reason;
   }
 
   private gauge(tenant: TenantRef, usage: Usage): void {
@@ -300,16 +310,31 @@ export class Spending {
 
   /**
    * The reading's period, remembered per key for the starts whose probe did not answer: in the
-   * store for the other replicas and restarts (which also forgets the periods older than the one
-   * before), here so that a start reads or writes it only when the period is new to this process.
+   * store for the other replicas and restarts, here so that a start reads or writes it only when
+   * the period is new to this process. A new period has the ones before the last forgotten.
    */
   private async periodFor(keyId: string, usage: Usage | undefined): Promise<string> {
     const period = periodOf(usage);
-    const known = this.periods.get(keyId) ?? (await this.deps.store.period(keyId));
-    if (!period) return known ?? OPEN_PERIOD;
-    if (known !== period) await this.deps.store.setPeriod(keyId, period);
-    this.periods.set(keyId, period);
-    return period;
+    const remembered = this.periods.get(keyId);
+    if (period && remembered === period) return period;
+    // New to this process: the starts of a burst look it up (and note it) once between them.
+    return this.shared(`period:${keyId}:${period ?? ""}`, async () => {
+      const known = this.periods.get(keyId) ?? (await this.deps.store.period(keyId));
+      if (!period) return known ?? OPEN_PERIOD;
+      if (known !== period) {
+        const old = await this.deps.store.setPeriod(keyId, period);
+        // A period's many records are deleted in the background: no start waits for them.
+        for (const gone of old) {
+          this.deps.store
+            .forgetPeriod(keyId, gone)
+            .catch((error: unknown) =>
+              this.deps.logger.warn({ err: error, period: gone }, "spending of an old period not deleted"),
+            );
+        }
+      }
+      this.periods.set(keyId, period);
+      return period;
+    });
   }
 }
 
