@@ -9,8 +9,9 @@
  *     replicas, on sqlite and on redis, with spending against the same burst without it: the
  *     ratio of the wall times, target within 1.5; then `--starts` and `--big` starts against a
  *     budget of three quarters of them: exactly that many made, none failed.
- * (c) Usage (bench/spend/usage.ts): the usage report for an admin and a member with 100 jobs in
- *     the period and with `--records`, on both stores: target as fast at day 30 as at day 1.
+ * (c) Usage (bench/spend/usage.ts): the usage report for an admin and a member at day 1 (a
+ *     thirtieth of `--records`) and day 30 (all of them) of a busy period, on both stores: target
+ *     as fast at day 30 as at day 1.
  *
  * Prints the figures and writes bench/results/spend.json and spend.md (spend-<part>.* with --only).
  */
@@ -158,7 +159,7 @@ function markdown(): string {
     lines.push(
       "## The usage report at day 1 and at day 30 of a busy period",
       "",
-      "The usage command's report (the same code as the Home's), 30 calls each after one that reads the account (kept 30 s): an admin's (everyone's spending, by person, kind and day, outside spending, budgets) and a member's (their own). Jobs recorded as starts record them: 300 people, 12 channels, 5 kinds, over 30 days. The export reads every job of the period, timed once.",
+      "The usage command's report (the same code as the Home's), 30 calls each after one that reads the account (kept 30 s): an admin's (everyone's spending, by person, kind and day, outside spending, budgets) and a member's (their own). Jobs recorded as starts record them: 300 people, 12 channels, 5 kinds, spread over the period's 30 days; day 1 holds a thirtieth of them. Target: as fast at day 30 as at day 1. The export reads every job of the period, timed once.",
       "",
       "| store | jobs in the period | admin p50 (ms) | admin p95 (ms) | member p50 (ms) | member p95 (ms) | export (ms) |",
       "|---|---|---|---|---|---|---|",

@@ -2,7 +2,7 @@
  * /usage at day 30 of a busy period against day 1: the usage command's report (flows/spend.ts
  * `spendServices(...).report`, the same code the command and the Home run, with the real stores
  * and the media API emulator) for an admin (everyone's spending) and a member (their own), with
- * 100 jobs recorded in the period, then with 100,000. The jobs are recorded the way starts record
+ * a thirtieth of the period's jobs recorded (day 1), then all 100,000 (day 30). The jobs are recorded the way starts record
  * them (SpendStore.settle: the record, the ledger, the sums), 300 people, 12 channels, 5 kinds,
  * 30 days. Target: as fast at 100,000 as at 100. The export, which reads every job, is timed once
  * at each size for the record.
@@ -103,8 +103,8 @@ async function openWorld(storeUrl: string, emulator: Emulator): Promise<World> {
   };
 }
 
-/** Records jobs `from`..`to` of the period as starts do: one settlement each. */
-async function fill(world: World, from: number, to: number): Promise<void> {
+/** Records jobs `from`..`to` of the `total` of the period as starts do: one settlement each. */
+async function fill(world: World, from: number, to: number, total: number): Promise<void> {
   const { stores, period, tenant } = world;
   const keyId = keyIdOf(KEY);
   const start = Date.now() - 29 * DAY_MS;
@@ -116,7 +116,8 @@ async function fill(world: World, from: number, to: number): Promise<void> {
       const [kind, command] = KINDS[n % KINDS.length]!;
       const userId = `U${n % PEOPLE}`;
       const channelId = `C${n % CHANNELS}`;
-      const at = start + Math.floor((n / 100_000) * 29 * DAY_MS);
+      // Spread evenly over the period's 30 days: the first thirtieth on day 1.
+      const at = start + Math.floor((n / total) * 30) * DAY_MS + (n % 1000);
       // Each job costs 1 to 3 credits, 1 or 2 are spent outside the bot between two jobs; its
       // probe is the account just before its own charge.
       const before = { id: `probe:${n}`, creditsUsed: 5 * n, counters: {}, at: at - 1 };
@@ -201,11 +202,12 @@ export async function measureUsage(records: number): Promise<UsageFigures[]> {
       const url = backend === "sqlite" ? `sqlite://${join(dir, "usage.sqlite")}` : redis.url;
       const world = await openWorld(url, emulator);
       try {
-        const early = 100;
-        await fill(world, 0, early);
+        // Day 1 of a busy period: a thirtieth of its jobs.
+        const early = Math.round(records / 30);
+        await fill(world, 0, early, records);
         figures.push(await timeReports(world, early, backend));
         const filling = performance.now();
-        await fill(world, early, records);
+        await fill(world, early, records, records);
         console.log(
           `usage ${backend}: ${records} jobs recorded in ${Math.round((performance.now() - filling) / 1000)} s`,
         );

@@ -83,7 +83,8 @@ export interface SpendBooks {
   release(book: string, holdId: string): Promise<void>;
   /** Answers the job's step (its credits) when a reading below it was known. */
   settle(settlement: Settlement): Promise<number | undefined>;
-  tallies(book: string): Promise<Record<string, number>>;
+  /** The book's sums, all of them or only `fields` (those missing are left out). */
+  tallies(book: string, fields?: readonly string[]): Promise<Record<string, number>>;
   /** How many reservations `book` holds now (lapsed ones included until swept). */
   holds(book: string): Promise<number>;
   /** The records settled under a key's ledger, or a tenant's book, oldest first (JSON). */
@@ -299,7 +300,14 @@ function redisBooks(client: RedisClientType, keepMs: number): SpendBooks {
       });
       return typeof reply === "string" ? Number(reply) : undefined;
     },
-    async tallies(book) {
+    async tallies(book, fields) {
+      if (fields) {
+        if (fields.length === 0) return {};
+        const values = await client.hmGet(key("tally", book), [...fields]);
+        return Object.fromEntries(
+          fields.flatMap((field, i) => (typeof values[i] === "string" ? [[field, Number(values[i])]] : [])),
+        );
+      }
       const all = await client.hGetAll(key("tally", book));
       return Object.fromEntries(Object.entries(all).map(([field, value]) => [field, Number(value)]));
     },
@@ -580,8 +588,15 @@ async function sqliteBooks(query: SqliteQuery): Promise<SpendBooks> {
       steps.delete(key);
       return step;
     },
-    async tallies(book) {
-      const rows = await query("SELECT field, amount FROM spend_tallies WHERE book = ?", book);
+    async tallies(book, fields) {
+      if (fields?.length === 0) return {};
+      const rows = fields
+        ? await query(
+            `SELECT field, amount FROM spend_tallies WHERE book = ? AND field IN (SELECT value FROM json_each(?))`,
+            book,
+            JSON.stringify(fields),
+          )
+        : await query("SELECT field, amount FROM spend_tallies WHERE book = ?", book);
       return Object.fromEntries(rows.map((row) => [String(row.field), Number(row.amount)]));
     },
     async holds(book) {

@@ -262,9 +262,9 @@ export class SpendStore {
     });
   }
 
-  /** The sums of a tenant's period: budgets' standing and everyone's spending. */
-  tallies(book: BookRef): Promise<Record<string, number>> {
-    return this.books.tallies(bookId(book));
+  /** The sums of a tenant's period (budgets' standing, everyone's spending), or only `fields` of them. */
+  tallies(book: BookRef, fields?: readonly string[]): Promise<Record<string, number>> {
+    return this.books.tallies(bookId(book), fields);
   }
 
   /** How many starts under way hold a reservation in `book`. */

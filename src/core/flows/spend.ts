@@ -3,12 +3,9 @@ import { noApiKey } from "../commands/errors.js";
 import type { Actor, ConversationRef } from "../ports.js";
 import { originOf } from "../spend/origin.js";
 import { keyIdOf, OPEN_PERIOD } from "../spend/readings.js";
-import { budgetRefs, budgetViews, rowRefs, spendReport, spendRows } from "../spend/report.js";
+import { budgetRefs, budgetViews, memberFields, rowRefs, spendReport, spendRows } from "../spend/report.js";
 import { isPersonal, tenantOf } from "../tenancy.js";
 import type { Core } from "./core.js";
-
-/** Job states for the export are read a slice at a time: a period can hold thousands of jobs. */
-const STATUS_SLICE = 100;
 
 /** The usage and budget commands' (and the Home's) view of the spending records. */
 export function spendServices(core: Core): SpendServices {
@@ -30,14 +27,15 @@ export function spendServices(core: Core): SpendServices {
     async report(viewer, conversation) {
       const { tenant, view } = await viewOf(viewer);
       const book = { tenant, period: view.period };
-      const [rules, tallies, own, outside] = await Promise.all([
-        core.spend.budgets(tenant),
-        core.spend.tallies(book),
+      const viewerOf = subjectOf(viewer, conversation);
+      const rules = await core.spend.budgets(tenant);
+      // A member's view needs their own sums and their budgets' standing, not everyone's sums.
+      const [tallies, own, outside] = await Promise.all([
+        core.spend.tallies(book, viewer.isAdmin ? undefined : memberFields(rules, viewerOf)),
         viewer.isAdmin ? {} : core.spend.personTallies(book, viewer.userId),
         viewer.isAdmin ? core.spend.outside(view.keyId, view.period) : 0,
       ]);
       const named = await core.names.of(viewer.platform, viewer.tenantId, budgetRefs(rules));
-      const viewerOf = subjectOf(viewer, conversation);
       const report = spendReport({
         period: view.period,
         viewer: viewerOf,
@@ -57,10 +55,8 @@ export function spendServices(core: Core): SpendServices {
         core.spend.ofKey(keyId, period),
       ]);
       const states = new Map<string, string>();
-      for (let start = 0; start < jobs.length; start += STATUS_SLICE) {
-        const slice = jobs.slice(start, start + STATUS_SLICE);
-        const records = await Promise.all(slice.map((job) => core.jobs.get(job.jobId)));
-        for (const record of records) if (record) states.set(record.id, record.state);
+      for (const record of await core.jobs.getMany(jobs.map((job) => job.jobId))) {
+        states.set(record.id, record.state);
       }
       const named = await core.names.of(viewer.platform, viewer.tenantId, rowRefs(jobs));
       const rows = spendRows({ jobs, key, status: (jobId) => states.get(jobId) ?? "expired", named });

@@ -91,6 +91,12 @@ export function spendReport(input: ReportInput): SpendReport {
   };
 }
 
+/** The sums a member's report reads: their own totals, and the standing of the budgets they see. */
+export function memberFields(rules: readonly Budget[], viewer: BudgetSubject): string[] {
+  const own = [fieldOf(`user:${viewer.userId}`, "credits"), fieldOf(`user:${viewer.userId}`, "jobs")];
+  return [...new Set([...own, ...rules.map((rule) => fieldOf(scopeKeyOf(rule, viewer), rule.unit))])];
+}
+
 /** "Role @Designers", "User group @designers", "Channel #marketing": the platform's names, else ids. */
 function labelOf(rule: Budget, platform: Platform, named: Named): string {
   switch (rule.scope) {
