@@ -135,13 +135,13 @@ function markdown(): string {
     lines.push(
       `## Paid starts at once in one tenant: with spending against without`,
       "",
-      `${starts} starts at once, each a real creation call (POST /api/image/generate to the emulator, a process of its own), split over 1 or 3 replicas (processes of their own on the one store) that begin together. With spending each goes through \`Spending.around\`: the probe (shared by the starts asking at once), budgets read, the check and reservation as one atomic step (a Lua script on redis, one statement on sqlite), the record, the settlement (the ledger prices the job). Without, the creation call alone. Wall time from the common start to the last start's end; a warm-up of each, then ${rounds} rounds of each taken in turn; medians. The tenant's budgets (an \`everyone\` credit budget of 10,000,000 and an \`each\` jobs budget of 1,000) bind every start and refuse none. Target: ratio at most ${BURST_TARGET_RATIO}.`,
+      `${starts} starts at once, each a real creation call (POST /api/image/generate to the emulator, a process of its own), split over 1 or 3 replicas (processes of their own on the one store) that begin together. With spending each goes through \`Spending.around\`: the probe (shared by the starts asking at once), budgets read, the check and reservation as one atomic step (a Lua script on redis, one statement on sqlite), then the creation call; the start ends there, and its bookkeeping (the record, the counts, the ledger's price, the reservation given back) lands right after it without holding it up, its time shown apart (until then the reservation stands for the job). Without, the creation call alone. Wall time from the common start to the last start's end; a warm-up of each, then ${rounds} rounds of each taken in turn; medians. The tenant's budgets (an \`everyone\` credit budget of 10,000,000 and an \`each\` jobs budget of 1,000) bind every start and refuse none. Target: ratio at most ${BURST_TARGET_RATIO}.`,
       "",
-      "| store | replicas | with spending, median (ms) | without, median (ms) | ratio | verdict | rounds with (ms) | rounds without (ms) | failed |",
-      "|---|---|---|---|---|---|---|---|---|",
+      "| store | replicas | with spending, median (ms) | without, median (ms) | ratio | verdict | bookkeeping landed, median (ms) | rounds with (ms) | rounds without (ms) | failed |",
+      "|---|---|---|---|---|---|---|---|---|---|",
       ...bursts.map(
         (b) =>
-          `| ${b.backend} | ${b.replicas} | ${b.medianWithMs} | ${b.medianWithoutMs} | ${b.ratio} | ${b.ratio <= BURST_TARGET_RATIO ? "PASS" : "FAIL"} | ${b.withMs.join(", ")} | ${b.withoutMs.join(", ")} | ${b.failed} |`,
+          `| ${b.backend} | ${b.replicas} | ${b.medianWithMs} | ${b.medianWithoutMs} | ${b.ratio} | ${b.ratio <= BURST_TARGET_RATIO ? "PASS" : "FAIL"} | ${b.medianSettledMs} | ${b.withMs.join(", ")} | ${b.withoutMs.join(", ")} | ${b.failed} |`,
       ),
       "",
       "Never over the budget, and never giving up: starts at once through 3 replicas against an `everyone` jobs budget of three quarters of them.",

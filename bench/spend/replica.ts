@@ -37,6 +37,8 @@ export interface BurstOrder {
 export interface BurstAnswer {
   /** Epoch ms when the last of this replica's starts ended. */
   endedAt: number;
+  /** Epoch ms when the last start's bookkeeping (record, counts, price) had landed after it. */
+  settledAt: number;
   made: number;
   refused: number;
   failed: number;
@@ -91,10 +93,13 @@ async function burst(order: BurstOrder): Promise<BurstAnswer> {
   await sleep(Math.max(0, order.at - Date.now()));
   const outcomes = await Promise.allSettled(Array.from({ length: order.starts }, (_, n) => one(n)));
   const endedAt = Date.now();
+  await spending.settled();
+  const settledAt = Date.now();
   const refused = outcomes.filter((o) => o.status === "rejected" && o.reason instanceof BudgetError).length;
   const failures = outcomes.filter((o) => o.status === "rejected" && !(o.reason instanceof BudgetError));
   return {
     endedAt,
+    settledAt,
     made: outcomes.filter((o) => o.status === "fulfilled").length,
     refused,
     failed: failures.length,

@@ -214,9 +214,11 @@ export function createBot(options: BotOptions): Bot {
       const deadline = Date.now() + deadlineMs;
       // A command under way may be between its paid creation call and tracking the job: let it end.
       const handled = Promise.allSettled([...underWay]);
+      // And the made jobs' spending lands before the store is closed.
+      const done = handled.then(() => spending.settled());
       await (Number.isFinite(deadlineMs)
-        ? Promise.race([handled, sleep(deadlineMs, undefined, { ref: false })])
-        : handled);
+        ? Promise.race([done, sleep(deadlineMs, undefined, { ref: false })])
+        : done);
       await engine.stop({ deadlineMs: Math.max(0, deadline - Date.now()) });
     },
   };

@@ -20,8 +20,9 @@ import { runTapped, StartTap } from "./tap.js";
 /**
  * Every paid start, wrapped: the account read before the creation call (free, and shared by the
  * starts that ask at once), the budgets checked and reserved in one atomic step on the store, the
- * call made by the command's own code, then the job recorded with who, where and what, counted,
- * priced by its reading after the charge, and the reservation given back; the alerts told.
+ * call made by the command's own code, then (without holding the start up) the job recorded with
+ * who, where and what, counted, priced by its reading after the charge, and the reservation given
+ * back; the alerts told.
  * Nothing here ever repeats or delays a creation call; a fault in the bookkeeping after the call
  * is logged, never shown as a failed job.
  */
@@ -99,6 +100,8 @@ export class Spending {
    * burst of 200 starts in one tenant reads them once or twice, not 200 times.
    */
   private readonly reading = new Map<string, Promise<unknown>>();
+  /** The bookkeeping of starts made, landing after them. */
+  private readonly settling = new Set<Promise<void>>();
 
   constructor(private readonly deps: SpendingDeps) {
     this.now = deps.now ?? Date.now;
@@ -164,13 +167,24 @@ export class Spending {
       throw error;
     }
     tap.close();
-    await despiteOutage(this.deps.availability, () => this.record(state)).catch((error: unknown) =>
-      this.deps.logger.warn(
-        { err: error, command: paid.command, jobId: tap.jobId },
-        "job spending not recorded",
-      ),
-    );
+    // The job is made: its bookkeeping goes on without holding the start (the person's next
+    // command, the burst it is in). Until it lands the reservation stands for it, so no budget can
+    // be passed meanwhile; a graceful stop waits for it (`settled`).
+    const settling: Promise<void> = despiteOutage(this.deps.availability, () => this.record(state))
+      .catch((error: unknown) =>
+        this.deps.logger.warn(
+          { err: error, command: paid.command, jobId: tap.jobId },
+          "job spending not recorded",
+        ),
+      )
+      .finally(() => this.settling.delete(settling));
+    this.settling.add(settling);
     return result;
+  }
+
+  /** Resolves once the bookkeeping of every start made so far has landed (or failed, logged). */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.settling]);
   }
 
   /**
