@@ -126,9 +126,12 @@ export class Spending {
     if (!kind || !key) return start();
     const keyId = keyIdOf(key.value);
     const media = this.deps.mediaWith(tenant, key);
-    const probe = await this.readings.probe(keyId, media);
+    // The account and the budgets are read at once: a start waits for the slower of the two.
+    const [probe, rules] = await Promise.all([
+      this.readings.probe(keyId, media),
+      this.shared(`budgets:${tenantKey(tenant)}`, () => this.deps.store.budgets(tenant)),
+    ]);
     const period = await this.periodFor(keyId, probe?.usage);
-    const rules = await this.shared(`budgets:${tenantKey(tenant)}`, () => this.deps.store.budgets(tenant));
     const subject: BudgetSubject = {
       userId: paid.actor.userId,
       roleIds: await this.rolesFor(paid.actor, rules),
