@@ -16,7 +16,7 @@
  * Prints the figures and writes bench/results/spend.json and spend.md (spend-<part>.* with --only).
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { discordAck, SPEND_TARGET_P99_MS, type SpendAck, slackAck } from "./ack.js";
@@ -92,7 +92,7 @@ const summary = {
 mkdirSync(values.out, { recursive: true });
 const stem = values.only ? `spend-${values.only}` : "spend";
 writeFileSync(`${values.out}/${stem}.json`, `${JSON.stringify(summary, null, 2)}\n`);
-writeFileSync(`${values.out}/${stem}.md`, markdown());
+writeFileSync(`${values.out}/${stem}.md`, markdown() + kept(`${values.out}/${stem}.md`));
 console.log(`written: ${values.out}/${stem}.json, ${stem}.md`);
 process.exitCode =
   acks.every((a) => a.budgets === "none" || a.result.pass) &&
@@ -100,6 +100,14 @@ process.exitCode =
   summary.holds.every((h) => h.pass)
     ? 0
     : 1;
+
+/** The hand-written "## Reading" of an earlier run's file, kept under the new figures. */
+function kept(file: string): string {
+  if (!existsSync(file)) return "";
+  const text = readFileSync(file, "utf8");
+  const at = text.indexOf("\n## Reading");
+  return at === -1 ? "" : text.slice(at);
+}
 
 function markdown(): string {
   const lines = [
