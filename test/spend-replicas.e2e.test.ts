@@ -10,8 +10,8 @@ import { describeRedis } from "./store/redis-server.js";
 
 /**
  * Budgets across replicas: three real bot processes (`node dist/main.js`) on one redis-server,
- * behind the round-robin balancer, check and reserve a tenant's budget under the one lock they
- * share in the store. An admin sets an `everyone` budget of 5 jobs with the budget command, then
+ * behind the round-robin balancer, check and reserve a tenant's budget in one atomic step on the
+ * store (a Lua script), with no lock between them. An admin sets an `everyone` budget of 5 jobs with the budget command, then
  * 20 members start an image each, all at once, spread over the three replicas: exactly 5 creation
  * calls reach the service, 5 results are delivered, and the 15 others are told the budget refused
  * them (nothing started, nothing charged). Everyone hears back; nobody is left without an answer.

@@ -70,8 +70,9 @@ async function bookOf(dir: string, tenant: TenantRef): Promise<{ jobs: number; h
   const stores = await openStores(`sqlite://${join(dir, "bot.sqlite")}`);
   try {
     const period = (await stores.spend.period(keyIdOf("test-key"))) ?? "open";
-    const book = await stores.spend.book(tenant, period);
-    return { jobs: book.used.everyone?.jobs ?? 0, held: Object.keys(book.held).length };
+    const book = { tenant, period };
+    const tallies = await stores.spend.tallies(book);
+    return { jobs: tallies["everyone|jobs"] ?? 0, held: await stores.spend.holds(book) };
   } finally {
     await stores.close();
   }

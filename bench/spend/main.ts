@@ -1,35 +1,42 @@
 /**
- * What budgets cost (src/core/spend): `npm run bench -- spend [--rounds 5] [--starts 200] [--only ack|cost]`.
+ * What budgets cost (src/core/spend): `npm run bench -- spend [--rounds 5] [--starts 200]
+ * [--big 2000] [--records 100000] [--only ack|burst|usage]`.
  *
  * (a) Acks (bench/spend/ack.ts): 200 `image generate` commands at once on Slack and on Discord,
- *     into a tenant with budgets (an `everyone` credit budget that never refuses and an `each`
- *     jobs budget), and the same without budgets; p99 per burst, median of the rounds, target
+ *     into a tenant with budgets and into one without; p99 per burst, median of the rounds, target
  *     under 150 ms with budgets.
- * (b) Bookkeeping (bench/spend/cost.ts): `Spending.around`'s own work per start beyond the
- *     creation call, p50 and p95, on sqlite and on redis, for `--starts` sequential and
- *     concurrent starts in one tenant.
+ * (b) Bursts (bench/spend/burst.ts): `--starts` paid starts at once in one tenant through 1 and 3
+ *     replicas, on sqlite and on redis, with spending against the same burst without it: the
+ *     ratio of the wall times, target within 1.5; then `--starts` and `--big` starts against a
+ *     budget of three quarters of them: exactly that many made, none failed.
+ * (c) Usage (bench/spend/usage.ts): the usage report for an admin and a member at day 1 (a
+ *     thirtieth of `--records`) and day 30 (all of them) of a busy period, on both stores: target
+ *     as fast at day 30 as at day 1.
  *
- * Prints the figures and writes bench/results/spend.json and spend.md.
+ * Prints the figures and writes bench/results/spend.json and spend.md (spend-<part>.* with --only).
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { discordAck, SPEND_TARGET_P99_MS, type SpendAck, slackAck } from "./ack.js";
-import { type CostCase, measureCost } from "./cost.js";
+import { BURST_TARGET_RATIO, type BurstFigures, type HoldFigures, measureBursts } from "./burst.js";
+import { measureUsage, type UsageFigures } from "./usage.js";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
   options: {
     rounds: { type: "string", default: "5" },
     starts: { type: "string", default: "200" },
+    big: { type: "string", default: "2000" },
+    records: { type: "string", default: "100000" },
     only: { type: "string" },
     out: { type: "string", default: new URL("../results", import.meta.url).pathname },
   },
 });
 const rounds = Number(values.rounds);
 const starts = Number(values.starts);
-const parts = values.only ? [values.only] : ["ack", "cost"];
+const parts = values.only ? [values.only] : ["ack", "burst", "usage"];
 const uptime = () => execFileSync("uptime", { encoding: "utf8" }).trim();
 
 const at = new Date().toISOString();
@@ -43,11 +50,6 @@ if (parts.includes("ack")) {
       const ack = await run(budgets, rounds);
       acks.push(ack);
       const r = ack.result;
-      for (const [i, round] of r.rounds.entries()) {
-        console.log(
-          `  round ${i + 1}: p50 ${round.p50} ms, p99 ${round.p99} ms, max ${round.max} ms, failed ${round.failed}`,
-        );
-      }
       console.log(
         `ack ${ack.platform} ${budgets}: ${r.burst} at once; median p50 ${r.p50} ms, median p99 ${r.p99} ms` +
           (budgets === "budgets"
@@ -58,8 +60,10 @@ if (parts.includes("ack")) {
     }
   }
 }
-
-const costs: CostCase[] = parts.includes("cost") ? await measureCost(starts) : [];
+const { bursts, holds }: { bursts: BurstFigures[]; holds: HoldFigures[] } = parts.includes("burst")
+  ? await measureBursts(starts, rounds, Number(values.big))
+  : { bursts: [], holds: [] };
+const usage: UsageFigures[] = parts.includes("usage") ? await measureUsage(Number(values.records)) : [];
 const loadAfter = uptime();
 
 const summary = {
@@ -81,21 +85,35 @@ const summary = {
     rounds: a.result.rounds,
     booked: a.booked,
   })),
-  costs,
+  bursts: bursts.map((b) => ({ ...b, targetRatio: BURST_TARGET_RATIO, pass: b.ratio <= BURST_TARGET_RATIO })),
+  holds: holds.map((h) => ({ ...h, pass: h.made === h.limit && h.failed === 0 })),
+  usage,
 };
 mkdirSync(values.out, { recursive: true });
 const stem = values.only ? `spend-${values.only}` : "spend";
 writeFileSync(`${values.out}/${stem}.json`, `${JSON.stringify(summary, null, 2)}\n`);
-writeFileSync(`${values.out}/${stem}.md`, markdown());
+writeFileSync(`${values.out}/${stem}.md`, markdown() + kept(`${values.out}/${stem}.md`));
 console.log(`written: ${values.out}/${stem}.json, ${stem}.md`);
 process.exitCode =
-  acks.every((a) => a.budgets === "none" || a.result.pass) && costs.every((c) => c.failed === 0) ? 0 : 1;
+  acks.every((a) => a.budgets === "none" || a.result.pass) &&
+  summary.bursts.every((b) => b.failed === 0) &&
+  summary.holds.every((h) => h.pass)
+    ? 0
+    : 1;
+
+/** The hand-written "## Reading" of an earlier run's file, kept under the new figures. */
+function kept(file: string): string {
+  if (!existsSync(file)) return "";
+  const text = readFileSync(file, "utf8");
+  const at = text.indexOf("\n## Reading");
+  return at === -1 ? "" : text.slice(at);
+}
 
 function markdown(): string {
   const lines = [
     "# Spend: what budgets cost",
     "",
-    `Run ${at} with \`${summary.command}\` (under \`flock /tmp/bench.lock\`), Node ${process.version}, ${summary.machine.cpus} cpus (${summary.machine.cpuModel}).`,
+    `Run ${at} with \`${summary.command}\`, Node ${process.version}, ${summary.machine.cpus} cpus (${summary.machine.cpuModel}).`,
     "",
     `- \`uptime\` before: ${loadBefore}`,
     `- \`uptime\` after: ${loadAfter}`,
@@ -105,7 +123,7 @@ function markdown(): string {
   ];
   if (acks.length > 0) {
     lines.push(
-      "## (a) Acknowledgements, 200 commands at once, with and without budgets",
+      "## Acknowledgements, 200 commands at once, with and without budgets",
       "",
       `Bursts of ${acks[0]!.result.burst} \`image generate\` commands at once, each from a person of its own; a warm-up burst, then ${rounds} measured rounds; p50 and p99 are medians over the rounds. With budgets, the tenant has an \`everyone\` credit budget of 10,000,000 and an \`each\` jobs budget of 100. Target with budgets: p99 under ${SPEND_TARGET_P99_MS} ms.`,
       "",
@@ -121,37 +139,44 @@ function markdown(): string {
       "",
     );
   }
-  if (costs.length > 0) {
+  if (bursts.length > 0) {
     lines.push(
-      "## (b) Bookkeeping per job: `Spending.around` beyond the creation call",
+      `## Paid starts at once in one tenant: with spending against without`,
       "",
-      `Each start is timed whole and its creation call (POST /api/image/generate to the emulator, in a process of its own) on its own; the difference is spending's own work: key lookup, probe GET /api/usage, period, budgets read, check and reservation under the tenant's budget lock, spend record, settlement under the lock. Concurrent: all ${starts} at once in one tenant, so the wait for the budget lock is part of each start's cost. "Bypassed" is the same creation call without spending.`,
+      `${starts} starts at once, each a real creation call (POST /api/image/generate to the emulator, a process of its own), split over 1 or 3 replicas (processes of their own on the one store) that begin together. With spending each goes through \`Spending.around\`: the probe (shared by the starts asking at once), budgets read, the check and reservation as one atomic step (a Lua script on redis, one statement on sqlite), then the creation call; the start ends there, and its bookkeeping (the record, the counts, the ledger's price, the reservation given back) lands right after it without holding it up, its time shown apart (until then the reservation stands for the job). Without, the creation call alone. Wall time from the common start to the last start's end; a warm-up of each, then ${rounds} rounds of each taken in turn; medians. The tenant's budgets (an \`everyone\` credit budget of 10,000,000 and an \`each\` jobs budget of 1,000) bind every start and refuse none. Target: ratio at most ${BURST_TARGET_RATIO}.`,
       "",
-      "| store | starts | spending's work p50 (ms) | p95 (ms) | max (ms) | creation call p50 (ms) | bypassed start p50 (ms) | wall with / bypassed (ms) | failed | jobs booked / held |",
+      "| store | replicas | with spending, median (ms) | without, median (ms) | ratio | verdict | bookkeeping landed, median (ms) | rounds with (ms) | rounds without (ms) | failed |",
       "|---|---|---|---|---|---|---|---|---|---|",
-      ...costs.map(
-        (c) =>
-          `| ${c.backend} | ${c.starts} ${c.mode} | ${c.overhead.p50} | ${c.overhead.p95} | ${c.overhead.max} | ${c.creation.p50} | ${c.bypassed.p50} | ${c.wallMs} / ${c.bypassedWallMs} | ${c.failed} | ${c.booked.jobs} / ${c.booked.held} |`,
+      ...bursts.map(
+        (b) =>
+          `| ${b.backend} | ${b.replicas} | ${b.medianWithMs} | ${b.medianWithoutMs} | ${b.ratio} | ${b.ratio <= BURST_TARGET_RATIO ? "PASS" : "FAIL"} | ${b.medianSettledMs} | ${b.withMs.join(", ")} | ${b.withoutMs.join(", ")} | ${b.failed} |`,
       ),
       "",
-      "Per step (ms per call, p50 / p95; `store.withBook` includes the wait for the lock, two calls per start):",
+      "Never over the budget, and never giving up: starts at once through 3 replicas against an `everyone` jobs budget of three quarters of them.",
       "",
-      `| store | starts | ${stepNames().join(" | ")} |`,
-      `|---|---|${stepNames()
-        .map(() => "---")
-        .join("|")}|`,
-      ...costs.map(
-        (c) =>
-          `| ${c.backend} | ${c.mode} | ${stepNames()
-            .map((name) => (c.steps[name] ? `${c.steps[name].p50} / ${c.steps[name].p95}` : "-"))
-            .join(" | ")} |`,
+      "| store | starts at once | budget (jobs) | made | refused by the budget | failed | wall (ms) | verdict |",
+      "|---|---|---|---|---|---|---|---|",
+      ...holds.map(
+        (h) =>
+          `| ${h.backend} | ${h.starts} | ${h.limit} | ${h.made} | ${h.refused} | ${h.failed} | ${h.wallMs} | ${h.made === h.limit && h.failed === 0 ? "PASS" : "FAIL"} |`,
+      ),
+      "",
+    );
+  }
+  if (usage.length > 0) {
+    lines.push(
+      "## The usage report at day 1 and at day 30 of a busy period",
+      "",
+      "The usage command's report (the same code as the Home's), 30 calls each after one that reads the account (kept 30 s): an admin's (everyone's spending, by person, kind and day, outside spending, budgets) and a member's (their own). Jobs recorded as starts record them: 300 people, 12 channels, 5 kinds, spread over the period's 30 days; day 1 holds a thirtieth of them. Target: as fast at day 30 as at day 1. The export reads every job of the period, timed once.",
+      "",
+      "| store | jobs in the period | admin p50 (ms) | admin p95 (ms) | member p50 (ms) | member p95 (ms) | export (ms) |",
+      "|---|---|---|---|---|---|---|",
+      ...usage.map(
+        (u) =>
+          `| ${u.backend} | ${u.records.toLocaleString("en")} | ${u.admin.p50} | ${u.admin.p95} | ${u.member.p50} | ${u.member.p95} | ${u.exportMs} |`,
       ),
       "",
     );
   }
   return `${lines.join("\n")}\n`;
-}
-
-function stepNames(): string[] {
-  return [...new Set(costs.flatMap((c) => Object.keys(c.steps)))].sort();
 }

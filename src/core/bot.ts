@@ -29,6 +29,7 @@ import type {
 } from "./ports.js";
 import { CommandRates } from "./rates.js";
 import { SpendAlerts } from "./spend/alerts.js";
+import { Names } from "./spend/names.js";
 import { Spending } from "./spend/spending.js";
 import { currentTap } from "./spend/tap.js";
 import { Tenancy, type TenantKey, type TenantRef, tenantOf } from "./tenancy.js";
@@ -139,6 +140,7 @@ export function createBot(options: BotOptions): Bot {
     alerts,
     logger,
     availability: stores.availability,
+    rolesOf: (actor) => adapter(actor.platform).rolesOf?.(actor.tenantId, actor.userId),
   });
   client.onUsage((usage) => currentTap()?.heard(usage));
   // Publishes run once the core below exists: homes are opened and jobs move only after the start.
@@ -167,6 +169,7 @@ export function createBot(options: BotOptions): Bot {
     starts,
     spending,
     spend: stores.spend,
+    names: new Names(adapter, logger),
     preferences: stores.preferences,
     cache: new CatalogCache({
       ...(options.pickListTtlMs !== undefined && { ttlMs: options.pickListTtlMs }),
@@ -212,9 +215,11 @@ export function createBot(options: BotOptions): Bot {
       const deadline = Date.now() + deadlineMs;
       // A command under way may be between its paid creation call and tracking the job: let it end.
       const handled = Promise.allSettled([...underWay]);
+      // And the made jobs' spending lands before the store is closed.
+      const done = handled.then(() => spending.settled());
       await (Number.isFinite(deadlineMs)
-        ? Promise.race([handled, sleep(deadlineMs, undefined, { ref: false })])
-        : handled);
+        ? Promise.race([done, sleep(deadlineMs, undefined, { ref: false })])
+        : done);
       await engine.stop({ deadlineMs: Math.max(0, deadline - Date.now()) });
     },
   };

@@ -21,6 +21,19 @@ export interface Actor {
   isAdmin: boolean;
   /** Discord role ids, Slack user group ids: for the tenant's allow-list and group budgets. */
   roleIds: string[];
+  /**
+   * The platform could not say which roles or user groups the person has (Slack's usergroups.list
+   * failed and no recent answer was at hand; a click in a Discord DM, outside the server):
+   * `roleIds` is then empty, allow-lists of roles keep the person out, and a budget of a role or
+   * group asks `ChatAdapter.rolesOf` before a start, refusing it when that cannot say either.
+   */
+  rolesUnknown?: true;
+}
+
+/** A person, a role (a Slack user group) or a channel of a tenant, to be named for people. */
+export interface NameRef {
+  kind: "user" | "role" | "channel";
+  id: string;
 }
 
 /**
@@ -170,6 +183,20 @@ export interface ChatAdapter {
    * Absent on platforms without workflow steps.
    */
   completeStep?(target: ConversationRef | MessageRef, outcome: StepOutcome): Promise<void>;
+  /**
+   * What the platform calls these people, roles (Slack: user groups) and channels of `tenantId`,
+   * as plain text without a sigil ("ann", "Designers", "marketing"), keyed `kind:id`. Those it
+   * cannot name (gone, out of the bot's sight, a failed call) are left out, and shown by id.
+   * Absent on a platform that cannot say: budgets, usage and the export show ids.
+   */
+  names?(tenantId: string, refs: readonly NameRef[]): Promise<ReadonlyMap<string, string>>;
+  /**
+   * The roles (Discord) or user groups (Slack) `userId` has in `tenantId`, read from the platform
+   * now, for a gesture that came without them (`Actor.rolesUnknown`). Throws when the platform
+   * cannot say. Absent: a start that a role's or group's budget might bind is refused ("try
+   * again"), never let through unbudgeted.
+   */
+  rolesOf?(tenantId: string, userId: string): Promise<string[]>;
 }
 
 export interface CommandEvent {

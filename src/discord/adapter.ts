@@ -70,6 +70,8 @@ export interface DiscordAdapterOptions {
   boostTier?(guildId: string): number | undefined;
   clock?: { now(): number };
   logger: Logger;
+  /** Who people, roles and channels are, and a member's roles now (names.ts). */
+  directory?: Required<Pick<ChatAdapter, "names" | "rolesOf">>;
 }
 
 /** Where a link to a message in a DM or group DM points instead of a guild. */
@@ -135,8 +137,15 @@ export class DiscordAdapter implements ChatAdapter {
   private readonly placeholders = new Map<string, number>();
   private readonly clock: { now(): number };
 
+  readonly names?: ChatAdapter["names"];
+  readonly rolesOf?: ChatAdapter["rolesOf"];
+
   constructor(private readonly options: DiscordAdapterOptions) {
     this.clock = options.clock ?? Date;
+    if (options.directory) {
+      this.names = options.directory.names;
+      this.rolesOf = options.directory.rolesOf;
+    }
   }
 
   /** The conversation of an interaction just acknowledged, for the core's event. */

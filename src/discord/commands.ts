@@ -5,6 +5,7 @@ import {
   ApplicationCommandOptionType,
   ApplicationCommandType,
   ApplicationIntegrationType,
+  ChannelType,
   InteractionContextType,
   PermissionFlagsBits,
   type RESTPostAPIApplicationCommandsJSONBody,
@@ -136,11 +137,40 @@ function fileOptions(info: OptionInfo): APIApplicationCommandBasicOption[] {
   }));
 }
 
+/**
+ * Beside an option that takes mentions (the budget's `for`), Discord's own pickers of a person, a
+ * role and a channel: what is picked arrives as the option's mention (options.ts), as a typed
+ * `@name` in the string option does. The words (here, each, everyone) stay in the string option.
+ */
+export const MENTION_PICKERS = [
+  { name: "person", type: ApplicationCommandOptionType.User, what: "a person" },
+  { name: "role", type: ApplicationCommandOptionType.Role, what: "a role" },
+  { name: "channel", type: ApplicationCommandOptionType.Channel, what: "a channel" },
+] as const;
+
+function mentionPickers(info: OptionInfo): APIApplicationCommandBasicOption[] {
+  return MENTION_PICKERS.map(({ name, type, what }) => {
+    const description = cut(`Or pick ${what} here, in place of ${info.name}`, L.commandDescription);
+    return type === ApplicationCommandOptionType.Channel
+      ? {
+          name,
+          description,
+          type,
+          channel_types: [ChannelType.GuildText, ChannelType.GuildAnnouncement, ChannelType.GuildVoice],
+        }
+      : { name, description, type };
+  });
+}
+
 /** A command's options as Discord takes them: required ones first, form-only ones left to the modal. */
 function commandOptions(command: AnyCommand): APIApplicationCommandBasicOption[] {
   const options = describeOptions(command)
     .filter((info) => !isFormOnly(command, info.name))
-    .flatMap((info) => (info.type === "file" ? fileOptions(info) : [scalarOption(info)]));
+    .flatMap((info) =>
+      info.type === "file"
+        ? fileOptions(info)
+        : [scalarOption(info), ...(info.mention ? mentionPickers(info) : [])],
+    );
   return [...options.filter((o) => o.required), ...options.filter((o) => !o.required)];
 }
 

@@ -9,6 +9,7 @@ import { connectGateway } from "./gateway.js";
 import { startInteractionsEndpoint } from "./http/index.js";
 import type { Inbound } from "./inbound.js";
 import { createInteractionHandler } from "./interactions.js";
+import { DiscordNames } from "./names.js";
 import { PendingForms, type PendingFormsStore } from "./pending-forms.js";
 import { registerIfChanged } from "./registration.js";
 
@@ -46,11 +47,16 @@ export interface RunningDiscord {
 export async function startDiscord(options: DiscordOptions): Promise<RunningDiscord> {
   const { config, bot, logger } = options;
   const client = createDiscordClient(config);
+  const names = new DiscordNames(client.rest);
   const adapter = new DiscordAdapter({
     rest: client.rest,
     applicationId: () => client.application!.id,
     boostTier: (guildId) => client.guilds.cache.get(guildId)?.premiumTier,
     logger,
+    directory: {
+      names: (guildId, refs) => names.names(guildId, refs),
+      rolesOf: (guildId, userId) => names.rolesOf(guildId, userId),
+    },
     ...(options.clock && { clock: options.clock }),
   });
   const handler = createInteractionHandler({

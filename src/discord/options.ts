@@ -24,13 +24,36 @@ function leaf(data: readonly CommandInteractionOption[]): readonly CommandIntera
   return nested && NESTING.has(nested.type) ? leaf(nested.options ?? []) : data;
 }
 
+/** A picked person, role or channel as the mention a typed one arrives as. */
+function mentionOf(option: CommandInteractionOption): string | undefined {
+  const id = String(option.value);
+  switch (option.type) {
+    case ApplicationCommandOptionType.User:
+      return `<@${id}>`;
+    case ApplicationCommandOptionType.Role:
+      return `<@&${id}>`;
+    case ApplicationCommandOptionType.Channel:
+      return `<#${id}>`;
+    case ApplicationCommandOptionType.Mentionable:
+      return option.role ? `<@&${id}>` : `<@${id}>`;
+    default:
+      return undefined;
+  }
+}
+
 export function readOptions(
   command: AnyCommand | undefined,
   data: readonly CommandInteractionOption[],
 ): CommandInput {
   const input: CommandInput = { options: {}, attachments: {}, files: {} };
+  // What is picked in a mention picker (commands.ts) is the value of the option that takes mentions.
+  const mentions = command?.mentions?.[0];
+  const picked: string[] = [];
   for (const option of leaf(data)) {
-    if (option.attachment) {
+    const mention = mentions === undefined ? undefined : mentionOf(option);
+    if (mention !== undefined) {
+      picked.push(mention);
+    } else if (option.attachment) {
       const name = command ? fileOptionBase(command, option.name) : option.name;
       const { name: fileName, contentType, size, url } = option.attachment;
       const file = { name: fileName, contentType, size, url };
@@ -45,6 +68,11 @@ export function readOptions(
         configurable: true,
       });
     }
+  }
+  if (mentions !== undefined && picked.length > 0) {
+    // Two targets at once (typed and picked) reach the core as one value, which it refuses.
+    const typed = input.options[mentions];
+    input.options[mentions] = [...(typeof typed === "string" ? [typed] : []), ...picked].join(" ");
   }
   return input;
 }

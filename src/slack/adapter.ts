@@ -162,6 +162,9 @@ export interface SlackAdapterOptions {
   pacing?: Partial<PacingPolicy>;
   /** Where passing states that Slack refused are reported. */
   logger?: Logger;
+  /** Who people, groups and channels are (names.ts), and who is in which group (actors.ts). */
+  names?: NonNullable<ChatAdapter["names"]>;
+  rolesOf?: NonNullable<ChatAdapter["rolesOf"]>;
 }
 
 export class SlackAdapter implements ChatAdapter {
@@ -191,7 +194,12 @@ export class SlackAdapter implements ChatAdapter {
       options.logger?.warn({ err: error, key }, `Slack: ${what} not shown`);
     this.passing = new Latest(failed("a progress update was"));
     this.homes = new Latest(failed("a Home tab was"));
+    if (options.names) this.names = options.names;
+    if (options.rolesOf) this.rolesOf = options.rolesOf;
   }
+
+  readonly names?: ChatAdapter["names"];
+  readonly rolesOf?: ChatAdapter["rolesOf"];
 
   /** A Web API call of the workspace of `ref`, paced and judged (calls.ts). */
   private call<T>(
@@ -344,7 +352,10 @@ export class SlackAdapter implements ChatAdapter {
    * under it as for any result), and said so where they asked.
    */
   private async postDirect(target: ConversationRef, message: Message): Promise<MessageRef> {
-    const ref = await this.postPublic(await this.dmOf(target), message, {});
+    const dm = await this.dmOf(target);
+    const ref = await this.postPublic(dm, message, {});
+    // Asked in the DM itself: the card is there already, and once is enough.
+    if (dm.channelId === target.channelId) return ref;
     // Where they asked, the person sees the answer itself; only its files are elsewhere.
     const note = isCard(message)
       ? {

@@ -34,6 +34,7 @@ import { Ledger } from "./ledger.js";
 import { SLACK_LIMITS } from "./limits.js";
 import { boltLogger } from "./log.js";
 import { imageOf } from "./message-images.js";
+import { SlackNames } from "./names.js";
 import { oauthReceiverOptions } from "./oauth.js";
 import { Recent } from "./recent.js";
 import { ACTION_ID, decodeActionId } from "./render/action-id.js";
@@ -163,11 +164,14 @@ function suggestions(choices: readonly Choice[]) {
 export function createSlackApp(options: SlackAppOptions): SlackApp {
   const { bot, logger } = options;
   const { app, receiver, workspaces, installations } = createApp(options);
+  const actors = new Actors(workspaces, logger);
+  const names = new SlackNames(workspaces, actors);
   const adapter = new SlackAdapter(workspaces, new Ledger(options.store, options.keepMs), {
+    names: (teamId, refs) => names.names(teamId, refs),
+    rolesOf: (teamId, userId) => actors.rolesOf(teamId, userId),
     ...(options.pacing && { pacing: options.pacing }),
     logger,
   });
-  const actors = new Actors(workspaces, logger);
   const recent = new Recent(options.claims, randomUUID());
   const work = new FairQueue(CONCURRENT_WORK, options.intake);
   const later = (teamId: string, userId: string, task: () => Promise<void>) =>

@@ -1,6 +1,6 @@
 import { commandFor, commandGroups } from "../core/commands/catalogue.js";
 import type { AnyCommand } from "../core/commands/define.js";
-import { readFlags, splitWords } from "./grammar.js";
+import { markEscapes, readFlags, splitWords, withEscapes } from "./grammar.js";
 import { optionsOf } from "./options.js";
 
 /**
@@ -20,8 +20,10 @@ const help = (topic?: string): CommandRequest => {
 };
 
 export function readCommandLine(text: string): CommandRequest {
-  const words = splitWords(text);
-  const [first, second] = words.map((w) => w.value.toLowerCase());
+  // Mentions and links are read as markers, and put back once it is known which option has them.
+  const { text: marked, escapes } = markEscapes(text);
+  const words = splitWords(marked);
+  const [first, second] = words.map((w) => withEscapes(w.value, escapes, "words").toLowerCase());
   if (first === undefined) return help();
   const found = commandFor([first, ...(second === undefined ? [] : [second])]);
   if (!found) {
@@ -42,5 +44,10 @@ export function readCommandLine(text: string): CommandRequest {
   );
   // Commands without a main text (usage, jobs) have nothing to put free words in.
   if (command.main && free && options[command.main] === undefined) options[command.main] = free;
+  const mentions = new Set<string>(command.mentions ?? []);
+  for (const [name, value] of Object.entries(options)) {
+    if (typeof value === "string")
+      options[name] = withEscapes(value, escapes, mentions.has(name) ? "escaped" : "words");
+  }
   return { name: command.name, command, options };
 }

@@ -32,6 +32,54 @@ function unescapeSlack(text: string): string {
 }
 
 /**
+ * The command is declared with should_escape: Slack sends what a person picked or typed as a
+ * mention, a channel or a link as its escape (`<@U…|ann>`, `<#C…|general>`,
+ * `<!subteam^S…|@designers>`, `<!here>`, `<https://…>`, `<mailto:…|…>`), and what they typed as
+ * `<` as `&lt;`, so an escape is never typed text. Before the words are read, each escape is taken
+ * out and a marker left in its place (it may hold a space in its label, never a quote or a flag),
+ * and put back once the options are known: as Slack sent it for an option that takes mentions,
+ * as the words it stands for anywhere else (a prompt reads "@ann", a link option the address).
+ */
+const ESCAPE = /<((?:[@#!]|https?:|mailto:)[^<>|]*)(?:\|([^<>]*))?>/g;
+const OPEN = "\u{F8F0}";
+const CLOSE = "\u{F8F1}";
+const MARKER = new RegExp(`${OPEN}(\\d+)${CLOSE}`, "gu");
+
+export interface Escaped {
+  /** The text with a marker in place of each escape. */
+  text: string;
+  /** The escapes as Slack sent them, by the markers' numbers. */
+  escapes: string[];
+}
+
+export function markEscapes(input: string): Escaped {
+  const escapes: string[] = [];
+  const text = input.replace(ESCAPE, (sent) => `${OPEN}${escapes.push(sent) - 1}${CLOSE}`);
+  return { text, escapes };
+}
+
+/** What an escape stands for, as a person would have written it. */
+function readable(sent: string): string {
+  const [, target = "", label] = /^<([^|>]*)(?:\|([^>]*))?>$/.exec(sent) ?? [];
+  const shown = label?.trim();
+  if (target.startsWith("@")) return `@${shown || target.slice(1)}`;
+  if (target.startsWith("#")) return `#${shown || target.slice(1)}`;
+  if (target.startsWith("!subteam^")) return shown?.startsWith("@") ? shown : `@${shown || target.slice(9)}`;
+  if (target.startsWith("!")) return shown || `@${target.slice(1).split("^")[0]}`;
+  if (target.startsWith("mailto:")) return target.slice(7);
+  return target;
+}
+
+/** A value read from marked text, with its escapes put back as Slack sent them, or as their words. */
+export function withEscapes(value: string, escapes: readonly string[], as: "escaped" | "words"): string {
+  return value.replace(MARKER, (_, n: string) => {
+    const sent = escapes[Number(n)] ?? "";
+    // Slack escapes & < > inside an escape too (a link's query string).
+    return as === "escaped" ? sent : unescapeSlack(readable(sent));
+  });
+}
+
+/**
  * The end of the quote opened at `open`: a closer followed by whitespace or the end, so an
  * apostrophe inside a word (“the fox’s den”) does not end it. -1 when it is never closed, and the
  * quote is then an ordinary character.

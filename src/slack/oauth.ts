@@ -28,6 +28,9 @@ export const BOT_SCOPES = [
   "users:read",
   // The user groups a person is in: what a Slack group's budget binds (actors.ts).
   "usergroups:read",
+  // Channels' names, for budgets, usage and the export (names.ts).
+  "channels:read",
+  "groups:read",
   "im:write",
   "app_mentions:read",
   // Read back only after a crash, to find a notice or file Slack took before the bot recorded it.

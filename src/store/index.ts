@@ -9,7 +9,8 @@ import { DEFAULT_STORE_URL, openKeyvBackend } from "./keyv.js";
 import { OwnedRecords } from "./owned.js";
 import { PreferenceStore } from "./preferences.js";
 import { createSecretBox } from "./secrets.js";
-import { SpendStore } from "./spend.js";
+import { SPEND_KEEP_MS, SpendStore } from "./spend.js";
+import { openSpendBooks } from "./spend-books.js";
 import { openSwap } from "./swap.js";
 import { TenantStore } from "./tenants.js";
 
@@ -43,7 +44,17 @@ export type {
 } from "./preferences.js";
 export type { Json } from "./records.js";
 export { SecretsError, type SecretsErrorCode } from "./secrets.js";
-export type { Budget, BudgetBook, JobSpend, SpendStore, StoredReading } from "./spend.js";
+export type {
+  BookRef,
+  Budget,
+  Field,
+  JobSettlement,
+  JobSpend,
+  LedgerProbe,
+  SpendStore,
+  StoredReading,
+} from "./spend.js";
+export type { Hold, HoldItem, Refused } from "./spend-books.js";
 export type { TenantPatch, TenantSettings, TenantStore } from "./tenants.js";
 
 export interface Stores {
@@ -104,7 +115,12 @@ export async function openStores(
       tenants: new TenantStore(backend.keyv("tenants"), claims, box),
       installations: new InstallationStore(backend.keyv("installations"), box),
       owned: new OwnedRecords(indexes),
-      spend: new SpendStore(backend.keyv("spend"), indexes, claims),
+      spend: new SpendStore(
+        backend.keyv("spend"),
+        indexes,
+        claims,
+        await openSpendBooks(backend.connection, SPEND_KEEP_MS),
+      ),
       preferences: new PreferenceStore(backend.keyv("preferences"), claims),
       claims,
       indexes,

@@ -50,6 +50,11 @@ function polledJobIds(emu: Emulator): string[] {
   return [...new Set(ids)];
 }
 
+/** The export of this period: the emulator's periods are UTC months. */
+function exportName(): string {
+  return `spending-${new Date().toISOString().slice(0, 7)}.csv`;
+}
+
 /** The period's last day as the emulator gives it (usage_reset_date): the first day of next UTC month. */
 function resetDate(): string {
   const now = new Date();
@@ -288,16 +293,42 @@ describe("usage and its export", () => {
     const { fake, emu } = world();
     const answer = await world().run({ name: "usage", options: { view: "export" }, user: fake.users.admin });
     expect(isEphemeral(answer)).toBe(true);
-    const file = answer.attachments.find((a) => a.filename === `spending-${resetDate()}.csv`);
+    const file = answer.attachments.find((a) => a.filename === exportName());
     expect(file, JSON.stringify(answer.attachments.map((a) => a.filename))).toBeDefined();
     const csv = fake.file(file!)!.toString("utf8");
     const [header, ...lines] = csv.split("\r\n").filter(Boolean);
-    expect(header).toBe("time,person,channel,kind,command,credits,job id,service job id,status");
+    expect(header).toBe(
+      "time,person,person id,channel,channel id,kind,command,credits,job id,service job id,status",
+    );
     const rows = lines.map((line) => {
-      // As a spreadsheet shows the cells: a guarded cell without the apostrophe that keeps it text.
-      const cells = line.split(",").map((cell) => cell.replace(/^'(?=[=+\-@\t\r])/, ""));
-      const [time, person, channel, kind, command, credits, jobId, serviceJobId, status] = cells;
-      return { time, person, channel, kind, command, credits, jobId, serviceJobId, status };
+      // As a spreadsheet shows the cells: a guarded cell (or an id of digits) without the apostrophe that keeps it text.
+      const cells = line.split(",").map((cell) => cell.replace(/^'(?=[=+\-@\t\r\d])/, ""));
+      const [
+        time,
+        person,
+        personId,
+        channel,
+        channelId,
+        kind,
+        command,
+        credits,
+        jobId,
+        serviceJobId,
+        status,
+      ] = cells;
+      return {
+        time,
+        person,
+        personId,
+        channel,
+        channelId,
+        kind,
+        command,
+        credits,
+        jobId,
+        serviceJobId,
+        status,
+      };
     });
 
     // One row per creation call, and one creation call per row.
@@ -307,8 +338,10 @@ describe("usage and its export", () => {
     for (const m of made) {
       const row = rows.find((r) => r.serviceJobId === m.serviceJobId);
       expect(row).toMatchObject({
-        person: m.user.id,
-        channel: m.channelId,
+        person: m.user.global_name,
+        personId: m.user.id,
+        channel: world().fake.channel.name,
+        channelId: m.channelId,
         kind: m.kind,
         command: m.command,
         credits: String(m.credits),

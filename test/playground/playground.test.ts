@@ -274,7 +274,9 @@ aBrowser.describe("the playground in a browser", () => {
         (await fetch((a as unknown as { href: string }).href)).text(),
       );
       const [header, ...rows] = csv.trim().split(/\r?\n/);
-      expect(header).toBe("time,person,channel,kind,command,credits,job id,service job id,status");
+      expect(header).toBe(
+        "time,person,person id,channel,channel id,kind,command,credits,job id,service job id,status",
+      );
       expect(rows.filter((row) => row.includes(world.discord.users.other.id))).toHaveLength(2);
 
       // Over the budget: refused before the creation call, said privately to the one who asked.

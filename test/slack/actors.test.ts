@@ -10,7 +10,8 @@ import { addUserGroup, type UserGroup } from "../fakes/slack/state.js";
 /**
  * Actors against the fake Slack's Web API through a real WebClient: admins from users.info, user
  * groups (roleIds) from one usergroups.list per workspace, kept a while, shared by a burst, and
- * not kept when Slack did not answer.
+ * not kept when Slack did not answer: then the last answer of the past minutes stands in, or the
+ * groups are not known (rolesUnknown), which budgets of groups refuse rather than let pass.
  */
 
 let fake: FakeSlack;
@@ -90,27 +91,58 @@ describe("Actors.of", () => {
     expect(listCalls().length - calls).toBe(2);
   });
 
-  it("treats a failed call as no groups, logs it once for a burst, and asks again on the next gesture", async () => {
+  it("says the groups are not known when Slack does not answer and nothing was read before, logs it once for a burst, and asks again on the next gesture", async () => {
     const ann = fake.addUser("ann");
     addUserGroup(workspace(), { id: "S0DESIGN1", handle: "designers", users: [ann.id] });
     const { actors: a, warnings } = actors();
     fake.fail({ method: "usergroups.list", error: "internal_error" });
 
     const burst = await Promise.all([a.of(fake.teamId, ann.id), a.of(fake.teamId, ann.id)]);
-    expect(burst.map((actor) => actor.roleIds)).toEqual([[], []]);
+    expect(burst.map((actor) => [actor.roleIds, actor.rolesUnknown])).toEqual([
+      [[], true],
+      [[], true],
+    ]);
     expect(warnings.filter((w) => w.msg.startsWith("usergroups.list failed"))).toHaveLength(1);
 
-    expect((await a.of(fake.teamId, ann.id)).roleIds).toEqual(["S0DESIGN1"]);
+    const next = await a.of(fake.teamId, ann.id);
+    expect(next.roleIds).toEqual(["S0DESIGN1"]);
+    expect(next).not.toHaveProperty("rolesUnknown");
   });
 
-  it("treats missing_scope as no groups, logged once per workspace, and keeps that answer a while", async () => {
+  it("uses Slack's last answer of the past minutes when it does not answer now, and asks again on the next gesture", async () => {
+    const ann = fake.addUser("ann");
+    addUserGroup(workspace(), { id: "S0DESIGN1", handle: "designers", users: [ann.id] });
+    const { actors: a, warnings } = actors(100);
+    expect((await a.of(fake.teamId, ann.id)).roleIds).toEqual(["S0DESIGN1"]);
+    await sleep(150);
+    fake.fail({ method: "usergroups.list", error: "ratelimited" });
+    const stale = await a.of(fake.teamId, ann.id);
+    expect([stale.roleIds, stale.rolesUnknown]).toEqual([["S0DESIGN1"], undefined]);
+    expect(warnings.filter((w) => w.msg === "usergroups.list failed; using its last answer")).toHaveLength(1);
+    // Not kept in place of an answer: the next gesture asks Slack.
+    const calls = listCalls().length;
+    await a.of(fake.teamId, ann.id);
+    expect(listCalls().length - calls).toBe(1);
+  });
+
+  it("answers rolesOf from Slack, and throws when Slack cannot say", async () => {
+    const ann = fake.addUser("ann");
+    addUserGroup(workspace(), { id: "S0DESIGN1", handle: "designers", users: [ann.id] });
+    const { actors: a } = actors();
+    fake.fail({ method: "usergroups.list", error: "internal_error" });
+    await expect(a.rolesOf(fake.teamId, ann.id)).rejects.toThrow(/could not be read/);
+    expect(await a.rolesOf(fake.teamId, ann.id)).toEqual(["S0DESIGN1"]);
+    expect(await a.handles(fake.teamId)).toEqual(new Map([["S0DESIGN1", "designers"]]));
+  });
+
+  it("takes missing_scope as groups not known, logged once per workspace, and keeps that answer a while", async () => {
     const ann = fake.addUser("ann");
     addUserGroup(workspace(), { id: "S0DESIGN1", handle: "designers", users: [ann.id] });
     workspace().grantedScopes = ["commands", "chat:write", "users:read"];
     const { actors: a, warnings } = actors(100);
     const calls = listCalls().length;
 
-    expect((await a.of(fake.teamId, ann.id)).roleIds).toEqual([]);
+    expect(await a.of(fake.teamId, ann.id)).toMatchObject({ roleIds: [], rolesUnknown: true });
     expect(listCalls().at(-1)?.answered).toEqual({ ok: false, error: "missing_scope" });
     expect((await a.of(fake.teamId, ann.id)).roleIds).toEqual([]);
     expect(listCalls().length - calls).toBe(1);

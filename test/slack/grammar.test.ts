@@ -121,3 +121,61 @@ describe("readCommandLine", () => {
     });
   });
 });
+
+/**
+ * The command is declared with should_escape: true, so Slack sends picked and typed mentions,
+ * channels and links as escapes, and a typed "<" as "&lt;". Every command reads them: the budget's
+ * `for` as the mention itself, any other option as the words a person wrote.
+ */
+describe("readCommandLine with Slack's escapes", () => {
+  it("gives the budget command the mention of a person, a user group or a channel as Slack sent it", () => {
+    expect(readCommandLine("budget <@U0ANN0001|ann> --jobs 2").options).toEqual({
+      for: "<@U0ANN0001|ann>",
+      jobs: "2",
+    });
+    expect(readCommandLine("budget <!subteam^S0614TZR7|@designers> --credits 50").options).toEqual({
+      for: "<!subteam^S0614TZR7|@designers>",
+      credits: "50",
+    });
+    expect(readCommandLine("budget --for <#C0GENERAL|general> --jobs 1 --kind image").options).toEqual({
+      for: "<#C0GENERAL|general>",
+      jobs: "1",
+      kind: "image",
+    });
+    expect(readCommandLine("budget <@U0ANN0001> --remove").options).toEqual({
+      for: "<@U0ANN0001>",
+      remove: true,
+    });
+  });
+
+  it("reads escapes in a prompt as the words they stand for: names, channels, links, special mentions", () => {
+    const request = readCommandLine(
+      "image generate a poster of <@U0ANN0001|ann> for <#C0GENERAL|general> and <!subteam^S1|@designers>, see <https://example.com/brief?a=1&amp;b=2> or <mailto:ann@example.com|ann@example.com> <!here> --aspect_ratio 16:9",
+    );
+    expect(request).toMatchObject({
+      name: "image.generate",
+      options: {
+        prompt:
+          "a poster of @ann for #general and @designers, see https://example.com/brief?a=1&b=2 or ann@example.com @here",
+        aspect_ratio: "16:9",
+      },
+    });
+  });
+
+  it("reads an escape without a label by its id, and a link's label as the link itself", () => {
+    expect(
+      readCommandLine("thumbnail generate <@U0ANN0001> in <#C0GENERAL|> at <https://example.com|our site>")
+        .options,
+    ).toEqual({ prompt: "@U0ANN0001 in #C0GENERAL at https://example.com" });
+  });
+
+  it("keeps a typed < > & as text, never an escape, and quoted phrases and flags around escapes as before", () => {
+    expect(readCommandLine("image generate &lt;@U0ANN0001&gt; &amp; friends").options).toEqual({
+      prompt: "<@U0ANN0001> & friends",
+    });
+    expect(
+      readCommandLine(`image generate "a fox with <@U0ANN0001|ann>" --negative_prompt <#C1|noise> --seed 7`)
+        .options,
+    ).toEqual({ prompt: "a fox with @ann", negative_prompt: "#noise", seed: "7" });
+  });
+});

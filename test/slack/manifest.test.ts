@@ -26,7 +26,9 @@ describe("slack-manifest.json", () => {
       "app_uninstalled",
       "tokens_revoked",
     ]);
-    expect(manifest.features.slash_commands[0].should_escape).toBe(false);
+    // Mentions arrive as Slack's escapes (<@U…>, <!subteam^S…>, <#C…>), which budgets take.
+    expect(manifest.features.slash_commands[0].should_escape).toBe(true);
+    expect(publicManifest.features.slash_commands[0].should_escape).toBe(true);
     // The Home tab shows each person's settings panel (views.publish needs no scope).
     expect(manifest.features.app_home.home_tab_enabled).toBe(true);
   });
@@ -34,7 +36,8 @@ describe("slack-manifest.json", () => {
   it("asks for the scopes of every Web API method the adapter calls, and no more", () => {
     // chat.postMessage/update/postEphemeral; public channels without an invite, and joining one
     // to share a result's file there; files.info and url_private; the external upload;
-    // users.info (admins); usergroups.list (the user groups budgets bind); mentions of the bot;
+    // users.info (admins, people's names); usergroups.list (the user groups budgets bind);
+    // conversations.info (channels' names, public and private); mentions of the bot;
     // conversations.open, the DM a private file (Show) goes to;
     // conversations.history/replies, to find a keyed notice or a file Slack took before a crash
     // kept the bot from recording it.
@@ -50,6 +53,8 @@ describe("slack-manifest.json", () => {
         "im:write",
         "users:read",
         "usergroups:read",
+        "channels:read",
+        "groups:read",
         "channels:history",
         "groups:history",
         "im:history",

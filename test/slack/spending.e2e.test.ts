@@ -52,6 +52,11 @@ function polledJobIds(emu: Emulator): string[] {
   return [...new Set(ids)];
 }
 
+/** The export of this period: the emulator's periods are UTC months. */
+function exportName(): string {
+  return `spending-${new Date().toISOString().slice(0, 7)}.csv`;
+}
+
 /** The period's last day as the emulator gives it (usage_reset_date): the first day of next UTC month. */
 function resetDate(): string {
   const now = new Date();
@@ -281,18 +286,70 @@ describe("usage and its export", () => {
     expect([bytes.readUInt32BE(16), bytes.readUInt32BE(20)]).toEqual([CHART_WIDTH, CHART_HEIGHT]);
   });
 
+  it("asked in the DM with the bot, answers there once: the card with its chart, and no private copy of it", async () => {
+    const { fake } = world();
+    const admin = fake.users.admin;
+    const { dm } = await direct("usage", admin, "usage.png");
+    const cards = () => fake.messages(dm).filter((m) => headerOf(m)?.includes("Media service usage"));
+    const [messages, ephemerals, uploads] = [cards().length, fake.ephemerals(dm).length, fake.uploads.length];
+
+    await fake.slashCommand(world().eventsUrl, { text: "usage", user: admin.id, channel: dm });
+    const card = await world().until(() => cards()[messages]);
+    await world().until(() =>
+      fake.uploads.slice(uploads).find((u) => u.channel === dm && u.threadTs === card.ts),
+    );
+    // The person's next command is answered after this one (one lane per person): its answer is
+    // the only private message the DM got.
+    await fake.slashCommand(world().eventsUrl, { text: "help usage", user: admin.id, channel: dm });
+    await world().until(() => fake.ephemerals(dm)[ephemerals]);
+    expect(
+      fake
+        .ephemerals(dm)
+        .slice(ephemerals)
+        .map((m) => m.text),
+    ).toEqual([expect.not.stringContaining("Media service usage")]);
+    expect(cards()).toHaveLength(messages + 1);
+    expect(fake.uploads.slice(uploads).map((u) => [u.channel, u.filename])).toEqual([[dm, "usage.png"]]);
+  });
+
   it("gives an admin a CSV whose rows are the emulator's creation calls one to one, and refuses a member", async () => {
     const { fake, emu } = world();
-    const { card, bytes } = await direct("usage export", fake.users.admin, `spending-${resetDate()}.csv`);
+    const { card, bytes } = await direct("usage export", fake.users.admin, exportName());
     expect(shown(card)).toContain("Spending export: 4 jobs this period");
     const csv = bytes.toString("utf8");
     const [header, ...lines] = csv.split("\r\n").filter(Boolean);
-    expect(header).toBe("time,person,channel,kind,command,credits,job id,service job id,status");
+    expect(header).toBe(
+      "time,person,person id,channel,channel id,kind,command,credits,job id,service job id,status",
+    );
     const rows = lines.map((line) => {
-      // As a spreadsheet shows the cells: a guarded cell without the apostrophe that keeps it text.
-      const cells = line.split(",").map((cell) => cell.replace(/^'(?=[=+\-@\t\r])/, ""));
-      const [time, person, channel, kind, command, credits, jobId, serviceJobId, status] = cells;
-      return { time, person, channel, kind, command, credits, jobId, serviceJobId, status };
+      // As a spreadsheet shows the cells: a guarded cell (or an id of digits) without the apostrophe that keeps it text.
+      const cells = line.split(",").map((cell) => cell.replace(/^'(?=[=+\-@\t\r\d])/, ""));
+      const [
+        time,
+        person,
+        personId,
+        channel,
+        channelId,
+        kind,
+        command,
+        credits,
+        jobId,
+        serviceJobId,
+        status,
+      ] = cells;
+      return {
+        time,
+        person,
+        personId,
+        channel,
+        channelId,
+        kind,
+        command,
+        credits,
+        jobId,
+        serviceJobId,
+        status,
+      };
     });
 
     // One row per creation call, and one creation call per row.
@@ -302,8 +359,10 @@ describe("usage and its export", () => {
     for (const m of made) {
       const row = rows.find((r) => r.serviceJobId === m.serviceJobId);
       expect(row).toMatchObject({
-        person: m.user.id,
-        channel: m.channelId,
+        person: m.user.name,
+        personId: m.user.id,
+        channel: "media",
+        channelId: m.channelId,
         kind: m.kind,
         command: m.command,
         credits: String(m.credits),

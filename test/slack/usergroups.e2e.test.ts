@@ -8,8 +8,9 @@ import { SlackWorld, type WorldOptions } from "./harness.js";
 /**
  * Budgets for Slack user groups, through the real Bolt app against the fake Slack and the media
  * API emulator: the bot reads who is in which group (usergroups.list), a group's budget holds its
- * members together and no one else, and a workspace that did not grant usergroups:read has such
- * budgets bind no one rather than fail.
+ * members together and no one else, and when Slack does not say who is in a group (usergroups.list
+ * fails, or the app lacks usergroups:read) a start such a budget may bind is refused, never let
+ * through unbudgeted.
  */
 
 /** A bot and fake Slack per describe: budgets are per account and period, groups per workspace. */
@@ -84,24 +85,70 @@ describe("a budget of 2 jobs for the user group @designers", () => {
   });
 });
 
+describe("a user group's budget when Slack does not say who is in the group", () => {
+  const world = worldPerDescribe();
+
+  it("refuses a member's start, saying to try again, with no creation call; once Slack answers the budget binds as before", async () => {
+    const { fake } = world();
+    const ann = fake.addUser("ann");
+    const outsider = fake.addUser("outsider");
+    addUserGroup(fake.workspace(fake.teamId), { id: "S1", handle: "designers", users: [ann.id] });
+    const lists = () => fake.calls.filter((c) => c.method === "usergroups.list");
+    // Slack fails usergroups.list from the start: for the admin's gesture and the budget's names
+    // (the group is then shown by its id), nothing kept of it.
+    fake.fail({ method: "usergroups.list", error: "internal_error", times: 2 });
+    const saved = await world().answer("budget <!subteam^S1|@designers> --jobs 1", fake.users.admin.id);
+    expect(saved).toContain("User group @S1");
+    // And for Ann's gesture, and again when the budget check asks once more.
+    const asked = lists().length;
+    fake.fail({ method: "usergroups.list", error: "internal_error", times: 2 });
+    const refused = await world().answer("image generate a kite while Slack is down", ann.id);
+    expect(refused).toContain("Try again in a moment");
+    expect(refused).toContain(
+      "Your user groups could not be read from Slack just now, and a budget of one may apply to you.",
+    );
+    expect(refused).toContain("Nothing was started or charged.");
+    expect(
+      lists()
+        .slice(asked)
+        .map((c) => c.answered),
+    ).toEqual([
+      { ok: false, error: "internal_error" },
+      { ok: false, error: "internal_error" },
+    ]);
+    await sleep(300); // a late creation call would show by now
+    expect(world().creations(IMAGE)).toHaveLength(0);
+
+    // Slack answers again: the group's budget binds its member, and no one else.
+    await image(world(), "first kite", ann.id);
+    const over = await world().answer("image generate second kite", ann.id);
+    expect(over).toContain("This would go over the budget of a user group you are in: 1 of 1 jobs");
+    await image(world(), "outside kite", outsider.id);
+    expect(world().creations(IMAGE)).toHaveLength(2);
+  });
+});
+
 describe("a workspace that did not grant usergroups:read", () => {
   const world = worldPerDescribe();
 
-  it("lets a group's budget bind no one instead of failing the command", async () => {
+  it("refuses a start a user group's budget may bind, rather than let the budget bind no one; without such a budget starts go on", async () => {
     const { fake } = world();
     const workspace = fake.workspace(fake.teamId);
     // Installed before the manifest asked for usergroups:read.
     workspace.grantedScopes = ["commands", "chat:write", "chat:write.public", "channels:join", "users:read"];
-    const ann = fake.addUser("ann");
-    addUserGroup(workspace, { id: "S1", handle: "designers", users: [ann.id] });
+    const bo = fake.addUser("bo");
+    addUserGroup(workspace, { id: "S2", handle: "writers", users: [bo.id] });
+    await image(world(), "a kite before any group budget", bo.id);
+    expect(world().creations(IMAGE)).toHaveLength(1);
 
-    const saved = await world().answer("budget <!subteam^S1> --jobs 1", fake.users.admin.id);
-    expect(saved).toContain("Budget saved");
-    await image(world(), "first kite", ann.id);
-    await image(world(), "second kite", ann.id);
-    expect(world().creations(IMAGE)).toHaveLength(2);
+    await world().answer("budget group:S2 --jobs 5", fake.users.admin.id);
+    const refused = await world().answer("image generate a kite without the scope", bo.id);
+    expect(refused).toContain("Your user groups could not be read from Slack just now");
+    expect(refused).toContain("if this keeps happening, tell an admin");
+    await sleep(300);
+    expect(world().creations(IMAGE)).toHaveLength(1);
     const lists = fake.calls.filter((c) => c.method === "usergroups.list");
-    expect(lists.map((c) => c.answered)).toEqual([{ ok: false, error: "missing_scope" }]);
+    expect(new Set(lists.map((c) => c.answered.error))).toEqual(new Set(["missing_scope"]));
   });
 });
 

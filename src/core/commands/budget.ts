@@ -30,7 +30,7 @@ export function budgetTarget(value: string, here: string, platform?: Platform): 
     const scope = word === "person" ? "user" : word === "group" ? "role" : (word as Budget["scope"]);
     return { scope, id: prefixed[2]! };
   }
-  // Slack may send a typed @group as plain text (the command does not escape): no id in it.
+  // A typed @group is plain text where Slack does not escape it (the budget's form): no id in it.
   const typedGroup =
     platform === "slack" && /^@[\w.-]+$/.test(text)
       ? ` For a Slack user group, use group:ID (the ID is in the group's profile).`
@@ -62,6 +62,7 @@ export const budget = defineCommand({
       .optional(),
     remove: flag("Remove the budgets set for this target").optional(),
   }),
+  mentions: ["for"],
   adminOnly: true,
   ephemeral: true,
   usesService: false,

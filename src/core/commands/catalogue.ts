@@ -151,6 +151,7 @@ export function describeOptions(command: FormDef): OptionInfo[] {
     const pick = command.picks?.[name];
     if (pick) info.pick = pick;
     if (command.secret?.includes(name)) info.secret = true;
+    if (command.mentions?.includes(name)) info.mention = true;
     return info;
   });
   const files = Object.entries(command.files ?? {}).map(

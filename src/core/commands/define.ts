@@ -51,6 +51,8 @@ export interface OptionInfo {
   pick?: PickList;
   /** Entered only in a modal, never as a visible option (API keys). */
   secret?: true;
+  /** Takes a mention of a person, role (user group) or channel (`CommandDef.mentions`). */
+  mention?: true;
   /** For `type: "file"`. */
   file?: FileSpec;
 }
@@ -85,14 +87,15 @@ export interface BotServices {
 /** This period's spending and budgets of the actor's server or workspace. */
 export interface SpendServices {
   /**
-   * The report as `viewer` may see it (admins: everyone), after recording `account` (a fresh
-   * reading) between the charges; with the rows of every job and the period's name.
+   * The account (a reading under 30 s old: spend/account.ts) and this period's report as
+   * `viewer` may see it (admins: everyone). Reads only, from the period's sums.
    */
   report(
     viewer: Actor,
     conversation: ConversationRef,
-    account: Usage,
-  ): Promise<{ report: SpendReport; rows: SpendRow[]; period: string }>;
+  ): Promise<{ account: Usage; report: SpendReport; period: string }>;
+  /** Every job of the period, priced and named, for an admin's export. */
+  rows(viewer: Actor): Promise<{ rows: SpendRow[]; period: string }>;
   /** The budgets as `viewer` may see them, at their standing in the period last seen. */
   budgets(viewer: Actor, conversation: ConversationRef): Promise<BudgetView[]>;
   changeBudgets(actor: Actor, change: (rules: Budget[]) => Budget[]): Promise<Budget[]>;
@@ -151,6 +154,12 @@ export interface CommandDef<S extends z.ZodObject = z.ZodObject> {
   picks?: Partial<Record<keyof z.output<S> & string, PickList>>;
   /** Options entered only in a modal, never as a visible command option (API keys). */
   secret?: readonly (keyof z.output<S> & string)[];
+  /**
+   * Options that name a person, a role (a Slack user group) or a channel by its mention: Discord
+   * offers pickers of them beside the typed option, Slack passes its escaped mentions
+   * (`<@U…>`, `<!subteam^S…>`, `<#C…>`) through as they came, where other options get their text.
+   */
+  mentions?: readonly (keyof z.output<S> & string)[];
   adminOnly?: boolean;
   /**
    * Admin-only, yet also a person's own where they are their own tenant (a Discord DM with the
@@ -191,5 +200,15 @@ export function defineCommand<S extends z.ZodObject>(def: CommandDef<S>): Comman
 /** What a form needs of a command: its options and how they are asked. Follow-up forms have one too. */
 export type FormDef = Pick<
   AnyCommand,
-  "name" | "help" | "options" | "main" | "files" | "picks" | "secret" | "starts" | "formWhenBare" | "submit"
+  | "name"
+  | "help"
+  | "options"
+  | "main"
+  | "files"
+  | "picks"
+  | "secret"
+  | "mentions"
+  | "starts"
+  | "formWhenBare"
+  | "submit"
 >;

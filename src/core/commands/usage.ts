@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { fileFromBuffer, spendChartPng } from "../render/spend-chart.js";
-import { spendCsv } from "../render/spend-csv.js";
+import { exportFileName, spendCsv } from "../render/spend-csv.js";
 import { spendingCard, spendingExportCard } from "../render/spending.js";
 import { isAdmin } from "../tenancy.js";
 import { defineCommand } from "./define.js";
@@ -21,8 +21,7 @@ export const usage = defineCommand({
   }),
   main: "view",
   ephemeral: true,
-  async run({ options, actor, conversation, settings, media, services }) {
-    const account = await media.usage.get();
+  async run({ options, actor, conversation, settings, services }) {
     const admin = isAdmin(actor, settings);
     const viewer = { ...actor, isAdmin: admin };
     if (options.view === "export") {
@@ -32,11 +31,11 @@ export const usage = defineCommand({
           "Only admins can export everyone's spending. Run usage without export to see your own.",
         );
       }
-      const { rows, period } = await services.spend.report(viewer, conversation, account);
-      const csv = fileFromBuffer(`spending-${period}.csv`, "text/csv", Buffer.from(spendCsv(rows)));
+      const { rows, period } = await services.spend.rows(viewer);
+      const csv = fileFromBuffer(exportFileName(period), "text/csv", Buffer.from(spendCsv(rows)));
       return { reply: spendingExportCard(rows.length, csv) };
     }
-    const { report } = await services.spend.report(viewer, conversation, account);
+    const { account, report } = await services.spend.report(viewer, conversation);
     const png = await spendChartPng(report);
     return { reply: spendingCard(account, report, png && fileFromBuffer("usage.png", "image/png", png)) };
   },

@@ -9,6 +9,7 @@ import type { JobEngine } from "../jobs/engine.js";
 import type { Logger } from "../log.js";
 import type { ChatAdapter, Platform } from "../ports.js";
 import type { CommandRates } from "../rates.js";
+import type { Names } from "../spend/names.js";
 import type { Spending } from "../spend/spending.js";
 import type { Tenancy, TenantKey, TenantRef } from "../tenancy.js";
 import type { StartIntents } from "./start-intents.js";
@@ -19,7 +20,7 @@ export interface Core {
   tenancy: Tenancy;
   engine: JobEngine;
   /** The store's lists that the engine does not keep (a tenant's jobs, for its admins). */
-  jobs: Pick<JobStore, "listByTenant" | "get" | "retentionMs">;
+  jobs: Pick<JobStore, "listByTenant" | "get" | "getMany" | "retentionMs">;
   claims: Claims;
   cache: CatalogCache;
   logger: Logger;
@@ -30,6 +31,8 @@ export interface Core {
   spending: Spending;
   /** The spending records, for reports. */
   spend: SpendStore;
+  /** People, roles and channels named by their platforms, for budgets, usage and the export. */
+  names: Names;
   /** Each person's option defaults and presets. */
   preferences: PreferenceStore;
   /** Jobs one person may have running at once. */

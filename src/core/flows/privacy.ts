@@ -75,8 +75,8 @@ export function privateOrigin(job: Pick<JobRecord, "conversation">): string | un
 /**
  * A gesture from the DM with the bot is the person's own tenant's (a Discord DM belongs to no
  * server), yet a click there on a private result that came by DM acts in that job's tenant, for
- * the job's requester only, as no admin of it and without roles (an allow-list of roles still
- * keeps them out there).
+ * the job's requester only, as no admin of it and with roles not known (an allow-list of roles
+ * still keeps them out there; a role's budget reads them from the platform, or refuses).
  */
 export async function actorOnJob(core: Core, actor: Actor, jobId: string): Promise<Actor> {
   if (!isPersonal(actor)) return actor;
@@ -87,5 +87,9 @@ export async function actorOnJob(core: Core, actor: Actor, jobId: string): Promi
     job.tenant.platform === actor.platform &&
     job.tenant.tenantId !== actor.tenantId &&
     job.requester.userId === actor.userId;
-  return theirs ? { ...actor, tenantId: job.tenant.tenantId, isAdmin: false, roleIds: [] } : actor;
+  // The DM's gesture says nothing of their roles there: unknown, which a role's budget asks the
+  // platform about before a start (spend/spending.ts).
+  return theirs
+    ? { ...actor, tenantId: job.tenant.tenantId, isAdmin: false, roleIds: [], rolesUnknown: true }
+    : actor;
 }

@@ -119,7 +119,7 @@ async function activityOf(
   if (media) {
     try {
       const viewer = { ...actor, isAdmin: false };
-      const { report } = await services.spend.report(viewer, conversation, await media.usage.get());
+      const { report } = await services.spend.report(viewer, conversation);
       if (report.totals.jobs > 0 || report.budgets.length > 0) {
         spending = { credits: report.totals.credits, jobs: report.totals.jobs, budgets: report.budgets };
       }

@@ -1,53 +1,77 @@
 import type { SpendServices } from "../commands/define.js";
 import { noApiKey } from "../commands/errors.js";
 import type { Actor, ConversationRef } from "../ports.js";
+import { originOf } from "../spend/origin.js";
 import { keyIdOf, OPEN_PERIOD } from "../spend/readings.js";
-import { budgetViews, spendReport, spendRows } from "../spend/report.js";
+import { budgetRefs, budgetViews, memberFields, rowRefs, spendReport, spendRows } from "../spend/report.js";
 import { isPersonal, tenantOf } from "../tenancy.js";
 import type { Core } from "./core.js";
 
-/** Job states for the export are read a slice at a time: a period can hold thousands of jobs. */
-const STATUS_SLICE = 100;
-
-/** The usage and budget commands' view of the spending records. */
+/** The usage and budget commands' (and the Home's) view of the spending records. */
 export function spendServices(core: Core): SpendServices {
   const subjectOf = (viewer: Actor, conversation: ConversationRef) => ({
     userId: viewer.userId,
     roleIds: viewer.roleIds,
-    channelId: conversation.channelId,
+    channelId: originOf(viewer, conversation).channelId,
     isAdmin: viewer.isAdmin,
     platform: viewer.platform,
   });
+  /** The tenant's key and the account as views show it (read at most every 30 s per key, nothing written). */
+  async function viewOf(viewer: Actor) {
+    const tenant = tenantOf(viewer);
+    const key = await core.tenancy.apiKey(tenant);
+    if (!key) throw noApiKey(isPersonal(viewer));
+    return { tenant, view: await core.spending.view(tenant, key) };
+  }
   return {
-    async report(viewer, conversation, account) {
-      const tenant = tenantOf(viewer);
-      const key = await core.tenancy.apiKey(tenant);
-      if (!key) throw noApiKey(isPersonal(viewer));
-      const period = await core.spending.probe(tenant, key, account);
-      const [jobs, ofKey, rules, book] = await Promise.all([
-        core.spend.ofTenant(tenant, period),
-        core.spend.ofKey(keyIdOf(key.value), period),
-        core.spend.budgets(tenant),
-        core.spend.book(tenant, period),
+    async report(viewer, conversation) {
+      const { tenant, view } = await viewOf(viewer);
+      const book = { tenant, period: view.period };
+      const viewerOf = subjectOf(viewer, conversation);
+      const rules = await core.spend.budgets(tenant);
+      // A member's view needs their own sums and their budgets' standing, not everyone's sums.
+      const [tallies, own, outside] = await Promise.all([
+        core.spend.tallies(book, viewer.isAdmin ? undefined : memberFields(rules, viewerOf)),
+        viewer.isAdmin ? {} : core.spend.personTallies(book, viewer.userId),
+        viewer.isAdmin ? core.spend.outside(view.keyId, view.period) : 0,
       ]);
-      const input = { period, jobs, key: ofKey, viewer: subjectOf(viewer, conversation), rules, book };
-      const report = spendReport(input);
-      if (!viewer.isAdmin) return { report, rows: [], period };
+      const named = await core.names.of(viewer.platform, viewer.tenantId, budgetRefs(rules));
+      const report = spendReport({
+        period: view.period,
+        viewer: viewerOf,
+        rules,
+        tallies,
+        own,
+        outside,
+        named,
+      });
+      return { account: view.account, report, period: view.period };
+    },
+    async rows(viewer) {
+      const { tenant, view } = await viewOf(viewer);
+      const { period, keyId } = view;
+      const [jobs, key] = await Promise.all([
+        core.spend.ofTenant(tenant, period),
+        core.spend.ofKey(keyId, period),
+      ]);
       const states = new Map<string, string>();
-      for (let start = 0; start < jobs.length; start += STATUS_SLICE) {
-        const slice = jobs.slice(start, start + STATUS_SLICE);
-        const records = await Promise.all(slice.map((job) => core.jobs.get(job.jobId)));
-        for (const record of records) if (record) states.set(record.id, record.state);
+      for (const record of await core.jobs.getMany(jobs.map((job) => job.jobId))) {
+        states.set(record.id, record.state);
       }
-      const rows = spendRows({ ...input, status: (jobId) => states.get(jobId) ?? "expired" });
-      return { report, rows, period };
+      const named = await core.names.of(viewer.platform, viewer.tenantId, rowRefs(jobs));
+      const rows = spendRows({ jobs, key, status: (jobId) => states.get(jobId) ?? "expired", named });
+      return { rows, period };
     },
     async budgets(viewer, conversation) {
       const tenant = tenantOf(viewer);
       const key = await core.tenancy.apiKey(tenant);
       const period = (key && (await core.spend.period(keyIdOf(key.value)))) ?? OPEN_PERIOD;
-      const [rules, book] = await Promise.all([core.spend.budgets(tenant), core.spend.book(tenant, period)]);
-      return budgetViews({ rules, book, viewer: subjectOf(viewer, conversation) });
+      const [rules, tallies] = await Promise.all([
+        core.spend.budgets(tenant),
+        core.spend.tallies({ tenant, period }),
+      ]);
+      const named = await core.names.of(viewer.platform, viewer.tenantId, budgetRefs(rules));
+      return budgetViews({ rules, tallies, viewer: subjectOf(viewer, conversation), named });
     },
     changeBudgets: (actor, change) => core.spend.changeBudgets(tenantOf(actor), change),
   };

@@ -13,6 +13,7 @@ const TITLES: [prefix: string, title: string][] = [
   ["input.", "Check the command"],
   ["access.", "Not allowed"],
   ["limit.rate", "Slow down"],
+  ["limit.budget_unknown", "Try again in a moment"],
   ["limit.budget", "Over budget"],
   ["limit.", "Too many jobs running"],
   ["setup.", "Setup needed"],

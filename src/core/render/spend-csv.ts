@@ -3,7 +3,9 @@ import type { SpendRow } from "../spend/model.js";
 const HEADER = [
   "time",
   "person",
+  "person id",
   "channel",
+  "channel id",
   "kind",
   "command",
   "credits",
@@ -26,11 +28,21 @@ function text(value: string): string {
   return quoted(FORMULA_START.test(value) ? `'${value}` : value);
 }
 
+/**
+ * An id stays text: a Discord id is 18 or more digits, which a spreadsheet would read as a number
+ * and round (123456789012345678 becomes 1.23457E+17); the apostrophe keeps it as written.
+ */
+function id(value: string): string {
+  return /^\d+$/.test(value) ? `'${value}` : text(value);
+}
+
 function record(row: SpendRow): string {
   return [
     quoted(row.at),
-    text(row.userId),
-    text(row.channelId),
+    text(row.person),
+    id(row.userId),
+    text(row.channel),
+    id(row.channelId),
     text(row.kind),
     text(row.command),
     // A number is never a formula; a negative one (a refund) must stay a number.
@@ -43,7 +55,24 @@ function record(row: SpendRow): string {
   ].join(",");
 }
 
-/** The period's jobs as CSV (RFC 4180, CRLF), one row a job; people by user id, what a sheet joins on. */
+/**
+ * The period's jobs as CSV (RFC 4180, CRLF), one row a job: people and channels by name, and by
+ * id beside them, what a sheet joins on.
+ */
 export function spendCsv(rows: readonly SpendRow[]): string {
   return [HEADER.join(","), ...rows.map(record)].map((line) => `${line}\r\n`).join("");
+}
+
+/**
+ * The export's file name, after the period it holds. The service names a period by the day it
+ * resets: a reset on the 1st ends a month's period (2026-12-01: spending-2026-11.csv), any other
+ * day is named by the period's last day (spending-to-2026-12-14.csv).
+ */
+export function exportFileName(period: string): string {
+  const reset = Date.parse(period.slice(0, 10));
+  if (!Number.isFinite(reset) || !/^\d{4}-\d{2}-\d{2}/.test(period)) return "spending.csv";
+  const last = new Date(reset - 86_400_000).toISOString();
+  return period.slice(8, 10) === "01"
+    ? `spending-${last.slice(0, 7)}.csv`
+    : `spending-to-${last.slice(0, 10)}.csv`;
 }

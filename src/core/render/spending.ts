@@ -94,7 +94,9 @@ export function spendingCard(
 /** The reply to an admin's export: the CSV attached as a document. */
 export function spendingExportCard(rows: number, file: OutgoingFile): Card {
   return card(`Spending export: ${plural(rows, "job")} this period`, "success", {
-    lines: ["People are user ids; credits are empty while a job's cost is not known yet."],
+    lines: [
+      "People and channels by name, and by id beside them; credits are empty while a job's cost is not known yet.",
+    ],
     media: [{ kind: "file", name: file.name, file }],
   });
 }

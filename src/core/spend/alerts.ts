@@ -80,18 +80,44 @@ export function crossings(usage: Usage, thresholds: readonly number[]): Crossing
   return groups;
 }
 
+/**
+ * Every job's reading is checked for alerts: the tenant's alert settings are read once in this
+ * long for all of them (a burst of 200 jobs reads them once, not 200 times). A changed alert
+ * channel or threshold counts within it.
+ */
+const SETTINGS_KEPT_MS = 2_000;
+
 export class SpendAlerts {
   /** Claims this process already took or saw taken: no store call for a threshold long crossed. */
   private readonly told = new Set<string>();
   private readonly now: () => number;
+  /** Each tenant's settings as last read, one entry per tenant that spent in the last moments. */
+  private readonly settingsOf = new Map<string, { at: number; settings: Promise<TenantSettings> }>();
 
   constructor(private readonly deps: AlertDeps) {
     this.now = deps.now ?? Date.now;
   }
 
+  private settings(tenant: TenantRef): Promise<TenantSettings> {
+    const key = `${tenant.platform}:${tenant.tenantId}`;
+    const kept = this.settingsOf.get(key);
+    const now = this.now();
+    if (kept && now - kept.at < SETTINGS_KEPT_MS) return kept.settings;
+    for (const [other, entry] of this.settingsOf) {
+      if (now - entry.at >= SETTINGS_KEPT_MS) this.settingsOf.delete(other);
+    }
+    const entry = { at: now, settings: this.deps.settings(tenant) };
+    this.settingsOf.set(key, entry);
+    // A failed read is not kept.
+    entry.settings.catch(() => {
+      if (this.settingsOf.get(key) === entry) this.settingsOf.delete(key);
+    });
+    return entry.settings;
+  }
+
   /** After any reading of the tenant's account: posts what it newly crossed, once. */
   async afterReading(tenant: TenantRef, usage: Usage): Promise<void> {
-    const settings = await this.deps.settings(tenant);
+    const settings = await this.settings(tenant);
     const channel = settings.alertChannelId;
     if (!channel) return;
     const ttl = this.untilPeriodEnds(usage);
@@ -114,7 +140,7 @@ export class SpendAlerts {
 
   /** A creation the service refused for lack of credits or quota: told once an hour at most. */
   async creationRefused(tenant: TenantRef, by: { userId: string; command: string }): Promise<void> {
-    const settings = await this.deps.settings(tenant);
+    const settings = await this.settings(tenant);
     const channel = settings.alertChannelId;
     const what = `refused:${Math.floor(this.now() / HOUR)}`;
     if (!channel || !(await this.once(tenant, what, HOUR))) return;

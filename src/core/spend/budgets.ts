@@ -1,12 +1,13 @@
-import type { Budget, BudgetBook, BudgetHold } from "../../store/spend.js";
-import { attribute, byValue } from "./attribution.js";
-import type { Reading } from "./model.js";
+import type { Budget, Field, HoldItem } from "../../store/index.js";
 
 /**
- * Budgets as pure steps on a tenant's book of one period: which budgets apply to a start, the
- * check and reservation before its creation call, and the real cost that replaces the reservation.
- * The store runs each step under the tenant's budget lock (store/spend.ts `withBook`), so replicas
- * sharing one store check and reserve as one.
+ * Budgets as pure rules over the sums of a tenant's period: which budgets apply to a start, what
+ * its reservation checks (the store reserves it in one atomic step with the check, so replicas
+ * sharing one store check as one), and which sums a job adds to once it is made.
+ *
+ * The sums are fields of the tenant's book: "<scope>|<unit>", the scope being who or what is
+ * counted ("user:U1", "role:R1", "channel:C1", "everyone", and for reports "kind:image",
+ * "day:2026-11-02", "day:2026-11-02/kind:image"), the unit "credits", "jobs" or a kind (jobs of it).
  */
 
 /** Who starts, where: what budgets can apply to. */
@@ -14,6 +15,7 @@ export interface BudgetSubject {
   userId: string;
   /** Discord roles, Slack user groups. */
   roleIds: readonly string[];
+  /** Where the job was asked (spend/origin.ts), never the private place its result went to. */
   channelId: string;
 }
 
@@ -27,11 +29,13 @@ export function scopesOf(subject: BudgetSubject): string[] {
   ];
 }
 
-export function scopeKeyOf(rule: Budget, subject: BudgetSubject): string {
+export function scopeKeyOf(rule: Budget, subject: Pick<BudgetSubject, "userId">): string {
   if (rule.scope === "everyone") return "everyone";
   if (rule.scope === "user" && rule.id === "*") return `user:${subject.userId}`;
   return `${rule.scope}:${rule.id}`;
 }
+
+export const fieldOf = (scope: string, unit: string) => `${scope}|${unit}`;
 
 /** The budgets that bind `subject` for `kind`; a person's own budget replaces the each-person one. */
 export function applicable(rules: readonly Budget[], subject: BudgetSubject, kind: string): Budget[] {
@@ -50,133 +54,48 @@ export function applicable(rules: readonly Budget[], subject: BudgetSubject, kin
   );
 }
 
-/** A start reserves the last real cost of its command; never nothing, or a credit budget would hold no one. */
-const estimateOf = (book: BudgetBook, command: string) => Math.max(1, book.lastCost[command] ?? 1);
-
-const amountOf = (rule: Budget, estimate: number) => (rule.unit === "credits" ? estimate : 1);
-
-const sum = (table: BudgetBook["used"], scope: string, unit: string) => table[scope]?.[unit] ?? 0;
-
-function heldIn(book: BudgetBook, scope: string, unit: string): number {
-  let held = 0;
-  for (const hold of Object.values(book.held)) held += hold.amounts[scope]?.[unit] ?? 0;
-  return held;
-}
-
-/** A budget's standing in the book: spent so far and reserved by starts under way. */
-export function standing(book: BudgetBook, rule: Budget, subject: BudgetSubject) {
-  const scope = scopeKeyOf(rule, subject);
-  return { used: sum(book.used, scope, rule.unit), held: heldIn(book, scope, rule.unit) };
-}
-
-export interface Refusal {
-  rule: Budget;
-  used: number;
-  limit: number;
-}
-
 /**
- * Reserves what a start may cost in every budget that binds it, or names the first budget it
- * would break. A credit budget reserves the command's last known cost (1 before it is known), so
- * it can be overshot by one job whose price rose; a job budget never is.
+ * What a start reserves in each budget that binds it: one job, or for a credit budget the last
+ * real cost of its command (1 before it is known; the store reads it in the same step). So a
+ * credit budget can be overshot by one job whose price rose; a job budget never is. A budget
+ * already used up refuses even a start whose cost is unknown.
  */
-export function reserve(
-  book: BudgetBook,
-  rules: readonly Budget[],
-  start: { subject: BudgetSubject; kind: string; command: string; holdId: string; now: number },
-): { book: BudgetBook } | { refusal: Refusal } {
-  const estimate = estimateOf(book, start.command);
-  const amounts: BudgetHold["amounts"] = {};
-  for (const rule of applicable(rules, start.subject, start.kind)) {
-    const scope = scopeKeyOf(rule, start.subject);
-    const amount = amountOf(rule, estimate);
-    const { used, held } = standing(book, rule, start.subject);
-    // A budget already used up refuses even a start whose cost is unknown.
-    if (used + held + amount > rule.limit || used + held >= rule.limit) {
-      return { refusal: { rule, used: used + held, limit: rule.limit } };
-    }
-    amounts[scope] = { ...amounts[scope], [rule.unit]: amount };
-  }
-  const held = { ...book.held, [start.holdId]: { amounts, command: start.command, at: start.now } };
-  return { book: { ...book, held } };
+export function holdItems(binding: readonly Budget[], subject: BudgetSubject): HoldItem[] {
+  return binding.map((rule) => ({
+    field: fieldOf(scopeKeyOf(rule, subject), rule.unit),
+    credits: rule.unit === "credits",
+    limit: rule.limit,
+  }));
 }
-
-/** A start refused or failed before anything was charged: its reservation is given back. */
-export function release(book: BudgetBook, holdId: string): BudgetBook {
-  if (!(holdId in book.held)) return book;
-  const { [holdId]: _gone, ...held } = book.held;
-  return { ...book, held };
-}
-
-/** How many readings of the period the book keeps to price new jobs among their neighbours. */
-const RECENT = 100;
 
 /** Reservations of starts whose process died: after this they no longer hold anyone back. */
 export const HOLD_TTL_MS = 10 * 60_000;
 
-export function pruneHolds(book: BudgetBook, now: number): BudgetBook {
-  const held = Object.fromEntries(
-    Object.entries(book.held).filter(([, hold]) => now - hold.at < HOLD_TTL_MS),
-  );
-  return Object.keys(held).length === Object.keys(book.held).length ? book : { ...book, held };
-}
-
-function add(used: BudgetBook["used"], scopes: readonly string[], unit: string, amount: number) {
-  if (amount === 0) return;
-  for (const scope of scopes) used[scope] = { ...used[scope], [unit]: (used[scope]?.[unit] ?? 0) + amount };
-}
-
-export interface Settlement {
-  holdId: string;
-  jobId: string;
-  subject: BudgetSubject;
-  kind: string;
-  command: string;
-  /** The probe before the creation call and the reading after its charge, when they answered. */
-  before?: Omit<Reading, "jobId">;
-  after?: Omit<Reading, "jobId">;
-}
+/** The UTC day of an epoch ms time: spending's days. */
+export const dayOf = (at: number) => new Date(at).toISOString().slice(0, 10);
 
 /**
- * The job's real cost replaces its reservation. The cost is its reading's distance to the reading
- * below it among the period's recent ones (attribution.ts), recomputed as readings of concurrent
- * starts arrive in any order, so a job is never charged a neighbour's cost for long. A job that
- * cannot be measured there (no reading after its charge, or one with nothing kept below it) counts
- * the reserved estimate until a reading below it arrives. `spent` is how much the tenant's total
- * moved, corrections of earlier jobs included.
+ * The sums a job of `kind` started on `day` adds to: one job in every scope it is counted in (and
+ * one job of its kind for the budgets' scopes), and its credits in the same places once measured.
+ * The person's own book holds their spending by kind and day, for their own view.
  */
-export function settle(
-  book: BudgetBook,
-  settlement: Settlement,
-): { book: BudgetBook; credits: number | undefined; spent: number } {
-  const { jobId, subject, kind, command } = settlement;
-  const scopes = scopesOf(subject);
-  const estimate = estimateOf(book, command);
-  const used = { ...book.used };
-  add(used, scopes, "jobs", 1);
-  add(used, scopes, kind, 1);
-  const recent = [...book.recent];
-  if (settlement.before) recent.push({ ...settlement.before });
-  if (settlement.after) recent.push({ ...settlement.after, jobId, scopes, charged: 0 });
-  recent.sort(byValue);
-  const kept = recent.slice(-RECENT);
-  const at = kept.findIndex((entry) => entry.jobId === jobId);
-  let spent = 0;
-  if (at <= 0) {
-    add(used, scopes, "credits", estimate);
-    spent += estimate;
-    if (at === 0) kept[0] = { ...kept[0]!, charged: estimate };
-  }
-  const charges = attribute(kept);
-  // The lowest reading kept has nothing below it to be measured against: its charge stands as it was.
-  const next = kept.map((entry, index) => {
-    if (index === 0 || entry.jobId === undefined || !entry.scopes) return entry;
-    const credits = charges.jobs.get(entry.jobId)?.credits ?? 0;
-    add(used, entry.scopes, "credits", credits - (entry.charged ?? 0));
-    spent += credits - (entry.charged ?? 0);
-    return { ...entry, charged: credits };
-  });
-  const credits = at > 0 ? charges.jobs.get(jobId)?.credits : undefined;
-  const lastCost = credits === undefined ? book.lastCost : { ...book.lastCost, [command]: credits };
-  return { book: { ...release(book, settlement.holdId), used, recent: next, lastCost }, credits, spent };
+export function jobFields(
+  subject: BudgetSubject,
+  kind: string,
+  day: string,
+): { counts: Field[]; charged: Field[] } {
+  const budgets = scopesOf(subject);
+  const breakdown = [`kind:${kind}`, `day:${day}`, `day:${day}/kind:${kind}`];
+  const counts: Field[] = [
+    ...budgets.flatMap((scope) => [fieldOf(scope, "jobs"), fieldOf(scope, kind)]),
+    ...breakdown.map((scope) => fieldOf(scope, "jobs")),
+  ].map((field) => ({ field }));
+  const person = (field: string): Field => ({ person: true, field });
+  return {
+    counts: [...counts, ...breakdown.map((scope) => person(fieldOf(scope, "jobs")))],
+    charged: [
+      ...[...budgets, ...breakdown].map((scope) => ({ field: fieldOf(scope, "credits") })),
+      ...breakdown.map((scope) => person(fieldOf(scope, "credits"))),
+    ],
+  };
 }

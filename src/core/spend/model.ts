@@ -50,7 +50,12 @@ export interface SpendRow {
   /** ISO 8601 time the job was started. */
   at: string;
   userId: string;
+  /** The person's name on the platform; empty when it could not be read. */
+  person: string;
+  /** Where the job was asked (spend/origin.ts): a workflow step's person stands for it. */
   channelId: string;
+  /** The channel's name, or what stands for it; empty when it could not be read. */
+  channel: string;
   /** What was made: a `SpendKind` ("image", "avatar_video", "cinematic", "photo_avatar", "mockup", "mockup_video", "asset", "thumbnail"). */
   kind: string;
   /** The catalogue command that started it ("image.generate", "regenerate" follow-ups name theirs). */
@@ -74,7 +79,7 @@ export interface SpendShare {
 
 /** A budget as the usage card shows it to whoever it applies to (or to admins, all of them). */
 export interface BudgetView {
-  /** "Your budget", "Role @Designers", "#general", "Everyone": rendered as given. */
+  /** "Your budget", "Role @Designers", "Channel #general", "Everyone together": rendered as given. */
   label: string;
   /** What is counted: credits, or jobs of one kind. */
   unit: "credits" | { jobs: string };

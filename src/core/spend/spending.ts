@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { StoreAvailability } from "../../store/availability.js";
-import type { SpendStore } from "../../store/spend.js";
+import type { BookRef, Budget, LedgerProbe, SpendStore } from "../../store/index.js";
 import type { MediaApi } from "../api/client.js";
 import type { Usage } from "../api/schemas.js";
 import { BotError, QuotaExceededError } from "../errors.js";
@@ -8,19 +8,23 @@ import { despiteOutage } from "../jobs/despite-outage.js";
 import type { Logger } from "../log.js";
 import { budgetRefusalsTotal, creditsRemaining, creditsSpentTotal } from "../metrics.js";
 import type { Actor, ConversationRef } from "../ports.js";
-import { type TenantKey, type TenantRef, tenantKey, tenantOf } from "../tenancy.js";
+import { type TenantKey, type TenantRef, tenantKey } from "../tenancy.js";
+import { AccountReadings, PROBE_TIMEOUT_MS } from "./account.js";
 import type { SpendAlerts } from "./alerts.js";
-import { type BudgetSubject, pruneHolds, type Refusal, release, reserve, settle } from "./budgets.js";
+import { applicable, type BudgetSubject, dayOf, HOLD_TTL_MS, holdItems, jobFields } from "./budgets.js";
 import { budgetUnitText, spendKindOf } from "./kinds.js";
+import { type Origin, originOf } from "./origin.js";
 import { keyIdOf, OPEN_PERIOD, periodOf, readingOf } from "./readings.js";
 import { runTapped, StartTap } from "./tap.js";
 
 /**
- * Every paid start, wrapped: the account read before the creation call (free), the budgets
- * checked and reserved, the call made by the command's own code, then the job's reading after
- * its charge recorded with who, where and what, the reservation replaced by the real cost, and
- * the alerts told. Nothing here ever repeats or delays a creation call; a fault in the
- * bookkeeping after the call is logged, never shown as a failed job.
+ * Every paid start, wrapped: the account read before the creation call (free, and shared by the
+ * starts that ask at once), the budgets checked and reserved in one atomic step on the store, the
+ * call made by the command's own code, then (without holding the start up) the job recorded with
+ * who, where and what, counted, priced by its reading after the charge, and the reservation given
+ * back; the alerts told.
+ * Nothing here ever repeats or delays a creation call; a fault in the bookkeeping after the call
+ * is logged, never shown as a failed job.
  */
 
 export class BudgetError extends BotError {
@@ -33,6 +37,20 @@ export class BudgetError extends BotError {
   }
 }
 
+/** A budget of a role or group may bind the start, and the platform cannot say who is in it now. */
+export class BudgetUncheckedError extends BotError {
+  readonly code = "limit.budget_unknown";
+  override readonly retryable = true;
+  constructor(platform: Actor["platform"], cause?: unknown) {
+    const what = platform === "slack" ? "user groups" : "roles";
+    const where = platform === "slack" ? "Slack" : "Discord";
+    super(
+      `Your ${what} could not be read from ${where} just now, and a budget of one may apply to you. Try again in a moment; if this keeps happening, tell an admin. Nothing was started or charged.`,
+      { message: `${what} unknown for a budget check`, cause },
+    );
+  }
+}
+
 export interface SpendingDeps {
   store: SpendStore;
   apiKey(tenant: TenantRef): Promise<TenantKey | undefined>;
@@ -42,6 +60,8 @@ export interface SpendingDeps {
   now?: () => number;
   /** A job's cost is recorded once the store is back when it was away just after the creation call. */
   availability?: Pick<StoreAvailability, "whenAvailable">;
+  /** The platform's answer to `ChatAdapter.rolesOf`; undefined where the platform has none. */
+  rolesOf?(actor: Actor): Promise<string[]> | undefined;
 }
 
 export interface PaidStart {
@@ -50,56 +70,87 @@ export interface PaidStart {
   conversation: ConversationRef;
 }
 
-/** The probe before a creation call must not hold a start up when the service is slow to answer it. */
-const PROBE_TIMEOUT_MS = 5_000;
-/** A burst of starts in one tenant takes the budget lock one after another (bench/results/spend.md). */
-const SETTLE_WAIT_MS = 120_000;
+/** What a view of the account (the Home, the usage command) is drawn from. */
+export interface AccountView {
+  account: Usage;
+  period: string;
+  keyId: string;
+}
+
+interface Started {
+  paid: PaidStart;
+  origin: Origin;
+  kind: string;
+  keyId: string;
+  period: string;
+  subject: BudgetSubject;
+  probe: LedgerProbe | undefined;
+  hold: { book: BookRef; holdId: string } | undefined;
+  tap: StartTap;
+  media: MediaApi;
+}
 
 export class Spending {
   private readonly now: () => number;
   /** The last period seen of each key (a hash of it): one entry per API key in use. */
   private readonly periods = new Map<string, string>();
+  private readonly readings: AccountReadings;
+  /**
+   * Reads of a tenant's key and budgets on their way, shared by the starts that ask meanwhile: a
+   * burst of 200 starts in one tenant reads them once or twice, not 200 times.
+   */
+  private readonly reading = new Map<string, Promise<unknown>>();
+  /** The bookkeeping of starts made, landing after them. */
+  private readonly settling = new Set<Promise<void>>();
 
   constructor(private readonly deps: SpendingDeps) {
     this.now = deps.now ?? Date.now;
+    this.readings = new AccountReadings(this.now);
+  }
+
+  private shared<T>(key: string, read: () => Promise<T>): Promise<T> {
+    const asked = this.reading.get(key) as Promise<T> | undefined;
+    if (asked) return asked;
+    const reading = read().finally(() => this.reading.delete(key));
+    this.reading.set(key, reading);
+    return reading;
   }
 
   /** Runs `start` (whose creation call is paid) within the budgets, and records what it cost. */
   async around<T>(paid: PaidStart, start: () => Promise<T>): Promise<T> {
     const kind = spendKindOf(paid.command);
-    const tenant = tenantOf(paid.actor);
-    const key = kind && (await this.deps.apiKey(tenant));
+    const origin = originOf(paid.actor, paid.conversation);
+    const { tenant } = origin;
+    const key = kind && (await this.shared(`key:${tenantKey(tenant)}`, () => this.deps.apiKey(tenant)));
     // Without a key the command is refused before any call; unknown kinds start nothing paid.
     if (!kind || !key) return start();
     const keyId = keyIdOf(key.value);
     const media = this.deps.mediaWith(tenant, key);
-    const before = await media.usage.get({ timeoutMs: PROBE_TIMEOUT_MS }).catch(() => undefined);
-    const period = await this.periodFor(keyId, before);
+    // The account and the budgets are read at once: a start waits for the slower of the two.
+    const [probe, rules] = await Promise.all([
+      this.readings.probe(keyId, media),
+      this.shared(`budgets:${tenantKey(tenant)}`, () => this.deps.store.budgets(tenant)),
+    ]);
+    const period = await this.periodFor(keyId, probe?.usage);
     const subject: BudgetSubject = {
       userId: paid.actor.userId,
-      roleIds: paid.actor.roleIds,
-      channelId: paid.conversation.channelId,
+      roleIds: await this.rolesFor(paid.actor, rules),
+      channelId: origin.channelId,
     };
-    const holdId = randomUUID();
-    const rules = await this.deps.store.budgets(tenant);
-    if (rules.length > 0) {
-      const refusal = await this.deps.store.withBook(tenant, period, (book) => {
-        const outcome = reserve(pruneHolds(book, this.now()), rules, {
-          subject,
-          kind,
-          command: paid.command,
-          holdId,
-          now: this.now(),
-        });
-        return "refusal" in outcome ? { result: outcome.refusal } : { book: outcome.book, result: undefined };
-      });
-      if (refusal) {
-        budgetRefusalsTotal.inc({ scope: refusal.rule.scope });
-        throw new BudgetError(refusalMessage(refusal, paid.actor, period), refusal.rule.scope);
-      }
-    }
+    const hold = await this.reserve({ tenant, period }, rules, subject, kind, paid);
     const tap = new StartTap();
-    const state = { paid, tenant, kind, keyId, period, holdId, subject, before, tap, media };
+    const state: Started = {
+      paid,
+      origin,
+      kind,
+      keyId,
+      period,
+      subject,
+      probe: probe?.reading,
+      hold,
+      tap,
+      media,
+    };
     let result: T;
     try {
       result = await runTapped(tap, start);
@@ -108,7 +159,7 @@ export class Spending {
       // A start that fails after its creation answer (the job not tracked, its message not posted)
       // was made and paid all the same: it is counted, not given back.
       const charged = tap.jobId !== undefined || tap.usage !== undefined;
-      await (charged ? this.record(state) : this.giveBack(tenant, period, holdId)).catch((cause: unknown) =>
+      await (charged ? this.record(state) : this.giveBack(hold)).catch((cause: unknown) =>
         this.deps.logger.warn({ err: cause, command: paid.command }, "budget reservation not settled"),
       );
       if (error instanceof QuotaExceededError) {
@@ -119,116 +170,156 @@ export class Spending {
       throw error;
     }
     tap.close();
-    await despiteOutage(this.deps.availability, () => this.record(state)).catch((error: unknown) =>
-      this.deps.logger.warn(
-        { err: error, command: paid.command, jobId: tap.jobId },
-        "job spending not recorded",
-      ),
-    );
+    // The job is made: its bookkeeping goes on without holding the start (the person's next
+    // command, the burst it is in). Until it lands the reservation stands for it, so no budget can
+    // be passed meanwhile; a graceful stop waits for it (`settled`).
+    const settling: Promise<void> = despiteOutage(this.deps.availability, () => this.record(state))
+      .catch((error: unknown) =>
+        this.deps.logger.warn(
+          { err: error, command: paid.command, jobId: tap.jobId },
+          "job spending not recorded",
+        ),
+      )
+      .finally(() => this.settling.delete(settling));
+    this.settling.add(settling);
     return result;
   }
 
-  /** A look at the account outside any start (the usage command): a probe between charges. */
-  async probe(tenant: TenantRef, key: TenantKey, usage: Usage): Promise<string> {
+  /** Resolves once the bookkeeping of every start made so far has landed (or failed, logged). */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.settling]);
+  }
+
+  /**
+   * The account as a view shows it: a reading under 30 s old or a new one (account.ts), and its
+   * period. Reads only: nothing is written however often the Home or the usage command is opened.
+   */
+  async view(tenant: TenantRef, key: TenantKey): Promise<AccountView> {
     const keyId = keyIdOf(key.value);
-    const period = await this.periodFor(keyId, usage);
-    const reading = readingOf(usage, this.now());
-    if (reading) await this.deps.store.putProbe(keyId, period, reading);
-    this.observe(tenant, usage);
-    return period;
+    const account = await this.readings.recent(keyId, this.deps.mediaWith(tenant, key));
+    this.gauge(tenant, account);
+    const period =
+      periodOf(account) ?? this.periods.get(keyId) ?? (await this.deps.store.period(keyId)) ?? OPEN_PERIOD;
+    return { account, period, keyId };
   }
 
-  private giveBack(tenant: TenantRef, period: string, holdId: string): Promise<void> {
-    return this.deps.store.withBook(tenant, period, (book) => ({
-      book: release(book, holdId),
-      result: undefined,
-    }));
-  }
-
-  private async record(state: {
-    paid: PaidStart;
-    tenant: TenantRef;
-    kind: string;
-    keyId: string;
-    period: string;
-    holdId: string;
-    subject: BudgetSubject;
-    before: Usage | undefined;
-    tap: StartTap;
-    media: MediaApi;
-  }): Promise<void> {
-    const { paid, tenant, kind, keyId, holdId, subject, tap } = state;
-    if (!tap.jobId && !tap.usage) {
-      // A reply without a job (a refusal shown as a card): nothing was made, nothing is held.
-      return this.giveBack(tenant, state.period, holdId);
+  /**
+   * The person's roles or groups for the budgets: as the gesture gave them, or, where it could
+   * not (rolesUnknown) and a budget of a role or group exists, as the platform says now.
+   */
+  private async rolesFor(actor: Actor, rules: readonly Budget[]): Promise<readonly string[]> {
+    if (!actor.rolesUnknown || !rules.some((rule) => rule.scope === "role")) return actor.roleIds;
+    try {
+      const roles = await this.deps.rolesOf?.(actor);
+      if (roles) return roles;
+    } catch (error) {
+      throw new BudgetUncheckedError(actor.platform, error);
     }
+    throw new BudgetUncheckedError(actor.platform);
+  }
+
+  /** Checks and reserves in one step; undefined when no budget binds the start. */
+  private async reserve(
+    book: BookRef,
+    rules: readonly Budget[],
+    subject: BudgetSubject,
+    kind: string,
+    paid: PaidStart,
+  ): Promise<Started["hold"]> {
+    const binding = applicable(rules, subject, kind);
+    if (binding.length === 0) return undefined;
+    const holdId = randomUUID();
+    const now = this.now();
+    const refused = await this.deps.store.reserve(book, {
+      id: holdId,
+      command: paid.command,
+      at: now,
+      lapsedUpTo: now - HOLD_TTL_MS,
+      items: holdItems(binding, subject),
+    });
+    if (refused) {
+      const rule = binding[refused.index] ?? binding[0]!;
+      budgetRefusalsTotal.inc({ scope: rule.scope });
+      throw new BudgetError(
+        refusalMessage({ rule, used: refused.taken, limit: rule.limit }, paid, book.period),
+        rule.scope,
+      );
+    }
+    return { book, holdId };
+  }
+
+  private async giveBack(hold: Started["hold"]): Promise<void> {
+    if (hold) await this.deps.store.release(hold.book, hold.holdId);
+  }
+
+  private async record(state: Started): Promise<void> {
+    const { paid, origin, kind, keyId, hold, subject, tap } = state;
+    const { tenant } = origin;
+    // A reply without a job (a refusal shown as a card): nothing was made, nothing is held.
+    if (!tap.jobId && !tap.usage) return this.giveBack(hold);
     // Operations whose answer has no usage figures are read right after: approximate when
     // another call on the key lands in between.
     const approximate = tap.usage === undefined;
     const afterUsage =
       tap.usage ?? (await state.media.usage.get({ timeoutMs: PROBE_TIMEOUT_MS }).catch(() => undefined));
-    const after = afterUsage && readingOf(afterUsage, this.now());
+    const at = this.now();
+    const after = afterUsage && readingOf(afterUsage, at);
     // A charge that landed after the reset date belongs to the new period, where the probe before
-    // it (of the old one) says nothing: the reservation goes back to the old period's book.
+    // it (of the old one) says nothing; its reservation is given back in the old period's book.
     const crossed = periodOf(afterUsage);
     const period = crossed && crossed !== state.period ? crossed : state.period;
-    const before = period === state.period ? state.before && readingOf(state.before, this.now()) : undefined;
-    if (period !== state.period) {
-      await this.giveBack(tenant, state.period, holdId);
-      await this.periodFor(keyId, afterUsage);
+    const before = period === state.period ? state.probe : undefined;
+    if (period !== state.period) await this.periodFor(keyId, afterUsage);
+    const jobId = tap.jobId ?? `untracked:${randomUUID()}`;
+    // A tracked job's record, for the export; a reply without one is counted and priced all the same.
+    const record = tap.jobId &&
+      tap.serviceJobId && {
+        jobId,
+        serviceJobId: tap.serviceJobId,
+        tenant,
+        userId: paid.actor.userId,
+        channelId: origin.channelId,
+        kind,
+        command: paid.command,
+        keyId,
+        period,
+        at,
+        ...(before && {
+          before: { creditsUsed: before.creditsUsed, counters: before.counters, at: before.at },
+        }),
+        ...(after && { after }),
+        ...(after && approximate && { approximate }),
+      };
+    const credits = await this.deps.store.settle({
+      book: { tenant, period },
+      userId: paid.actor.userId,
+      jobId,
+      command: paid.command,
+      keyId,
+      ...jobFields(subject, kind, dayOf(at)),
+      ...(before && { before }),
+      ...(after && { after }),
+      ...(hold && { hold }),
+      ...(record && { record }),
+    });
+    if (credits !== undefined && credits > 0) {
+      creditsSpentTotal.inc({ kind, tenant: tenantKey(tenant) }, credits);
     }
-    const jobId = tap.jobId ?? `untracked:${holdId}`;
-    const written =
-      tap.jobId && tap.serviceJobId
-        ? this.deps.store.putJob({
-            jobId,
-            serviceJobId: tap.serviceJobId,
-            tenant,
-            userId: paid.actor.userId,
-            channelId: paid.conversation.channelId,
-            kind,
-            command: paid.command,
-            keyId,
-            period,
-            at: this.now(),
-            ...(before && { before }),
-            ...(after && { after }),
-            ...(after && approximate && { approximate }),
-          })
-        : Promise.resolve();
-    const settled = this.deps.store.withBook(
-      tenant,
-      period,
-      (book) => {
-        const outcome = settle(book, {
-          holdId,
-          jobId,
-          subject,
-          kind,
-          command: paid.command,
-          ...(before && { before }),
-          ...(after && { after }),
-        });
-        return { book: outcome.book, result: outcome.spent };
-      },
-      // The job is made and paid: its cost waits out a long burst of starts rather than go unrecorded.
-      { waitMs: SETTLE_WAIT_MS },
-    );
-    // Each is kept even when the other fails: the report reads the record, budgets the book.
-    const [record, book] = await Promise.allSettled([written, settled]);
-    // Corrections that lower earlier jobs' costs are not taken back from the counter (it only grows).
-    if (book.status === "fulfilled" && book.value > 0) {
-      creditsSpentTotal.inc({ kind, tenant: tenantKey(tenant) }, book.value);
+    if (afterUsage) {
+      this.readings.heard(keyId, afterUsage);
+      this.observe(tenant, afterUsage);
     }
-    if (afterUsage) this.observe(tenant, afterUsage);
-    for (const outcome of [record, book]) if (outcome.status === "rejected") throw outcome.reason;
+  }
+
+  private gauge(tenant: TenantRef, usage: Usage): void {
+    if (typeof usage.credits_remaining === "number") {
+      creditsRemaining.set({ tenant: tenantKey(tenant) }, usage.credits_remaining);
+    }
   }
 
   /** The gauge, and the alerts of a fresh reading, checked in the background: a start does not wait for them. */
   private observe(tenant: TenantRef, usage: Usage): void {
-    if (typeof usage.credits_remaining === "number") {
-      creditsRemaining.set({ tenant: tenantKey(tenant) }, usage.credits_remaining);
-    }
+    this.gauge(tenant, usage);
     this.deps.alerts
       .afterReading(tenant, usage)
       .catch((error: unknown) => this.deps.logger.warn({ err: error }, "spending alert check failed"));
@@ -237,35 +328,56 @@ export class Spending {
   /**
    * The reading's period, remembered per key for the starts whose probe did not answer: in the
    * store for the other replicas and restarts, here so that a start reads or writes it only when
-   * the period is new to this process.
+   * the period is new to this process. A new period has the ones before the last forgotten.
    */
   private async periodFor(keyId: string, usage: Usage | undefined): Promise<string> {
     const period = periodOf(usage);
-    const known = this.periods.get(keyId) ?? (period ? undefined : await this.deps.store.period(keyId));
-    if (!period) return known ?? OPEN_PERIOD;
-    if (known !== period) {
-      await this.deps.store.setPeriod(keyId, period);
+    const remembered = this.periods.get(keyId);
+    if (period && remembered === period) return period;
+    // New to this process: the starts of a burst look it up (and note it) once between them.
+    return this.shared(`period:${keyId}:${period ?? ""}`, async () => {
+      const known = this.periods.get(keyId) ?? (await this.deps.store.period(keyId));
+      if (!period) return known ?? OPEN_PERIOD;
+      if (known !== period) {
+        const old = await this.deps.store.setPeriod(keyId, period);
+        // A period's many records are deleted in the background: no start waits for them.
+        for (const gone of old) {
+          this.deps.store
+            .forgetPeriod(keyId, gone)
+            .catch((error: unknown) =>
+              this.deps.logger.warn({ err: error, period: gone }, "spending of an old period not deleted"),
+            );
+        }
+      }
       this.periods.set(keyId, period);
-    }
-    return period;
+      return period;
+    });
   }
 }
 
-function refusalMessage(refusal: Refusal, actor: Actor, period: string): string {
+function refusalMessage(
+  refusal: { rule: Budget; used: number; limit: number },
+  paid: PaidStart,
+  period: string,
+): string {
   const { rule, used, limit } = refusal;
+  const { actor, conversation } = paid;
   const place = actor.platform === "discord" ? "server" : "workspace";
-  const whose: Record<Refusal["rule"]["scope"], string> = {
+  // A follow-up clicked in a DM is held to the budget of the channel its job was asked in.
+  const elsewhere = originOf(actor, conversation).channelId !== conversation.channelId;
+  const whose: Record<Budget["scope"], string> = {
     user: rule.id === "*" ? "the budget each person has" : "your budget",
     role:
       actor.platform === "slack" ? "the budget of a user group you are in" : "the budget of a role you have",
-    channel: "this channel's budget",
+    channel: elsewhere ? "the budget of the channel this job was asked in" : "this channel's budget",
     everyone: `this ${place}'s budget`,
   };
   const unit = budgetUnitText(rule.unit);
-  const left = Math.max(0, limit - used);
+  const shown = Math.round(used * 100) / 100;
+  const left = Math.max(0, Math.round((limit - used) * 100) / 100);
   const resets =
     period === OPEN_PERIOD
       ? "only when an admin changes it (the service gives no reset date)"
       : `on ${period.slice(0, 10)}`;
-  return `This would go over ${whose[rule.scope]}: ${used} of ${limit} ${unit} used this period, ${left} left. It resets ${resets}. An admin of this ${place} can raise it with the budget command. Nothing was started or charged.`;
+  return `This would go over ${whose[rule.scope]}: ${shown} of ${limit} ${unit} used this period, ${left} left. It resets ${resets}. An admin of this ${place} can raise it with the budget command. Nothing was started or charged.`;
 }

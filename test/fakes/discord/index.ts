@@ -24,6 +24,7 @@ import { API_PREFIX, createRestHandler, type Fault, type RestCall, type Validati
 import { appRoutes } from "./routes/app.js";
 import { channelRoutes } from "./routes/channels.js";
 import { commandRoutes } from "./routes/commands.js";
+import { directoryRoutes } from "./routes/directory.js";
 import { interactionRoutes } from "./routes/interactions.js";
 import { webhookRoutes } from "./routes/webhooks.js";
 import { type CallbackRecord, type InteractionRecord, type Nitro, UPLOAD_LIMITS, World } from "./state.js";
@@ -290,6 +291,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       ...interactionRoutes,
       ...webhookRoutes,
       ...channelRoutes,
+      ...directoryRoutes,
     ],
     rateLimits: createRateLimits({
       every: options.rateLimitEvery ?? 0,

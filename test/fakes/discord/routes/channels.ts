@@ -11,7 +11,10 @@ import { json, noContent, type Reply, type Route, type RouteContext } from "./ty
 const NONCE_WINDOW_MS = 5 * 60 * 1000;
 
 /** The channel, if the bot may see it: every bot-token route needs View Channel. */
-function channelOf({ world, params }: RouteContext, needs = PermissionFlagsBits.ViewChannel): ChannelRecord {
+export function channelOf(
+  { world, params }: RouteContext,
+  needs = PermissionFlagsBits.ViewChannel,
+): ChannelRecord {
   const channel = world.channels.get(params.channel_id ?? "");
   if (!channel) throw errors.unknownChannel();
   // A group DM has people only: a user install answers there through its interactions alone.

@@ -1,9 +1,11 @@
-import { fail, isFailure, knownChannel, type Method, str } from "./args.js";
+import { fail, isFailure, knownChannel, type Method, missingScope, str } from "./args.js";
 
 /**
  * auth.test, users.info and apps.connections.open: who is calling, who is who, where Socket Mode
  * connects; conversations.join: a bot joins a public channel itself (channels:join), a private one
- * only by invitation; conversations.open: the bot's DM with one person (im:write).
+ * only by invitation; conversations.open: the bot's DM with one person (im:write);
+ * conversations.info: a channel's name (channels:read for a public one, groups:read for a private
+ * one the bot is in; any other is channel_not_found).
  */
 export const workspaceMethods: Record<string, Method> = {
   "auth.test": {
@@ -33,6 +35,28 @@ export const workspaceMethods: Record<string, Method> = {
     run({ state, args, team }) {
       const user = state.users.get(str(args, "user") ?? "");
       return user && user.team_id === team.id ? { ok: true, user } : fail("user_not_found");
+    },
+  },
+  "conversations.info": {
+    token: "bot",
+    run(ctx) {
+      const id = knownChannel(ctx);
+      if (isFailure(id)) return id;
+      const channel = ctx.state.channels.get(id)!;
+      const refused = missingScope(ctx, channel.isPrivate ? "groups:read" : "channels:read");
+      if (refused) return refused;
+      return {
+        ok: true,
+        channel: {
+          id,
+          name: channel.name,
+          is_channel: !channel.isPrivate,
+          is_group: channel.isPrivate,
+          is_im: channel.imUser !== undefined,
+          is_private: channel.isPrivate,
+          is_member: channel.botIsMember,
+        },
+      };
     },
   },
   "conversations.join": {
