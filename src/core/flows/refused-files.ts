@@ -50,16 +50,13 @@ export function linkingRefusedFiles(adapter: ChatAdapter, logger: Logger): ChatA
       return send(withoutFiles(message, error.userMessage));
     }
   }
-  const { completeStep, publishHome } = adapter;
+  const { completeStep } = adapter;
   return {
+    ...passedOn(adapter),
     platform: adapter.platform,
     post: (target, message, options) => once(message, (m) => adapter.post(target, m, options)),
     edit: (ref, message) => once(message, (m) => adapter.edit(ref, m)),
     replace: (target, message) => once(message, (m) => adapter.replace(target, m)),
-    uploadLimit: (target) => adapter.uploadLimit(target),
-    channel: (tenantId, channelId) => adapter.channel(tenantId, channelId),
-    messageUrl: (ref, tenantId) => adapter.messageUrl(ref, tenantId),
-    ...(publishHome && { publishHome: (person, cards) => publishHome.call(adapter, person, cards) }),
     ...(completeStep && {
       async completeStep(target, outcome: StepOutcome) {
         try {
@@ -73,4 +70,25 @@ export function linkingRefusedFiles(adapter: ChatAdapter, logger: Logger): ChatA
       },
     }),
   };
+}
+
+/** The members that send no file. Listed by type: a capability added to the port must be named here. */
+type PassedOn = Exclude<keyof ChatAdapter, "platform" | "post" | "edit" | "replace" | "completeStep">;
+const PASSED_ON: { readonly [K in PassedOn]: true } = {
+  uploadLimit: true,
+  channel: true,
+  messageUrl: true,
+  publishHome: true,
+  names: true,
+  rolesOf: true,
+};
+
+/** The adapter's own members that send no file, bound to it, the optional ones where it has them. */
+function passedOn(adapter: ChatAdapter): Pick<ChatAdapter, PassedOn> {
+  const members: Partial<Record<PassedOn, unknown>> = {};
+  for (const key of Object.keys(PASSED_ON) as PassedOn[]) {
+    const member = adapter[key];
+    if (typeof member === "function") members[key] = member.bind(adapter);
+  }
+  return members as Pick<ChatAdapter, PassedOn>;
 }
