@@ -22,7 +22,8 @@ export function withoutFiles(card: Card, reason: string): Card {
     m.url && !linked.has(m.url) ? [{ label: `Download ${what(m)}`, url: m.url }] : [],
   );
   const reachable = refused.every((m) => m.url);
-  const saved = refused.every((m) => m.kind !== "file");
+  // A result of the service stays in its account; a document or chart the bot made exists nowhere else.
+  const saved = refused.every((m) => m.kind !== "file" && !m.drawn);
   const instead = reachable
     ? "It is not attached: use the download link instead (valid for about a day)."
     : saved

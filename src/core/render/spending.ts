@@ -84,6 +84,7 @@ export function spendingCard(
               kind: "image",
               name: "usage.png",
               file: chart,
+              drawn: true,
               alt: `Bar chart of ${own ? "your " : ""}credits spent per day by job kind${period}`,
             },
           ]
