@@ -172,7 +172,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     ...(options.pacing && { pacing: options.pacing }),
     logger,
   });
-  const recent = new Recent(options.claims, randomUUID());
+  const recent = new Recent(options.claims, randomUUID(), { intake: options.intake });
   const work = new FairQueue(CONCURRENT_WORK, options.intake);
   const later = (teamId: string, userId: string, task: () => Promise<void>) =>
     work.add(laneOf("slack", teamId, userId), task);

@@ -16,7 +16,7 @@ describeEachBackend("recent Slack deliveries", (ctx) => {
   });
 
   it("forgets a delivery once its time is over", async () => {
-    const recent = new Recent((await ctx.open()).claims, "a", 50);
+    const recent = new Recent((await ctx.open()).claims, "a", { ttlMs: 50 });
     expect(await recent.first("event:1")).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 80));
     expect(await recent.first("event:1")).toBe(true);
