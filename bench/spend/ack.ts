@@ -34,7 +34,7 @@ import {
   startProcess,
   stopProcess,
 } from "../ack.js";
-import { discordCommandBurst, HTTP_BURST_SENDER, signedSlackRequest } from "../bursts.js";
+import { discordCommandBurst, HTTP_BURST_SENDER, SLACK_MINUTE_MS, signedSlackRequest } from "../bursts.js";
 
 const SLACK_BOT = fileURLToPath(new URL("../../test/slack/bot-process.ts", import.meta.url));
 const DISCORD_BOT = fileURLToPath(new URL("../discord-ack/bot-process.ts", import.meta.url));
@@ -79,7 +79,7 @@ async function bookOf(dir: string, tenant: TenantRef): Promise<{ jobs: number; h
 }
 
 export async function slackAck(budgets: Budgets, rounds: number): Promise<SpendAck> {
-  const fake = await startFakeSlack();
+  const fake = await startFakeSlack({ tiers: { minuteMs: SLACK_MINUTE_MS } });
   const emulator = await startEmulator({ timeScale: 0.01 });
   emulator.account("test-key").creditsLimit = 1_000_000_000;
   const dir = mkdtempSync(join(tmpdir(), "bench-spend-slack-"));
@@ -87,7 +87,7 @@ export async function slackAck(budgets: Budgets, rounds: number): Promise<SpendA
   if (budgets === "budgets") await seedBudgets(dir, tenant);
   const bot = await startProcess<{ eventsUrl: string }>(
     SLACK_BOT,
-    [fake.apiUrl, fake.botToken, fake.signingSecret, emulator.url, dir],
+    [fake.apiUrl, fake.botToken, fake.signingSecret, emulator.url, dir, String(SLACK_MINUTE_MS)],
     ["--expose-gc"],
   );
   const sender = new Worker(HTTP_BURST_SENDER, { eval: true });

@@ -6,20 +6,36 @@
  *   measure  -> collects garbage, resets the kernel's peak-RSS mark, answers the resident size
  *   report   -> answers the resident size and its peak since `measure`
  *
- *   node --expose-gc --import tsx bot-process.ts <slackApiUrl> <botToken> <signingSecret> <mediaUrl> <dir>
+ *   node --expose-gc --import tsx bot-process.ts <slackApiUrl> <botToken> <signingSecret> <mediaUrl> <dir> [slackMinuteMs]
+ *
+ * slackMinuteMs: Slack's rate-limit minute as the fake Slack keeps it (its `tiers`), which the
+ * bot's pacing then keeps too, its waits shortened alike; default Slack's real minute.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { pino } from "pino";
 import { startHttpServer } from "../../src/http/index.js";
+import { DEFAULT_PACING, type PacingPolicy } from "../../src/slack/calls.js";
 import { startSlack } from "../../src/slack/index.js";
 import { openBotCore } from "../bot-core.js";
 
-const [apiUrl, botToken, signingSecret, mediaUrl, dir] = process.argv.slice(2);
+const [apiUrl, botToken, signingSecret, mediaUrl, dir, slackMinuteMs] = process.argv.slice(2);
 if (!apiUrl || !botToken || !signingSecret || !mediaUrl || !dir) throw new Error("usage: see the header");
 const silent = pino({ level: "silent" });
 const gc = globalThis.gc;
 if (!gc) throw new Error("run with --expose-gc");
+
+/** The bot's pacing, backoffs and waits for Slack's files, shortened as much as Slack's minute. */
+function compressedPacing(minuteMs: number): Partial<PacingPolicy> {
+  const scale = minuteMs / DEFAULT_PACING.minuteMs;
+  return {
+    minuteMs,
+    backoffBaseMs: DEFAULT_PACING.backoffBaseMs * scale,
+    backoffMaxMs: DEFAULT_PACING.backoffMaxMs * scale,
+    fileReadyMs: DEFAULT_PACING.fileReadyMs * scale,
+    fileReadyPollMs: DEFAULT_PACING.fileReadyPollMs * scale,
+  };
+}
 
 /** Resident and peak resident size in bytes, as the kernel counts them. */
 function memory(): { rss: number; peak: number } {
@@ -40,6 +56,7 @@ const slack = await startSlack({
   store: stores.keyv("slack"),
   claims: stores.claims,
   clientOptions: { retryConfig: { retries: 0 } },
+  ...(slackMinuteMs && { pacing: compressedPacing(Number(slackMinuteMs)) }),
 });
 await bot.start();
 console.log(JSON.stringify({ eventsUrl: slack.eventsUrl }));
