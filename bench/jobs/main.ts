@@ -15,12 +15,13 @@
  * by the emulator rather than measured.
  */
 import { type ChildProcess, fork } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { createMediaClient } from "../../src/core/api/index.js";
+import { startFlags } from "../ack.js";
 import type { BotArgs, BotResult, Strategy } from "./bot-process.js";
 import type { EmulatorMessage, EmulatorReply } from "./emulator-process.js";
 import { drawJobs } from "./mix.js";
@@ -175,17 +176,6 @@ async function count(emulator: ChildProcess): Promise<Extract<EmulatorReply, { t
   const ask: EmulatorMessage = { type: "count" };
   emulator.send(ask);
   return reply(emulator, "count");
-}
-
-/**
- * The Node flags `npm start` gives the bot (its heap ceiling, which decides how much garbage V8
- * lets pile up before collecting): the bot processes here run with the same ones.
- */
-function startFlags(): string[] {
-  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
-    scripts: { start: string };
-  };
-  return pkg.scripts.start.split(/\s+/).filter((word) => word.startsWith("--"));
 }
 
 function child(path: string, args: string[], flags: string[] = []): ChildProcess {

@@ -7,8 +7,12 @@
  * Rounds start once the previous round's work has drained; the figures are medians over rounds
  * (bench/ack.ts).
  *
- * The bot runs in a process of its own (test/slack/bot-process.ts); the fake Slack, the emulator
- * and the requests run here.
+ * The floor: each round first sends the same burst to a bare server that only checks Slack's
+ * signature and answers an empty 200 (bench/floor/slack-process.ts); the verdict is the bot's p99
+ * over the floor's, target at most 1.3 (issue 36).
+ *
+ * The bot runs in a process of its own (test/slack/bot-process.ts) with `npm start`'s Node flags,
+ * the floor in another; the fake Slack, the emulator and the requests run here.
  *
  *   npx tsx bench/slack-ack/main.ts [rounds]      (default 5 rounds; prints and writes bench/results/slack-ack.json)
  */
@@ -29,16 +33,18 @@ import {
   report,
   roundFigures,
   runRounds,
+  startFlags,
   startProcess,
   stopProcess,
   TARGET_P99_MS,
 } from "../ack.js";
-import { HTTP_BURST_SENDER, signedSlackRequest } from "../bursts.js";
+import { HTTP_BURST_SENDER, SLACK_MINUTE_MS, signedSlackRequest } from "../bursts.js";
 
 /** The bot runs alone in its process: the fakes and this load generator do not share its event loop. */
 const BOT = fileURLToPath(new URL("../../test/slack/bot-process.ts", import.meta.url));
 /** Loaded into the bot's process: when each request reached it and when its ack left. */
 const TIMINGS = fileURLToPath(new URL("../ack-timings.ts", import.meta.url));
+const FLOOR = fileURLToPath(new URL("../floor/slack-process.ts", import.meta.url));
 
 export type { Round };
 export type SlackAckResult = AckResult<"slack-ack" | "slack-ack-clicks">;
@@ -52,7 +58,7 @@ export async function run(rounds = 5): Promise<SlackAckResult[]> {
 }
 
 async function measure(rounds: number): Promise<[SlackAckResult, SlackAckResult]> {
-  const fake = await startFakeSlack();
+  const fake = await startFakeSlack({ tiers: { minuteMs: SLACK_MINUTE_MS } });
   const emulator = await startEmulator({ timeScale: 0.01 });
   emulator.account("test-key").creditsLimit = 1_000_000_000;
   const dir = mkdtempSync(join(tmpdir(), "bench-slack-ack-"));
@@ -60,10 +66,11 @@ async function measure(rounds: number): Promise<[SlackAckResult, SlackAckResult]
   process.env.ACK_TIMINGS = timings;
   const bot = await startProcess<{ eventsUrl: string }>(
     BOT,
-    [fake.apiUrl, fake.botToken, fake.signingSecret, emulator.url, dir],
-    ["--expose-gc", "--import", TIMINGS],
+    [fake.apiUrl, fake.botToken, fake.signingSecret, emulator.url, dir, String(SLACK_MINUTE_MS)],
+    ["--expose-gc", ...startFlags(), "--import", TIMINGS],
   );
   const url = bot.info.eventsUrl;
+  const floor = await startProcess<{ url: string }>(FLOOR, [fake.signingSecret]);
 
   const sender = new Worker(HTTP_BURST_SENDER, { eval: true });
 
@@ -95,33 +102,34 @@ async function measure(rounds: number): Promise<[SlackAckResult, SlackAckResult]
    * One burst: every request built first, then all sent in the same tick. Answers other than 200
    * count as failed (a late ack is a 404 from Bolt).
    */
-  async function burst(round: number): Promise<Round> {
-    return sendAll(
+  const commandBurst = (round: number, to: string) =>
+    sendAll(
+      to,
       Array.from({ length: BURST }, (_, i) =>
         signed(`image generate a red fox number ${round}-${i} --seed ${i}`, `U0BENCH${round + 1}X${i}`),
       ),
     );
-  }
 
   /**
    * A burst of clicks: people who were not asked click Regenerate under one finished image at
    * once (each click starts a job of its own, so the work behind the acks is a command's).
    */
-  async function clickBurst(round: number): Promise<Round> {
+  async function clickBurst(round: number, to: string): Promise<Round> {
     const target = fake.messages().flatMap((m) => {
       const actionId = JSON.stringify(m.blocks ?? []).match(/"action_id":"(media:regenerate:[^"]+)"/)?.[1];
       return actionId ? [{ ts: m.ts, actionId }] : [];
     })[0];
     if (!target) throw new Error("no finished image with a Regenerate button to click");
     return sendAll(
+      to,
       Array.from({ length: BURST }, (_, i) =>
         signedClick(target.actionId, target.ts, `U0CLICK${round + 1}X${i}`),
       ),
     );
   }
 
-  async function sendAll(requests: ReturnType<typeof signedBody>[]): Promise<Round> {
-    sender.postMessage({ url, requests });
+  async function sendAll(to: string, requests: ReturnType<typeof signedBody>[]): Promise<Round> {
+    sender.postMessage({ url: to, requests });
     const [timed] = (await once(sender, "message")) as [
       { id: string; sent: number; acked: number; ok: boolean }[],
     ];
@@ -139,8 +147,18 @@ async function measure(rounds: number): Promise<[SlackAckResult, SlackAckResult]
       // Calls to Slack or the service: both fakes run here.
       calls: () => fake.calls.length + emulator.calls.length,
     };
-    const commands = await runRounds({ ...common, name: "slack-ack", send: burst });
-    const clicks = await runRounds({ ...common, name: "slack-ack-clicks", send: clickBurst });
+    const commands = await runRounds({
+      ...common,
+      name: "slack-ack",
+      send: (round) => commandBurst(round, url),
+      floor: (round) => commandBurst(round, floor.info.url),
+    });
+    const clicks = await runRounds({
+      ...common,
+      name: "slack-ack-clicks",
+      send: (round) => clickBurst(round, url),
+      floor: (round) => clickBurst(round, floor.info.url),
+    });
     await stopProcess(bot.child);
     const marks = readTimings(timings);
     return [
@@ -150,6 +168,7 @@ async function measure(rounds: number): Promise<[SlackAckResult, SlackAckResult]
   } finally {
     await sender.terminate();
     await stopProcess(bot.child);
+    await stopProcess(floor.child);
     await emulator.close();
     await fake.close();
     rmSync(dir, { recursive: true, force: true });
