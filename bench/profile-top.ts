@@ -3,7 +3,9 @@
  * (name, file and line) and by file (or package, for node_modules), so that what costs most can
  * be named without a profiler's UI.
  *
- *   tsx bench/profile-top.ts <file.cpuprofile> [--top 10] [--title "..."]
+ *   tsx bench/profile-top.ts <file.cpuprofile>... [--top 10] [--title "..."]
+ *
+ * Several profiles (the bursts of bench/ack-timings.ts's ACK_PROFILE) are summed.
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -104,30 +106,39 @@ const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: { top: { type: "string", default: "10" }, title: { type: "string" } },
 });
-const file = positionals[0];
-if (!file) {
-  console.error("usage: tsx bench/profile-top.ts <file.cpuprofile> [--top 10] [--title ...]");
+if (positionals.length === 0) {
+  console.error("usage: tsx bench/profile-top.ts <file.cpuprofile>... [--top 10] [--title ...]");
   process.exit(2);
 }
-const profile = JSON.parse(readFileSync(file, "utf8")) as Profile;
+const profiles = positionals.map((file) => JSON.parse(readFileSync(file, "utf8")) as Profile);
 const top = Number(values.top);
-const { byFunction, byPlace, totalMs } = selfTimes(profile);
+const sum = (into: Map<string, number>, from: Map<string, number>) => {
+  for (const [name, ms] of from) into.set(name, (into.get(name) ?? 0) + ms);
+};
+const byFunction = new Map<string, number>();
+const byPlace = new Map<string, number>();
+const totals = new Map<string, number>();
+let totalMs = 0;
+let lengthMs = 0;
+for (const profile of profiles) {
+  const self = selfTimes(profile);
+  sum(byFunction, self.byFunction);
+  sum(byPlace, self.byPlace);
+  sum(totals, totalTimes(profile));
+  totalMs += self.totalMs;
+  lengthMs += (profile.endTime - profile.startTime) / 1000;
+}
 const idle = byFunction.get("(idle)") ?? 0;
 console.log(
   [
     ...(values.title ? [`## ${values.title}`, ""] : []),
-    `Profile ${Math.round((profile.endTime - profile.startTime) / 1000)} ms long; ${Math.round(totalMs - idle)} ms busy (not idle).`,
+    `${profiles.length > 1 ? `${profiles.length} profiles, ` : "Profile "}${Math.round(lengthMs)} ms long; ${Math.round(totalMs - idle)} ms busy (not idle).`,
     "",
     topTable(`top ${top} functions by self time`, byFunction, totalMs, top),
     "",
     topTable(`top ${top} files and packages by self time`, byPlace, totalMs, top),
     "",
-    topTable(
-      `top ${top} of the bot's own functions by total time (self and callees)`,
-      totalTimes(profile),
-      totalMs,
-      top,
-    ),
+    topTable(`top ${top} of the bot's own functions by total time (self and callees)`, totals, totalMs, top),
     "",
   ].join("\n"),
 );
