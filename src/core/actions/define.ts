@@ -169,9 +169,13 @@ export interface SettingsActionDef<N extends string = string, V = unknown, S ext
   run(ctx: SettingsActionContext<V, z.output<S>>): Promise<{ section: PanelSection; notice?: string }>;
 }
 
-export type AnyAction =
-  // biome-ignore lint/suspicious/noExplicitAny: the catalogue holds actions of every value and form type
-  ActionDef<string, any, any> | ListActionDef<string, any> | SettingsActionDef<string, any, any>;
+// biome-ignore lint/suspicious/noExplicitAny: the catalogue holds actions of every value and form type
+export type AnyJobAction = ActionDef<string, any, any>;
+// biome-ignore lint/suspicious/noExplicitAny: the same
+export type AnyListAction = ListActionDef<string, any>;
+// biome-ignore lint/suspicious/noExplicitAny: the same
+export type AnySettingsAction = SettingsActionDef<string, any, any>;
+export type AnyAction = AnyJobAction | AnyListAction | AnySettingsAction;
 
 /** The value a control carried, checked against its action's (old messages carry old values). */
 export function checkedValue(def: Pick<AnyAction, "value">, event: Pick<ActionEvent, "value">): unknown {

@@ -22,7 +22,7 @@ function presetName(given: Record<string, unknown>): string | undefined {
 
 /** The layers for `actor`: the preset `given` names (refused when unknown), their defaults, the server's. */
 export async function layersFor(
-  core: Core,
+  core: Pick<Core, "preferences">,
   actor: Actor,
   settings: TenantSettings,
   given: Record<string, unknown> = {},
