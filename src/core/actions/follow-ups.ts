@@ -69,7 +69,12 @@ export const editForm: FormDef<typeof editOptions> = {
   starts: "image",
 };
 
-const animateOptions = videoCinematic.options.pick({ prompt: true, duration: true, aspect_ratio: true });
+const animateOptions = videoCinematic.options.pick({
+  prompt: true,
+  duration: true,
+  aspect_ratio: true,
+  resolution: true,
+});
 
 /** The form of Animate, on a result or on an image from the chat. */
 export const animateForm: FormDef<typeof animateOptions> = {
