@@ -11,7 +11,6 @@ import { animationOptions, generateMockup, mockupGenerate, startMockupVideo } fr
 import { id, text, titleFrom } from "../commands/options.js";
 import {
   avatarVideoRequest,
-  cinematicRequest,
   type SpokenVideoRequest,
   startCinematic,
   startScriptedVideo,
@@ -106,7 +105,10 @@ export const animateImage = defineAction({
   form: { title: "Animate image", of: () => animateForm },
   appliesTo: isImage,
   run: (ctx) => {
-    const request = { ...cinematicRequest(ctx.fields), firstFrameImageMediaId: mediaIdOf(ctx.job) };
+    const request = {
+      ...requestOf(videoCinematic.options, ctx.fields),
+      firstFrameImageMediaId: mediaIdOf(ctx.job),
+    };
     return ctx.start("video.cinematic", (media) => startCinematic(media, request));
   },
 });

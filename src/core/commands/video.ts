@@ -156,11 +156,6 @@ const cinematicOptions = z.object({
   resolution: serves("resolution", z.enum(RESOLUTIONS).describe("Resolution of the clip").optional()),
 });
 
-/** The request of a cinematic clip from its options; its first frame and references are added. */
-export function cinematicRequest<V extends z.output<typeof cinematicOptions>>(values: V) {
-  return requestOf(cinematicOptions, values);
-}
-
 export const videoCinematic = defineCommand({
   name: "video.cinematic",
   help: "Make a cinematic clip from a prompt, optionally from a first frame",
@@ -175,7 +170,7 @@ export const videoCinematic = defineCommand({
     const [firstFrame] = await upload("first_frame");
     const references = await upload("references");
     const job = await startCinematic(media, {
-      ...cinematicRequest(options),
+      ...requestOf(cinematicOptions, options),
       ...(firstFrame && { firstFrameImageMediaId: firstFrame }),
       ...(references.length > 0 && { referenceImageMediaIds: references }),
     });

@@ -28,7 +28,8 @@ export function originLabel(origin: Origin): string {
 
 /**
  * An option a job's command declares (commands/declare.ts): the request field it fills, and how a
- * kept value reads. The commands hand their declarations in, so nothing here names an option.
+ * kept value reads. The commands hand their declarations in: what a result shows needs nothing
+ * here (the reading order below only ranks the options it knows).
  */
 export interface MadeWith {
   option: string;
