@@ -102,28 +102,14 @@ export const DEFAULT_JOB_LIMIT = 3;
 export function createBot(options: BotOptions): Bot {
   const { media: client, stores, logger } = options;
   const adapters = new Map<Platform, ChatAdapter>();
-  const { media: mediaConfig, rates } = options.config;
-  const tenancy = new Tenancy(stores.tenants, {
-    key: mediaConfig.apiKey,
-    tenants: mediaConfig.apiKeyTenants,
-  });
+  const { rates } = options.config;
+  const { tenancy, mediaWith, media, remember } = serviceAccess(options);
   const adapter = (platform: Platform): ChatAdapter => {
     const found = adapters.get(platform);
     // Thrown inside the engine's hooks this means "later": the job waits for its adapter.
     if (!found) throw new Error(`no ${platform} adapter is attached`);
     return found;
   };
-  if (mediaConfig.apiKey && mediaConfig.apiKeyTenants.length === 0) {
-    logger.warn(
-      "MEDIA_API_KEY serves no server or workspace until MEDIA_API_KEY_TENANTS names them (or is *)",
-    );
-  }
-  const mediaWith = (tenant: TenantRef, key: TenantKey | undefined) => {
-    const api = client.as(key?.value);
-    return key?.shared ? scopedTo(api, () => stores.owned.list(tenant)) : api;
-  };
-  const media: Core["media"] = async (tenant) => mediaWith(tenant, await tenancy.apiKey(tenant));
-  const remember = (tenant: TenantRef, ids: readonly string[]) => stores.owned.add(tenant, ids);
 
   const starts = new StartIntents(stores.keyv("starts"), stores.indexes);
   const alerts = new SpendAlerts({
@@ -223,6 +209,26 @@ export function createBot(options: BotOptions): Bot {
       await engine.stop({ deadlineMs: Math.max(0, deadline - Date.now()) });
     },
   };
+}
+
+/** Each tenant's key and the service with it; the shared key sees only what its tenant made. */
+function serviceAccess({ media: client, stores, logger, config }: BotOptions) {
+  const tenancy = new Tenancy(stores.tenants, {
+    key: config.media.apiKey,
+    tenants: config.media.apiKeyTenants,
+  });
+  if (config.media.apiKey && config.media.apiKeyTenants.length === 0) {
+    logger.warn(
+      "MEDIA_API_KEY serves no server or workspace until MEDIA_API_KEY_TENANTS names them (or is *)",
+    );
+  }
+  const mediaWith = (tenant: TenantRef, key: TenantKey | undefined) => {
+    const api = client.as(key?.value);
+    return key?.shared ? scopedTo(api, () => stores.owned.list(tenant)) : api;
+  };
+  const media: Core["media"] = async (tenant) => mediaWith(tenant, await tenancy.apiKey(tenant));
+  const remember = (tenant: TenantRef, ids: readonly string[]) => stores.owned.add(tenant, ids);
+  return { tenancy, mediaWith, media, remember };
 }
 
 async function refuseWhileStopping(core: Core, event: CommandEvent | ActionEvent): Promise<void> {

@@ -182,11 +182,9 @@ export interface CommandDef<S extends z.ZodObject = z.ZodObject> {
   run(ctx: CommandContext<z.output<S>>): Promise<Outcome>;
   /**
    * Starts a job from the request another job of this command kept as `inputs.request`: the same
-   * (Regenerate), or changed (Remix; Regenerate with a new seed when `seeded`).
+   * (Regenerate, with what its options' declaration redraws, a seed), or changed (Remix).
    */
   again?(media: MediaApi, request: JobRequest): Promise<StartedJob>;
-  /** The request takes a seed, which Regenerate draws anew. */
-  seeded?: true;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: the catalogue holds commands of every option shape
@@ -197,9 +195,12 @@ export function defineCommand<S extends z.ZodObject>(def: CommandDef<S>): Comman
   return def;
 }
 
-/** What a form needs of a command: its options and how they are asked. Follow-up forms have one too. */
-export type FormDef = Pick<
-  AnyCommand,
+/**
+ * What a form needs of a command: its options and how they are asked. Follow-up forms have one
+ * too; their fields are typed by its options.
+ */
+export type FormDef<S extends z.ZodObject = z.ZodObject> = Pick<
+  CommandDef<S>,
   | "name"
   | "help"
   | "options"
