@@ -74,6 +74,7 @@ describe("spending card", () => {
         name: "usage.png",
         file: chart,
         alt: "Bar chart of credits spent per day by job kind, 2026-03-01 to 2026-03-02",
+        drawn: true,
       },
     ]);
   });
