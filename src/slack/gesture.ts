@@ -24,7 +24,7 @@ export interface Gesture {
   channelId?: string;
   /** The thread of a mention, or the one it starts. */
   threadId?: string;
-  /** The message clicked on (a message's button or select). */
+  /** The message acted on: a button or select clicked in it, a shortcut used on it. */
   messageTs?: string;
   /** Made in the person's App Home tab, or in a form opened there: the Home shows the outcome. */
   home: boolean;
