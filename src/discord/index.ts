@@ -8,7 +8,7 @@ import { createDiscordClient, type DiscordConfig } from "./client.js";
 import { connectGateway } from "./gateway.js";
 import { startInteractionsEndpoint } from "./http/index.js";
 import type { Inbound } from "./inbound.js";
-import { createInteractionHandler } from "./interactions.js";
+import { createInteractionHandler } from "./listeners/index.js";
 import { DiscordNames } from "./names.js";
 import { PendingForms, type PendingFormsStore } from "./pending-forms.js";
 import { registerIfChanged } from "./registration.js";
