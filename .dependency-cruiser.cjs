@@ -2,7 +2,8 @@
  * The direction of src's imports (docs/how-it-works-layers.md), checked by `npm run deps`.
  * Type-only imports count (tsPreCompilationDeps): a type is a dependency a reader follows too.
  *
- * Bottom-up: src/store (and the neutral src/metrics-registry.ts), then inside src/core:
+ * Bottom-up: src/common (the types and the error root everyone shares), src/store (and the
+ * neutral src/metrics-registry.ts), then inside src/core:
  *   base    errors, redact, log (with logged-error, log-bounds, incidents), metrics, streams, bounded,
  *           cards, ports, refusals
  *   api     the media service's client
@@ -38,11 +39,20 @@ module.exports = {
       to: { couldNotResolve: true },
     },
     {
+      name: "common-is-a-leaf",
+      severity: "error",
+      comment:
+        "The shared types and the error root import nothing of src: the store and the core both stand on them.",
+      from: { path: "^src/common/" },
+      to: { path: "^src/", pathNot: "^src/common/" },
+    },
+    {
       name: "store-imports-no-core",
       severity: "error",
-      comment: "The store is the bottom: it imports nothing of src but itself and the metrics registry.",
+      comment:
+        "The store is the bottom: it imports nothing of src but itself, the shared leaf and the metrics registry.",
       from: { path: "^src/store/" },
-      to: { path: "^src/", pathNot: ["^src/store/", "^src/metrics-registry[.]ts$"] },
+      to: { path: "^src/", pathNot: ["^src/store/", "^src/common/", "^src/metrics-registry[.]ts$"] },
     },
     {
       name: "core-imports-no-platform-sdk",
@@ -58,7 +68,10 @@ module.exports = {
       severity: "error",
       comment: "src/core imports only itself, the store and neutral modules, never an adapter or the app.",
       from: { path: "^src/core/" },
-      to: { path: "^src/", pathNot: ["^src/core/", "^src/store/", "^src/metrics-registry[.]ts$"] },
+      to: {
+        path: "^src/",
+        pathNot: ["^src/core/", "^src/store/", "^src/common/", "^src/metrics-registry[.]ts$"],
+      },
     },
     {
       name: "adapters-independent",

@@ -1,11 +1,8 @@
 import type Keyv from "keyv";
-import { z } from "zod";
+import type { z } from "zod";
+import type { Json } from "../common/types.js";
 import { StoreError } from "./errors.js";
 import { deserialize } from "./serialize.js";
-
-/** Any JSON value; what the stores keep for data they carry but do not interpret. */
-export const json = z.json();
-export type Json = z.infer<typeof json>;
 
 /**
  * What `value` becomes once stored: the JSON text round trip drops undefined properties and turns
