@@ -1,7 +1,6 @@
 import { z } from "zod";
 import type { MediaApi } from "../api/client.js";
-import type { ImageCommon } from "../api/resources/images.js";
-import type { Json } from "../ports.js";
+import { ImageByIds, type ImageCommon } from "../api/resources/images.js";
 import { type CommandContext, defineCommand, type StartedJob } from "./define.js";
 import { imageFile } from "./files.js";
 import { IMAGE_ASPECT_RATIOS, seed, text, titleFrom } from "./options.js";
@@ -59,7 +58,7 @@ export async function startImage(
     kind: "image",
     serviceJobId: jobId,
     title: `Image: ${titleFrom(request.prompt)}`,
-    inputs: { request: request as unknown as Json },
+    inputs: { request: { ...request } },
   };
 }
 
@@ -80,7 +79,7 @@ function imageCommand(
       const request = { ...commonRequest(ctx.options), ...(await references(ctx)) };
       return { job: await startImage(ctx.media, name, request) };
     },
-    again: (media, request) => startImage(media, name, request as unknown as ImageRequest),
+    again: (media, request) => startImage(media, name, ImageByIds.loose().parse(request)),
     seeded: true,
   });
 }

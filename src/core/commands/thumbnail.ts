@@ -1,7 +1,6 @@
 import { z } from "zod";
 import type { MediaApi } from "../api/client.js";
-import type { ThumbnailGenerateInput } from "../api/resources/thumbnails.js";
-import type { Json } from "../ports.js";
+import { ThumbnailGenerateInput } from "../api/resources/thumbnails.js";
 import { defineCommand, type StartedJob } from "./define.js";
 import { imageFile } from "./files.js";
 import { seed, text, titleFrom, WIDE_OR_TALL } from "./options.js";
@@ -12,7 +11,7 @@ async function startThumbnail(media: MediaApi, request: ThumbnailGenerateInput):
     kind: "thumbnail",
     serviceJobId: jobId,
     title: `Thumbnail: ${request.name}`,
-    inputs: { request: request as unknown as Json },
+    inputs: { request: { ...request } },
   };
 }
 
@@ -42,6 +41,6 @@ export const thumbnailGenerate = defineCommand({
       }),
     };
   },
-  again: (media, request) => startThumbnail(media, request as unknown as ThumbnailGenerateInput),
+  again: (media, request) => startThumbnail(media, ThumbnailGenerateInput.loose().parse(request)),
   seeded: true,
 });

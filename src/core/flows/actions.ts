@@ -9,6 +9,7 @@ import type { FormDef, StartedJob } from "../commands/define.js";
 import { AccessError, ActionError } from "../commands/errors.js";
 import { LISTS } from "../commands/lists.js";
 import { checkFiles, parseFilled } from "../commands/validate.js";
+import { conversationOf } from "../jobs/records.js";
 import type { ActionEvent, ChatAdapter, Choice, ConversationRef } from "../ports.js";
 import { isListName } from "../render/lists.js";
 import { clip, plural } from "../render/text.js";
@@ -256,7 +257,7 @@ async function inResultChannel(core: Core, event: ActionEvent): Promise<ActionEv
   const job = await jobOf(core, event.jobId, event.actor);
   if (!job) throw unknownJob(core);
   const { surface: _home, message: _none, ...rest } = event;
-  return { ...rest, conversation: outsideStep(job.conversation as unknown as ConversationRef) };
+  return { ...rest, conversation: outsideStep(conversationOf(job)) };
 }
 
 /** Starts `command`'s job as the clicker, within their job limit, and posts its message. */

@@ -12,7 +12,7 @@ import {
   UndeliverableError,
 } from "../errors.js";
 import type { JobHooks } from "../jobs/contract.js";
-import { messageOf } from "../jobs/records.js";
+import { conversationOf, messageOf } from "../jobs/records.js";
 import type { Logger } from "../log.js";
 import { deliveriesTotal, jobTransitionsTotal, pollsTotal } from "../metrics.js";
 import type {
@@ -123,7 +123,7 @@ function createChatHooks(deps: HookDeps): JobHooks<JobRecord> {
   const where = (job: JobRecord) => ({
     adapter: deps.adapter(job.tenant.platform),
     message: messageOf(job),
-    conversation: job.conversation as unknown as ConversationRef,
+    conversation: conversationOf(job),
   });
 
   /**

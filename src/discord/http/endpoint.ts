@@ -46,11 +46,11 @@ function interactionOf(client: Client, data: APIInteraction): Interaction | unde
   const take = (interaction: Interaction) => {
     built = interaction;
   };
+  // `actions` is private in discord.js's typings: read by name, typed as this module uses it.
+  const actions: { InteractionCreate: { handle(d: unknown): void } } = Reflect.get(client, "actions");
   client.on(Events.InteractionCreate, take);
   try {
-    (
-      client as unknown as { actions: { InteractionCreate: { handle(d: unknown): void } } }
-    ).actions.InteractionCreate.handle(data);
+    actions.InteractionCreate.handle(data);
   } finally {
     client.off(Events.InteractionCreate, take);
   }
