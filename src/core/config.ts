@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import { z } from "zod";
+import { CodedError } from "../common/coded-error.js";
 import { mediaOrigin } from "./api/http.js";
 import { DEFAULT_RATE_LIMITS, type RateLimits } from "./rates.js";
 import { addSecret, redactText } from "./redact.js";
@@ -177,11 +178,10 @@ export interface SlackOAuth {
   stateSecret: string;
 }
 
-export class ConfigError extends Error {
+export class ConfigError extends CodedError {
   readonly code = "config.invalid";
   constructor(message: string) {
     super(message);
-    this.name = "ConfigError";
   }
 }
 

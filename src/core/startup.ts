@@ -1,6 +1,7 @@
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { request } from "undici";
+import { CodedError } from "../common/coded-error.js";
 import type { MediaClient } from "./api/client.js";
 import { isInternalAddress } from "./api/fetch-policy.js";
 import { ConfigError } from "./config.js";
@@ -15,11 +16,10 @@ import type { SharedKeyTenants } from "./tenancy.js";
  */
 
 /** A start that cannot go on; the message is the operator's line after "Cannot start: ". */
-export class StartupError extends Error {
+export class StartupError extends CodedError {
   readonly code = "startup.failed";
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
-    this.name = "StartupError";
   }
 }
 

@@ -4,21 +4,13 @@ import type { z } from "zod";
 import { boundedText } from "../bounded.js";
 import {
   AbortedError,
-  BadRequestError,
   BotError,
   creationListOf,
-  ForbiddenError,
   InvalidResponseError,
-  isQuotaMessage,
-  LinkRefusedError,
   NetworkError,
-  NotFoundError,
   OutcomeUnknownError,
-  QuotaExceededError,
-  RateLimitedError,
   type ServiceError,
-  ServiceFailureError,
-  ServiceUnavailableError,
+  serviceErrorFor,
   TimeoutError,
   UnauthorizedError,
 } from "../errors.js";
@@ -193,8 +185,8 @@ function serviceWords(payload: unknown, text: string): string | undefined {
 }
 
 /**
- * The typed error for an answer, or undefined when it is a success. 200 with `{result: "failure"}`
- * is the service's business refusal; statuses map one class each, quota wording first.
+ * The typed error for an answer (errors.ts `serviceErrorFor`), or undefined when it is a success:
+ * a 2xx is a failure only as the service's envelope, `{result: "failure"}`.
  */
 function failureOf(
   status: number,
@@ -204,26 +196,17 @@ function failureOf(
   presigned: boolean,
 ): ServiceError | undefined {
   const payload = parseJson(text);
-  const said = serviceWords(payload, text);
-  const details = isRecord(payload) ? payload.details : undefined;
-  if (status >= 200 && status < 300) {
-    if (!isRecord(payload) || payload.result !== "failure") return undefined;
-    const message = said ?? "no reason given";
-    return isQuotaMessage(message)
-      ? new QuotaExceededError(status, message, details, context)
-      : new ServiceFailureError(message, details, context);
-  }
-  if (presigned && (status === 401 || status === 403)) return new LinkRefusedError(status, said, context);
-  if (status === 401) return new UnauthorizedError(said, context);
-  if (status === 403) return new ForbiddenError(said, context);
-  if (status === 404) return new NotFoundError(said, context);
-  if (status === 429) return new RateLimitedError(retryAfterMs(headers["retry-after"]), said, context);
-  if (status === 402 || (status >= 400 && status < 500 && said !== undefined && isQuotaMessage(said))) {
-    return new QuotaExceededError(status, said ?? "payment required", details, context);
-  }
-  if (status >= 400 && status < 500) return new BadRequestError(status, said, context);
-  if (status >= 500) return new ServiceUnavailableError(status, said, context);
-  return new InvalidResponseError(`unexpected HTTP ${status}`, status, context);
+  if (status >= 200 && status < 300 && !(isRecord(payload) && payload.result === "failure")) return undefined;
+  return serviceErrorFor(
+    {
+      status,
+      said: serviceWords(payload, text),
+      details: isRecord(payload) ? payload.details : undefined,
+      retryAfterMs: retryAfterMs(headers["retry-after"]),
+      presigned,
+    },
+    context,
+  );
 }
 
 /** Every failed call is counted once, where it is thrown. */

@@ -2,6 +2,7 @@ import type { KeyObject } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type Client, Events, type Interaction } from "discord.js";
 import { type APIInteraction, InteractionResponseType, InteractionType } from "discord-api-types/v10";
+import { CodedError } from "../../common/coded-error.js";
 import { boundedBytes } from "../../core/bounded.js";
 import type { Logger } from "../../core/log.js";
 import { ackSeconds } from "../../core/metrics.js";
@@ -34,7 +35,10 @@ export interface InteractionsRouteOptions {
 
 const IN_BODY_WITHIN_MS = 2_500;
 
-class BodyTooLarge extends Error {}
+/** A request body over MAX_BODY_BYTES: answered 413, never read to its end. */
+class BodyTooLarge extends CodedError {
+  readonly code = "discord.body_too_large";
+}
 
 /**
  * The Interaction object discord.js builds for a gateway INTERACTION_CREATE: its gateway handler
