@@ -473,13 +473,11 @@ const RESERVE_BATCH = 150;
 const marks = (rows: number, columns: number) =>
   Array.from({ length: rows }, () => `(${Array.from({ length: columns }, () => "?").join(", ")})`).join(", ");
 
-async function sqliteBooks(query: SqliteQuery): Promise<SpendBooks> {
-  for (const statement of SCHEMA) await query(statement);
+/** Reservations on sqlite: a burst's go in one INSERT, whose trigger checks and holds each row in turn. */
+function sqliteReservations(query: SqliteQuery): SpendBooks["reserve"] {
   let reserved = 0;
-
   /** Each reservation's answer, from its batch until its caller takes it. */
   const answers = new Map<string, Refused | undefined>();
-  // The reservations of a burst go in one INSERT: the trigger checks and holds each row in turn.
   const reserving = new Batch<{ book: string; hold: Hold }>(
     async (items) => {
       await query(
@@ -507,13 +505,21 @@ async function sqliteBooks(query: SqliteQuery): Promise<SpendBooks> {
     RESERVE_BATCH,
   );
 
-  const release = async (book: string, holdId: string) => {
-    await query("DELETE FROM spend_holds WHERE book = ? AND hold = ?", book, holdId);
+  return async (book, hold) => {
+    if (hold.items.length === 0) return undefined;
+    reserved += 1;
+    if (reserved % PRUNE_EVERY === 0) await query("DELETE FROM spend_holds WHERE at <= ?", hold.lapsedUpTo);
+    await reserving.add({ book, hold });
+    const answer = answers.get(hold.id);
+    answers.delete(hold.id);
+    return answer;
   };
+}
 
+/** Settlements on sqlite: a burst's go in one INSERT, whose trigger carries out each row whole, in order. */
+function sqliteSettlements(query: SqliteQuery): SpendBooks["settle"] {
   /** Each settled job's step as the ledger had it right after its batch, until its caller takes it. */
   const steps = new Map<string, number | undefined>();
-  // The settlements of a burst go in one INSERT (the trigger carries out each row whole, in order).
   const settling = new Batch<Settlement>(
     async (items) => {
       await query(
@@ -569,25 +575,26 @@ async function sqliteBooks(query: SqliteQuery): Promise<SpendBooks> {
     SETTLE_BATCH,
   );
 
+  return async (settlement) => {
+    await settling.add(settlement);
+    if (!settlement.job) return undefined;
+    const key = `${settlement.ledger} ${settlement.job.id}`;
+    const step = steps.get(key);
+    steps.delete(key);
+    return step;
+  };
+}
+
+async function sqliteBooks(query: SqliteQuery): Promise<SpendBooks> {
+  for (const statement of SCHEMA) await query(statement);
+  const reserve = sqliteReservations(query);
+  const settle = sqliteSettlements(query);
   return {
-    async reserve(book, hold) {
-      if (hold.items.length === 0) return undefined;
-      reserved += 1;
-      if (reserved % PRUNE_EVERY === 0) await query("DELETE FROM spend_holds WHERE at <= ?", hold.lapsedUpTo);
-      await reserving.add({ book, hold });
-      const answer = answers.get(hold.id);
-      answers.delete(hold.id);
-      return answer;
+    reserve,
+    async release(book, holdId) {
+      await query("DELETE FROM spend_holds WHERE book = ? AND hold = ?", book, holdId);
     },
-    release,
-    async settle(settlement) {
-      await settling.add(settlement);
-      if (!settlement.job) return undefined;
-      const key = `${settlement.ledger} ${settlement.job.id}`;
-      const step = steps.get(key);
-      steps.delete(key);
-      return step;
-    },
+    settle,
     async tallies(book, fields) {
       if (fields?.length === 0) return {};
       const rows = fields
