@@ -16,8 +16,7 @@
  *   bot.ts    on top
  * then the adapters (src/discord, src/slack), src/http, src/cli, app.ts and main.ts.
  */
-const BASE =
-  "^src/core/(errors|redact|log|logged-error|log-bounds|incidents|metrics|streams|bounded|cards|ports|refusals)[.]ts$";
+const BASE = "^src/core/base/";
 const UPPER = "^src/core/(commands/|actions/|flows/|bot[.]ts$)";
 /** Plain data of spending (records and view models, the kinds): what renderers draw from. */
 const SPEND_DATA = "^src/core/spend/(model|kinds)[.]ts$";

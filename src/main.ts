@@ -1,6 +1,6 @@
 import { startApp } from "./app.js";
+import { createLogger } from "./core/base/log.js";
 import { ConfigError, loadConfig } from "./core/config.js";
-import { createLogger } from "./core/log.js";
 import { isExplained, requireKeyPath, startupLine } from "./core/startup.js";
 import { guardProcess } from "./process-guard.js";
 

@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { addSecret, redactText } from "../../src/core/redact.js";
+import { addSecret, redactText } from "../../src/core/base/redact.js";
 
 /**
  * What redaction costs per log line (every line goes through it, see src/core/redact.ts), with few

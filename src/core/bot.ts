@@ -2,9 +2,19 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Stores } from "../store/index.js";
 import type { MediaClient } from "./api/client.js";
+import { BotError } from "./base/errors.js";
+import type { Logger } from "./base/log.js";
+import type {
+  ActionEvent,
+  Actor,
+  AutocompleteEvent,
+  ChatAdapter,
+  Choice,
+  CommandEvent,
+  Platform,
+} from "./base/ports.js";
 import { CatalogCache } from "./catalog-cache.js";
 import type { Config } from "./config.js";
-import { BotError } from "./errors.js";
 import { type ActionForm, actionForm, type FormRequest, handleAction } from "./flows/actions.js";
 import { handleAutocomplete } from "./flows/autocomplete.js";
 import { botServices, handleCommand } from "./flows/command.js";
@@ -17,16 +27,6 @@ import { StartIntents } from "./flows/start-intents.js";
 import { tellRefusal } from "./flows/steps.js";
 import { HomeRefresh, type HomeRefreshOptions } from "./home/refresh.js";
 import { createJobEngine, type JobEngineOptions } from "./jobs/engine.js";
-import type { Logger } from "./log.js";
-import type {
-  ActionEvent,
-  Actor,
-  AutocompleteEvent,
-  ChatAdapter,
-  Choice,
-  CommandEvent,
-  Platform,
-} from "./ports.js";
 import { CommandRates } from "./rates.js";
 import { SpendAlerts } from "./spend/alerts.js";
 import { Names } from "./spend/names.js";

@@ -1,5 +1,5 @@
 import type { MediaApi } from "./api/client.js";
-import type { Choice } from "./ports.js";
+import type { Choice } from "./base/ports.js";
 import { clip } from "./render/text.js";
 
 /**

@@ -2,8 +2,8 @@ import { isIP } from "node:net";
 import { z } from "zod";
 import { CodedError } from "../common/coded-error.js";
 import { mediaOrigin } from "./api/http.js";
+import { addSecret, redactText } from "./base/redact.js";
 import { DEFAULT_RATE_LIMITS, type RateLimits } from "./rates.js";
-import { addSecret, redactText } from "./redact.js";
 import { EVERY_SERVER, type SharedKeyTenants } from "./tenancy.js";
 
 /**

@@ -4,10 +4,10 @@ import { request } from "undici";
 import { CodedError } from "../common/coded-error.js";
 import type { MediaClient } from "./api/client.js";
 import { isInternalAddress } from "./api/fetch-policy.js";
+import { BotError, UnauthorizedError } from "./base/errors.js";
+import type { Logger } from "./base/log.js";
+import { redactText } from "./base/redact.js";
 import { ConfigError } from "./config.js";
-import { BotError, UnauthorizedError } from "./errors.js";
-import type { Logger } from "./log.js";
-import { redactText } from "./redact.js";
 import type { SharedKeyTenants } from "./tenancy.js";
 
 /**

@@ -2,8 +2,8 @@ import type { TenantRef } from "../common/types.js";
 import type { PersonRef } from "../store/preferences.js";
 import { SecretsError } from "../store/secrets.js";
 import type { TenantPatch, TenantSettings, TenantStore } from "../store/tenants.js";
-import type { Actor, ConversationRef } from "./ports.js";
-import { AccessError, SetupError } from "./refusals.js";
+import type { Actor, ConversationRef } from "./base/ports.js";
+import { AccessError, SetupError } from "./base/refusals.js";
 
 /**
  * A tenant is a Discord guild or a Slack workspace: it owns an API key (its own, stored

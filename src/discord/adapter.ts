@@ -7,10 +7,17 @@ import {
   type REST,
   Routes,
 } from "discord.js";
-import { isCard } from "../core/cards.js";
-import { MessageGoneError } from "../core/errors.js";
-import type { Logger } from "../core/log.js";
-import type { ChatAdapter, ConversationRef, Json, Message, MessageRef, PostOptions } from "../core/ports.js";
+import { isCard } from "../core/base/cards.js";
+import { MessageGoneError } from "../core/base/errors.js";
+import type { Logger } from "../core/base/log.js";
+import type {
+  ChatAdapter,
+  ConversationRef,
+  Json,
+  Message,
+  MessageRef,
+  PostOptions,
+} from "../core/base/ports.js";
 import { answerOf, chatErrorOf } from "./answers.js";
 import { filesOf, type Uploader } from "./files.js";
 import { DISCORD_LIMITS } from "./limits.js";

@@ -1,5 +1,5 @@
 import { DiscordAPIError, HTTPError } from "discord.js";
-import { BotError, FileRefusedError, MessageGoneError, UndeliverableError } from "../core/errors.js";
+import { BotError, FileRefusedError, MessageGoneError, UndeliverableError } from "../core/base/errors.js";
 
 /**
  * Every answer the bot can get from the Discord routes it calls, sorted once into what the bot

@@ -11,12 +11,12 @@ import {
 } from "discord.js";
 import { actionByName } from "../core/actions/catalogue.js";
 import { imageInputByLabel, noImageNotice } from "../core/actions/image-inputs.js";
+import type { Logger } from "../core/base/log.js";
+import type { Attachment } from "../core/base/ports.js";
 import type { Bot } from "../core/bot.js";
 import { commandByName } from "../core/commands/catalogue.js";
 import { FairQueue, laneOf } from "../core/fair-queue.js";
 import type { Intake } from "../core/intake.js";
-import type { Logger } from "../core/log.js";
-import type { Attachment } from "../core/ports.js";
 import { errorCard } from "../core/render/errors.js";
 import { actorOf } from "./actor.js";
 import type { DiscordAdapter } from "./adapter.js";

@@ -1,4 +1,4 @@
-import { registry } from "../core/metrics.js";
+import { registry } from "../core/base/metrics.js";
 import type { Route } from "./server.js";
 
 /** GET /metrics in Prometheus' text format: the bot's figures (src/core/metrics.ts) and the process's. */

@@ -7,9 +7,9 @@ import { pipeline } from "node:stream/promises";
 import type { WebClient } from "@slack/web-api";
 import { Agent, request } from "undici";
 import { CodedError } from "../common/coded-error.js";
-import { bounded } from "../core/bounded.js";
-import { FileRefusedError } from "../core/errors.js";
-import type { OutgoingFile } from "../core/ports.js";
+import { bounded } from "../core/base/bounded.js";
+import { FileRefusedError } from "../core/base/errors.js";
+import type { OutgoingFile } from "../core/base/ports.js";
 import { SLACK_LIMITS } from "./limits.js";
 
 /**

@@ -1,8 +1,8 @@
 import type { App } from "@slack/bolt";
+import type { Logger } from "../core/base/log.js";
+import type { Attachment, ConversationRef } from "../core/base/ports.js";
 import type { Bot } from "../core/bot.js";
 import { stepText } from "../core/flows/steps.js";
-import type { Logger } from "../core/log.js";
-import type { Attachment, ConversationRef } from "../core/ports.js";
 import { errorCard } from "../core/render/errors.js";
 import type { Actors } from "./actors.js";
 import type { SlackAdapter } from "./adapter.js";

@@ -20,7 +20,7 @@ import {
   UnauthorizedError,
   UploadFailedError,
   userMessageOf,
-} from "../../src/core/errors.js";
+} from "../../src/core/base/errors.js";
 
 const all: BotError[] = [
   new ServiceFailureError("Unknown avatar", { field: "avatarId" }, "POST /api/video/create"),

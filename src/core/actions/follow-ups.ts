@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { JobRecord } from "../../store/jobs.js";
+import type { Json } from "../base/ports.js";
 import { commandByName } from "../commands/catalogue.js";
 import type { FormDef, JobRequest } from "../commands/define.js";
 import { ActionError, InputError } from "../commands/errors.js";
@@ -15,7 +16,6 @@ import {
   videoCinematic,
   voiceOrOwn,
 } from "../commands/video.js";
-import type { Json } from "../ports.js";
 import { filledOf } from "../render/recipe.js";
 import { tenantKey } from "../tenancy.js";
 import { openAll, uploadAll } from "../uploads.js";

@@ -1,7 +1,7 @@
 import { Readable } from "node:stream";
 import { Agent, type Dispatcher, request } from "undici";
 import type { z } from "zod";
-import { boundedText } from "../bounded.js";
+import { boundedText } from "../base/bounded.js";
 import {
   AbortedError,
   BotError,
@@ -13,10 +13,10 @@ import {
   serviceErrorFor,
   TimeoutError,
   UnauthorizedError,
-} from "../errors.js";
-import type { Logger } from "../log.js";
-import { serviceErrorsTotal, serviceRoute, serviceSeconds } from "../metrics.js";
-import { abandon } from "../streams.js";
+} from "../base/errors.js";
+import type { Logger } from "../base/log.js";
+import { serviceErrorsTotal, serviceRoute, serviceSeconds } from "../base/metrics.js";
+import { abandon } from "../base/streams.js";
 import { checkFetchTarget, guardedLookup, RefusedFetchError } from "./fetch-policy.js";
 import type { StreamBody } from "./multipart.js";
 import { type RetryPolicy, retryAfterMs, retryingDispatcher } from "./retry.js";

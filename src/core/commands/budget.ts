@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Budget } from "../../store/spend.js";
-import type { Platform } from "../ports.js";
+import type { Platform } from "../base/ports.js";
 import { budgetsCard } from "../render/budgets.js";
 import { SPEND_KINDS } from "../spend/kinds.js";
 import { defineCommand } from "./define.js";

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { JobRecord } from "../../store/jobs.js";
 import type { JobState } from "../api/job-status.js";
-import { card, type Line } from "../cards.js";
-import type { UndeliverableError } from "../errors.js";
+import { card, type Line } from "../base/cards.js";
+import type { UndeliverableError } from "../base/errors.js";
 import { STATE_WORDS, viewOf } from "../render/job.js";
 import { listActions, listCard, pageOf } from "../render/lists.js";
 import { isAdmin } from "../tenancy.js";

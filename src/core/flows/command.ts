@@ -1,15 +1,15 @@
 import type { TenantSettings } from "../../store/tenants.js";
 import { resultMediaId } from "../actions/follow-ups.js";
 import type { MediaApi } from "../api/client.js";
+import { BotError } from "../base/errors.js";
+import { commandsTotal } from "../base/metrics.js";
+import type { CommandEvent } from "../base/ports.js";
 import { COMMANDS, commandByName, describeOptions } from "../commands/catalogue.js";
 import type { AnyCommand, BotServices, CommandContext } from "../commands/define.js";
 import { InputError, noApiKey } from "../commands/errors.js";
 import { withLinkedFiles } from "../commands/linked-files.js";
 import { checkFiles, parseFilled } from "../commands/validate.js";
-import { BotError } from "../errors.js";
 import { messageOf } from "../jobs/records.js";
-import { commandsTotal } from "../metrics.js";
-import type { CommandEvent } from "../ports.js";
 import { isPersonal, type TenantRef, tenantKey, tenantOf } from "../tenancy.js";
 import { openAll, uploadAll } from "../uploads.js";
 import { admit, jobOf } from "./admit.js";

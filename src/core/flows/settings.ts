@@ -4,14 +4,14 @@ import type { TenantSettings } from "../../store/tenants.js";
 import { controlsFor } from "../actions/catalogue.js";
 import { checkedValue, type SettingsActionDef } from "../actions/define.js";
 import type { MediaApi } from "../api/client.js";
-import type { Card, Tone } from "../cards.js";
+import type { Card, Tone } from "../base/cards.js";
+import { BotError } from "../base/errors.js";
+import type { ActionEvent, Actor, ConversationRef } from "../base/ports.js";
 import type { PickItem, PickSource } from "../catalog-cache.js";
 import { DEFAULT_CHOICES, optionLabel } from "../commands/default-options.js";
 import type { BotServices } from "../commands/define.js";
 import { ageOf, RUNNING } from "../commands/jobs.js";
 import { parseOptions } from "../commands/validate.js";
-import { BotError } from "../errors.js";
-import type { ActionEvent, Actor, ConversationRef } from "../ports.js";
 import { SETTINGS } from "../preferences/layers.js";
 import { viewOf } from "../render/job.js";
 import {

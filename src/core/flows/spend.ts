@@ -1,6 +1,6 @@
+import type { Actor, ConversationRef } from "../base/ports.js";
 import type { SpendServices } from "../commands/define.js";
 import { noApiKey } from "../commands/errors.js";
-import type { Actor, ConversationRef } from "../ports.js";
 import { originOf } from "../spend/origin.js";
 import { keyIdOf, OPEN_PERIOD } from "../spend/readings.js";
 import { budgetRefs, budgetViews, memberFields, rowRefs, spendReport, spendRows } from "../spend/report.js";

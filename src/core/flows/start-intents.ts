@@ -3,9 +3,9 @@ import type Keyv from "keyv";
 import { z } from "zod";
 import { conversationRef, platform } from "../../common/types.js";
 import type { Indexes } from "../../store/indexes.js";
-import { card } from "../cards.js";
-import type { Logger } from "../log.js";
-import type { Actor, ChatAdapter, ConversationRef, Platform } from "../ports.js";
+import { card } from "../base/cards.js";
+import type { Logger } from "../base/log.js";
+import type { Actor, ChatAdapter, ConversationRef, Platform } from "../base/ports.js";
 import { outsideStep } from "./steps.js";
 
 /**

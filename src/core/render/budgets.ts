@@ -1,4 +1,4 @@
-import { type Card, card } from "../cards.js";
+import { type Card, card } from "../base/cards.js";
 import { budgetUnitText } from "../spend/kinds.js";
 import type { BudgetView } from "../spend/model.js";
 

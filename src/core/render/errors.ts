@@ -1,7 +1,7 @@
 import type { Usage } from "../api/schemas.js";
-import { type Card, card } from "../cards.js";
-import { BotError } from "../errors.js";
-import { AccessError } from "../refusals.js";
+import { type Card, card } from "../base/cards.js";
+import { BotError } from "../base/errors.js";
+import { AccessError } from "../base/refusals.js";
 import { usageFields } from "./usage.js";
 
 /**

@@ -8,8 +8,8 @@ import {
   type Line,
   progressBar,
   type Tone,
-} from "../cards.js";
-import type { Platform } from "../ports.js";
+} from "../base/cards.js";
+import type { Platform } from "../base/ports.js";
 import type { BudgetView } from "../spend/model.js";
 import { budgetLine } from "./budgets.js";
 import { controlButton, controlSelect } from "./controls.js";

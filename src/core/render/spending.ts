@@ -1,6 +1,6 @@
 import type { Usage } from "../api/schemas.js";
-import { type Card, card, type Line } from "../cards.js";
-import type { OutgoingFile } from "../ports.js";
+import { type Card, card, type Line } from "../base/cards.js";
+import type { OutgoingFile } from "../base/ports.js";
 import { SPEND_KIND_NAMES } from "../spend/kinds.js";
 import type { BudgetView, SpendReport, SpendShare } from "../spend/model.js";
 import { budgetLine } from "./budgets.js";

@@ -1,9 +1,9 @@
 import type { Claims } from "../../store/claims.js";
 import type { TenantSettings } from "../../store/tenants.js";
 import type { Usage } from "../api/schemas.js";
-import { type Card, card, type Line } from "../cards.js";
-import type { Logger } from "../log.js";
-import type { ChatAdapter, Platform } from "../ports.js";
+import { type Card, card, type Line } from "../base/cards.js";
+import type { Logger } from "../base/log.js";
+import type { ChatAdapter, Platform } from "../base/ports.js";
 import { day } from "../render/text.js";
 import { type TenantRef, tenantKey } from "../tenancy.js";
 import { periodOf } from "./readings.js";

@@ -1,4 +1,4 @@
-import type { Actor, ConversationRef } from "../ports.js";
+import type { Actor, ConversationRef } from "../base/ports.js";
 import { type TenantRef, tenantOf } from "../tenancy.js";
 
 /**

@@ -1,5 +1,5 @@
 import type { Budget, JobSpend } from "../../store/index.js";
-import type { Platform } from "../ports.js";
+import type { Platform } from "../base/ports.js";
 import { attribute } from "./attribution.js";
 import { type BudgetSubject, fieldOf, scopeKeyOf } from "./budgets.js";
 import type { BudgetView, Reading, SpendReport, SpendRow, SpendShare } from "./model.js";

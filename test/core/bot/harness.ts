@@ -5,10 +5,16 @@ import { Readable } from "node:stream";
 import { pino } from "pino";
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import { createMediaClient, type MediaClient } from "../../../src/core/api/client.js";
+import { type Card, isCard, plainText } from "../../../src/core/base/cards.js";
+import type {
+  ActionEvent,
+  Actor,
+  Attachment,
+  ConversationRef,
+  MessageRef,
+} from "../../../src/core/base/ports.js";
 import { type Bot, createBot } from "../../../src/core/bot.js";
-import { type Card, isCard, plainText } from "../../../src/core/cards.js";
 import { scaledPolicy } from "../../../src/core/jobs/policy.js";
-import type { ActionEvent, Actor, Attachment, ConversationRef, MessageRef } from "../../../src/core/ports.js";
 import type { RateLimits } from "../../../src/core/rates.js";
 import type { SharedKeyTenants } from "../../../src/core/tenancy.js";
 import { openStores, type Stores } from "../../../src/store/index.js";

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { isCard } from "../../../src/core/cards.js";
+import { isCard } from "../../../src/core/base/cards.js";
 import { CHANNEL, type Harness, harnessPerFile, text } from "../bot/harness.js";
 import { eventually } from "../fake-adapter.js";
 

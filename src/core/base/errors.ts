@@ -1,4 +1,4 @@
-import { CodedError } from "../common/coded-error.js";
+import { CodedError } from "../../common/coded-error.js";
 import type { Json } from "./ports.js";
 
 /**

@@ -1,8 +1,8 @@
 import type { Readable } from "node:stream";
-import type { ConversationRef, MessageRef, Platform } from "../common/types.js";
+import type { ConversationRef, MessageRef, Platform } from "../../common/types.js";
 import type { Card, OutgoingFile } from "./cards.js";
 
-export type { ConversationRef, Json, LiveCredentials, MessageRef, Platform } from "../common/types.js";
+export type { ConversationRef, Json, LiveCredentials, MessageRef, Platform } from "../../common/types.js";
 export type { OutgoingFile };
 
 /**
