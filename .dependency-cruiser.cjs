@@ -19,7 +19,7 @@
 const BASE = "^src/core/base/";
 const UPPER = "^src/core/(commands/|actions/|flows/|bot[.]ts$)";
 /** Plain data of spending (records and view models, the kinds): what renderers draw from. */
-const SPEND_DATA = "^src/core/spend/(model|kinds)[.]ts$";
+const SPEND_DATA = "^src/core/spend/data/";
 
 module.exports = {
   forbidden: [

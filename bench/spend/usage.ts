@@ -21,7 +21,7 @@ import { dayOf, jobFields } from "../../src/core/spend/budgets.js";
 import { Names } from "../../src/core/spend/names.js";
 import { keyIdOf, periodOf } from "../../src/core/spend/readings.js";
 import { Spending } from "../../src/core/spend/spending.js";
-import { Tenancy } from "../../src/core/tenancy.js";
+import { Tenancy } from "../../src/core/tenancy/tenancy.js";
 import { openStores, type Stores } from "../../src/store/index.js";
 import { type Emulator, startEmulator } from "../../test/fakes/media-api/index.js";
 import { BenchRedis } from "../scale/redis.js";

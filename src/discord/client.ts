@@ -1,5 +1,5 @@
 import { Client, type ClientOptions, GatewayIntentBits, type RESTOptions } from "discord.js";
-import type { Config } from "../core/config.js";
+import type { Config } from "../core/config/config.js";
 
 export type DiscordConfig = NonNullable<Config["discord"]>;
 

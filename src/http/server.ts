@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { type AddressInfo, isIPv6 } from "node:net";
 import type { Logger } from "../core/base/log.js";
-import { Intake } from "../core/intake.js";
+import { Intake } from "../core/intake/intake.js";
 
 /**
  * The bot's one HTTP server: a small route table that the platforms and the operator's endpoints

@@ -3,7 +3,7 @@ import { type HTTPReceiverOptions, type Installation, webApi } from "@slack/bolt
 import type { WebClientOptions } from "@slack/web-api";
 import { BotError } from "../core/base/errors.js";
 import type { Logger } from "../core/base/log.js";
-import type { SlackOAuth } from "../core/config.js";
+import type { SlackOAuth } from "../core/config/config.js";
 import { OrgInstallError, type SlackInstallations } from "./installations.js";
 
 /**

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { CodedError } from "../../src/common/coded-error.js";
 import { InputError } from "../../src/core/base/refusals.js";
-import { ConfigError } from "../../src/core/config.js";
-import { StartupError } from "../../src/core/startup.js";
+import { ConfigError } from "../../src/core/config/config.js";
+import { StartupError } from "../../src/core/config/startup.js";
 import { StoreError } from "../../src/store/errors.js";
 import { SecretsError } from "../../src/store/secrets.js";
 import { codesFor, descendsFrom, sourceClasses } from "../source-classes.js";

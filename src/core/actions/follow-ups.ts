@@ -16,9 +16,9 @@ import {
   videoCinematic,
   voiceOrOwn,
 } from "../commands/video.js";
+import { openAll, uploadAll } from "../media/uploads.js";
 import { filledOf } from "../render/recipe.js";
-import { tenantKey } from "../tenancy.js";
-import { openAll, uploadAll } from "../uploads.js";
+import { tenantKey } from "../tenancy/tenancy.js";
 import { defineAction } from "./define.js";
 
 /**

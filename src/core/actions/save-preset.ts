@@ -6,7 +6,7 @@ import { settingsIn } from "../preferences/layers.js";
 import { addPreset, PRESET_NAME_MAX } from "../preferences/presets.js";
 import { presetSavedCard } from "../render/presets.js";
 import { settingsOf } from "../render/recipe.js";
-import { personOf } from "../tenancy.js";
+import { personOf } from "../tenancy/tenancy.js";
 import { defineAction } from "./define.js";
 
 /**

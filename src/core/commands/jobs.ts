@@ -5,7 +5,7 @@ import { card, type Line } from "../base/cards.js";
 import type { UndeliverableError } from "../base/errors.js";
 import { STATE_WORDS, viewOf } from "../render/job.js";
 import { listActions, listCard, pageOf } from "../render/lists.js";
-import { isAdmin } from "../tenancy.js";
+import { isAdmin } from "../tenancy/tenancy.js";
 import { defineCommand } from "./define.js";
 import { AccessError } from "./errors.js";
 import { flag, page } from "./options.js";

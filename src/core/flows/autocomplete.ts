@@ -3,7 +3,7 @@ import type { AutocompleteEvent, Choice } from "../base/ports.js";
 import { commandByName } from "../commands/catalogue.js";
 import { presetNamed } from "../preferences/presets.js";
 import { describeValues } from "../render/presets.js";
-import { personOf, tenantKey, tenantOf } from "../tenancy.js";
+import { personOf, tenantKey, tenantOf } from "../tenancy/tenancy.js";
 import { admit } from "./admit.js";
 import type { Core } from "./core.js";
 

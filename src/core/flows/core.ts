@@ -6,12 +6,12 @@ import type { SpendStore } from "../../store/spend.js";
 import type { MediaApi, MediaClient } from "../api/client.js";
 import type { Logger } from "../base/log.js";
 import type { ChatAdapter, Platform } from "../base/ports.js";
-import type { CatalogCache } from "../catalog-cache.js";
+import type { CommandRates } from "../intake/rates.js";
 import type { JobEngine } from "../jobs/engine.js";
-import type { CommandRates } from "../rates.js";
+import type { CatalogCache } from "../media/catalog-cache.js";
 import type { Names } from "../spend/names.js";
 import type { Spending } from "../spend/spending.js";
-import type { Tenancy, TenantKey, TenantRef } from "../tenancy.js";
+import type { Tenancy, TenantKey, TenantRef } from "../tenancy/tenancy.js";
 import type { StartIntents } from "./start-intents.js";
 
 /** Everything the flows share; built once by createBot. */

@@ -33,8 +33,8 @@ import {
   variantsCard,
   viewOf,
 } from "../render/job.js";
-import type { TenantRef } from "../tenancy.js";
-import { idsOf } from "../tenant-view.js";
+import type { TenantRef } from "../tenancy/tenancy.js";
+import { idsOf } from "../tenancy/tenant-view.js";
 import { privately } from "./privacy.js";
 import { resolveResult } from "./results.js";
 import { deliverToStep } from "./steps.js";

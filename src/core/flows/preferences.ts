@@ -7,7 +7,7 @@ import { isSetting, type Layer, layersOf } from "../preferences/layers.js";
 import { findPreset } from "../preferences/presets.js";
 import type { Filled } from "../render/recipe.js";
 import { PLACE } from "../render/words.js";
-import { personOf } from "../tenancy.js";
+import { personOf } from "../tenancy/tenancy.js";
 import type { Core } from "./core.js";
 
 /**

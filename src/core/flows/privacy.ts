@@ -3,7 +3,7 @@ import type { TenantSettings } from "../../store/tenants.js";
 import type { Actor, ConversationRef } from "../base/ports.js";
 import { AccessError } from "../base/refusals.js";
 import { optionKey } from "../commands/validate.js";
-import { isPersonal } from "../tenancy.js";
+import { isPersonal } from "../tenancy/tenancy.js";
 import type { Core } from "./core.js";
 
 /**

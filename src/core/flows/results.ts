@@ -4,7 +4,7 @@ import type { JobResult, NormalizedStatus } from "../api/job-status.js";
 import type { Item } from "../api/schemas.js";
 import { type Card, type CardAction, card } from "../base/cards.js";
 import type { Json } from "../base/ports.js";
-import { fileOrLink, publicUrl, videoMedia } from "../files.js";
+import { fileOrLink, publicUrl, videoMedia } from "../media/files.js";
 import { photoAvatarCard, resultCard, viewOf } from "../render/job.js";
 import { recipeOf } from "../render/recipe.js";
 

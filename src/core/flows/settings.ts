@@ -7,11 +7,11 @@ import type { MediaApi } from "../api/client.js";
 import type { Card, Tone } from "../base/cards.js";
 import { BotError } from "../base/errors.js";
 import type { ActionEvent, Actor, ConversationRef } from "../base/ports.js";
-import type { PickItem, PickSource } from "../catalog-cache.js";
 import { DEFAULT_CHOICES, optionLabel } from "../commands/default-options.js";
 import type { BotServices } from "../commands/define.js";
 import { ageOf, RUNNING } from "../commands/jobs.js";
 import { parseOptions } from "../commands/validate.js";
+import type { PickItem, PickSource } from "../media/catalog-cache.js";
 import { SETTINGS } from "../preferences/layers.js";
 import { viewOf } from "../render/job.js";
 import {
@@ -22,7 +22,7 @@ import {
   type PanelView,
   panelCard,
 } from "../render/settings.js";
-import { isAdmin, personOf, tenantKey, tenantOf } from "../tenancy.js";
+import { isAdmin, personOf, tenantKey, tenantOf } from "../tenancy/tenancy.js";
 import { admit } from "./admit.js";
 import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";

@@ -9,7 +9,7 @@ import { JobLimitError } from "../commands/errors.js";
 import { despiteOutage } from "../jobs/despite-outage.js";
 import { queuedCard, unpostedCard, untrackedCard } from "../render/job.js";
 import { currentTap } from "../spend/tap.js";
-import { tenantOf } from "../tenancy.js";
+import { tenantOf } from "../tenancy/tenancy.js";
 import type { Core } from "./core.js";
 
 /** Bounds a start whose process lives but hangs (a slow upload); a crashed process's claim is free at once. */

@@ -10,7 +10,7 @@ import type { JobState, NormalizedStatus } from "../api/job-status.js";
 import { Incidents } from "../base/incidents.js";
 import type { Logger } from "../base/log.js";
 import type { Actor } from "../base/ports.js";
-import type { Intake } from "../intake.js";
+import type { Intake } from "../intake/intake.js";
 import { Choices } from "./choices.js";
 import type { Announce, JobHooks, TrackRequest } from "./contract.js";
 import { type Closed, Deliveries } from "./deliveries.js";

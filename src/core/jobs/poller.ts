@@ -4,7 +4,7 @@ import type { NormalizedStatus } from "../api/job-status.js";
 import { RateLimitedError } from "../base/errors.js";
 import type { Incidents } from "../base/incidents.js";
 import type { Logger } from "../base/log.js";
-import type { Intake } from "../intake.js";
+import type { Intake } from "../intake/intake.js";
 import type { JobHooks } from "./contract.js";
 import { DueReads } from "./due-reads.js";
 import { Lane } from "./lane.js";

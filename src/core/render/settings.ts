@@ -10,7 +10,7 @@ import {
   type Tone,
 } from "../base/cards.js";
 import type { Platform } from "../base/ports.js";
-import type { BudgetView } from "../spend/model.js";
+import type { BudgetView } from "../spend/data/model.js";
 import { budgetLine } from "./budgets.js";
 import { controlButton, controlSelect } from "./controls.js";
 import { STATE_WORDS } from "./job.js";

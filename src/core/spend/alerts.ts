@@ -5,7 +5,7 @@ import { type Card, card, type Line } from "../base/cards.js";
 import type { Logger } from "../base/log.js";
 import type { ChatAdapter, Platform } from "../base/ports.js";
 import { day } from "../render/text.js";
-import { type TenantRef, tenantKey } from "../tenancy.js";
+import { type TenantRef, tenantKey } from "../tenancy/tenancy.js";
 import { periodOf } from "./readings.js";
 
 /**

@@ -1,5 +1,5 @@
 import type { Actor, ConversationRef } from "../base/ports.js";
-import { type TenantRef, tenantOf } from "../tenancy.js";
+import { type TenantRef, tenantOf } from "../tenancy/tenancy.js";
 
 /**
  * Where a paid start was asked: its spending is recorded there and the budgets of that tenant and

@@ -1,7 +1,7 @@
 import { type Client, ClientApplication, ClientUser, type Interaction } from "discord.js";
 import { type APIApplication, Routes } from "discord-api-types/v10";
 import type { Logger } from "../../core/base/log.js";
-import { StartupError } from "../../core/startup.js";
+import { StartupError } from "../../core/config/startup.js";
 import type { HttpServer } from "../../http/index.js";
 import type { DiscordConfig } from "../client.js";
 import type { Inbound } from "../inbound.js";

@@ -14,9 +14,9 @@ import type {
   MessageRef,
 } from "../../../src/core/base/ports.js";
 import { type Bot, createBot } from "../../../src/core/bot.js";
+import type { RateLimits } from "../../../src/core/intake/rates.js";
 import { scaledPolicy } from "../../../src/core/jobs/policy.js";
-import type { RateLimits } from "../../../src/core/rates.js";
-import type { SharedKeyTenants } from "../../../src/core/tenancy.js";
+import type { SharedKeyTenants } from "../../../src/core/tenancy/tenancy.js";
 import { openStores, type Stores } from "../../../src/store/index.js";
 import { type Emulator, type EmulatorOptions, startEmulator } from "../../fakes/media-api/index.js";
 import { solidPng } from "../../fakes/media-api/png.js";

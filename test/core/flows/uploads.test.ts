@@ -9,7 +9,7 @@ import {
   UnauthorizedError,
 } from "../../../src/core/base/errors.js";
 import type { Attachment } from "../../../src/core/base/ports.js";
-import { openAll } from "../../../src/core/uploads.js";
+import { openAll } from "../../../src/core/media/uploads.js";
 import { solidPng } from "../../fakes/media-api/png.js";
 import { rejectionOf, useEmulator } from "../api/support.js";
 

@@ -2,7 +2,7 @@ import { Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../../src/core/base/log.js";
-import { Intake } from "../../../src/core/intake.js";
+import { Intake } from "../../../src/core/intake/intake.js";
 import type { JobEngine } from "../../../src/core/jobs/engine.js";
 import { fixedPolicy, scaledPolicy } from "../../../src/core/jobs/policy.js";
 import type { JobRecord } from "../../../src/store/index.js";

@@ -1,6 +1,6 @@
-import { tenantKey } from "../common/types.js";
-import { BotError } from "./base/errors.js";
-import type { Actor } from "./base/ports.js";
+import { tenantKey } from "../../common/types.js";
+import { BotError } from "../base/errors.js";
+import type { Actor } from "../base/ports.js";
 
 /**
  * How many gestures (commands, form submissions, clicks) one person and one tenant may send: a

@@ -1,14 +1,14 @@
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { request } from "undici";
-import { CodedError } from "../common/coded-error.js";
-import type { MediaClient } from "./api/client.js";
-import { isInternalAddress } from "./api/fetch-policy.js";
-import { BotError, UnauthorizedError } from "./base/errors.js";
-import type { Logger } from "./base/log.js";
-import { redactText } from "./base/redact.js";
+import { CodedError } from "../../common/coded-error.js";
+import type { MediaClient } from "../api/client.js";
+import { isInternalAddress } from "../api/fetch-policy.js";
+import { BotError, UnauthorizedError } from "../base/errors.js";
+import type { Logger } from "../base/log.js";
+import { redactText } from "../base/redact.js";
+import type { SharedKeyTenants } from "../tenancy/tenancy.js";
 import { ConfigError } from "./config.js";
-import type { SharedKeyTenants } from "./tenancy.js";
 
 /**
  * Start-up checks: a bad credential or an unreachable dependency ends the start with one line
