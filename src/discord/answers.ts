@@ -212,7 +212,7 @@ function described(error: unknown): string {
 }
 
 /**
- * The core's error for what a call to Discord threw (core/ports.ts): a refusal of the place, of the
+ * The core's error for what a call to Discord threw (core/base/ports.ts): a refusal of the place, of the
  * file, a deleted message; anything else as it is, which the core retries. The adapter's own
  * errors (a file it refused before sending) pass as they are.
  */

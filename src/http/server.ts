@@ -20,7 +20,7 @@ export interface HttpServer {
   readonly port: number;
   /** Where this machine reaches the server (its loopback address, unless it listens elsewhere only), for logs and tests. */
   readonly url: string;
-  /** The requests coming in: the work behind their acks waits while a burst arrives (core/intake.ts). */
+  /** The requests coming in: the work behind their acks waits while a burst arrives (core/intake/intake.ts). */
   readonly intake: Intake;
   /** Adds a route; the function returned takes it away (a platform that stops taking requests). */
   mount(route: Route): () => void;

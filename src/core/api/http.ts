@@ -185,7 +185,7 @@ function serviceWords(payload: unknown, text: string): string | undefined {
 }
 
 /**
- * The typed error for an answer (errors.ts `serviceErrorFor`), or undefined when it is a success:
+ * The typed error for an answer (base/errors.ts `serviceErrorFor`), or undefined when it is a success:
  * a 2xx is a failure only as the service's envelope, `{result: "failure"}`.
  */
 function failureOf(

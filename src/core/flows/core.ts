@@ -42,7 +42,7 @@ export interface Core {
   adapter(platform: Platform): ChatAdapter;
   /**
    * The service with the tenant's key; a tenant without one gets a client that refuses every
-   * call, and one on the shared key sees only what it made (tenant-view.ts).
+   * call, and one on the shared key sees only what it made (tenancy/tenant-view.ts).
    */
   media(tenant: TenantRef): Promise<MediaApi>;
   /** The same, for a key already read. */

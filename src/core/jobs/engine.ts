@@ -174,7 +174,7 @@ class Engine implements JobEngine {
         orphanScanMs: policy.orphanScanMs,
       },
     );
-    // A failure retried again and again is logged once with its count (incidents.ts).
+    // A failure retried again and again is logged once with its count (base/incidents.ts).
     const shared = { policy, now, log, incidents: new Incidents(log, { now }), intake: opts.intake };
     this.poller = new Poller(
       {

@@ -6,7 +6,7 @@ import { eventually } from "../fake-adapter.js";
 
 /**
  * What a person sees when the platform says no for good, on any platform (the core's part of the
- * contract in core/ports.ts): a refused file becomes its link, once, with the platform's reason; a
+ * contract in core/base/ports.ts): a refused file becomes its link, once, with the platform's reason; a
  * conversation that refuses the bot mid-job sends the result to the person's DM, saying why; one
  * that refuses everything ends the job with the reason and the link, which /jobs shows. No refused
  * request is sent twice, and the result is fetched from the service once per delivery.
