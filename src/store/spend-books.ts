@@ -231,11 +231,10 @@ return step
 /** Records read or deleted per command on Redis. */
 const RECORDS_SLICE = 1_000;
 
-function redisBooks(client: RedisClientType, keepMs: number): SpendBooks {
-  const key = (kind: string, name: string) => `spend-books::${kind}:${name}`;
-  // Each script is sent once and run by its hash after (EVALSHA); a server that lost it gets it again.
+/** Runs the scripts above: each is sent once and run by its hash after (EVALSHA); a server that lost it gets it again. */
+function scriptRunner(client: RedisClientType) {
   const shas = new Map<string, string>();
-  const run = async (script: string, options: { keys: string[]; arguments: string[] }) => {
+  return async (script: string, options: { keys: string[]; arguments: string[] }) => {
     let sha = shas.get(script);
     if (!sha) {
       sha = createHash("sha1").update(script).digest("hex");
@@ -248,6 +247,11 @@ function redisBooks(client: RedisClientType, keepMs: number): SpendBooks {
       return client.eval(script, options);
     }
   };
+}
+
+function redisBooks(client: RedisClientType, keepMs: number): SpendBooks {
+  const key = (kind: string, name: string) => `spend-books::${kind}:${name}`;
+  const run = scriptRunner(client);
   const holdKeys = (book: string) => [key("held", book), key("holds", book), key("holds-at", book)];
   const owners = (list: readonly Owner[]) =>
     list.map((o) => `${key("tally", o.book)}\t${o.field}`).join("\n");
