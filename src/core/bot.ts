@@ -2,9 +2,18 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Stores } from "../store/index.js";
 import type { MediaClient } from "./api/client.js";
-import { CatalogCache } from "./catalog-cache.js";
-import type { Config } from "./config.js";
-import { BotError } from "./errors.js";
+import { BotError } from "./base/errors.js";
+import type { Logger } from "./base/log.js";
+import type {
+  ActionEvent,
+  Actor,
+  AutocompleteEvent,
+  ChatAdapter,
+  Choice,
+  CommandEvent,
+  Platform,
+} from "./base/ports.js";
+import type { Config } from "./config/config.js";
 import { type ActionForm, actionForm, type FormRequest, handleAction } from "./flows/actions.js";
 import { handleAutocomplete } from "./flows/autocomplete.js";
 import { botServices, handleCommand } from "./flows/command.js";
@@ -16,24 +25,15 @@ import { publishHome } from "./flows/settings.js";
 import { StartIntents } from "./flows/start-intents.js";
 import { tellRefusal } from "./flows/steps.js";
 import { HomeRefresh, type HomeRefreshOptions } from "./home/refresh.js";
+import { CommandRates } from "./intake/rates.js";
 import { createJobEngine, type JobEngineOptions } from "./jobs/engine.js";
-import type { Logger } from "./log.js";
-import type {
-  ActionEvent,
-  Actor,
-  AutocompleteEvent,
-  ChatAdapter,
-  Choice,
-  CommandEvent,
-  Platform,
-} from "./ports.js";
-import { CommandRates } from "./rates.js";
+import { CatalogCache } from "./media/catalog-cache.js";
 import { SpendAlerts } from "./spend/alerts.js";
 import { Names } from "./spend/names.js";
 import { Spending } from "./spend/spending.js";
 import { currentTap } from "./spend/tap.js";
-import { Tenancy, type TenantKey, type TenantRef, tenantOf } from "./tenancy.js";
-import { scopedTo } from "./tenant-view.js";
+import { Tenancy, type TenantKey, type TenantRef, tenantOf } from "./tenancy/tenancy.js";
+import { scopedTo } from "./tenancy/tenant-view.js";
 
 /**
  * The core as the adapters see it: events in, cards out through the attached ChatAdapter. One

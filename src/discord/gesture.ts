@@ -1,6 +1,6 @@
 import type { Interaction } from "discord.js";
-import { laneOf } from "../core/fair-queue.js";
-import type { Actor, ConversationRef, MessageRef } from "../core/ports.js";
+import type { Actor, ConversationRef, MessageRef } from "../core/base/ports.js";
+import { laneOf } from "../core/intake/fair-queue.js";
 import { actorOf } from "./actor.js";
 import type { Deferral, DiscordAdapter } from "./adapter.js";
 

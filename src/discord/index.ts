@@ -1,7 +1,7 @@
 import { type Client, Events, type Interaction } from "discord.js";
 import type Keyv from "keyv";
+import type { Logger } from "../core/base/log.js";
 import type { Bot } from "../core/bot.js";
-import type { Logger } from "../core/log.js";
 import type { HttpServer } from "../http/index.js";
 import { DiscordAdapter } from "./adapter.js";
 import { createDiscordClient, type DiscordConfig } from "./client.js";

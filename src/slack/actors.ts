@@ -1,5 +1,5 @@
-import type { Logger } from "../core/log.js";
-import type { Actor } from "../core/ports.js";
+import type { Logger } from "../core/base/log.js";
+import type { Actor } from "../core/base/ports.js";
 import type { Workspaces } from "./workspaces.js";
 
 /** A workspace's user groups: who is in which (user id -> group ids, S…), and each group's handle. */

@@ -1,5 +1,5 @@
 import type { Context } from "@slack/bolt";
-import type { ConversationRef } from "../core/ports.js";
+import type { ConversationRef } from "../core/base/ports.js";
 import { type FormContext, readContext } from "./render/form.js";
 import { personOf } from "./steps.js";
 

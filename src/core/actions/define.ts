@@ -3,17 +3,17 @@ import type { JobRecord } from "../../store/jobs.js";
 import type { PersonPreferences, PersonRef, PreferenceStore } from "../../store/preferences.js";
 import type { TenantSettings, TenantStore } from "../../store/tenants.js";
 import type { MediaApi } from "../api/client.js";
-import type { ButtonStyle } from "../cards.js";
-import type { CatalogCache, PickItem, PickSource } from "../catalog-cache.js";
+import type { ButtonStyle } from "../base/cards.js";
+import type { Logger } from "../base/log.js";
+import type { ActionEvent, Attachment, ChatAdapter } from "../base/ports.js";
 import type { AnyCommand, CommandContext, FormDef, StartedJob } from "../commands/define.js";
 import { ActionError } from "../commands/errors.js";
 import type { JobEngine } from "../jobs/engine.js";
-import type { Logger } from "../log.js";
-import type { ActionEvent, Attachment, ChatAdapter } from "../ports.js";
+import type { CatalogCache, PickItem, PickSource } from "../media/catalog-cache.js";
 import type { ListName } from "../render/lists.js";
 import type { Filled } from "../render/recipe.js";
 import type { PanelSection } from "../render/settings.js";
-import type { TenantRef } from "../tenancy.js";
+import type { TenantRef } from "../tenancy/tenancy.js";
 
 /**
  * A control on a job's message, defined once like a command: what its value may be, who may use

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { JobRecord } from "../../store/jobs.js";
+import type { Json } from "../base/ports.js";
 import { commandByName } from "../commands/catalogue.js";
 import { declaredOf, redrawn, redraws, requestOf } from "../commands/declare.js";
 import type { AnyCommand, FormDef, JobRequest } from "../commands/define.js";
@@ -18,10 +19,9 @@ import {
   videoCinematic,
   voiceOrOwn,
 } from "../commands/video.js";
-import type { Json } from "../ports.js";
+import { openAll, uploadAll } from "../media/uploads.js";
 import { filledOf, inReadingOrder } from "../render/recipe.js";
-import { tenantKey } from "../tenancy.js";
-import { openAll, uploadAll } from "../uploads.js";
+import { tenantKey } from "../tenancy/tenancy.js";
 import { defineAction } from "./define.js";
 
 /**

@@ -4,7 +4,7 @@ import { settingsFor } from "../commands/made-with.js";
 import { text } from "../commands/options.js";
 import { addPreset, PRESET_NAME_MAX } from "../preferences/presets.js";
 import { presetSavedCard } from "../render/presets.js";
-import { personOf } from "../tenancy.js";
+import { personOf } from "../tenancy/tenancy.js";
 import { defineAction } from "./define.js";
 
 /**

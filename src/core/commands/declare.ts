@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Json } from "../ports.js";
+import type { Json } from "../base/ports.js";
 import { newSeed, seed, text, titleFrom } from "./options.js";
 
 /**

@@ -7,14 +7,14 @@ import type { MediaApi, MediaClient } from "../api/client.js";
 import type { JobKind, NormalizedStatus } from "../api/job-status.js";
 import type { FilePart } from "../api/multipart.js";
 import type { Usage } from "../api/schemas.js";
-import type { Card } from "../cards.js";
-import type { PickItem, PickSource } from "../catalog-cache.js";
-import type { Actor, Attachment, ConversationRef, Json, Message } from "../ports.js";
+import type { Card } from "../base/cards.js";
+import type { Actor, Attachment, ConversationRef, Json, Message } from "../base/ports.js";
+import type { PickItem, PickSource } from "../media/catalog-cache.js";
 import type { Filled } from "../render/recipe.js";
 import type { PanelSection } from "../render/settings.js";
-import type { BudgetView, SpendReport, SpendRow } from "../spend/model.js";
+import type { BudgetView, SpendReport, SpendRow } from "../spend/data/model.js";
 
-export type { PickSource } from "../catalog-cache.js";
+export type { PickSource } from "../media/catalog-cache.js";
 
 /** Where a pick list's entries come from: one of the service's lists, or the person's and the server's presets. */
 export type PickList = PickSource | "presets";

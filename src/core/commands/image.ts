@@ -1,7 +1,6 @@
 import { z } from "zod";
 import type { MediaApi } from "../api/client.js";
-import type { ImageCommon } from "../api/resources/images.js";
-import type { Json } from "../ports.js";
+import { ImageByIds } from "../api/resources/images.js";
 import { jobName, requestOf, seedOption, serves } from "./declare.js";
 import { type CommandContext, defineCommand, type StartedJob } from "./define.js";
 import { imageFile } from "./files.js";
@@ -22,12 +21,7 @@ export const imageOptions = z.object({
 type Options = z.output<typeof imageOptions>;
 
 /** The JSON body of the creation call, kept as the job's inputs so Regenerate can send it again. */
-export type ImageRequest = ImageCommon & {
-  referenceImageMediaId?: string;
-  referenceImageMediaIds?: string[];
-  originalImageMediaId?: string;
-  maskImageMediaId?: string;
-};
+export type ImageRequest = z.infer<typeof ImageByIds>;
 
 export type ImageCommand = "image.generate" | "image.edit" | "image.inpaint";
 
@@ -49,7 +43,7 @@ export async function startImage(
     kind: "image",
     serviceJobId: jobId,
     title: `Image: ${titleFrom(request.prompt)}`,
-    inputs: { request: request as unknown as Json },
+    inputs: { request: { ...request } },
   };
 }
 
@@ -70,7 +64,7 @@ function imageCommand(
       const request = { ...requestOf(imageOptions, ctx.options), ...(await references(ctx)) };
       return { job: await startImage(ctx.media, name, request) };
     },
-    again: (media, request) => startImage(media, name, request as unknown as ImageRequest),
+    again: (media, request) => startImage(media, name, ImageByIds.loose().parse(request)),
   });
 }
 

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import type { MediaApi } from "../api/client.js";
-import type { ThumbnailGenerateInput } from "../api/resources/thumbnails.js";
-import type { Json } from "../ports.js";
+import { ThumbnailGenerateInput } from "../api/resources/thumbnails.js";
 import { jobName, requestOf, seedOption, serves } from "./declare.js";
 import { defineCommand, type StartedJob } from "./define.js";
 import { imageFile } from "./files.js";
@@ -13,7 +12,7 @@ async function startThumbnail(media: MediaApi, request: ThumbnailGenerateInput):
     kind: "thumbnail",
     serviceJobId: jobId,
     title: `Thumbnail: ${request.name}`,
-    inputs: { request: request as unknown as Json },
+    inputs: { request: { ...request } },
   };
 }
 
@@ -44,5 +43,5 @@ export const thumbnailGenerate = defineCommand({
       }),
     };
   },
-  again: (media, request) => startThumbnail(media, request as unknown as ThumbnailGenerateInput),
+  again: (media, request) => startThumbnail(media, ThumbnailGenerateInput.loose().parse(request)),
 });

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { Attachment } from "../ports.js";
+import type { Attachment } from "../base/ports.js";
 import { fill, type Layer } from "../preferences/layers.js";
 import type { Filled } from "../render/recipe.js";
 import { clip, megabytes } from "../render/text.js";

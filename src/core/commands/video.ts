@@ -1,12 +1,12 @@
 import { z } from "zod";
 import type { MediaApi } from "../api/client.js";
 import type { FilePart } from "../api/multipart.js";
-import type { CinematicCreateInput } from "../api/resources/videos.js";
-import type { PickItem } from "../catalog-cache.js";
-import { videoMedia } from "../files.js";
+import { CinematicCreateInput, ScriptedVideoInput } from "../api/resources/videos.js";
+import type { PickItem } from "../media/catalog-cache.js";
+import { videoMedia } from "../media/files.js";
 import { resultCard } from "../render/job.js";
 import { jobName, requestOf, serves } from "./declare.js";
-import { defineCommand, type JobRequest, type StartedJob } from "./define.js";
+import { defineCommand, type StartedJob } from "./define.js";
 import { InputError } from "./errors.js";
 import { audioFile, imageFile } from "./files.js";
 import { flag, id, RESOLUTIONS, text, titleFrom, wholeNumber } from "./options.js";
@@ -130,7 +130,7 @@ export const videoAvatar = defineCommand({
     const spoken = avatarVideoRequest({ ...options, avatar: avatarId, name, voice: undefined });
     return { job: await startSpokenVideo(media, spoken, speechFile!) };
   },
-  again: (media, request) => startScriptedVideo(media, request as unknown as ScriptedVideoRequest),
+  again: (media, request) => startScriptedVideo(media, ScriptedVideoInput.loose().parse(request)),
 });
 
 export async function startCinematic(media: MediaApi, request: CinematicCreateInput): Promise<StartedJob> {
@@ -139,7 +139,7 @@ export async function startCinematic(media: MediaApi, request: CinematicCreateIn
     kind: "video",
     serviceJobId: jobId,
     title: `Cinematic video: ${request.name}`,
-    inputs: { name: request.name, request: request as unknown as JobRequest },
+    inputs: { name: request.name, request: { ...request } },
   };
 }
 
@@ -176,7 +176,7 @@ export const videoCinematic = defineCommand({
     });
     return { job };
   },
-  again: (media, request) => startCinematic(media, request as unknown as CinematicCreateInput),
+  again: (media, request) => startCinematic(media, CinematicCreateInput.loose().parse(request)),
 });
 
 export const videoGet = defineCommand({

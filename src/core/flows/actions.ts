@@ -1,10 +1,10 @@
 import { actionByName } from "../actions/catalogue.js";
 import type { MediaApi } from "../api/client.js";
-import { MAX_CHOICES, type PickItem, type PickSource } from "../catalog-cache.js";
+import type { ActionEvent, Choice, ConversationRef } from "../base/ports.js";
 import type { FormDef } from "../commands/define.js";
-import type { ActionEvent, Choice, ConversationRef } from "../ports.js";
+import { MAX_CHOICES, type PickItem, type PickSource } from "../media/catalog-cache.js";
 import { clip } from "../render/text.js";
-import { personOf, tenantKey, tenantOf } from "../tenancy.js";
+import { personOf, tenantKey, tenantOf } from "../tenancy/tenancy.js";
 import { admit, jobOf } from "./admit.js";
 import { botServices } from "./command.js";
 import type { Core } from "./core.js";

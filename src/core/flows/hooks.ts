@@ -3,18 +3,16 @@ import { controlsFor } from "../actions/catalogue.js";
 import type { MediaApi } from "../api/client.js";
 import type { NormalizedStatus } from "../api/job-status.js";
 import { fetchStatus } from "../api/normalize.js";
-import type { Card } from "../cards.js";
+import type { Card } from "../base/cards.js";
 import {
   BotError,
   MessageGoneError,
   NotPostedError,
   ServiceFailureError,
   UndeliverableError,
-} from "../errors.js";
-import type { JobHooks } from "../jobs/contract.js";
-import { messageOf } from "../jobs/records.js";
-import type { Logger } from "../log.js";
-import { deliveriesTotal, jobTransitionsTotal, pollsTotal } from "../metrics.js";
+} from "../base/errors.js";
+import type { Logger } from "../base/log.js";
+import { deliveriesTotal, jobTransitionsTotal, pollsTotal } from "../base/metrics.js";
 import type {
   ChatAdapter,
   ConversationRef,
@@ -23,7 +21,9 @@ import type {
   MessageRef,
   Platform,
   PostOptions,
-} from "../ports.js";
+} from "../base/ports.js";
+import type { JobHooks } from "../jobs/contract.js";
+import { conversationOf, messageOf } from "../jobs/records.js";
 import {
   divertedCard,
   failedJobCard,
@@ -33,8 +33,8 @@ import {
   variantsCard,
   viewOf,
 } from "../render/job.js";
-import type { TenantRef } from "../tenancy.js";
-import { idsOf } from "../tenant-view.js";
+import type { TenantRef } from "../tenancy/tenancy.js";
+import { idsOf } from "../tenancy/tenant-view.js";
 import { privately } from "./privacy.js";
 import { resolveResult } from "./results.js";
 import { deliverToStep } from "./steps.js";
@@ -136,7 +136,7 @@ function placeOf(deps: HookDeps, job: JobRecord) {
   return {
     adapter: deps.adapter(job.tenant.platform),
     message: messageOf(job),
-    conversation: job.conversation as unknown as ConversationRef,
+    conversation: conversationOf(job),
   };
 }
 

@@ -3,13 +3,14 @@ import type { JobRecord } from "../../store/jobs.js";
 import type { TenantSettings } from "../../store/tenants.js";
 import { type ActionContext, type AnyJobAction, checkedValue, OLD_CONTROL } from "../actions/define.js";
 import type { MediaApi } from "../api/client.js";
+import type { ActionEvent, Attachment, ChatAdapter } from "../base/ports.js";
 import type { FormDef, StartedJob } from "../commands/define.js";
 import { AccessError, ActionError } from "../commands/errors.js";
 import { checkFiles, parseFilled } from "../commands/validate.js";
-import type { ActionEvent, Attachment, ChatAdapter, ConversationRef } from "../ports.js";
+import { conversationOf } from "../jobs/records.js";
 import type { Filled } from "../render/recipe.js";
 import { plural } from "../render/text.js";
-import { isAdmin, isPersonal } from "../tenancy.js";
+import { isAdmin, isPersonal } from "../tenancy/tenancy.js";
 import { admit, jobOf } from "./admit.js";
 import type { Core } from "./core.js";
 import { step } from "./pipeline.js";
@@ -64,7 +65,7 @@ export const where = step<Pick<JobClick, "core" | "event">>("where", async (clic
   const job = await jobOf(core, event.jobId, event.actor);
   if (!job) throw unknownJob(core);
   const { surface: _home, message: _none, ...rest } = event;
-  click.event = { ...rest, conversation: outsideStep(job.conversation as unknown as ConversationRef) };
+  click.event = { ...rest, conversation: outsideStep(conversationOf(job)) };
 });
 
 /**

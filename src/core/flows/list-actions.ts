@@ -1,10 +1,10 @@
 import type { TenantSettings } from "../../store/tenants.js";
 import { type AnyListAction, checkedValue, OLD_CONTROL } from "../actions/define.js";
+import type { ActionEvent } from "../base/ports.js";
 import { commandByName } from "../commands/catalogue.js";
 import type { AnyCommand } from "../commands/define.js";
 import { ActionError } from "../commands/errors.js";
 import { LISTS } from "../commands/lists.js";
-import type { ActionEvent } from "../ports.js";
 import { isListName, type ListName } from "../render/lists.js";
 import { admit } from "./admit.js";
 import { commandContext } from "./command.js";

@@ -1,12 +1,12 @@
 import type { TenantSettings } from "../../store/tenants.js";
+import type { Actor } from "../base/ports.js";
 import { commandByName } from "../commands/catalogue.js";
 import type { FormDef, StartedJob } from "../commands/define.js";
-import type { Actor } from "../ports.js";
 import { isSetting, type Layer, layersOf } from "../preferences/layers.js";
 import { findPreset } from "../preferences/presets.js";
 import type { Filled } from "../render/recipe.js";
 import { PLACE } from "../render/words.js";
-import { personOf } from "../tenancy.js";
+import { personOf } from "../tenancy/tenancy.js";
 import type { Core } from "./core.js";
 
 /**

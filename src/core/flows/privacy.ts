@@ -1,8 +1,8 @@
 import type { JobRecord } from "../../store/jobs.js";
 import type { TenantSettings } from "../../store/tenants.js";
-import type { Actor, ConversationRef } from "../ports.js";
-import { AccessError } from "../refusals.js";
-import { isPersonal } from "../tenancy.js";
+import type { Actor, ConversationRef } from "../base/ports.js";
+import { AccessError } from "../base/refusals.js";
+import { isPersonal } from "../tenancy/tenancy.js";
 import type { Core } from "./core.js";
 
 /**

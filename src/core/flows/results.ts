@@ -2,10 +2,10 @@ import type { JobRecord } from "../../store/jobs.js";
 import type { MediaApi } from "../api/client.js";
 import type { JobResult, NormalizedStatus } from "../api/job-status.js";
 import type { Item } from "../api/schemas.js";
-import { type Card, type CardAction, card } from "../cards.js";
+import { type Card, type CardAction, card } from "../base/cards.js";
+import type { Json } from "../base/ports.js";
 import { recipeFor } from "../commands/made-with.js";
-import { fileOrLink, publicUrl, videoMedia } from "../files.js";
-import type { Json } from "../ports.js";
+import { fileOrLink, publicUrl, videoMedia } from "../media/files.js";
 import { photoAvatarCard, resultCard, viewOf } from "../render/job.js";
 
 /**

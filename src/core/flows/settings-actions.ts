@@ -1,10 +1,10 @@
 import type { TenantSettings } from "../../store/tenants.js";
 import { type AnySettingsAction, checkedValue } from "../actions/define.js";
+import { BotError } from "../base/errors.js";
+import type { ActionEvent } from "../base/ports.js";
 import type { BotServices } from "../commands/define.js";
 import { parseOptions } from "../commands/validate.js";
-import { BotError } from "../errors.js";
-import type { ActionEvent } from "../ports.js";
-import { isAdmin, personOf } from "../tenancy.js";
+import { isAdmin, personOf } from "../tenancy/tenancy.js";
 import { admit } from "./admit.js";
 import type { Core } from "./core.js";
 import { type Step, step } from "./pipeline.js";

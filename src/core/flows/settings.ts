@@ -3,12 +3,12 @@ import type { OptionValues } from "../../store/preferences.js";
 import type { TenantSettings } from "../../store/tenants.js";
 import { controlsFor } from "../actions/catalogue.js";
 import type { MediaApi } from "../api/client.js";
-import type { Card, Tone } from "../cards.js";
-import type { PickItem, PickSource } from "../catalog-cache.js";
+import type { Card, Tone } from "../base/cards.js";
+import type { Actor, ConversationRef } from "../base/ports.js";
 import { DEFAULT_CHOICES, optionLabel } from "../commands/default-options.js";
 import type { BotServices } from "../commands/define.js";
 import { ageOf, RUNNING } from "../commands/jobs.js";
-import type { Actor, ConversationRef } from "../ports.js";
+import type { PickItem, PickSource } from "../media/catalog-cache.js";
 import { SETTINGS } from "../preferences/layers.js";
 import { viewOf } from "../render/job.js";
 import {
@@ -19,7 +19,7 @@ import {
   type PanelView,
   panelCard,
 } from "../render/settings.js";
-import { isAdmin, tenantKey, tenantOf } from "../tenancy.js";
+import { isAdmin, tenantKey, tenantOf } from "../tenancy/tenancy.js";
 import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
 

@@ -1,5 +1,5 @@
-import type { Card } from "../cards.js";
-import type { Json } from "../ports.js";
+import type { Card } from "../base/cards.js";
+import type { Json } from "../base/ports.js";
 import { styleLabel } from "./text.js";
 
 /**

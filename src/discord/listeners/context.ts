@@ -4,8 +4,8 @@ import {
   MessageFlags,
   type ModalSubmitInteraction,
 } from "discord.js";
+import type { ConversationRef } from "../../core/base/ports.js";
 import type { Bot } from "../../core/bot.js";
-import type { ConversationRef } from "../../core/ports.js";
 import type { DiscordAdapter } from "../adapter.js";
 import type { Gesture } from "../gesture.js";
 import type { PendingForms } from "../pending-forms.js";

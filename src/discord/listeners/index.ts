@@ -1,8 +1,8 @@
 import type { Interaction } from "discord.js";
+import type { Logger } from "../../core/base/log.js";
 import type { Bot } from "../../core/bot.js";
-import { FairQueue } from "../../core/fair-queue.js";
-import type { Intake } from "../../core/intake.js";
-import type { Logger } from "../../core/log.js";
+import { FairQueue } from "../../core/intake/fair-queue.js";
+import type { Intake } from "../../core/intake/intake.js";
 import type { DiscordAdapter } from "../adapter.js";
 import { gestureOf } from "../gesture.js";
 import type { PendingForms } from "../pending-forms.js";

@@ -1,6 +1,6 @@
 import { ComponentType, MessageFlags, type ModalSubmitInteraction } from "discord.js";
 import { actionByName } from "../../core/actions/catalogue.js";
-import type { Attachment } from "../../core/ports.js";
+import type { Attachment } from "../../core/base/ports.js";
 import { errorCard } from "../../core/render/errors.js";
 import { type ControlId, decodeControlId } from "../custom-id.js";
 import { userAttachment } from "../files.js";

@@ -1,5 +1,5 @@
+import type { Logger } from "../../core/base/log.js";
 import type { Bot } from "../../core/bot.js";
-import type { Logger } from "../../core/log.js";
 import type { Actors } from "../actors.js";
 import type { SlackAdapter } from "../adapter.js";
 import type { Gesture } from "../gesture.js";

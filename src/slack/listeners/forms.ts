@@ -1,7 +1,7 @@
 import type { ModalView } from "@slack/types";
 import type { WebClient } from "@slack/web-api";
-import { type Card, card } from "../../core/cards.js";
-import type { Attachment, ConversationRef } from "../../core/ports.js";
+import { type Card, card } from "../../core/base/cards.js";
+import type { Attachment, ConversationRef } from "../../core/base/ports.js";
 import { errorCard } from "../../core/render/errors.js";
 import { userFilesByOption } from "../files.js";
 import type { Listening } from "./context.js";

@@ -1,6 +1,6 @@
 import type { Middleware, SlackEventMiddlewareArgs } from "@slack/bolt";
+import type { Attachment, ConversationRef } from "../../core/base/ports.js";
 import { stepText } from "../../core/flows/steps.js";
-import type { Attachment, ConversationRef } from "../../core/ports.js";
 import { errorCard } from "../../core/render/errors.js";
 import { userFilesByOption } from "../files.js";
 import { gestureOf, isPerson } from "../gesture.js";

@@ -1,5 +1,5 @@
 import type { Middleware, SlackOptionsMiddlewareArgs } from "@slack/bolt";
-import type { Choice } from "../../core/ports.js";
+import type { Choice } from "../../core/base/ports.js";
 import { conversationOf, gestureOf } from "../gesture.js";
 import { SLACK_LIMITS } from "../limits.js";
 import { readSearchBlockId } from "../render/card.js";

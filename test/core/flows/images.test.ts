@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isCard } from "../../../src/core/cards.js";
+import { isCard } from "../../../src/core/base/cards.js";
 import { type Harness, harnessPerFile, png, text } from "../bot/harness.js";
 import { isPng } from "../fake-adapter.js";
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { MessageRef } from "../../../src/core/base/ports.js";
 import { AccessError } from "../../../src/core/commands/errors.js";
 import { byOption } from "../../../src/core/commands/validate.js";
 import { privacyOf } from "../../../src/core/flows/privacy.js";
-import type { MessageRef } from "../../../src/core/ports.js";
 import { actor, CHANNEL, Harness, text } from "../bot/harness.js";
 import { eventually } from "../fake-adapter.js";
 
