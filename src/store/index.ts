@@ -14,6 +14,7 @@ import { openSpendBooks } from "./spend-books.js";
 import { openSwap } from "./swap.js";
 import { TenantStore } from "./tenants.js";
 
+export type { Json, TenantRef } from "../common/types.js";
 export type { StoreAvailability } from "./availability.js";
 export { Batch } from "./batch.js";
 export type { ClaimHolder, Claims, Lease } from "./claims.js";
@@ -29,7 +30,6 @@ export type {
   JobStoreOptions,
   NewJob,
   Requester,
-  TenantRef,
   UpdateResult,
 } from "./jobs.js";
 export { isFinished, newJobId } from "./jobs.js";
@@ -42,7 +42,6 @@ export type {
   PreferenceStore,
   Preset,
 } from "./preferences.js";
-export type { Json } from "./records.js";
 export { SecretsError, type SecretsErrorCode } from "./secrets.js";
 export type {
   BookRef,

@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { expect, it } from "vitest";
 import { attribute } from "../../src/core/spend/attribution.js";
 import { applicable, HOLD_TTL_MS, holdItems, jobFields } from "../../src/core/spend/budgets.js";
-import type { Reading } from "../../src/core/spend/model.js";
+import type { Reading } from "../../src/core/spend/data/model.js";
 import type { Budget, Hold, JobSettlement, SpendStore, Stores } from "../../src/store/index.js";
 import { describeEachBackend } from "./backends.js";
 

@@ -1,7 +1,7 @@
-import { type Card, type CardMedia, isCard } from "../cards.js";
-import { FileRefusedError } from "../errors.js";
-import type { Logger } from "../log.js";
-import type { ChatAdapter, Message, StepOutcome } from "../ports.js";
+import { type Card, type CardMedia, isCard } from "../base/cards.js";
+import { FileRefusedError } from "../base/errors.js";
+import type { Logger } from "../base/log.js";
+import type { ChatAdapter, Message, StepOutcome } from "../base/ports.js";
 
 /**
  * A file the platform refuses for good (`FileRefusedError`: over what the place accepts from the

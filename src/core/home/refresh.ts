@@ -1,5 +1,5 @@
-import type { Logger } from "../log.js";
-import type { Actor } from "../ports.js";
+import type { Logger } from "../base/log.js";
+import type { Actor } from "../base/ports.js";
 
 /**
  * Keeps the homes people look at current (Slack's App Home tab): a home opened recently is

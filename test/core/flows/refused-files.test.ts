@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { type CardMedia, card } from "../../../src/core/cards.js";
+import { type CardMedia, card } from "../../../src/core/base/cards.js";
 import { withoutFiles } from "../../../src/core/flows/refused-files.js";
 
 const file = { name: "x.png", contentType: "image/png", open: async () => Readable.from([]) };
