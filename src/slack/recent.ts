@@ -1,4 +1,4 @@
-import type { Intake } from "../core/intake.js";
+import type { Intake } from "../core/intake/intake.js";
 import { type Claims, isStoreOutage } from "../store/index.js";
 
 /**
@@ -9,7 +9,7 @@ import { type Claims, isStoreOutage } from "../store/index.js";
  * bot's store, which every replica shares, and the claim expires by itself.
  *
  * The claim is a store write, made after the ack: while a burst of requests arrives it waits
- * with the rest of the work behind the acks (core/intake.ts), so the burst's next connections are
+ * with the rest of the work behind the acks (core/intake/intake.ts), so the burst's next connections are
  * accepted first. Slack redelivers after 3 s without an ack, long after that wait.
  */
 export class Recent {
