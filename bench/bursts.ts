@@ -76,6 +76,31 @@ export function signedSlackRequest(signingSecret: string, id: string, body: stri
 }
 
 /** 200 `/image generate` commands at once, each from a person of its own, timed to their defers. */
+/**
+ * Registers in a floor's fake Discord the commands the bot registered in its own, once it has:
+ * a fake Discord builds interactions only for registered commands, as Discord's client does.
+ */
+export async function copyCommands(from: FakeDiscord, to: FakeDiscord): Promise<void> {
+  await from.waitFor(() => from.commands().length + from.commands(from.guild.id).length > 0, 30_000);
+  const scopes: [string | undefined, string | undefined][] = [
+    [undefined, undefined],
+    [from.guild.id, to.guild.id],
+  ];
+  for (const [source, target] of scopes) {
+    const commands = from
+      .commands(source)
+      .map(({ id: _id, application_id: _app, version: _version, guild_id: _guild, ...command }) => command);
+    if (commands.length === 0) continue;
+    const path = `${to.restUrl}/v10/applications/${to.applicationId}${target ? `/guilds/${target}` : ""}/commands`;
+    const response = await fetch(path, {
+      method: "PUT",
+      headers: { authorization: `Bot ${to.token}`, "content-type": "application/json" },
+      body: JSON.stringify(commands),
+    });
+    if (!response.ok) throw new Error(`the floor's commands: ${response.status} ${await response.text()}`);
+  }
+}
+
 export function discordCommandBurst(fake: FakeDiscord, round: number, people: string): Promise<Round> {
   const users = Array.from({ length: BURST }, (_, i) => fake.addUser(`${people}${round + 1}x${i}`));
   return timedBurst(

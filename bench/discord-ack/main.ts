@@ -36,7 +36,7 @@ import {
   stopProcess,
   TARGET_P99_MS,
 } from "../ack.js";
-import { discordCommandBurst, timedBurst } from "../bursts.js";
+import { copyCommands, discordCommandBurst, timedBurst } from "../bursts.js";
 
 const BOT = fileURLToPath(new URL("./bot-process.ts", import.meta.url));
 const EMULATOR = fileURLToPath(new URL("./emulator-process.ts", import.meta.url));
@@ -119,6 +119,7 @@ export async function run(rounds = 5): Promise<DiscordAckResult[]> {
     startFlags(),
   );
   const floor = await startProcess<{ ready: boolean }>(FLOOR, [floorFake.restUrl, floorFake.token]);
+  await copyCommands(fake, floorFake);
   try {
     const common = {
       burst: BURST,

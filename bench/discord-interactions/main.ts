@@ -39,6 +39,7 @@ import {
   startProcess,
   stopProcess,
 } from "../ack.js";
+import { copyCommands } from "../bursts.js";
 
 const BOT = fileURLToPath(new URL("./bot-process.ts", import.meta.url));
 const EMULATOR = fileURLToPath(new URL("../discord-ack/emulator-process.ts", import.meta.url));
@@ -133,6 +134,7 @@ export async function run(rounds = 5): Promise<DiscordInteractionsAckResult> {
   try {
     await fake.setInteractionsEndpoint(bot.info.url);
     await floorFake.setInteractionsEndpoint(floor.info.url);
+    await copyCommands(fake, floorFake);
     const result = await runRounds({
       name: "discord-interactions-ack",
       burst: BURST,
