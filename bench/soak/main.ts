@@ -201,3 +201,5 @@ const files = write(
   samples,
 );
 console.log(`written: ${files.json}, ${files.md}; logs: ${logDir}`);
+// The guard: a heap that keeps growing, or a bot that exited, fails the run (once it is written).
+if (files.heapGrows || exitedDuringRun) process.exitCode = 1;

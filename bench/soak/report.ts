@@ -4,7 +4,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { median, percentile } from "../stats.js";
+import { leastSquares, median, percentile } from "../stats.js";
 import type { StoreFigures } from "./store.js";
 
 export interface Command {
@@ -69,7 +69,7 @@ export function write(
   settings: Settings,
   commands: Command[],
   samples: Sample[],
-): { json: string; md: string } {
+): { json: string; md: string; heapGrows: boolean } {
   mkdirSync(outDir, { recursive: true });
   const date = new Date().toISOString();
   const json = join(outDir, "soak.json");
@@ -86,6 +86,14 @@ export function write(
   // The heap of a tenth: its lowest sample, the live heap right after a collection.
   const heapOf = (g: Sample[]) => Math.min(...g.map((s) => s.heapUsedMb));
   const heapSpread = spread(warm.map(heapOf));
+  // Issue 36: the heap's trend after warm-up, MB per hour, through each tenth's lowest sample (at
+  // that sample's time); it grows when the slope stands more than twice its standard error above 0.
+  const lowest = warm.map((g) => g.reduce((a, b) => (b.heapUsedMb < a.heapUsedMb ? b : a)));
+  const trend = leastSquares(
+    lowest.map((s) => s.at / 3_600_000),
+    lowest.map((s) => s.heapUsedMb),
+  );
+  const heapGrows = trend.slope - 2 * trend.stderr > 0;
   const jobRows = (s: Sample) => s.store.namespaces.jobs?.rows ?? 0;
   // Live: not yet past their expiry. The expired ones wait for the next purge (every 5 minutes).
   const liveJobRows = (s: Sample) => jobRows(s) - (s.store.namespaces.jobs?.expired ?? 0);
@@ -115,6 +123,7 @@ export function write(
     `| commands sent / acknowledged / results delivered | ${commands.length} / ${acknowledged.length} / ${delivered.length} (send slots skipped with ${settings.concurrency} in flight: ${settings.skipped}) |`,
     `| command -> result posted, p50 / p95 (s, wall) | ${fixed(percentile(latency, 50) / 1000)} / ${fixed(percentile(latency, 95) / 1000)} |`,
     `| heap after warm-up (${fixed(warmMs / 60_000)} min): largest distance from its median (target <= 10 %) | **${fixed(heapSpread * 100)} %** (${warm.map((g) => fixed(heapOf(g))).join(", ")} MB) |`,
+    `| heap after warm-up: least-squares slope of each tenth's lowest sample (growing when above twice its standard error) | **${fixed(trend.slope, 2)} ± ${fixed(trend.stderr, 2)} MB/h**: ${heapGrows ? "**grows**" : "no growth above noise"} |`,
     `| live job records once jobs expire: largest distance from their median | **${fixed(jobRowSpread * 100)} %** (${warm.map((g) => liveJobRows(last(g))).join(", ")}; with the expired ones not yet purged: ${warm.map((g) => jobRows(last(g))).join(", ")}) |`,
     `| Slack post ledger rows, claims (after warm-up -> end) | ${grown((s) => s.store.namespaces.slack?.rows ?? 0)}; ${grown((s) => s.store.claims)} |`,
     `| kept by design beyond a job's life: spending records (400 days: the period's book and its export) | ${fixed(spendPerJob, 2)} per delivered job; index entries ${grown((s) => s.store.indexEntries)} (jobs' lists: at most 100 per person and 200 per tenant; ids made on the shared key: 10,000 per tenant; spending: 2 per job for its period) |`,
@@ -151,5 +160,5 @@ export function write(
   );
   const md = join(outDir, "soak.md");
   writeFileSync(md, lines.join("\n"));
-  return { json, md };
+  return { json, md, heapGrows };
 }
