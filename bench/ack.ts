@@ -280,19 +280,6 @@ export function benchCommand(): string {
 const loadAtStart = loadavg().map((l) => Math.round(l * 100) / 100);
 
 /**
- * The Node flags `npm start` gives the bot (its heap ceiling and V8 settings, which decide how
- * much garbage V8 lets pile up before collecting): the benchmarks' bot processes run with them.
- */
-export function startFlags(): string[] {
-  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
-    scripts: { start: string };
-  };
-  return pkg.scripts.start
-    .split(/\s+/)
-    .filter((word) => word.startsWith("--") && !word.startsWith("--env-file"));
-}
-
-/**
  * Starts a TypeScript helper process (`nodeOptions` go after tsx's, so a preloaded module may be
  * TypeScript) and resolves with the JSON of its first stdout line, which it prints once ready. Its
  * stderr is ours, so its errors show.

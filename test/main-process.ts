@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { appendFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { createInterface } from "node:readline";
 
@@ -14,6 +14,20 @@ const root = new URL("..", import.meta.url).pathname;
 const KEPT_LINES = 200;
 
 export type Entry = "src" | "dist";
+
+/**
+ * The Node flags `npm start` gives the bot (its heap ceiling and V8 settings, which decide how
+ * much garbage V8 lets pile up before collecting): `dist/main.js` runs with them here, and the
+ * benchmarks' and memory tests' bot processes too.
+ */
+export function startFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+    scripts: { start: string };
+  };
+  return pkg.scripts.start
+    .split(/\s+/)
+    .filter((word) => word.startsWith("--") && !word.startsWith("--env-file"));
+}
 
 export class BotProcess {
   /** Resolves with the exit code (null after a signal). */
@@ -43,7 +57,7 @@ export class BotProcess {
    * With `logFile`, every line it logs is also appended there (the whole life, not only the tail).
    */
   static start(env: Record<string, string>, entry: Entry = "src", logFile?: string): BotProcess {
-    const args = entry === "src" ? ["--import", "tsx", "src/main.ts"] : ["dist/main.js"];
+    const args = entry === "src" ? ["--import", "tsx", "src/main.ts"] : [...startFlags(), "dist/main.js"];
     const child = spawn(process.execPath, args, {
       cwd: root,
       env: {

@@ -23,6 +23,7 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { APIMessage } from "discord-api-types/v10";
 import { type FakeDiscord, startFakeDiscord } from "../../test/fakes/discord/index.js";
+import { startFlags } from "../../test/main-process.js";
 import {
   type AckResult,
   BURST,
@@ -31,7 +32,6 @@ import {
   readTimings,
   report,
   runRounds,
-  startFlags,
   startProcess,
   stopProcess,
   TARGET_P99_MS,

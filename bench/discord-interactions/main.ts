@@ -28,6 +28,7 @@ import {
   type InjectedInteraction,
   startFakeDiscord,
 } from "../../test/fakes/discord/index.js";
+import { startFlags } from "../../test/main-process.js";
 import {
   type AckResult,
   BURST,
@@ -35,7 +36,6 @@ import {
   report,
   roundFigures,
   runRounds,
-  startFlags,
   startProcess,
   stopProcess,
 } from "../ack.js";

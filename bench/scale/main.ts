@@ -26,7 +26,7 @@ import { parseArgs } from "node:util";
 import { createMediaClient } from "../../src/core/api/index.js";
 import { startEmulator } from "../../test/fakes/media-api/index.js";
 import { sign, startFakeSlack } from "../../test/fakes/slack/index.js";
-import { BotProcess, freePort } from "../../test/main-process.js";
+import { BotProcess, freePort, startFlags } from "../../test/main-process.js";
 import type { BotResult } from "../jobs/bot-process.js";
 import type { EmulatorMessage, EmulatorReply } from "../jobs/emulator-process.js";
 import { drawJobs } from "../jobs/mix.js";
@@ -222,7 +222,7 @@ async function tracked(
       caps: { maxRequestsPerSecond: 20_000, maxConcurrentRequests: 128 },
     };
     return fork(new URL("./replica.ts", import.meta.url).pathname, [JSON.stringify(args)], {
-      execArgv: ["--import", "tsx", "--max-old-space-size=512"],
+      execArgv: ["--import", "tsx", ...startFlags()],
     });
   });
   await Promise.all(children.map((c) => message(c, (m: { type?: string }) => m.type === "ready")));

@@ -24,6 +24,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { startEmulator } from "../../test/fakes/media-api/index.js";
 import { startFakeSlack } from "../../test/fakes/slack/index.js";
+import { startFlags } from "../../test/main-process.js";
 import {
   type AckResult,
   BURST,
@@ -33,7 +34,6 @@ import {
   report,
   roundFigures,
   runRounds,
-  startFlags,
   startProcess,
   stopProcess,
   TARGET_P99_MS,

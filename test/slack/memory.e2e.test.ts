@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface, type Interface } from "node:readline";
@@ -9,20 +9,16 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../fakes/media-api/index.js";
 import { type FakeSlack, startFakeSlack } from "../fakes/slack/index.js";
 import { linuxProc } from "../local-tools.js";
+import { startFlags } from "../main-process.js";
 
 const CHILD = fileURLToPath(new URL("./bot-process.ts", import.meta.url));
 /**
- * The heap ceiling the bot runs with (`npm start`, and the image's CMD): without one V8 sizes the
- * heap, and on Node 24 its young generation too, from the machine's memory, and lets far more
- * garbage pile up between collections than the bot ever does when deployed.
+ * The bot runs with `npm start`'s heap settings (its old-generation ceiling and semi-space size):
+ * without them V8 sizes the heap, and on Node 24 its young generation too, from the machine's
+ * memory or the ceiling, and lets far more garbage pile up between collections than the bot ever
+ * does when deployed.
  */
-const HEAP_CEILING = /--max-old-space-size=\d+/.exec(
-  (
-    JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
-      scripts: { start: string };
-    }
-  ).scripts.start,
-)![0];
+const HEAP_FLAGS = startFlags();
 const MiB = 1024 * 1024;
 const VIDEO_BYTES = 100 * MiB;
 
@@ -54,7 +50,7 @@ linuxProc.describe("a 100 MB result in Slack", () => {
     child = spawn(
       process.execPath,
       [
-        HEAP_CEILING,
+        ...HEAP_FLAGS,
         "--expose-gc",
         "--import",
         "tsx",
