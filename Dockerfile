@@ -41,4 +41,4 @@ EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
     CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT || 3000}/healthz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # node itself is PID 1, so `docker stop`'s SIGTERM reaches the bot's own handler (npm would not pass it on).
-CMD ["node", "--max-old-space-size=512", "dist/main.js"]
+CMD ["node", "--max-old-space-size=512", "--max-semi-space-size=4", "dist/main.js"]

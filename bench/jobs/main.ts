@@ -21,7 +21,7 @@ import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { createMediaClient } from "../../src/core/api/index.js";
-import { startFlags } from "../ack.js";
+import { startFlags } from "../../test/main-process.js";
 import type { BotArgs, BotResult, Strategy } from "./bot-process.js";
 import type { EmulatorMessage, EmulatorReply } from "./emulator-process.js";
 import { drawJobs } from "./mix.js";
@@ -76,10 +76,13 @@ async function run(argv: string[]): Promise<void> {
   }
   const median = Object.fromEntries(strategies.map((s) => [s, medianOf(runs, s)]));
   console.log(`\nmedians of ${runs.length} run(s):\n${table(median, strategies)}\n`);
-  for (const t of targets(median))
+  const checks = targets(median, settings.jobs);
+  for (const t of checks)
     console.log(`${t.ok ? "met   " : "MISSED"} ${t.name}: ${t.value} (limit ${t.limit})`);
   const files = write(values.out, values.name, settings, runs);
   console.log(`\nwritten: ${files.json}, ${files.md}`);
+  // A missed target fails the run (after the figures are written, to be read).
+  if (checks.some((t) => !t.ok)) process.exitCode = 1;
 }
 
 async function once(settings: Settings): Promise<RunFigures> {
