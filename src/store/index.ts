@@ -8,7 +8,9 @@ import { JobStore, type JobStoreOptions } from "./jobs.js";
 import { DEFAULT_STORE_URL, openKeyvBackend } from "./keyv.js";
 import { OwnedRecords } from "./owned.js";
 import { PreferenceStore } from "./preferences.js";
+import type { LinkState, SentinelSetting } from "./redis-link.js";
 import { createSecretBox } from "./secrets.js";
+import { openSignals, type Signals } from "./signals.js";
 import { SPEND_KEEP_MS, SpendStore } from "./spend.js";
 import { openSpendBooks } from "./spend-books.js";
 import { openSwap } from "./swap.js";
@@ -17,7 +19,7 @@ import { TenantStore } from "./tenants.js";
 export type { StoreAvailability } from "./availability.js";
 export { Batch } from "./batch.js";
 export type { ClaimHolder, Claims, Lease } from "./claims.js";
-export { withClaim } from "./claims.js";
+export { replicatedWrite, withClaim } from "./claims.js";
 export { isStoreOutage, StoreError, type StoreErrorCode } from "./errors.js";
 export type { IndexEntry, Indexes } from "./indexes.js";
 export type { InstallationRef, InstallationStore } from "./installations.js";
@@ -43,7 +45,9 @@ export type {
   Preset,
 } from "./preferences.js";
 export type { Json } from "./records.js";
+export type { LinkState, RedisNode, SentinelSetting, WriteCheckpoint } from "./redis-link.js";
 export { SecretsError, type SecretsErrorCode } from "./secrets.js";
+export type { Signals } from "./signals.js";
 export type {
   BookRef,
   Budget,
@@ -80,6 +84,10 @@ export interface Stores {
   keyv(namespace: string): Keyv<unknown>;
   /** Whether the store answers now (availability.ts). */
   availability: StoreAvailability;
+  /** Messages to every process on the store (signals.ts). */
+  signals: Signals;
+  /** On redis: the primary the bot is on, and a replica slow to acknowledge (redis-link.ts). */
+  replication?: { state(): LinkState; lagging(): string | undefined };
   close(): Promise<void>;
 }
 
@@ -87,7 +95,7 @@ export async function openStores(
   storeUrl: string = DEFAULT_STORE_URL,
   secretsKey?: string,
   logger: Logger = pino({ level: "silent" }),
-  options: { jobs?: JobStoreOptions } = {},
+  options: { jobs?: JobStoreOptions; sentinel?: SentinelSetting } = {},
 ): Promise<Stores> {
   const box = secretsKey ? createSecretBox(secretsKey) : undefined;
   if (!box) {
@@ -97,7 +105,7 @@ export async function openStores(
       "SECRETS_KEY is not 32 bytes as base64 or 64 hex digits, so the key is derived from it as a passphrase (scrypt)",
     );
   }
-  const backend = await openKeyvBackend(storeUrl, logger);
+  const backend = await openKeyvBackend(storeUrl, logger, options.sentinel);
   try {
     const claims = await openClaims(backend.connection);
     const indexes = await openIndexes(backend.connection);
@@ -126,6 +134,8 @@ export async function openStores(
       indexes,
       keyv: (namespace) => backend.keyv(namespace),
       availability: backend.availability,
+      signals: openSignals(backend.connection),
+      ...(backend.connection.kind === "redis" && { replication: backend.connection.link }),
       close: () => backend.close(),
     };
   } catch (error) {
