@@ -326,9 +326,11 @@ class Link implements RedisLink {
     throw lastError instanceof Error ? lastError : new Error("no sentinel answered");
   }
 
-  #client(address: RedisNode): RedisClientType {
+  #client(address: RedisNode, { idle = false } = {}): RedisClientType {
     const url = this.#url;
     const client: RedisClientType = createClient({
+      // A connection that may stay quiet (the lane, the subscriber) pings, or its silence would end it.
+      ...(idle && { pingInterval: SILENCE_MS / 2 }),
       ...(url.username && { username: decodeURIComponent(url.username) }),
       ...(url.password && { password: decodeURIComponent(url.password) }),
       ...(url.pathname.length > 1 && { database: Number(url.pathname.slice(1)) }),
@@ -454,7 +456,7 @@ class Link implements RedisLink {
 
   /** A second connection to the same primary, ended with the others. */
   async #side(connection: Connection): Promise<RedisClientType> {
-    const client = this.#client(connection.address);
+    const client = this.#client(connection.address, { idle: true });
     client.on("error", (error: unknown) => this.#failed(connection, error));
     await client.connect();
     if (connection.ended) {
