@@ -32,3 +32,15 @@ export const storeFailovers = new Counter({
   help: "Times the bot followed the Redis primary to another node (Sentinel's promotion, a managed failover)",
   registers: [registry],
 });
+
+/**
+ * How long the writes the once-only guarantees rest on waited for a replica before the bot acted
+ * (redis-link.ts `replicated`); 0 when the primary has no replica in sync. Its count per job is
+ * the acknowledgements a job costs.
+ */
+export const storeReplicaAckSeconds = new Histogram({
+  name: "mediabot_store_replica_ack_seconds",
+  help: "Time a write the once-only guarantees rest on waited for a Redis replica's acknowledgement (WAIT)",
+  buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25, 1, 5],
+  registers: [registry],
+});

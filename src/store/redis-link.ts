@@ -4,7 +4,7 @@ import { createClient, type RedisClientType } from "@keyv/redis";
 import type { Logger } from "pino";
 import type { StoreAvailability } from "./availability.js";
 import { StoreError } from "./errors.js";
-import { storeFailovers, storeNode } from "./metrics.js";
+import { storeFailovers, storeNode, storeReplicaAckSeconds } from "./metrics.js";
 
 /**
  * The bot's connections to Redis, kept on the primary through a failover: Redis Sentinel
@@ -210,11 +210,15 @@ class Link implements RedisLink {
   replicated(from: WriteCheckpoint): Promise<void> {
     const connection = this.#current;
     if (!connection || connection.number !== from.connection) return Promise.reject(changed());
-    if (connection.replicas === 0) return Promise.resolve();
-    return new Promise((resolve, reject) => {
+    if (connection.replicas === 0) {
+      storeReplicaAckSeconds.observe(0);
+      return Promise.resolve();
+    }
+    const since = performance.now();
+    return new Promise<void>((resolve, reject) => {
       connection.waiting.push({ resolve, reject, since: Date.now() });
       void this.#acknowledge(connection);
-    });
+    }).then(() => storeReplicaAckSeconds.observe((performance.now() - since) / 1000));
   }
 
   lagging(): string | undefined {
