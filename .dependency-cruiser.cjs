@@ -1,25 +1,38 @@
 /**
  * The direction of src's imports (docs/how-it-works-layers.md), checked by `npm run deps`.
  * Type-only imports count (tsPreCompilationDeps): a type is a dependency a reader follows too.
+ * Every rule names folders: a module's layer is the folder it is in.
  *
- * Bottom-up: src/store (and the neutral src/metrics-registry.ts), then inside src/core:
- *   base    errors, redact, log (with logged-error, log-bounds, incidents), metrics, streams, bounded,
- *           cards, ports, refusals
- *   api     the media service's client
- *   render  cards from view models
- *   (mid)   everything else in core: config, tenancy, jobs/, catalog-cache, files, uploads...
- *           including folders added later (spend/): they import downward, never in a cycle
- *   commands  the command catalogue: definitions
- *   actions   the action catalogue: definitions (may use commands)
- *   flows     orchestration
- *   bot.ts    on top
+ * Bottom-up:
+ *   src/common           the types and the error root every layer shares (a leaf)
+ *   src/store            the records, on sqlite or Redis (beside it the neutral src/metrics-registry.ts)
+ *   src/core/base        what the whole core stands on: errors, logs, metrics, cards, the chat port
+ *   src/core/api         the media service's client
+ *   src/core/render      cards from view models (spending's plain data, src/core/spend/data, below it)
+ *   the middle           every other folder of src/core (config, tenancy, intake, media, jobs, spend,
+ *                        preferences, home, and any added later): they import downward, never in a cycle
+ *   src/core/commands    the command catalogue: definitions
+ *   src/core/actions     the action catalogue: definitions (may use commands)
+ *   src/core/flows       orchestration
+ *   src/core/bot.ts      on top, the core's one loose file: wires the flows together
  * then the adapters (src/discord, src/slack), src/http, src/cli, app.ts and main.ts.
  */
-const BASE =
-  "^src/core/(errors|redact|log|logged-error|log-bounds|incidents|metrics|streams|bounded|cards|ports|refusals)[.]ts$";
-const UPPER = "^src/core/(commands/|actions/|flows/|bot[.]ts$)";
+const COMMON = "^src/common/";
+const STORE = "^src/store/";
+const NEUTRAL = "^src/metrics-registry[.]ts$";
+const CORE = "^src/core/";
+const BASE = "^src/core/base/";
+const API = "^src/core/api/";
+const RENDER = "^src/core/render/";
 /** Plain data of spending (records and view models, the kinds): what renderers draw from. */
-const SPEND_DATA = "^src/core/spend/(model|kinds)[.]ts$";
+const SPEND_DATA = "^src/core/spend/data/";
+const COMMANDS = "^src/core/commands/";
+const ACTIONS = "^src/core/actions/";
+const FLOWS = "^src/core/flows/";
+const BOT = "^src/core/bot[.]ts$";
+/** The catalogues and what runs them: nothing below may import these. */
+const UPPER = [COMMANDS, ACTIONS, FLOWS, BOT];
+const ADAPTERS = "^src/(discord|slack)/";
 
 module.exports = {
   forbidden: [
@@ -38,17 +51,26 @@ module.exports = {
       to: { couldNotResolve: true },
     },
     {
+      name: "common-is-a-leaf",
+      severity: "error",
+      comment:
+        "The shared types and the error root import nothing of src: the store and the core both stand on them.",
+      from: { path: COMMON },
+      to: { path: "^src/", pathNot: COMMON },
+    },
+    {
       name: "store-imports-no-core",
       severity: "error",
-      comment: "The store is the bottom: it imports nothing of src but itself and the metrics registry.",
-      from: { path: "^src/store/" },
-      to: { path: "^src/", pathNot: ["^src/store/", "^src/metrics-registry[.]ts$"] },
+      comment:
+        "The store is the bottom: it imports nothing of src but itself, the shared leaf and the metrics registry.",
+      from: { path: STORE },
+      to: { path: "^src/", pathNot: [STORE, COMMON, NEUTRAL] },
     },
     {
       name: "core-imports-no-platform-sdk",
       severity: "error",
       comment: "src/core is platform-neutral: no Discord or Slack library, not even their types.",
-      from: { path: "^src/core/" },
+      from: { path: CORE },
       to: {
         path: "(^|/)node_modules/(discord[.]js|discord-api-types|discord-api-spec|@discordjs|@slack)/",
       },
@@ -57,37 +79,37 @@ module.exports = {
       name: "core-imports-nothing-above",
       severity: "error",
       comment: "src/core imports only itself, the store and neutral modules, never an adapter or the app.",
-      from: { path: "^src/core/" },
-      to: { path: "^src/", pathNot: ["^src/core/", "^src/store/", "^src/metrics-registry[.]ts$"] },
+      from: { path: CORE },
+      to: { path: "^src/", pathNot: [CORE, STORE, COMMON, NEUTRAL] },
     },
     {
       name: "adapters-independent",
       severity: "error",
       comment: "An adapter (src/discord, src/slack) imports no other adapter.",
-      from: { path: "^src/(discord|slack)/" },
-      to: { path: "^src/(discord|slack)/", pathNot: "^src/$1/" },
+      from: { path: ADAPTERS },
+      to: { path: ADAPTERS, pathNot: "^src/$1/" },
     },
     {
       name: "base-imports-base",
       severity: "error",
       comment: "The core's base modules import only each other (and the store's record types).",
       from: { path: BASE },
-      to: { path: "^src/core/", pathNot: BASE },
+      to: { path: CORE, pathNot: BASE },
     },
     {
       name: "api-imports-base",
       severity: "error",
       comment: "The service client knows nothing of the bot: its settings are its own parameters.",
-      from: { path: "^src/core/api/" },
-      to: { path: "^src/core/", pathNot: [BASE, "^src/core/api/"] },
+      from: { path: API },
+      to: { path: CORE, pathNot: [BASE, API] },
     },
     {
       name: "render-imports-view-models",
       severity: "error",
       comment:
         "Renderers turn view models into cards: base, api types, spending's view models and render only.",
-      from: { path: "^src/core/render/" },
-      to: { path: "^src/core/", pathNot: [BASE, "^src/core/api/", "^src/core/render/", SPEND_DATA] },
+      from: { path: RENDER },
+      to: { path: CORE, pathNot: [BASE, API, RENDER, SPEND_DATA] },
     },
     {
       name: "spend-data-is-plain",
@@ -95,36 +117,36 @@ module.exports = {
       comment:
         "Spending's records, view models and kinds are plain data at the bottom: they import nothing of the core.",
       from: { path: SPEND_DATA },
-      to: { path: "^src/core/" },
+      to: { path: CORE },
     },
     {
       name: "mid-imports-downward",
       severity: "error",
       comment:
-        "Core modules below the catalogues (config, tenancy, jobs/, spend/, any new folder) do not import commands, actions, flows or bot.ts.",
-      from: { path: "^src/core/", pathNot: UPPER },
+        "The core's folders below the catalogues (config, tenancy, intake, media, jobs, spend, any new one) do not import commands, actions, flows or bot.ts.",
+      from: { path: CORE, pathNot: UPPER },
       to: { path: UPPER },
     },
     {
       name: "commands-are-definitions",
       severity: "error",
       comment: "The command catalogue does not import actions, flows or bot.ts.",
-      from: { path: "^src/core/commands/" },
-      to: { path: "^src/core/(actions/|flows/|bot[.]ts$)" },
+      from: { path: COMMANDS },
+      to: { path: [ACTIONS, FLOWS, BOT] },
     },
     {
       name: "actions-are-definitions",
       severity: "error",
       comment: "The action catalogue does not import flows or bot.ts: what a run needs comes in its context.",
-      from: { path: "^src/core/actions/" },
-      to: { path: "^src/core/(flows/|bot[.]ts$)" },
+      from: { path: ACTIONS },
+      to: { path: [FLOWS, BOT] },
     },
     {
       name: "flows-below-bot",
       severity: "error",
       comment: "Only bot.ts wires the flows together.",
-      from: { path: "^src/core/flows/" },
-      to: { path: "^src/core/bot[.]ts$" },
+      from: { path: FLOWS },
+      to: { path: BOT },
     },
   ],
   options: {

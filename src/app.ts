@@ -1,8 +1,8 @@
 import { createMediaClient } from "./core/api/client.js";
+import { createLogger, type Logger } from "./core/base/log.js";
 import { createBot } from "./core/bot.js";
-import type { Config } from "./core/config.js";
-import { createLogger, type Logger } from "./core/log.js";
-import { checkMediaService, checkSharedKey, listenFailure } from "./core/startup.js";
+import type { Config } from "./core/config/config.js";
+import { checkMediaService, checkSharedKey, listenFailure } from "./core/config/startup.js";
 import { startDiscord } from "./discord/index.js";
 import { startBotServer } from "./http/index.js";
 import { startSlack } from "./slack/index.js";

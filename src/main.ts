@@ -1,7 +1,7 @@
 import { startApp } from "./app.js";
-import { ConfigError, loadConfig } from "./core/config.js";
-import { createLogger } from "./core/log.js";
-import { isExplained, requireKeyPath, startupLine } from "./core/startup.js";
+import { createLogger } from "./core/base/log.js";
+import { ConfigError, loadConfig } from "./core/config/config.js";
+import { isExplained, requireKeyPath, startupLine } from "./core/config/startup.js";
 import { guardProcess } from "./process-guard.js";
 
 let config: ReturnType<typeof loadConfig>;

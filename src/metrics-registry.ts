@@ -2,7 +2,7 @@ import { collectDefaultMetrics, Registry } from "prom-client";
 
 /**
  * The one process-wide registry that GET /metrics shows, below every layer that counts: the
- * store feeds it as well as the core (src/core/metrics.ts holds the core's metrics).
+ * store feeds it as well as the core (src/core/base/metrics.ts holds the core's metrics).
  */
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry });

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { Logger } from "./core/log.js";
+import type { Logger } from "./core/base/log.js";
 
 /**
  * The last line behind the rule that a fault in one request never ends the process. Every stream

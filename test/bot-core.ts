@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { type Logger, pino } from "pino";
 import { createMediaClient, type MediaClient } from "../src/core/api/client.js";
 import { type Bot, createBot } from "../src/core/bot.js";
-import type { Intake } from "../src/core/intake.js";
+import type { Intake } from "../src/core/intake/intake.js";
 import { scaledPolicy } from "../src/core/jobs/policy.js";
 import { openStores, type Stores } from "../src/store/index.js";
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { parseArgs } from "node:util";
 import { REST, Routes } from "discord.js";
-import { createLogger } from "../../src/core/log.js";
+import { createLogger } from "../../src/core/base/log.js";
 import { DiscordWorld, ended } from "../../test/discord/harness.js";
 import { startFakeDiscord } from "../../test/fakes/discord/index.js";
 

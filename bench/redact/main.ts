@@ -1,10 +1,10 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { addSecret, redactText } from "../../src/core/redact.js";
+import { addSecret, redactText } from "../../src/core/base/redact.js";
 
 /**
- * What redaction costs per log line (every line goes through it, see src/core/redact.ts), with few
+ * What redaction costs per log line (every line goes through it, see src/core/base/redact.ts), with few
  * known secrets and with the keys of many tenants.
  *
  *   npm run bench -- redact [--lines 20000] [--out bench/results]

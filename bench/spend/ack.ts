@@ -20,7 +20,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { keyIdOf } from "../../src/core/spend/readings.js";
-import type { TenantRef } from "../../src/core/tenancy.js";
+import type { TenantRef } from "../../src/core/tenancy/tenancy.js";
 import { openStores } from "../../src/store/index.js";
 import { startFakeDiscord } from "../../test/fakes/discord/index.js";
 import { startEmulator } from "../../test/fakes/media-api/index.js";

@@ -16,11 +16,11 @@ import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pino } from "pino";
 import { createMediaClient } from "../../src/core/api/client.js";
-import type { ChatAdapter } from "../../src/core/ports.js";
+import type { ChatAdapter } from "../../src/core/base/ports.js";
 import { SpendAlerts } from "../../src/core/spend/alerts.js";
 import { BudgetError, Spending } from "../../src/core/spend/spending.js";
 import { currentTap } from "../../src/core/spend/tap.js";
-import { Tenancy } from "../../src/core/tenancy.js";
+import { Tenancy } from "../../src/core/tenancy/tenancy.js";
 import { openStores } from "../../src/store/index.js";
 
 export interface BurstOrder {

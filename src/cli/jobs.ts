@@ -10,8 +10,9 @@
  * only, and npm's banners are on stdout already when it starts: it says so on stderr.
  */
 import { pino } from "pino";
+import { tenantKey } from "../common/types.js";
 import { ageOf } from "../core/commands/jobs.js";
-import { loadStoreConfig } from "../core/config.js";
+import { loadStoreConfig } from "../core/config/config.js";
 import { type JobRecord, openStores } from "../store/index.js";
 
 const COLUMNS = ["job", "where", "command", "state", "delivery", "requester", "age"] as const;
@@ -20,7 +21,7 @@ function row(job: JobRecord, now: number): Record<(typeof COLUMNS)[number], stri
   const progress = job.progress === null ? "" : ` ${Math.round(job.progress)}%`;
   return {
     job: job.id,
-    where: `${job.tenant.platform}:${job.tenant.tenantId}`,
+    where: tenantKey(job.tenant),
     command: job.command,
     state: `${job.state}${progress}${job.attempts > 0 ? ` (${job.attempts} failed tries)` : ""}`,
     delivery: job.delivery,

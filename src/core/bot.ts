@@ -2,9 +2,18 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Stores } from "../store/index.js";
 import type { MediaClient } from "./api/client.js";
-import { CatalogCache } from "./catalog-cache.js";
-import type { Config } from "./config.js";
-import { BotError } from "./errors.js";
+import { BotError } from "./base/errors.js";
+import type { Logger } from "./base/log.js";
+import type {
+  ActionEvent,
+  Actor,
+  AutocompleteEvent,
+  ChatAdapter,
+  Choice,
+  CommandEvent,
+  Platform,
+} from "./base/ports.js";
+import type { Config } from "./config/config.js";
 import { type ActionForm, actionForm, type FormRequest, handleAction } from "./flows/actions.js";
 import { handleAutocomplete } from "./flows/autocomplete.js";
 import { botServices, handleCommand } from "./flows/command.js";
@@ -16,24 +25,15 @@ import { publishHome } from "./flows/settings.js";
 import { StartIntents } from "./flows/start-intents.js";
 import { tellRefusal } from "./flows/steps.js";
 import { HomeRefresh, type HomeRefreshOptions } from "./home/refresh.js";
+import { CommandRates } from "./intake/rates.js";
 import { createJobEngine, type JobEngineOptions } from "./jobs/engine.js";
-import type { Logger } from "./log.js";
-import type {
-  ActionEvent,
-  Actor,
-  AutocompleteEvent,
-  ChatAdapter,
-  Choice,
-  CommandEvent,
-  Platform,
-} from "./ports.js";
-import { CommandRates } from "./rates.js";
+import { CatalogCache } from "./media/catalog-cache.js";
 import { SpendAlerts } from "./spend/alerts.js";
 import { Names } from "./spend/names.js";
 import { Spending } from "./spend/spending.js";
 import { currentTap } from "./spend/tap.js";
-import { Tenancy, type TenantKey, type TenantRef, tenantOf } from "./tenancy.js";
-import { scopedTo } from "./tenant-view.js";
+import { Tenancy, type TenantKey, type TenantRef, tenantOf } from "./tenancy/tenancy.js";
+import { scopedTo } from "./tenancy/tenant-view.js";
 
 /**
  * The core as the adapters see it: events in, cards out through the attached ChatAdapter. One
@@ -102,28 +102,14 @@ export const DEFAULT_JOB_LIMIT = 3;
 export function createBot(options: BotOptions): Bot {
   const { media: client, stores, logger } = options;
   const adapters = new Map<Platform, ChatAdapter>();
-  const { media: mediaConfig, rates } = options.config;
-  const tenancy = new Tenancy(stores.tenants, {
-    key: mediaConfig.apiKey,
-    tenants: mediaConfig.apiKeyTenants,
-  });
+  const { rates } = options.config;
+  const { tenancy, mediaWith, media, remember } = serviceAccess(options);
   const adapter = (platform: Platform): ChatAdapter => {
     const found = adapters.get(platform);
     // Thrown inside the engine's hooks this means "later": the job waits for its adapter.
     if (!found) throw new Error(`no ${platform} adapter is attached`);
     return found;
   };
-  if (mediaConfig.apiKey && mediaConfig.apiKeyTenants.length === 0) {
-    logger.warn(
-      "MEDIA_API_KEY serves no server or workspace until MEDIA_API_KEY_TENANTS names them (or is *)",
-    );
-  }
-  const mediaWith = (tenant: TenantRef, key: TenantKey | undefined) => {
-    const api = client.as(key?.value);
-    return key?.shared ? scopedTo(api, () => stores.owned.list(tenant)) : api;
-  };
-  const media: Core["media"] = async (tenant) => mediaWith(tenant, await tenancy.apiKey(tenant));
-  const remember = (tenant: TenantRef, ids: readonly string[]) => stores.owned.add(tenant, ids);
 
   const starts = new StartIntents(stores.keyv("starts"), stores.indexes);
   const alerts = new SpendAlerts({
@@ -223,6 +209,26 @@ export function createBot(options: BotOptions): Bot {
       await engine.stop({ deadlineMs: Math.max(0, deadline - Date.now()) });
     },
   };
+}
+
+/** Each tenant's key and the service with it; the shared key sees only what its tenant made. */
+function serviceAccess({ media: client, stores, logger, config }: BotOptions) {
+  const tenancy = new Tenancy(stores.tenants, {
+    key: config.media.apiKey,
+    tenants: config.media.apiKeyTenants,
+  });
+  if (config.media.apiKey && config.media.apiKeyTenants.length === 0) {
+    logger.warn(
+      "MEDIA_API_KEY serves no server or workspace until MEDIA_API_KEY_TENANTS names them (or is *)",
+    );
+  }
+  const mediaWith = (tenant: TenantRef, key: TenantKey | undefined) => {
+    const api = client.as(key?.value);
+    return key?.shared ? scopedTo(api, () => stores.owned.list(tenant)) : api;
+  };
+  const media: Core["media"] = async (tenant) => mediaWith(tenant, await tenancy.apiKey(tenant));
+  const remember = (tenant: TenantRef, ids: readonly string[]) => stores.owned.add(tenant, ids);
+  return { tenancy, mediaWith, media, remember };
 }
 
 async function refuseWhileStopping(core: Core, event: CommandEvent | ActionEvent): Promise<void> {

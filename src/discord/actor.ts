@@ -1,5 +1,5 @@
 import { type BaseInteraction, PermissionFlagsBits } from "discord.js";
-import type { Actor } from "../core/ports.js";
+import type { Actor } from "../core/base/ports.js";
 import { placeOf } from "./places.js";
 
 /**

@@ -7,10 +7,17 @@ import {
   type REST,
   Routes,
 } from "discord.js";
-import { isCard } from "../core/cards.js";
-import { MessageGoneError } from "../core/errors.js";
-import type { Logger } from "../core/log.js";
-import type { ChatAdapter, ConversationRef, Json, Message, MessageRef, PostOptions } from "../core/ports.js";
+import { isCard } from "../core/base/cards.js";
+import { MessageGoneError } from "../core/base/errors.js";
+import type { Logger } from "../core/base/log.js";
+import type {
+  ChatAdapter,
+  ConversationRef,
+  Json,
+  Message,
+  MessageRef,
+  PostOptions,
+} from "../core/base/ports.js";
 import { answerOf, chatErrorOf } from "./answers.js";
 import { filesOf, type Uploader } from "./files.js";
 import { DISCORD_LIMITS } from "./limits.js";
@@ -32,7 +39,7 @@ import { renderMessage } from "./render/message.js";
  * Uploads take the limit of the credential that sends them: the interaction's
  * `attachment_size_limit` (the larger of the requester's Nitro and the server's boost) through its
  * token; the bot's own (the server's boost, 10 MiB without one, and in DMs) with the bot token.
- * What Discord answers is sorted once, in answers.ts, into the core's errors (core/ports.ts).
+ * What Discord answers is sorted once, in answers.ts, into the core's errors (core/base/ports.ts).
  */
 
 /** How the interaction was acknowledged: a deferred reply (public or private), or a deferred update of a clicked message. */

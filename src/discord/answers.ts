@@ -1,5 +1,5 @@
 import { DiscordAPIError, HTTPError } from "discord.js";
-import { BotError, FileRefusedError, MessageGoneError, UndeliverableError } from "../core/errors.js";
+import { BotError, FileRefusedError, MessageGoneError, UndeliverableError } from "../core/base/errors.js";
 
 /**
  * Every answer the bot can get from the Discord routes it calls, sorted once into what the bot
@@ -212,7 +212,7 @@ function described(error: unknown): string {
 }
 
 /**
- * The core's error for what a call to Discord threw (core/ports.ts): a refusal of the place, of the
+ * The core's error for what a call to Discord threw (core/base/ports.ts): a refusal of the place, of the
  * file, a deleted message; anything else as it is, which the core retries. The adapter's own
  * errors (a file it refused before sending) pass as they are.
  */

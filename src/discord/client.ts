@@ -1,5 +1,5 @@
 import { Client, type ClientOptions, GatewayIntentBits, type RESTOptions } from "discord.js";
-import type { Config } from "../core/config.js";
+import type { Config } from "../core/config/config.js";
 
 export type DiscordConfig = NonNullable<Config["discord"]>;
 
@@ -8,9 +8,10 @@ export type DiscordConfig = NonNullable<Config["discord"]>;
  * tests. Requests go through Node's own fetch: @discordjs/rest's default sends through the
  * process-wide undici dispatcher, which the project's undici 7 replaces as soon as it loads, and
  * that dispatcher cannot read the multipart bodies @discordjs/rest builds (every upload failed).
+ * The cast is between two copies of undici's types (Node's and @discordjs/rest's own) of one call.
  */
 export function restOptions(config: Pick<DiscordConfig, "restUrl">): Partial<RESTOptions> {
-  return { api: config.restUrl, makeRequest: fetch as unknown as RESTOptions["makeRequest"] };
+  return { api: config.restUrl, makeRequest: fetch as RESTOptions["makeRequest"] };
 }
 
 /**

@@ -1,10 +1,10 @@
 import type { Readable } from "node:stream";
 import type { RawFile } from "discord.js";
 import { type Dispatcher, request } from "undici";
-import { BotError, FileRefusedError } from "../core/errors.js";
-import type { Attachment } from "../core/ports.js";
+import { BotError, FileRefusedError } from "../core/base/errors.js";
+import type { Attachment } from "../core/base/ports.js";
+import { abandon } from "../core/base/streams.js";
 import { megabytes } from "../core/render/text.js";
-import { abandon } from "../core/streams.js";
 import type { RenderedMessage } from "./render/message.js";
 
 /** What discord.js resolves an attachment option (or a modal's file) to. */

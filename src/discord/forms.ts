@@ -1,6 +1,6 @@
+import type { Choice } from "../core/base/ports.js";
 import { describeOptions, type OptionInfo } from "../core/commands/catalogue.js";
 import type { AnyCommand, FormDef } from "../core/commands/define.js";
-import type { Choice } from "../core/ports.js";
 import { DISCORD_LIMITS } from "./limits.js";
 import type { FormField } from "./render/modal.js";
 

@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { type Client, Events, type Interaction, Status } from "discord.js";
-import type { Logger } from "../core/log.js";
-import { ackSeconds, timed } from "../core/metrics.js";
+import type { Logger } from "../core/base/log.js";
+import { ackSeconds, timed } from "../core/base/metrics.js";
 import type { DiscordConfig } from "./client.js";
 import type { Inbound } from "./inbound.js";
 import { loginFailure } from "./startup.js";

@@ -1,14 +1,14 @@
 import { type Client, Events, type Interaction } from "discord.js";
 import type Keyv from "keyv";
+import type { Logger } from "../core/base/log.js";
 import type { Bot } from "../core/bot.js";
-import type { Logger } from "../core/log.js";
 import type { HttpServer } from "../http/index.js";
 import { DiscordAdapter } from "./adapter.js";
 import { createDiscordClient, type DiscordConfig } from "./client.js";
 import { connectGateway } from "./gateway.js";
 import { startInteractionsEndpoint } from "./http/index.js";
 import type { Inbound } from "./inbound.js";
-import { createInteractionHandler } from "./interactions.js";
+import { createInteractionHandler } from "./listeners/index.js";
 import { DiscordNames } from "./names.js";
 import { PendingForms, type PendingFormsStore } from "./pending-forms.js";
 import { registerIfChanged } from "./registration.js";

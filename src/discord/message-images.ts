@@ -1,8 +1,8 @@
 import type { Message } from "discord.js";
 import { request } from "undici";
+import type { Attachment } from "../core/base/ports.js";
+import { abandon } from "../core/base/streams.js";
 import { effectiveType } from "../core/commands/files.js";
-import type { Attachment } from "../core/ports.js";
-import { abandon } from "../core/streams.js";
 import { decodeControlId } from "./custom-id.js";
 import { type DiscordFile, DiscordFileError, userAttachment } from "./files.js";
 

@@ -6,7 +6,7 @@ import {
   type REST,
   Routes,
 } from "discord.js";
-import type { NameRef } from "../core/ports.js";
+import type { NameRef } from "../core/base/ports.js";
 
 /**
  * Who people, roles and channels are, through the bot's token (`ChatAdapter.names`, kept a while

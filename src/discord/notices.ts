@@ -1,4 +1,4 @@
-import { type Card, card } from "../core/cards.js";
+import { type Card, card } from "../core/base/cards.js";
 
 /** What the adapter says itself, about Discord matters the core never sees. */
 

@@ -1,6 +1,6 @@
 import { ApplicationCommandOptionType, type CommandInteractionOption } from "discord.js";
+import type { Attachment } from "../core/base/ports.js";
 import type { AnyCommand } from "../core/commands/define.js";
-import type { Attachment } from "../core/ports.js";
 import { fileOptionBase } from "./commands.js";
 import { type DiscordFile, userAttachment } from "./files.js";
 

@@ -1,9 +1,9 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type Keyv from "keyv";
 import { z } from "zod";
+import type { Attachment } from "../core/base/ports.js";
 import { commandByName } from "../core/commands/catalogue.js";
 import type { AnyCommand } from "../core/commands/define.js";
-import type { Attachment } from "../core/ports.js";
 import type { Stores } from "../store/index.js";
 import { type DiscordFile, userAttachment } from "./files.js";
 import type { MessageImage } from "./message-images.js";

@@ -5,7 +5,7 @@
  * or a forced refresh.
  */
 import { type APIApplication, REST, Routes } from "discord.js";
-import { ConfigError, loadConfig } from "../core/config.js";
+import { ConfigError, loadConfig } from "../core/config/config.js";
 import { restOptions } from "./client.js";
 import { registerCommands } from "./registration.js";
 

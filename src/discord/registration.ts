@@ -1,6 +1,6 @@
 import { type REST, Routes } from "discord.js";
 import type Keyv from "keyv";
-import type { Logger } from "../core/log.js";
+import type { Logger } from "../core/base/log.js";
 import { definitionsHash, registeredCommands } from "./commands.js";
 
 /**

@@ -1,4 +1,4 @@
-import { StartupError } from "../core/startup.js";
+import { StartupError } from "../core/config/startup.js";
 
 /** Why logging in to Discord failed, as the operator's one line. */
 export function loginFailure(error: unknown, restUrl: string): StartupError {

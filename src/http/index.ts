@@ -1,5 +1,5 @@
 import type Keyv from "keyv";
-import type { Logger } from "../core/log.js";
+import type { Logger } from "../core/base/log.js";
 import type { StoreAvailability, Stores } from "../store/index.js";
 import { healthRoutes, Readiness } from "./health.js";
 import { metricsRoute } from "./metrics.js";

@@ -1,7 +1,7 @@
-import { registry } from "../core/metrics.js";
+import { registry } from "../core/base/metrics.js";
 import type { Route } from "./server.js";
 
-/** GET /metrics in Prometheus' text format: the bot's figures (src/core/metrics.ts) and the process's. */
+/** GET /metrics in Prometheus' text format: the bot's figures (src/core/base/metrics.ts) and the process's. */
 export const metricsRoute: Route = {
   method: "GET",
   path: "/metrics",

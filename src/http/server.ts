@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { type AddressInfo, isIPv6 } from "node:net";
-import { Intake } from "../core/intake.js";
-import type { Logger } from "../core/log.js";
+import type { Logger } from "../core/base/log.js";
+import { Intake } from "../core/intake/intake.js";
 
 /**
  * The bot's one HTTP server: a small route table that the platforms and the operator's endpoints
@@ -20,7 +20,7 @@ export interface HttpServer {
   readonly port: number;
   /** Where this machine reaches the server (its loopback address, unless it listens elsewhere only), for logs and tests. */
   readonly url: string;
-  /** The requests coming in: the work behind their acks waits while a burst arrives (core/intake.ts). */
+  /** The requests coming in: the work behind their acks waits while a burst arrives (core/intake/intake.ts). */
   readonly intake: Intake;
   /** Adds a route; the function returned takes it away (a platform that stops taking requests). */
   mount(route: Route): () => void;

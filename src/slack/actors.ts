@@ -1,5 +1,5 @@
-import type { Logger } from "../core/log.js";
-import type { Actor } from "../core/ports.js";
+import type { Logger } from "../core/base/log.js";
+import type { Actor } from "../core/base/ports.js";
 import type { Workspaces } from "./workspaces.js";
 
 /** A workspace's user groups: who is in which (user id -> group ids, S…), and each group's handle. */
@@ -41,10 +41,10 @@ const STALE_MS = 15 * 60_000;
  * A workspace that did not grant the scope (installed before it was asked for) answers
  * `missing_scope`, which is not known either, logged once.
  *
- * `of` waits for these calls, and that is fine only because every caller in app.ts calls it after
- * Bolt's `ack()`, in the work queued behind it: acks stay fast. What answers before its ack (the
- * options of a form, opening a follow-up's form while its trigger_id lives) uses `quick`, which
- * makes no call and knows no admin and no groups.
+ * `of` waits for these calls, and that is fine only because every listener (listeners/) calls
+ * it after Bolt's `ack()`, in the work queued behind it: acks stay fast. What answers before its
+ * ack (the options of a form, opening a follow-up's form while its trigger_id lives) uses
+ * `quick`, which makes no call and knows no admin and no groups.
  */
 export class Actors {
   private readonly admins = new Map<string, { at: number; isAdmin: Promise<boolean> }>();

@@ -1,15 +1,15 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { WebClient } from "@slack/web-api";
 import { request } from "undici";
-import { type Card, card, isCard } from "../core/cards.js";
+import { type Card, card, isCard } from "../core/base/cards.js";
 import {
   BotError,
   FileRefusedError,
   MessageGoneError,
   StepEndedError,
   UndeliverableError,
-} from "../core/errors.js";
-import type { Logger } from "../core/log.js";
+} from "../core/base/errors.js";
+import type { Logger } from "../core/base/log.js";
 import type {
   Actor,
   ChatAdapter,
@@ -19,7 +19,7 @@ import type {
   OutgoingFile,
   PostOptions,
   StepOutcome,
-} from "../core/ports.js";
+} from "../core/base/ports.js";
 import { type CallOptions, DEFAULT_PACING, leftNothing, type PacingPolicy, SlackCalls } from "./calls.js";
 import { slackErrorCode } from "./error-code.js";
 import type { Ledger } from "./ledger.js";

@@ -6,7 +6,7 @@ import {
   MessageGoneError,
   StepEndedError,
   UndeliverableError,
-} from "../core/errors.js";
+} from "../core/base/errors.js";
 import { classify, type Meaning } from "./answers.js";
 import { slackErrorCode } from "./error-code.js";
 import { REMOVED_FROM_WORKSPACE } from "./installations.js";

@@ -1,8 +1,8 @@
 import type { Readable } from "node:stream";
 import type { WebClient } from "@slack/web-api";
 import { Agent, interceptors, request } from "undici";
-import { BotError } from "../core/errors.js";
-import type { Attachment } from "../core/ports.js";
+import { BotError } from "../core/base/errors.js";
+import type { Attachment } from "../core/base/ports.js";
 import { mayCarryToken } from "./file-hosts.js";
 
 /**

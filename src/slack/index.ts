@@ -1,7 +1,7 @@
 import type { HTTPReceiver, SocketModeReceiver } from "@slack/bolt";
+import { ackSeconds } from "../core/base/metrics.js";
 import type { Bot } from "../core/bot.js";
-import { Intake } from "../core/intake.js";
-import { ackSeconds } from "../core/metrics.js";
+import { Intake } from "../core/intake/intake.js";
 import { type HttpServer, startHttpServer } from "../http/index.js";
 import type { SlackAdapter } from "./adapter.js";
 import { createSlackApp, EVENTS_PATH, type SlackAppOptions } from "./app.js";

@@ -6,9 +6,9 @@ import {
   webApi,
 } from "@slack/bolt";
 import type { WebClientOptions } from "@slack/web-api";
-import { BotError, UndeliverableError } from "../core/errors.js";
-import type { Logger } from "../core/log.js";
-import { addSecret } from "../core/redact.js";
+import { BotError, UndeliverableError } from "../core/base/errors.js";
+import type { Logger } from "../core/base/log.js";
+import { addSecret } from "../core/base/redact.js";
 import { type Claims, type InstallationStore, isStoreOutage } from "../store/index.js";
 import { toJson } from "../store/records.js";
 import { slackErrorCode } from "./error-code.js";

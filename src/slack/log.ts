@@ -1,7 +1,7 @@
 import { type Logger as BoltLogger, LogLevel } from "@slack/bolt";
-import type { Logger } from "../core/log.js";
-import { isErrorLike, messageOf } from "../core/logged-error.js";
-import { REDACTED } from "../core/redact.js";
+import type { Logger } from "../core/base/log.js";
+import { isErrorLike, messageOf } from "../core/base/logged-error.js";
+import { REDACTED } from "../core/base/redact.js";
 
 const LEVELS: Record<string, LogLevel> = {
   trace: LogLevel.DEBUG,

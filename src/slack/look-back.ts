@@ -1,5 +1,5 @@
 import type { WebClient } from "@slack/web-api";
-import { BotError } from "../core/errors.js";
+import { BotError } from "../core/base/errors.js";
 import { SLACK_LIMITS } from "./limits.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { NameRef } from "../core/ports.js";
+import type { NameRef } from "../core/base/ports.js";
 import type { Actors } from "./actors.js";
 import type { Workspaces } from "./workspaces.js";
 

@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type HTTPReceiverOptions, type Installation, webApi } from "@slack/bolt";
 import type { WebClientOptions } from "@slack/web-api";
-import type { SlackOAuth } from "../core/config.js";
-import { BotError } from "../core/errors.js";
-import type { Logger } from "../core/log.js";
+import { BotError } from "../core/base/errors.js";
+import type { Logger } from "../core/base/log.js";
+import type { SlackOAuth } from "../core/config/config.js";
 import { OrgInstallError, type SlackInstallations } from "./installations.js";
 
 /**

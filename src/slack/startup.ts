@@ -1,4 +1,4 @@
-import { StartupError } from "../core/startup.js";
+import { StartupError } from "../core/config/startup.js";
 
 /** Slack's answers that mean the token itself is wrong, not that Slack is down. */
 const REFUSED = new Set([

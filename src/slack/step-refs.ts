@@ -1,4 +1,4 @@
-import type { ConversationRef, MessageRef } from "../core/ports.js";
+import type { ConversationRef, MessageRef } from "../core/base/ports.js";
 
 /**
  * How a workflow step's execution travels through the core: a `step` conversation whose `data`

@@ -5,7 +5,7 @@ import { IMAGE_ASPECT_RATIOS, RESOLUTIONS, WIDE_OR_TALL } from "../core/commands
  * The bot's Slack workflow steps (custom functions of a Bolt app): each one is a command of the
  * core's catalogue, its inputs the command's options and files, its outputs what the finished job
  * yields. `slack-manifest.json`'s `functions` are these definitions as Slack reads them
- * (`manifestFunctions`; a test keeps the two equal), and the listener (workflow-steps.ts)
+ * (`manifestFunctions`; a test keeps the two equal), and the listener (listeners/functions.ts)
  * translates an execution's inputs with them into the command's event.
  */
 

@@ -6,9 +6,10 @@ import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { WebClient } from "@slack/web-api";
 import { Agent, request } from "undici";
-import { bounded } from "../core/bounded.js";
-import { FileRefusedError } from "../core/errors.js";
-import type { OutgoingFile } from "../core/ports.js";
+import { CodedError } from "../common/coded-error.js";
+import { bounded } from "../core/base/bounded.js";
+import { FileRefusedError } from "../core/base/errors.js";
+import type { OutgoingFile } from "../core/base/ports.js";
 import { SLACK_LIMITS } from "./limits.js";
 
 /**
@@ -22,7 +23,9 @@ import { SLACK_LIMITS } from "./limits.js";
 export type SlackCall = <T>(method: string, call: (client: WebClient) => Promise<T>) => Promise<T>;
 
 /** Slack's upload_url did not take the bytes: nothing was shared, and a new upload may work. */
-export class UploadTransferError extends Error {}
+export class UploadTransferError extends CodedError {
+  readonly code = "slack.upload_transfer";
+}
 
 export interface UploadTarget {
   channelId: string;

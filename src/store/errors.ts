@@ -8,6 +8,7 @@ import {
   SocketClosedUnexpectedlyError,
   SocketTimeoutError,
 } from "@redis/client";
+import { CodedError } from "../common/coded-error.js";
 
 /**
  * Failures of the storage layer that callers are expected to handle, each with a stable code so
@@ -27,7 +28,7 @@ export type StoreErrorCode =
   /** A lock expired while its holder was still working, so the write was not made. */
   | "store.claim_lost";
 
-export class StoreError extends Error {
+export class StoreError extends CodedError {
   /** For `store.corrupt`: where the record is and what is wrong with it (never its content). */
   readonly details?: { namespace: string; key: string; issues: string };
 
@@ -37,7 +38,6 @@ export class StoreError extends Error {
     options: { details?: StoreError["details"]; cause?: unknown } = {},
   ) {
     super(message, { cause: options.cause });
-    this.name = "StoreError";
     this.details = options.details;
   }
 }

@@ -16,6 +16,7 @@ import { openSpendBooks } from "./spend-books.js";
 import { openSwap } from "./swap.js";
 import { TenantStore } from "./tenants.js";
 
+export type { Json, TenantRef } from "../common/types.js";
 export type { StoreAvailability } from "./availability.js";
 export { Batch } from "./batch.js";
 export type { ClaimHolder, Claims, Lease } from "./claims.js";
@@ -31,7 +32,6 @@ export type {
   JobStoreOptions,
   NewJob,
   Requester,
-  TenantRef,
   UpdateResult,
 } from "./jobs.js";
 export { isFinished, newJobId } from "./jobs.js";
@@ -44,7 +44,6 @@ export type {
   PreferenceStore,
   Preset,
 } from "./preferences.js";
-export type { Json } from "./records.js";
 export type { LinkState, RedisNode, SentinelSetting, WriteCheckpoint } from "./redis-link.js";
 export { SecretsError, type SecretsErrorCode } from "./secrets.js";
 export type { Signals } from "./signals.js";

@@ -1,6 +1,7 @@
 import type Keyv from "keyv";
 import { z } from "zod";
-import { type Json, json, readRecord } from "./records.js";
+import { type Json, json } from "../common/types.js";
+import { readRecord } from "./records.js";
 import { type SecretBox, SecretsError } from "./secrets.js";
 
 /** Which install: a chat platform and its workspace (a Slack team id). */

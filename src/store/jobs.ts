@@ -2,33 +2,21 @@ import { randomBytes } from "node:crypto";
 import type Keyv from "keyv";
 import type { Logger } from "pino";
 import { z } from "zod";
+import { type Json, json, type Platform, platform, type TenantRef } from "../common/types.js";
 import { Batch } from "./batch.js";
 import { type Claims, withClaim } from "./claims.js";
 import { StoreError } from "./errors.js";
 import type { IndexEntry, Indexes } from "./indexes.js";
 import type { JobKind, JobState } from "./job-kinds.js";
-import { checkRecord, type Json, json, parseRecord, readRecord, toJson, withoutLive } from "./records.js";
+import { checkRecord, parseRecord, readRecord, toJson, withoutLive } from "./records.js";
 import { serialize } from "./serialize.js";
 import type { RecordSwap } from "./swap.js";
-
-export type Platform = "discord" | "slack";
 
 export interface Requester {
   platform: Platform;
   /** Discord guild or Slack team of the user. */
   tenantId: string;
   userId: string;
-}
-
-/** Whose API key and settings the job runs under. */
-export interface TenantRef {
-  platform: Platform;
-  tenantId: string;
-  /**
-   * A person who is their own tenant (a Discord user install, the DM with the bot): the
-   * operator's key serves them only when MEDIA_API_KEY_TENANTS names them, never through `*`.
-   */
-  personal?: true;
 }
 
 /**
@@ -138,7 +126,6 @@ const JOB_STATES = {
 } satisfies Record<JobState, true>;
 
 const JOB_ID = /^[A-Za-z0-9_-]{12}$/;
-const platform = z.enum(["discord", "slack"]);
 const text = z.string().min(1);
 const time = z.number().int().nonnegative();
 
@@ -283,7 +270,7 @@ export class JobStore {
       this.indexes.add(UNFINISHED, entry),
       this.indexes.add(requesterKey(job.requester), entry, PER_REQUESTER),
       this.indexes.add(runningKey(job.requester), entry),
-      this.indexes.add(tenantKey(job.tenant), entry, PER_TENANT),
+      this.indexes.add(tenantJobsKey(job.tenant), entry, PER_TENANT),
     ]);
     await this.keyv.set(job.id, job);
     return job;
@@ -475,7 +462,7 @@ export class JobStore {
 
   /** The tenant's most recent jobs (of everyone), newest first. */
   async listByTenant(tenant: TenantRef, limit: number): Promise<JobRecord[]> {
-    const jobs = await this.loadIndex(tenantKey(tenant), () => false);
+    const jobs = await this.loadIndex(tenantJobsKey(tenant), () => false);
     return jobs.sort((a, b) => b.createdAt - a.createdAt).slice(0, limit);
   }
 
@@ -520,7 +507,8 @@ function requesterKey(requester: Requester): string {
   return `jobs:requester:${requester.platform}:${requester.tenantId}:${requester.userId}`;
 }
 
-function tenantKey(tenant: TenantRef): string {
+/** The index of a tenant's recent jobs (what `jobs --all` shows its admins). */
+function tenantJobsKey(tenant: TenantRef): string {
   return `jobs:tenant:${tenant.platform}:${tenant.tenantId}`;
 }
 

@@ -1,5 +1,5 @@
+import type { TenantRef } from "../common/types.js";
 import type { Indexes } from "./indexes.js";
-import type { TenantRef } from "./jobs.js";
 
 /**
  * Per tenant, the ids of what it made through the bot: service job ids, and the video, image,

@@ -1,5 +1,6 @@
 import type Keyv from "keyv";
 import { z } from "zod";
+import type { Platform } from "../common/types.js";
 import { type Claims, withClaim } from "./claims.js";
 import { readRecord } from "./records.js";
 
@@ -25,7 +26,7 @@ export interface Preset {
 }
 
 export interface PersonRef {
-  platform: "discord" | "slack";
+  platform: Platform;
   tenantId: string;
   userId: string;
 }

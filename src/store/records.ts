@@ -1,11 +1,8 @@
 import type Keyv from "keyv";
-import { z } from "zod";
+import type { z } from "zod";
+import type { Json } from "../common/types.js";
 import { StoreError } from "./errors.js";
 import { deserialize } from "./serialize.js";
-
-/** Any JSON value; what the stores keep for data they carry but do not interpret. */
-export const json = z.json();
-export type Json = z.infer<typeof json>;
 
 /**
  * What `value` becomes once stored: the JSON text round trip drops undefined properties and turns
@@ -84,14 +81,29 @@ export function checkRecord<T>(
     throw corrupt(namespace, key, "not a keyv entry");
   }
   const parsed = schema.safeParse(stored.value);
-  if (!parsed.success) {
-    throw corrupt(
-      namespace,
-      key,
-      parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; "),
-    );
-  }
+  if (!parsed.success) throw corrupt(namespace, key, issuesOf(parsed.error));
   return parsed.data;
+}
+
+/**
+ * A part of a record that the store keeps as plain JSON without reading it (a job's conversation,
+ * written by an adapter), parsed by whoever reads it: a value that does not match is a
+ * `store.corrupt` error naming the record and the part, as a whole record's would be.
+ */
+export function parsePart<T>(
+  namespace: string,
+  key: string,
+  part: string,
+  value: unknown,
+  schema: z.ZodType<T>,
+): T {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw corrupt(namespace, key, issuesOf(parsed.error, [part]));
+  return parsed.data;
+}
+
+function issuesOf(error: z.ZodError, at: PropertyKey[] = []): string {
+  return error.issues.map((i) => `${[...at, ...i.path].join(".") || "(root)"}: ${i.message}`).join("; ");
 }
 
 function corrupt(namespace: string | undefined = "", key: string, issues: string): StoreError {

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes, scryptSync } from "node:crypto";
+import { CodedError } from "../common/coded-error.js";
 
 /**
  * Encryption at rest of tenant API keys: AES-256-GCM with a key from SECRETS_KEY.
@@ -19,13 +20,12 @@ export type SecretsErrorCode =
   /** Authentication failed: another SECRETS_KEY, another context, or a tampered value. */
   | "secrets.undecryptable";
 
-export class SecretsError extends Error {
+export class SecretsError extends CodedError {
   constructor(
     readonly code: SecretsErrorCode,
     message: string,
   ) {
     super(message);
-    this.name = "SecretsError";
   }
 }
 

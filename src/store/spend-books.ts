@@ -243,11 +243,10 @@ return step
 /** Records read or deleted per command on Redis. */
 const RECORDS_SLICE = 1_000;
 
-function redisBooks(client: RedisClientType, keepMs: number): SpendBooks {
-  const key = (kind: string, name: string) => `spend-books::${kind}:${name}`;
-  // Each script is sent once and run by its hash after (EVALSHA); a server that lost it gets it again.
+/** Runs the scripts above: each is sent once and run by its hash after (EVALSHA); a server that lost it gets it again. */
+function scriptRunner(client: RedisClientType) {
   const shas = new Map<string, string>();
-  const run = async (script: string, options: { keys: string[]; arguments: string[] }) => {
+  return async (script: string, options: { keys: string[]; arguments: string[] }) => {
     let sha = shas.get(script);
     if (!sha) {
       sha = createHash("sha1").update(script).digest("hex");
@@ -260,6 +259,11 @@ function redisBooks(client: RedisClientType, keepMs: number): SpendBooks {
       return client.eval(script, options);
     }
   };
+}
+
+function redisBooks(client: RedisClientType, keepMs: number): SpendBooks {
+  const key = (kind: string, name: string) => `spend-books::${kind}:${name}`;
+  const run = scriptRunner(client);
   const holdKeys = (book: string) => [key("held", book), key("holds", book), key("holds-at", book)];
   const owners = (list: readonly Owner[]) =>
     list.map((o) => `${key("tally", o.book)}\t${o.field}`).join("\n");
@@ -486,13 +490,11 @@ const RESERVE_BATCH = 150;
 const marks = (rows: number, columns: number) =>
   Array.from({ length: rows }, () => `(${Array.from({ length: columns }, () => "?").join(", ")})`).join(", ");
 
-async function sqliteBooks(query: SqliteQuery): Promise<SpendBooks> {
-  for (const statement of SCHEMA) await query(statement);
+/** Reservations on sqlite: a burst's go in one INSERT, whose trigger checks and holds each row in turn. */
+function sqliteReservations(query: SqliteQuery): SpendBooks["reserve"] {
   let reserved = 0;
-
   /** Each reservation's answer, from its batch until its caller takes it. */
   const answers = new Map<string, Refused | undefined>();
-  // The reservations of a burst go in one INSERT: the trigger checks and holds each row in turn.
   const reserving = new Batch<{ book: string; hold: Hold }>(
     async (items) => {
       await query(
@@ -520,13 +522,21 @@ async function sqliteBooks(query: SqliteQuery): Promise<SpendBooks> {
     RESERVE_BATCH,
   );
 
-  const release = async (book: string, holdId: string) => {
-    await query("DELETE FROM spend_holds WHERE book = ? AND hold = ?", book, holdId);
+  return async (book, hold) => {
+    if (hold.items.length === 0) return undefined;
+    reserved += 1;
+    if (reserved % PRUNE_EVERY === 0) await query("DELETE FROM spend_holds WHERE at <= ?", hold.lapsedUpTo);
+    await reserving.add({ book, hold });
+    const answer = answers.get(hold.id);
+    answers.delete(hold.id);
+    return answer;
   };
+}
 
+/** Settlements on sqlite: a burst's go in one INSERT, whose trigger carries out each row whole, in order. */
+function sqliteSettlements(query: SqliteQuery): SpendBooks["settle"] {
   /** Each settled job's step as the ledger had it right after its batch, until its caller takes it. */
   const steps = new Map<string, number | undefined>();
-  // The settlements of a burst go in one INSERT (the trigger carries out each row whole, in order).
   const settling = new Batch<Settlement>(
     async (items) => {
       await query(
@@ -582,25 +592,26 @@ async function sqliteBooks(query: SqliteQuery): Promise<SpendBooks> {
     SETTLE_BATCH,
   );
 
+  return async (settlement) => {
+    await settling.add(settlement);
+    if (!settlement.job) return undefined;
+    const key = `${settlement.ledger} ${settlement.job.id}`;
+    const step = steps.get(key);
+    steps.delete(key);
+    return step;
+  };
+}
+
+async function sqliteBooks(query: SqliteQuery): Promise<SpendBooks> {
+  for (const statement of SCHEMA) await query(statement);
+  const reserve = sqliteReservations(query);
+  const settle = sqliteSettlements(query);
   return {
-    async reserve(book, hold) {
-      if (hold.items.length === 0) return undefined;
-      reserved += 1;
-      if (reserved % PRUNE_EVERY === 0) await query("DELETE FROM spend_holds WHERE at <= ?", hold.lapsedUpTo);
-      await reserving.add({ book, hold });
-      const answer = answers.get(hold.id);
-      answers.delete(hold.id);
-      return answer;
+    reserve,
+    async release(book, holdId) {
+      await query("DELETE FROM spend_holds WHERE book = ? AND hold = ?", book, holdId);
     },
-    release,
-    async settle(settlement) {
-      await settling.add(settlement);
-      if (!settlement.job) return undefined;
-      const key = `${settlement.ledger} ${settlement.job.id}`;
-      const step = steps.get(key);
-      steps.delete(key);
-      return step;
-    },
+    settle,
     async tallies(book, fields) {
       if (fields?.length === 0) return {};
       const rows = fields

@@ -1,8 +1,8 @@
 import type Keyv from "keyv";
 import { z } from "zod";
+import { platform, type TenantRef, tenantKey } from "../common/types.js";
 import { type Claims, replicatedWrite, withClaim } from "./claims.js";
 import type { Indexes } from "./indexes.js";
-import type { TenantRef } from "./jobs.js";
 import { readRecord } from "./records.js";
 import type { Hold, LedgerReading, Refused, SpendBooks } from "./spend-books.js";
 
@@ -18,7 +18,7 @@ const counters = z.record(z.string(), z.number());
 const reading = z.object({ creditsUsed: z.number(), counters, at: z.number() });
 export type StoredReading = z.infer<typeof reading>;
 
-const tenantRef = z.object({ platform: z.enum(["discord", "slack"]), tenantId: z.string() });
+const tenantRef = z.object({ platform, tenantId: z.string() });
 
 const jobSpend = z.object({
   jobId: z.string(),
@@ -103,14 +103,13 @@ export interface JobSettlement {
   record?: JobSpend;
 }
 
-const tenantName = (tenant: TenantRef) => `${tenant.platform}:${tenant.tenantId}`;
-const bookId = (book: BookRef) => `t:${tenantName(book.tenant)}:${book.period}`;
+const bookId = (book: BookRef) => `t:${tenantKey(book.tenant)}:${book.period}`;
 const personBookId = (book: BookRef, userId: string) =>
-  `p:${tenantName(book.tenant)}:${userId}:${book.period}`;
+  `p:${tenantKey(book.tenant)}:${userId}:${book.period}`;
 const keyBookId = (keyId: string, period: string) => `k:${keyId}:${period}`;
 const ledgerId = (keyId: string, period: string) => `l:${keyId}:${period}`;
 const keyIndex = (keyId: string, period: string) => `spend:key:${keyId}:${period}`;
-const tenantIndex = (tenant: TenantRef, period: string) => `spend:tenant:${tenantName(tenant)}:${period}`;
+const tenantIndex = (tenant: TenantRef, period: string) => `spend:tenant:${tenantKey(tenant)}:${period}`;
 
 /** The sum of a reading's per-type counters: the service's order among equal credits. */
 const counterSum = (reading: StoredReading) => Object.values(reading.counters).reduce((a, b) => a + b, 0);
@@ -205,12 +204,12 @@ export class SpendStore {
   }
 
   async budgets(tenant: TenantRef): Promise<Budget[]> {
-    return (await readRecord(this.keyv, `budgets:${tenantName(tenant)}`, budgets))?.rules ?? [];
+    return (await readRecord(this.keyv, `budgets:${tenantKey(tenant)}`, budgets))?.rules ?? [];
   }
 
   /** Changes the tenant's budgets under its lock: two admins' edits do not clobber each other. */
   async changeBudgets(tenant: TenantRef, change: (rules: Budget[]) => Budget[]): Promise<Budget[]> {
-    const key = `budgets:${tenantName(tenant)}`;
+    const key = `budgets:${tenantKey(tenant)}`;
     return withClaim(this.claims, `lock:${key}`, async (lease) => {
       const rules = z.array(budget).parse(change((await readRecord(this.keyv, key, budgets))?.rules ?? []));
       await lease.confirm();

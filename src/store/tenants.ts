@@ -1,7 +1,7 @@
 import type Keyv from "keyv";
 import { z } from "zod";
+import { type TenantRef, tenantKey } from "../common/types.js";
 import { type Claims, withClaim } from "./claims.js";
-import type { TenantRef } from "./jobs.js";
 import { type Preset, presetSchema } from "./preferences.js";
 import { readRecord } from "./records.js";
 import { type SecretBox, SecretsError } from "./secrets.js";
@@ -128,10 +128,6 @@ export class TenantStore {
       throw new SecretsError("secrets.no_key", "SECRETS_KEY is not set, so tenant API keys are unavailable");
     return this.box;
   }
-}
-
-function tenantKey(tenant: TenantRef): string {
-  return `${tenant.platform}:${tenant.tenantId}`;
 }
 
 function view(record: TenantRecord | undefined): TenantSettings {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig, loadStoreConfig } from "../../src/core/config.js";
+import { ConfigError, loadConfig, loadStoreConfig } from "../../src/core/config/config.js";
 
 const base = { MEDIA_API_URL: "http://127.0.0.1:4010", DISCORD_TOKEN: "discord-secret-token" };
 

@@ -15,11 +15,12 @@ import {
   RateLimitedError,
   ServiceFailureError,
   ServiceUnavailableError,
+  serviceErrorFor,
   TimeoutError,
   UnauthorizedError,
   UploadFailedError,
   userMessageOf,
-} from "../../src/core/errors.js";
+} from "../../src/core/base/errors.js";
 
 const all: BotError[] = [
   new ServiceFailureError("Unknown avatar", { field: "avatarId" }, "POST /api/video/create"),
@@ -120,6 +121,46 @@ describe("errors", () => {
   it("anything else reads as a generic sentence that leaks nothing", () => {
     expect(userMessageOf(new NotFoundError())).toMatch(/could not find that/);
     expect(userMessageOf(new Error("secret stack detail"))).not.toContain("secret");
+  });
+
+  it("maps each answer of the service to one class, the failure envelope and quota wording first", () => {
+    const of = (status: number, said?: string, more: { presigned?: boolean; retryAfterMs?: number } = {}) =>
+      serviceErrorFor({ status, said, ...more }, "GET /api/x");
+    expect(
+      [
+        of(200, "Unknown avatar"),
+        of(200, "Not enough credits"),
+        of(200),
+        of(400, "name is required"),
+        of(400, "Monthly cinematic limit reached"),
+        of(402),
+        of(401),
+        of(403, "not yours"),
+        of(403, "Request has expired", { presigned: true }),
+        of(404),
+        of(429, undefined, { retryAfterMs: 3_000 }),
+        of(418),
+        of(503),
+        of(302),
+      ].map((e) => e.code),
+    ).toEqual([
+      "service.failure",
+      "service.quota_exceeded",
+      "service.failure",
+      "service.bad_request",
+      "service.quota_exceeded",
+      "service.quota_exceeded",
+      "service.unauthorized",
+      "service.forbidden",
+      "service.link_refused",
+      "service.not_found",
+      "service.rate_limited",
+      "service.bad_request",
+      "service.unavailable",
+      "service.invalid_response",
+    ]);
+    expect(of(200).message).toBe("GET /api/x: HTTP 200 no reason given");
+    expect((of(429, undefined, { retryAfterMs: 3_000 }) as RateLimitedError).retryAfterMs).toBe(3_000);
   });
 
   it("long service messages are cut for the chat", () => {

@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
-import { type Card, isCard } from "../../src/core/cards.js";
-import { FileRefusedError, MessageGoneError, UndeliverableError } from "../../src/core/errors.js";
+import { type Card, isCard } from "../../src/core/base/cards.js";
+import { FileRefusedError, MessageGoneError, UndeliverableError } from "../../src/core/base/errors.js";
 import type {
   ChatAdapter,
   ConversationRef,
@@ -9,7 +9,7 @@ import type {
   OutgoingFile,
   Platform,
   PostOptions,
-} from "../../src/core/ports.js";
+} from "../../src/core/base/ports.js";
 
 /** A file as the fake platform received it: every byte read from the OutgoingFile's stream. */
 export interface ReceivedFile {

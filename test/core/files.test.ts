@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fileName } from "../../src/core/files.js";
+import { fileName } from "../../src/core/media/files.js";
 
 /** The names results are uploaded under, as people see them in the chat's file list. */
 

@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { INCIDENT_REMINDER_MS, Incidents } from "../../src/core/incidents.js";
-import { createLogger } from "../../src/core/log.js";
+import { INCIDENT_REMINDER_MS, Incidents } from "../../src/core/base/incidents.js";
+import { createLogger } from "../../src/core/base/log.js";
 import { StoreError } from "../../src/store/errors.js";
 
 function world() {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { FairQueue } from "../../src/core/fair-queue.js";
-import { Intake } from "../../src/core/intake.js";
+import { FairQueue } from "../../src/core/intake/fair-queue.js";
+import { Intake } from "../../src/core/intake/intake.js";
 
 beforeEach(() => {
   vi.useFakeTimers();

@@ -1,8 +1,8 @@
 import { Writable } from "node:stream";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createLogger, REDACTED } from "../../src/core/log.js";
-import { LINE_MAX_BYTES } from "../../src/core/log-bounds.js";
+import { createLogger, REDACTED } from "../../src/core/base/log.js";
+import { LINE_MAX_BYTES } from "../../src/core/base/log-bounds.js";
 import { boltLogger } from "../../src/slack/log.js";
 import { StoreError } from "../../src/store/errors.js";
 

@@ -3,9 +3,9 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../../src/core/config.js";
+import { ConfigError } from "../../src/core/config/config.js";
+import { isExplained, requireKeyPath, startupLine } from "../../src/core/config/startup.js";
 import { Liveness } from "../../src/core/jobs/liveness.js";
-import { isExplained, requireKeyPath, startupLine } from "../../src/core/startup.js";
 import { openStores } from "../../src/store/index.js";
 
 /** Whether some server or workspace could ever get an API key, decided before anything starts. */

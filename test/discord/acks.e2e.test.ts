@@ -4,7 +4,7 @@ import { type DiscordWorld, discordWorldPerFile } from "./harness.js";
 /**
  * Ack first over HTTP interactions: while a burst of interactions arrives, the work behind the
  * first defers (the creation calls) waits, so it cannot slow the acks still to come
- * (src/core/intake.ts). Windows wider than the bot's own, so that a busy machine's pauses between
+ * (src/core/intake/intake.ts). Windows wider than the bot's own, so that a busy machine's pauses between
  * this test's requests do not end the burst early.
  */
 

@@ -2,9 +2,9 @@ import { Readable } from "node:stream";
 import { DiscordAPIError, HTTPError, type REST } from "discord.js";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import { card } from "../../src/core/cards.js";
-import { FileRefusedError, MessageGoneError } from "../../src/core/errors.js";
-import type { MessageRef } from "../../src/core/ports.js";
+import { card } from "../../src/core/base/cards.js";
+import { FileRefusedError, MessageGoneError } from "../../src/core/base/errors.js";
+import type { MessageRef } from "../../src/core/base/ports.js";
 import { DiscordAdapter, type InteractionInfo, nonceOf } from "../../src/discord/adapter.js";
 
 /**

@@ -1,6 +1,6 @@
 import { DiscordAPIError, HTTPError, RESTJSONErrorCodes } from "discord.js";
 import { describe, expect, it } from "vitest";
-import { FileRefusedError, MessageGoneError, UndeliverableError } from "../../src/core/errors.js";
+import { FileRefusedError, MessageGoneError, UndeliverableError } from "../../src/core/base/errors.js";
 import { ANSWERS, answerOf, chatErrorOf, type Verdict } from "../../src/discord/answers.js";
 
 /**

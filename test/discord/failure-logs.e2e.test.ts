@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { createLogger } from "../../src/core/log.js";
-import { LINE_MAX_BYTES } from "../../src/core/log-bounds.js";
+import { createLogger } from "../../src/core/base/log.js";
+import { LINE_MAX_BYTES } from "../../src/core/base/log-bounds.js";
 import { type DiscordWorld, discordWorldPerFile } from "./harness.js";
 
 /**

@@ -108,7 +108,7 @@ describe("follow-ups on an image", () => {
     const before = uploads();
 
     const modal = await open(image, "animate_image");
-    expect(inputs(modal)).toEqual(["prompt", "duration", "aspect_ratio"]);
+    expect(inputs(modal)).toEqual(["prompt", "duration", "aspect_ratio", "resolution"]);
     const { message } = await submit(modal, { prompt: "waves crash", duration: "5", aspect_ratio: ["9:16"] });
 
     expect(world.creations("/api/video/cinematic/create").map((c) => c.json)).toEqual([

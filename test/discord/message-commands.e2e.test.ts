@@ -88,7 +88,7 @@ describe("message commands", () => {
     const before = uploads().length;
 
     const modal = await open(result, "Animate image");
-    expect(inputs(modal)).toEqual(["prompt", "duration", "aspect_ratio"]);
+    expect(inputs(modal)).toEqual(["prompt", "duration", "aspect_ratio", "resolution"]);
     const video = await submit(modal, { prompt: "the beam sweeps", duration: "4", aspect_ratio: ["16:9"] });
 
     expect(world.creations("/api/video/cinematic/create").at(-1)?.json).toEqual({

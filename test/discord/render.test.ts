@@ -9,9 +9,9 @@ import {
 import { TextInputStyle } from "discord-api-types/v10";
 import { describe, expect, it } from "vitest";
 import { actionByName } from "../../src/core/actions/catalogue.js";
-import { card } from "../../src/core/cards.js";
+import { card } from "../../src/core/base/cards.js";
+import type { OutgoingFile } from "../../src/core/base/ports.js";
 import { COMMANDS } from "../../src/core/commands/catalogue.js";
-import type { OutgoingFile } from "../../src/core/ports.js";
 import { errorCard } from "../../src/core/render/errors.js";
 import { progressCard, queuedCard, resultCard, variantsCard } from "../../src/core/render/job.js";
 import { listCard, PAGE_SIZE, readPageValue, SEARCH_BYTES } from "../../src/core/render/lists.js";

@@ -1,6 +1,6 @@
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { Intake } from "../../src/core/intake.js";
+import { Intake } from "../../src/core/intake/intake.js";
 import { healthRoutes } from "../../src/http/health.js";
 import { type HttpServer, Readiness, startHttpServer } from "../../src/http/index.js";
 

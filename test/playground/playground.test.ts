@@ -508,10 +508,9 @@ aBrowser.describe("the playground in a browser", () => {
       await line.pressSequentially("--jobs 6 --kind image");
       await line.press("Enter");
       const slackSaved = slack().locator(".message", { hasText: "Budget saved" }).last();
-      const slackRequester = world.slack.users.requester.id;
-      await text(slackSaved).toMatch(
-        new RegExp(`(@Requester Person|${slackRequester})\\s+\\d+ of 6 image jobs`),
-      );
+      // The budget names the person as Slack's users.info does: by their display name.
+      const shownAs = world.slack.users.requester.profile.display_name;
+      await text(slackSaved).toMatch(new RegExp(`Person @${shownAs}\\s+\\d+ of 6 image jobs`));
     });
 
     it("plays a video result: H.264 at its aspect ratio, time moving past 0 s", async (context) => {

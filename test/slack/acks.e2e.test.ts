@@ -3,7 +3,7 @@ import { type SlackWorld, slackWorldPerFile } from "./harness.js";
 
 /**
  * Ack first: while a burst of commands arrives, the work behind the first acks (looking the
- * person up, the creation call) waits, so it cannot slow the acks still to come (src/core/intake.ts).
+ * person up, the creation call) waits, so it cannot slow the acks still to come (src/core/intake/intake.ts).
  * Windows wider than the bot's own, so that a busy machine's pauses between this test's requests
  * do not end the burst early.
  */

@@ -1,7 +1,7 @@
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { card } from "../../src/core/cards.js";
-import type { ConversationRef } from "../../src/core/ports.js";
+import { card } from "../../src/core/base/cards.js";
+import type { ConversationRef } from "../../src/core/base/ports.js";
 import { solidPng } from "../fakes/media-api/png.js";
 import type { FakeSlack } from "../fakes/slack/index.js";
 import { postSigned } from "../fakes/slack/signing.js";

@@ -5,10 +5,10 @@ import { type Logger, pino } from "pino";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { createMediaClient, type MediaClient } from "../../src/core/api/client.js";
 import { type Bot, createBot } from "../../src/core/bot.js";
-import { Intake, type IntakeOptions } from "../../src/core/intake.js";
+import { Intake, type IntakeOptions } from "../../src/core/intake/intake.js";
+import type { RateLimits } from "../../src/core/intake/rates.js";
 import { scaledPolicy } from "../../src/core/jobs/policy.js";
-import type { RateLimits } from "../../src/core/rates.js";
-import type { SharedKeyTenants } from "../../src/core/tenancy.js";
+import type { SharedKeyTenants } from "../../src/core/tenancy/tenancy.js";
 import { type HttpServer, startHttpServer } from "../../src/http/index.js";
 import type { PacingPolicy } from "../../src/slack/calls.js";
 import {

@@ -87,7 +87,7 @@ describe("message shortcuts", () => {
     const before = uploads().length;
 
     const view = await open(result, "animate_image");
-    expect(inputIds(view)).toEqual(["prompt", "duration", "aspect_ratio"]);
+    expect(inputIds(view)).toEqual(["prompt", "duration", "aspect_ratio", "resolution"]);
     const video = await submit(view, { prompt: "the beam sweeps", duration: "4", aspect_ratio: "16:9" });
 
     expect(world.creations("/api/video/cinematic/create").at(-1)?.json).toEqual({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { registry } from "../../src/core/metrics.js";
+import { registry } from "../../src/core/base/metrics.js";
 import { type SlackWorld, slackWorldPerFile } from "./harness.js";
 
 /**

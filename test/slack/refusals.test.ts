@@ -1,9 +1,9 @@
 import type { WebClient } from "@slack/web-api";
 import Keyv from "keyv";
 import { describe, expect, it } from "vitest";
-import { card } from "../../src/core/cards.js";
-import { MessageGoneError, UndeliverableError } from "../../src/core/errors.js";
-import type { MessageRef } from "../../src/core/ports.js";
+import { card } from "../../src/core/base/cards.js";
+import { MessageGoneError, UndeliverableError } from "../../src/core/base/errors.js";
+import type { MessageRef } from "../../src/core/base/ports.js";
 import { SlackAdapter } from "../../src/slack/adapter.js";
 import { Ledger } from "../../src/slack/ledger.js";
 import { singleWorkspace } from "../../src/slack/workspaces.js";

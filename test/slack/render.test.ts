@@ -1,7 +1,7 @@
 import { Readable } from "node:stream";
 import type { KnownBlock } from "@slack/types";
 import { describe, expect, it } from "vitest";
-import { type Card, card } from "../../src/core/cards.js";
+import { type Card, card } from "../../src/core/base/cards.js";
 import { listCard, PAGE_SIZE, readPageValue, SEARCH_BYTES } from "../../src/core/render/lists.js";
 import { SLACK_LIMITS } from "../../src/slack/limits.js";
 import { decodeActionId, encodeActionId } from "../../src/slack/render/action-id.js";

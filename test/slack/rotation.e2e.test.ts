@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { createLogger } from "../../src/core/log.js";
+import { createLogger } from "../../src/core/base/log.js";
 import type { FakeSlack, Workspace } from "../fakes/slack/index.js";
 import { sqlite } from "../store/backends.js";
 import { FAKE_SLACK, headerOf, jobIdOf, type SlackWorld, shown, slackWorldPerTest } from "./harness.js";

@@ -5,7 +5,7 @@ import { pino } from "pino";
 import { expect, it } from "vitest";
 import { attribute } from "../../src/core/spend/attribution.js";
 import { applicable, HOLD_TTL_MS, holdItems, jobFields } from "../../src/core/spend/budgets.js";
-import type { Reading } from "../../src/core/spend/model.js";
+import type { Reading } from "../../src/core/spend/data/model.js";
 import {
   type Budget,
   type Hold,

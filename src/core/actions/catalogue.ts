@@ -1,5 +1,5 @@
 import type { JobRecord } from "../../store/jobs.js";
-import type { CardAction } from "../cards.js";
+import type { CardAction } from "../base/cards.js";
 import { type ButtonOptions, buttonOf } from "../render/controls.js";
 import { confirm, confirmBoth } from "./choose.js";
 import type { AnyAction } from "./define.js";

@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { ServiceError, ServiceFailureError } from "../base/errors.js";
 import { ActionError } from "../commands/errors.js";
-import { ServiceError, ServiceFailureError } from "../errors.js";
 import { choiceKey } from "../jobs/engine.js";
 import { messageOf } from "../jobs/records.js";
 import { confirmingCard, viewOf } from "../render/job.js";

@@ -3,17 +3,17 @@ import type { JobRecord } from "../../store/jobs.js";
 import type { PersonPreferences, PersonRef, PreferenceStore } from "../../store/preferences.js";
 import type { TenantSettings, TenantStore } from "../../store/tenants.js";
 import type { MediaApi } from "../api/client.js";
-import type { ButtonStyle } from "../cards.js";
-import type { CatalogCache, PickItem, PickSource } from "../catalog-cache.js";
+import type { ButtonStyle } from "../base/cards.js";
+import type { Logger } from "../base/log.js";
+import type { ActionEvent, Attachment, ChatAdapter } from "../base/ports.js";
 import type { AnyCommand, CommandContext, FormDef, StartedJob } from "../commands/define.js";
 import { ActionError } from "../commands/errors.js";
 import type { JobEngine } from "../jobs/engine.js";
-import type { Logger } from "../log.js";
-import type { ActionEvent, Attachment, ChatAdapter } from "../ports.js";
+import type { CatalogCache, PickItem, PickSource } from "../media/catalog-cache.js";
 import type { ListName } from "../render/lists.js";
 import type { Filled } from "../render/recipe.js";
 import type { PanelSection } from "../render/settings.js";
-import type { TenantRef } from "../tenancy.js";
+import type { TenantRef } from "../tenancy/tenancy.js";
 
 /**
  * A control on a job's message, defined once like a command: what its value may be, who may use
@@ -32,15 +32,20 @@ export interface ActionServices {
   media(tenant: TenantRef): Promise<MediaApi>;
 }
 
-export interface ActionContext<V> {
+export interface ActionContext<V, F = Record<string, never>> {
   core: ActionServices;
   job: JobRecord;
   event: ActionEvent;
   adapter: ChatAdapter;
   /** The checked value of the button or select. */
   value: V;
-  /** The form's fields, checked against its options (empty for actions without a form). */
-  fields: Record<string, unknown>;
+  /**
+   * The form's fields, checked against its options and typed by them (empty for actions without
+   * a form). The settings of the command it starts that the form does not ask ride along, filled
+   * from the clicker's defaults (flows/preferences.ts withUnaskedSettings): building the request
+   * through that command's declaration (requestOf) picks them up.
+   */
+  fields: F;
   /** The files given in the form, checked against its file options (type, size, how many). */
   attachments: Record<string, Attachment[]>;
   /**
@@ -59,7 +64,10 @@ export interface FormContext {
   lookup(source: PickSource, id: string): Promise<PickItem | undefined>;
 }
 
-export interface ActionDef<N extends string = string, V = unknown> {
+// biome-ignore lint/complexity/noBannedTypes: a form without options has fields of no keys
+type NoFields = z.ZodObject<{}>;
+
+export interface ActionDef<N extends string = string, V = unknown, S extends z.ZodObject = NoFields> {
   /** Fits the adapters' control ids: lower case, digits and "_", at most 24 characters. */
   name: N;
   /** Acts on a job (the default), unlike the controls of a list. */
@@ -73,7 +81,7 @@ export interface ActionDef<N extends string = string, V = unknown> {
   form?: {
     /** The form's title: "Edit image". */
     title: string;
-    of(job: JobRecord): FormDef;
+    of(job: JobRecord): FormDef<S>;
     /** Values shown when the form opens; `lookup` reads the tenant's lists (an avatar's own voice). */
     initial?(job: JobRecord, context: FormContext): Record<string, string> | Promise<Record<string, string>>;
   };
@@ -95,7 +103,7 @@ export interface ActionDef<N extends string = string, V = unknown> {
   };
   /** The job offers this action (checked again on every click: the message may be old). */
   appliesTo(job: JobRecord): boolean;
-  run(ctx: ActionContext<V>): Promise<void>;
+  run(ctx: ActionContext<V, z.output<S>>): Promise<void>;
 }
 
 /** What a control this version cannot read (or no longer has) answers. */
@@ -126,7 +134,7 @@ export interface ListActionDef<N extends string = string, V = unknown> {
   run(ctx: ListActionContext<V>): Promise<void>;
 }
 
-export interface SettingsActionContext<V> {
+export interface SettingsActionContext<V, F = Record<string, never>> {
   event: ActionEvent;
   /** Whose settings: the clicker's own. */
   person: PersonRef;
@@ -137,8 +145,8 @@ export interface SettingsActionContext<V> {
   /** What the control acts on: a setting's name, or "mine" / "settings". */
   target: string;
   value: V;
-  /** The form's fields, checked against its options (empty for controls without a form). */
-  fields: Record<string, unknown>;
+  /** The form's fields, checked against its options and typed by them (empty for controls without a form). */
+  fields: F;
   preferences: Pick<PreferenceStore, "update">;
   tenants: Pick<TenantStore, "update">;
 }
@@ -148,21 +156,26 @@ export interface SettingsActionContext<V> {
  * changes the clicker's own settings (admins: the server's), and the panel is shown again at the
  * section `run` names, with what it says on top.
  */
-export interface SettingsActionDef<N extends string = string, V = unknown> {
+export interface SettingsActionDef<N extends string = string, V = unknown, S extends z.ZodObject = NoFields> {
   name: N;
   on: "settings";
   value?: z.ZodType<V>;
   /** A form asked first (a negative prompt is typed), pre-filled from the person's settings. */
   form?: {
     title: string;
-    of(): FormDef;
+    of(): FormDef<S>;
     initial?(current: PersonPreferences): Record<string, string>;
   };
-  run(ctx: SettingsActionContext<V>): Promise<{ section: PanelSection; notice?: string }>;
+  run(ctx: SettingsActionContext<V, z.output<S>>): Promise<{ section: PanelSection; notice?: string }>;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: the catalogue holds actions of every value type
-export type AnyAction = ActionDef<string, any> | ListActionDef<string, any> | SettingsActionDef<string, any>;
+// biome-ignore lint/suspicious/noExplicitAny: the catalogue holds actions of every value and form type
+export type AnyJobAction = ActionDef<string, any, any>;
+// biome-ignore lint/suspicious/noExplicitAny: the same
+export type AnyListAction = ListActionDef<string, any>;
+// biome-ignore lint/suspicious/noExplicitAny: the same
+export type AnySettingsAction = SettingsActionDef<string, any, any>;
+export type AnyAction = AnyJobAction | AnyListAction | AnySettingsAction;
 
 /** The value a control carried, checked against its action's (old messages carry old values). */
 export function checkedValue(def: Pick<AnyAction, "value">, event: Pick<ActionEvent, "value">): unknown {
@@ -175,11 +188,13 @@ export function checkedValue(def: Pick<AnyAction, "value">, event: Pick<ActionEv
 }
 
 /** Keeps an action's value type tied to its `run`, and its name a literal the builder can check. */
-export function defineAction<const N extends string, V = undefined>(def: ActionDef<N, V>): ActionDef<N, V>;
+export function defineAction<const N extends string, V = undefined, S extends z.ZodObject = NoFields>(
+  def: ActionDef<N, V, S>,
+): ActionDef<N, V, S>;
 export function defineAction<const N extends string, V>(def: ListActionDef<N, V>): ListActionDef<N, V>;
-export function defineAction<const N extends string, V>(
-  def: SettingsActionDef<N, V>,
-): SettingsActionDef<N, V>;
+export function defineAction<const N extends string, V, S extends z.ZodObject = NoFields>(
+  def: SettingsActionDef<N, V, S>,
+): SettingsActionDef<N, V, S>;
 export function defineAction(def: AnyAction): AnyAction {
   return def;
 }

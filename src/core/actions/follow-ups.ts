@@ -1,13 +1,17 @@
 import { z } from "zod";
 import type { JobRecord } from "../../store/jobs.js";
+import type { Json } from "../base/ports.js";
 import { commandByName } from "../commands/catalogue.js";
-import type { FormDef, JobRequest } from "../commands/define.js";
+import { declaredOf, redrawn, redraws, requestOf } from "../commands/declare.js";
+import type { AnyCommand, FormDef, JobRequest } from "../commands/define.js";
 import { ActionError, InputError } from "../commands/errors.js";
 import { audioFile, imageFile } from "../commands/files.js";
-import { type ImageRequest, startImage } from "../commands/image.js";
-import { animationOptions, generateMockup, startMockupVideo } from "../commands/mockup.js";
-import { id, newSeed, text, titleFrom } from "../commands/options.js";
+import { imageOptions, startImage } from "../commands/image.js";
+import { madeWith } from "../commands/made-with.js";
+import { animationOptions, generateMockup, mockupGenerate, startMockupVideo } from "../commands/mockup.js";
+import { id, text, titleFrom } from "../commands/options.js";
 import {
+  avatarVideoRequest,
   type SpokenVideoRequest,
   startCinematic,
   startScriptedVideo,
@@ -15,10 +19,9 @@ import {
   videoCinematic,
   voiceOrOwn,
 } from "../commands/video.js";
-import type { Json } from "../ports.js";
-import { filledOf } from "../render/recipe.js";
-import { tenantKey } from "../tenancy.js";
-import { openAll, uploadAll } from "../uploads.js";
+import { openAll, uploadAll } from "../media/uploads.js";
+import { filledOf, inReadingOrder } from "../render/recipe.js";
+import { tenantKey } from "../tenancy/tenancy.js";
 import { defineAction } from "./define.js";
 
 /**
@@ -40,7 +43,7 @@ export function resultMediaId(job: Pick<JobRecord, "result">): string | undefine
 }
 
 /** The creation request a job kept, for the follow-ups that repeat it. */
-function requestOf(job: Pick<JobRecord, "inputs">): JobRequest | undefined {
+function keptRequest(job: Pick<JobRecord, "inputs">): JobRequest | undefined {
   const request = record(job.inputs).request;
   return request === undefined ? undefined : record(request);
 }
@@ -54,20 +57,29 @@ function mediaIdOf(job: JobRecord): string {
   return mediaId;
 }
 
+const editOptions = z.object({ prompt: text(2000, "How the image should change") });
+
 /** The form of Edit, on a result or on an image from the chat. */
-export const editForm: FormDef = {
+export const editForm: FormDef<typeof editOptions> = {
   name: "image.edit",
   help: "Edit this image following a prompt",
-  options: z.object({ prompt: text(2000, "How the image should change") }),
+  options: editOptions,
   main: "prompt",
   starts: "image",
 };
 
+const animateOptions = videoCinematic.options.pick({
+  prompt: true,
+  duration: true,
+  aspect_ratio: true,
+  resolution: true,
+});
+
 /** The form of Animate, on a result or on an image from the chat. */
-export const animateForm: FormDef = {
+export const animateForm: FormDef<typeof animateOptions> = {
   name: "video.cinematic",
   help: "A cinematic clip that starts from this image",
-  options: videoCinematic.options.pick({ prompt: true, duration: true, aspect_ratio: true }),
+  options: animateOptions,
   main: "prompt",
   starts: "video",
 };
@@ -79,22 +91,10 @@ export const edit = defineAction({
   form: { title: "Edit image", of: () => editForm },
   appliesTo: isImage,
   run: (ctx) => {
-    // The settings the form does not ask come from the clicker's preset-free layers (defaults).
-    const { prompt, aspect_ratio, negative_prompt } = ctx.fields as {
-      prompt: string;
-      aspect_ratio?: ImageRequest["aspectRatio"];
-      negative_prompt?: string;
-    };
     const referenceImageMediaId = mediaIdOf(ctx.job);
-    return ctx.start("image.edit", (media) =>
-      startImage(media, "image.edit", {
-        prompt,
-        name: titleFrom(prompt),
-        referenceImageMediaId,
-        ...(aspect_ratio && { aspectRatio: aspect_ratio }),
-        ...(negative_prompt && { negativePrompt: negative_prompt }),
-      }),
-    );
+    // The settings the form does not ask come from the clicker's preset-free layers (defaults).
+    const request = { ...requestOf(imageOptions, ctx.fields), referenceImageMediaId };
+    return ctx.start("image.edit", (media) => startImage(media, "image.edit", request));
   },
 });
 
@@ -105,33 +105,16 @@ export const animateImage = defineAction({
   form: { title: "Animate image", of: () => animateForm },
   appliesTo: isImage,
   run: (ctx) => {
-    const value = ctx.fields as {
-      prompt: string;
-      duration?: number;
-      aspect_ratio?: string;
-      resolution?: string;
+    const request = {
+      ...requestOf(videoCinematic.options, ctx.fields),
+      firstFrameImageMediaId: mediaIdOf(ctx.job),
     };
-    const firstFrameImageMediaId = mediaIdOf(ctx.job);
-    return ctx.start("video.cinematic", (media) =>
-      startCinematic(media, {
-        name: titleFrom(value.prompt),
-        prompt: value.prompt,
-        firstFrameImageMediaId,
-        ...(value.aspect_ratio && { aspectRatio: value.aspect_ratio }),
-        ...(value.duration !== undefined && { durationSeconds: value.duration }),
-        ...(value.resolution && { resolution: value.resolution }),
-      }),
-    );
+    return ctx.start("video.cinematic", (media) => startCinematic(media, request));
   },
 });
 
-/** The settings Remix shows, as the command's options name them and as its request keeps them. */
-const REMIXED = {
-  prompt: "prompt",
-  negative_prompt: "negativePrompt",
-  aspect_ratio: "aspectRatio",
-  seed: "seed",
-};
+/** What Remix asks again: what its result's recipe showed (all but the name), in the same order. */
+const remixed = (command: AnyCommand) => inReadingOrder(madeWith(command));
 
 export const remix = defineAction({
   name: "remix",
@@ -144,40 +127,35 @@ export const remix = defineAction({
       return {
         name: command.name,
         help: "The same again, with what you change here",
-        options: command.options.pick({
-          prompt: true,
-          negative_prompt: true,
-          aspect_ratio: true,
-          seed: true,
-        }),
-        main: "prompt",
+        options: command.options.pick(
+          Object.fromEntries(remixed(command).map(({ option }) => [option, true])),
+        ),
+        main: command.main,
         starts: command.starts,
       };
     },
     initial: (job) => {
-      const request = requestOf(job) ?? {};
+      const request = keptRequest(job) ?? {};
       return Object.fromEntries(
-        Object.entries(REMIXED).flatMap(([option, key]) => {
-          const value = request[key];
+        remixed(commandByName(job.command)!).flatMap(({ option, field }) => {
+          const value = request[field];
           return typeof value === "string" || typeof value === "number" ? [[option, String(value)]] : [];
         }),
       );
     },
   },
-  appliesTo: (job) =>
-    isImage(job) && commandByName(job.command)?.seeded === true && requestOf(job) !== undefined,
+  appliesTo: (job) => {
+    const command = commandByName(job.command);
+    return (
+      isImage(job) && command !== undefined && redraws(command.options) && keptRequest(job) !== undefined
+    );
+  },
   run: (ctx) => {
     const command = commandByName(ctx.job.command)!;
-    const changed = ctx.fields as Record<string, Json | undefined>;
     // Settings left empty are dropped, not kept from the original: the form showed them all.
-    const kept = Object.fromEntries(
-      Object.entries(requestOf(ctx.job) ?? {}).filter(([key]) => !Object.values(REMIXED).includes(key)),
-    );
-    const request: JobRequest = { ...kept, name: titleFrom(String(changed.prompt)) };
-    for (const [option, key] of Object.entries(REMIXED)) {
-      const value = changed[option];
-      if (value !== undefined) request[key] = value;
-    }
+    const declared = new Set(declaredOf(command.options).map(({ field }) => field));
+    const kept = Object.entries(keptRequest(ctx.job) ?? {}).filter(([field]) => !declared.has(field));
+    const request: JobRequest = { ...Object.fromEntries(kept), ...requestOf(command.options, ctx.fields) };
     return ctx.start(command.name, (media) => command.again!(media, request));
   },
 });
@@ -192,14 +170,10 @@ export const regenerate = defineAction({
     refusal: "Already regenerating: the new result appears in a new message.",
   },
   appliesTo: (job) =>
-    job.state === "done" && commandByName(job.command)?.again !== undefined && requestOf(job) !== undefined,
+    job.state === "done" && commandByName(job.command)?.again !== undefined && keptRequest(job) !== undefined,
   run: (ctx) => {
     const command = commandByName(ctx.job.command)!;
-    const previous = requestOf(ctx.job)!;
-    const seed = previous.seed;
-    const request = command.seeded
-      ? { ...previous, seed: newSeed(typeof seed === "number" ? seed : undefined) }
-      : previous;
+    const request = redrawn(command.options, keptRequest(ctx.job)!);
     return ctx.start(command.name, (media) => command.again!(media, request), filledOf(ctx.job.inputs));
   },
 });
@@ -253,6 +227,11 @@ function avatarIdsOf(job: Pick<JobRecord, "result">): string[] {
   return Array.isArray(ids) ? ids.filter((i): i is string => typeof i === "string") : [];
 }
 
+const scriptOptions = z.object({
+  script: text(5000, "What the avatar says"),
+  voice: id("Voice of the script (default: the avatar's own voice)").optional(),
+});
+
 export const avatarVideo = defineAction({
   name: "avatar_video",
   who: "anyone",
@@ -270,13 +249,10 @@ export const avatarVideo = defineAction({
   },
   form: {
     title: "Make a video",
-    of: () => ({
+    of: (): FormDef<typeof scriptOptions> => ({
       name: "video.avatar",
       help: "A video of this avatar saying your script",
-      options: z.object({
-        script: text(5000, "What the avatar says"),
-        voice: id("Voice of the script (default: the avatar's own voice)").optional(),
-      }),
+      options: scriptOptions,
       main: "script",
       picks: { voice: "voices" },
       starts: "video",
@@ -289,29 +265,20 @@ export const avatarVideo = defineAction({
   },
   appliesTo: (job) => job.command.startsWith("photo_avatar.") && avatarIdsOf(job).length > 0,
   run: async (ctx) => {
-    const { core, job, event } = ctx;
-    const { script, voice, full_body } = ctx.fields as {
-      script: string;
-      voice?: string;
-      full_body?: boolean;
-    };
+    const { core, job, event, fields } = ctx;
     const avatarId = avatarIdsOf(job)[Number(event.value ?? "1") - 1];
     if (!avatarId) throw new ActionError("action.invalid", "This job has no such avatar.");
     await ctx.start("video.avatar", async (media) => {
       const tenant = tenantKey(job.tenant);
-      const chosen = voice === undefined ? undefined : await core.cache.find(tenant, "voices", media, voice);
-      if (voice !== undefined && !chosen) {
-        throw new InputError("input.unknown_pick", `There is no voice "${voice}" in this account.`);
+      const chosen =
+        fields.voice === undefined ? undefined : await core.cache.find(tenant, "voices", media, fields.voice);
+      if (fields.voice !== undefined && !chosen) {
+        throw new InputError("input.unknown_pick", `There is no voice "${fields.voice}" in this account.`);
       }
       const avatar = await core.cache.find(tenant, "avatars", media, avatarId);
-      const voiceId = voiceOrOwn(chosen?.id, avatar);
-      return startScriptedVideo(media, {
-        avatarId,
-        name: titleFrom(script),
-        voiceId,
-        text: script,
-        ...(full_body !== undefined && { im2vid_full: full_body }),
-      });
+      const voice = voiceOrOwn(chosen?.id, avatar);
+      const name = titleFrom(fields.script);
+      return startScriptedVideo(media, avatarVideoRequest({ ...fields, avatar: avatarId, name, voice }));
     });
   },
 });
@@ -327,7 +294,7 @@ export const animateMockup = defineAction({
   button: { label: "Animate" },
   form: {
     title: "Animate mockup",
-    of: () => ({
+    of: (): FormDef<typeof animationOptions> => ({
       name: "mockup.video",
       help: "An 8-second video of this mockup",
       options: animationOptions,
@@ -337,38 +304,30 @@ export const animateMockup = defineAction({
   },
   appliesTo: (job) => job.command === "mockup.generate" && mockupIdOf(job) !== undefined,
   run: (ctx) => {
-    const value = ctx.fields as z.output<typeof animationOptions>;
-    const mockupId = mockupIdOf(ctx.job)!;
-    return ctx.start("mockup.video", (media) =>
-      startMockupVideo(media, {
-        mockupId,
-        style: value.style,
-        ...(value.prompt && { prompt: value.prompt }),
-        ...(value.aspect_ratio && { aspectRatio: value.aspect_ratio }),
-      }),
-    );
+    const request = { mockupId: mockupIdOf(ctx.job)!, ...requestOf(animationOptions, ctx.fields) };
+    return ctx.start("mockup.video", (media) => startMockupVideo(media, request));
   },
 });
 
 const assetTypeOf = (job: Pick<JobRecord, "inputs">) => record(job.inputs).assetType;
 
-const mockupInstruction = {
+const instructionOptions = z.object({
   instruction: text(2000, "How the mockup should look, e.g. on a marble table, soft light"),
-};
+});
 
 /** A product asset is the mockup's product; a logo asset goes on a product photo given in the form. */
-const MOCKUP_FORMS: Record<string, FormDef> = {
+const MOCKUP_FORMS: Record<string, FormDef<typeof instructionOptions>> = {
   product: {
     name: "mockup.generate",
     help: "A mockup with this image as the product",
-    options: z.object(mockupInstruction),
+    options: instructionOptions,
     main: "instruction",
     starts: "mockup",
   },
   logo: {
     name: "mockup.generate",
     help: "A mockup with this logo on the product photo you attach",
-    options: z.object(mockupInstruction),
+    options: instructionOptions,
     main: "instruction",
     files: { product: imageFile("Photo of the product the logo goes on (PNG, JPEG or WEBP)") },
     starts: "mockup",
@@ -385,17 +344,16 @@ export const useInMockup = defineAction({
     Object.hasOwn(MOCKUP_FORMS, String(assetTypeOf(job))) &&
     resultMediaId(job) !== undefined,
   run: (ctx) => {
-    const { instruction } = ctx.fields as { instruction: string };
+    const asked = requestOf(mockupGenerate.options, ctx.fields);
     const assetMediaId = mediaIdOf(ctx.job);
     const asLogo = assetTypeOf(ctx.job) === "logo";
     return ctx.start("mockup.generate", async (media) => {
-      if (!asLogo)
-        return generateMockup(media, { productMediaId: assetMediaId, logoMediaIds: [], instruction });
+      if (!asLogo) return generateMockup(media, { ...asked, productMediaId: assetMediaId, logoMediaIds: [] });
       const [productMediaId] = await uploadAll(media, ctx.attachments.product ?? []);
       return generateMockup(media, {
+        ...asked,
         productMediaId: productMediaId!,
         logoMediaIds: [assetMediaId],
-        instruction,
       });
     });
   },

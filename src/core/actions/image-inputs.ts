@@ -1,4 +1,4 @@
-import { type Card, card } from "../cards.js";
+import { type Card, card } from "../base/cards.js";
 import type { FormDef } from "../commands/define.js";
 import { thumbnailGenerate } from "../commands/thumbnail.js";
 import { animateForm, editForm } from "./follow-ups.js";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ActionError } from "../commands/errors.js";
 import { LISTS } from "../commands/lists.js";
-import { fileOrLink } from "../files.js";
+import { fileOrLink } from "../media/files.js";
 import { resultCard } from "../render/job.js";
 import { readPageValue, readShowValue } from "../render/lists.js";
 import { defineAction, OLD_CONTROL } from "./define.js";

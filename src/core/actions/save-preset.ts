@@ -1,12 +1,10 @@
 import { z } from "zod";
-import type { JobRecord } from "../../store/jobs.js";
 import type { FormDef } from "../commands/define.js";
+import { settingsFor } from "../commands/made-with.js";
 import { text } from "../commands/options.js";
-import { settingsIn } from "../preferences/layers.js";
 import { addPreset, PRESET_NAME_MAX } from "../preferences/presets.js";
 import { presetSavedCard } from "../render/presets.js";
-import { settingsOf } from "../render/recipe.js";
-import { personOf } from "../tenancy.js";
+import { personOf } from "../tenancy/tenancy.js";
 import { defineAction } from "./define.js";
 
 /**
@@ -14,28 +12,26 @@ import { defineAction } from "./define.js";
  * script, name, seed or files) become one of the clicker's presets, under the name they give.
  */
 
-const nameForm: FormDef = {
+const nameOptions = z.object({ name: text(PRESET_NAME_MAX, "Name of the preset (1-32 characters)") });
+const nameForm: FormDef<typeof nameOptions> = {
   name: "preset.save",
   help: "Save this result's settings (not its prompt) as a preset, to use with the preset option",
-  options: z.object({ name: text(PRESET_NAME_MAX, "Name of the preset (1-32 characters)") }),
+  options: nameOptions,
   main: "name",
   submit: "Save",
 };
-
-const settingsOfJob = (job: Pick<JobRecord, "inputs">) => settingsIn(settingsOf(job.inputs));
 
 export const savePreset = defineAction({
   name: "save_preset",
   who: "anyone",
   button: { label: "Save as preset" },
   form: { title: "Save as preset", of: () => nameForm },
-  appliesTo: (job) => job.state === "done" && Object.keys(settingsOfJob(job)).length > 0,
+  appliesTo: (job) => job.state === "done" && Object.keys(settingsFor(job)).length > 0,
   run: async ({ core, job, event, adapter, fields }) => {
-    const { name } = fields as { name: string };
-    const values = settingsOfJob(job);
+    const values = settingsFor(job);
     const saved = await core.preferences.update(personOf(event.actor), (current) => ({
       defaults: current.defaults,
-      presets: addPreset(current.presets, { name, values, from: job.command }, "yours"),
+      presets: addPreset(current.presets, { name: fields.name, values, from: job.command }, "yours"),
     }));
     const preset = saved.presets.at(-1)!;
     await adapter.post(event.conversation, presetSavedCard(preset, "yours", event.actor.platform), {

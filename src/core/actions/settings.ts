@@ -6,7 +6,7 @@ import { SETTING_SCHEMAS } from "../commands/setting-options.js";
 import { isSetting } from "../preferences/layers.js";
 import { CLEAR, PANEL_SECTIONS, sectionOf, valueText } from "../render/settings.js";
 import { PLACE } from "../render/words.js";
-import { tenantOf } from "../tenancy.js";
+import { tenantOf } from "../tenancy/tenancy.js";
 import { defineAction, OLD_CONTROL, type SettingsActionContext } from "./define.js";
 
 /**

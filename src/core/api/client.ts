@@ -1,6 +1,6 @@
 import type { Dispatcher } from "undici";
-import { createLogger, type Logger } from "../log.js";
-import { addSecret } from "../redact.js";
+import { createLogger, type Logger } from "../base/log.js";
+import { addSecret } from "../base/redact.js";
 import { createTransport } from "./http.js";
 import { bindKey, type UsageListener } from "./resources/caller.js";
 import { images } from "./resources/images.js";

@@ -2,8 +2,8 @@ import { lookup as lookupCallback } from "node:dns";
 import { lookup } from "node:dns/promises";
 import { BlockList, isIP, type LookupFunction } from "node:net";
 import type { Readable } from "node:stream";
-import { bounded } from "../bounded.js";
-import { BotError } from "../errors.js";
+import { bounded } from "../base/bounded.js";
+import { BotError } from "../base/errors.js";
 
 /**
  * What the bot agrees to fetch when the service names a URL (a downloadUrl, a mockup's imageUrl,

@@ -1,30 +1,22 @@
 import { Readable } from "node:stream";
 import { Agent, type Dispatcher, request } from "undici";
 import type { z } from "zod";
-import { boundedText } from "../bounded.js";
+import { boundedText } from "../base/bounded.js";
 import {
   AbortedError,
-  BadRequestError,
   BotError,
   creationListOf,
-  ForbiddenError,
   InvalidResponseError,
-  isQuotaMessage,
-  LinkRefusedError,
   NetworkError,
-  NotFoundError,
   OutcomeUnknownError,
-  QuotaExceededError,
-  RateLimitedError,
   type ServiceError,
-  ServiceFailureError,
-  ServiceUnavailableError,
+  serviceErrorFor,
   TimeoutError,
   UnauthorizedError,
-} from "../errors.js";
-import type { Logger } from "../log.js";
-import { serviceErrorsTotal, serviceRoute, serviceSeconds } from "../metrics.js";
-import { abandon } from "../streams.js";
+} from "../base/errors.js";
+import type { Logger } from "../base/log.js";
+import { serviceErrorsTotal, serviceRoute, serviceSeconds } from "../base/metrics.js";
+import { abandon } from "../base/streams.js";
 import { checkFetchTarget, guardedLookup, RefusedFetchError } from "./fetch-policy.js";
 import type { StreamBody } from "./multipart.js";
 import { type RetryPolicy, retryAfterMs, retryingDispatcher } from "./retry.js";
@@ -193,8 +185,8 @@ function serviceWords(payload: unknown, text: string): string | undefined {
 }
 
 /**
- * The typed error for an answer, or undefined when it is a success. 200 with `{result: "failure"}`
- * is the service's business refusal; statuses map one class each, quota wording first.
+ * The typed error for an answer (base/errors.ts `serviceErrorFor`), or undefined when it is a success:
+ * a 2xx is a failure only as the service's envelope, `{result: "failure"}`.
  */
 function failureOf(
   status: number,
@@ -204,26 +196,17 @@ function failureOf(
   presigned: boolean,
 ): ServiceError | undefined {
   const payload = parseJson(text);
-  const said = serviceWords(payload, text);
-  const details = isRecord(payload) ? payload.details : undefined;
-  if (status >= 200 && status < 300) {
-    if (!isRecord(payload) || payload.result !== "failure") return undefined;
-    const message = said ?? "no reason given";
-    return isQuotaMessage(message)
-      ? new QuotaExceededError(status, message, details, context)
-      : new ServiceFailureError(message, details, context);
-  }
-  if (presigned && (status === 401 || status === 403)) return new LinkRefusedError(status, said, context);
-  if (status === 401) return new UnauthorizedError(said, context);
-  if (status === 403) return new ForbiddenError(said, context);
-  if (status === 404) return new NotFoundError(said, context);
-  if (status === 429) return new RateLimitedError(retryAfterMs(headers["retry-after"]), said, context);
-  if (status === 402 || (status >= 400 && status < 500 && said !== undefined && isQuotaMessage(said))) {
-    return new QuotaExceededError(status, said ?? "payment required", details, context);
-  }
-  if (status >= 400 && status < 500) return new BadRequestError(status, said, context);
-  if (status >= 500) return new ServiceUnavailableError(status, said, context);
-  return new InvalidResponseError(`unexpected HTTP ${status}`, status, context);
+  if (status >= 200 && status < 300 && !(isRecord(payload) && payload.result === "failure")) return undefined;
+  return serviceErrorFor(
+    {
+      status,
+      said: serviceWords(payload, text),
+      details: isRecord(payload) ? payload.details : undefined,
+      retryAfterMs: retryAfterMs(headers["retry-after"]),
+      presigned,
+    },
+    context,
+  );
 }
 
 /** Every failed call is counted once, where it is thrown. */
@@ -249,65 +232,136 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** Enough for a sharing link's hops to its file; a redirect loop ends here. */
 const MAX_REDIRECTS = 5;
 
+/** What `send` hands on: the answer, still unread, with the call's clock. */
+interface Sent {
+  res: Dispatcher.ResponseData;
+  deadline: Deadline;
+  context: string;
+  presigned: boolean;
+}
+
 /** Retries of GETs happen below this, in undici's RetryAgent: see retry.ts. */
 export function createTransport(options: TransportOptions): Transport {
-  // Through URL so that "HTTP://Host:80" and the href of a request URL are spelled alike.
-  const baseUrl = new URL(mediaOrigin(options.baseUrl)).href.replace(/\/+$/, "");
-  const { hostname: trustedHost, origin: baseOrigin } = new URL(baseUrl);
-  const base = options.dispatcher ?? new Agent({ connect: { lookup: guardedLookup(trustedHost) } });
-  const retrying = retryingDispatcher(base, options.retries, options.logger);
-  const log = options.logger;
+  return new HttpTransport(options);
+}
 
-  // A service path starts with "/"; anything else that is not http(s) (file:, ftp:, data:) is refused.
-  const url = (path: string) => {
+class HttpTransport implements Transport {
+  readonly baseUrl: string;
+  readonly #options: TransportOptions;
+  readonly #trustedHost: string;
+  readonly #baseOrigin: string;
+  readonly #base: Dispatcher;
+  readonly #retrying: Dispatcher;
+
+  constructor(options: TransportOptions) {
+    this.#options = options;
+    // Through URL so that "HTTP://Host:80" and the href of a request URL are spelled alike.
+    this.baseUrl = new URL(mediaOrigin(options.baseUrl)).href.replace(/\/+$/, "");
+    const { hostname, origin } = new URL(this.baseUrl);
+    this.#trustedHost = hostname;
+    this.#baseOrigin = origin;
+    this.#base = options.dispatcher ?? new Agent({ connect: { lookup: guardedLookup(hostname) } });
+    this.#retrying = retryingDispatcher(this.#base, options.retries, options.logger);
+  }
+
+  async json<T>(call: Call, schema: z.ZodType<T>, opts: CallOptions = {}): Promise<T> {
+    const { status, text, context } = await this.#read(call, opts);
+    const payload = parseJson(text);
+    if (payload === undefined)
+      throw counted(new InvalidResponseError("the body is not JSON", status, context));
+    const parsed = schema.safeParse(payload);
+    if (!parsed.success) {
+      const issues = parsed.error.issues
+        .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
+        .join("; ");
+      throw counted(new InvalidResponseError(issues, status, context, parsed.error));
+    }
+    return parsed.data;
+  }
+
+  async exchange(call: Call, opts: CallOptions = {}): Promise<void> {
+    await this.#read(call, opts);
+  }
+
+  async download(call: Call, opts: CallOptions = {}): Promise<Download> {
+    let sent = await this.#send(call, opts, "*/*");
+    // A link a person gave may redirect (a sharing link to its file): each hop is checked as the
+    // first one was. The service's own addresses are taken as they answer.
+    for (let hops = 0; call.given && REDIRECTS.has(sent.res.statusCode) && hops < MAX_REDIRECTS; hops++) {
+      const location = sent.res.headers.location;
+      if (typeof location !== "string") break;
+      abandon(sent.res.body);
+      sent.deadline.dispose();
+      call = { ...call, path: new URL(location, this.#url(call.path)).href };
+      sent = await this.#send(call, opts, "*/*");
+    }
+    const { res, deadline, context, presigned } = sent;
+    const contentType = String(res.headers["content-type"] ?? "application/octet-stream");
+    try {
+      if (res.statusCode < 200 || res.statusCode >= 300 || /\bjson\b/i.test(contentType)) {
+        const body = await this.#text(res.body, context, res.statusCode);
+        throw (
+          failureOf(res.statusCode, res.headers, body, context, presigned) ??
+          new InvalidResponseError(`JSON (${contentType}) where a file was due`, res.statusCode, context)
+        );
+      }
+    } catch (error) {
+      deadline.dispose();
+      throw counted(deadline.errorFor(error, context));
+    }
+    return streamed(sent, contentType);
+  }
+
+  async close(): Promise<void> {
+    // A dispatcher handed in belongs to whoever made it.
+    if (!this.#options.dispatcher) await this.#base.close();
+  }
+
+  /** A service path starts with "/"; anything else that is not http(s) (file:, ftp:, data:) is refused. */
+  #url(path: string): string {
     if (/^https?:\/\//i.test(path)) return path;
-    if (path.startsWith("/")) return `${baseUrl}${path}`;
+    if (path.startsWith("/")) return `${this.baseUrl}${path}`;
     throw new RefusedFetchError("The media service pointed at a file the bot is not allowed to fetch.", {
       message: `refused to fetch a non-http(s) URL (${path.split(":")[0]}:)`,
     });
-  };
-  const text = (body: AsyncIterable<Uint8Array>, context: string, status: number) =>
-    boundedText(
+  }
+
+  /**
+   * The key goes to the service's API only: not to a presigned upload or download address, even
+   * one on the same host.
+   */
+  #isApi(target: string): boolean {
+    return target.startsWith(`${this.baseUrl}/api/`);
+  }
+
+  #text(body: AsyncIterable<Uint8Array>, context: string, status: number): Promise<string> {
+    return boundedText(
       body,
       MAX_RESPONSE_BYTES,
       () => new InvalidResponseError(`the answer is over ${MAX_RESPONSE_BYTES} bytes`, status, context),
     );
-  // The key goes to the service's API only: not to a presigned upload or download address, even
-  // one on the same host.
-  const isApi = (target: string) => target.startsWith(`${baseUrl}/api/`);
+  }
 
-  async function send(call: Call, opts: CallOptions, accept: string) {
-    const target = new URL(url(call.path));
+  async #send(call: Call, opts: CallOptions, accept: string): Promise<Sent> {
+    const target = new URL(this.#url(call.path));
     for (const [key, value] of Object.entries(call.query ?? {})) {
       if (value !== undefined) target.searchParams.set(key, String(value));
     }
     // Never the query: a presigned address carries its signature there.
     const context = `${call.method} ${target.pathname}`;
-    const timeoutMs = opts.timeoutMs ?? options.timeoutMs;
+    const timeoutMs = opts.timeoutMs ?? this.#options.timeoutMs;
     const deadline = new Deadline(timeoutMs, opts.signal);
+    const log = this.#options.logger;
 
     const started = performance.now();
     try {
-      await checkFetchTarget(target, call.given && target.origin !== baseOrigin ? undefined : trustedHost);
+      await checkFetchTarget(
+        target,
+        call.given && target.origin !== this.#baseOrigin ? undefined : this.#trustedHost,
+      );
       const headers: Record<string, string> = { accept };
-      if (isApi(target.href) && !call.given) headers["x-api-key"] = checkedKey(call.apiKey, context);
-      let body: string | Readable | undefined;
-      if (call.json !== undefined) {
-        headers["content-type"] = "application/json";
-        body = JSON.stringify(call.json);
-      } else if (call.body) {
-        headers["content-type"] = call.body.contentType;
-        headers["content-length"] = String(call.body.length);
-        body = Readable.from(
-          (async function* (chunks) {
-            for await (const chunk of chunks) {
-              deadline.touch();
-              yield chunk;
-            }
-          })(call.body.chunks),
-          { objectMode: false },
-        );
-      }
+      if (this.#isApi(target.href) && !call.given) headers["x-api-key"] = checkedKey(call.apiKey, context);
+      const body = requestBody(call, headers, deadline);
       if (deadline.signal.aborted) throw deadline.signal.reason;
       const res = await request(target, {
         method: call.method,
@@ -315,18 +369,18 @@ export function createTransport(options: TransportOptions): Transport {
         body,
         signal: deadline.signal,
         bodyTimeout: timeoutMs,
-        dispatcher: call.method === "GET" ? retrying : base,
+        dispatcher: call.method === "GET" ? this.#retrying : this.#base,
       });
       const ms = performance.now() - started;
       serviceSeconds.observe(
-        { method: call.method, route: serviceRoute(target.pathname, isApi(target.href)) },
+        { method: call.method, route: serviceRoute(target.pathname, this.#isApi(target.href)) },
         ms / 1000,
       );
       log.debug(
         { method: call.method, path: target.pathname, status: res.statusCode, ms: Math.round(ms) },
         "media api",
       );
-      return { res, deadline, context, presigned: !isApi(target.href) };
+      return { res, deadline, context, presigned: !this.#isApi(target.href) };
     } catch (error) {
       deadline.dispose();
       call.body?.discard();
@@ -345,10 +399,10 @@ export function createTransport(options: TransportOptions): Transport {
   }
 
   /** The whole answer as text, or its typed failure. */
-  async function read(call: Call, opts: CallOptions) {
-    const { res, deadline, context, presigned } = await send(call, opts, "application/json");
+  async #read(call: Call, opts: CallOptions): Promise<{ status: number; text: string; context: string }> {
+    const { res, deadline, context, presigned } = await this.#send(call, opts, "application/json");
     try {
-      const body = await text(res.body, context, res.statusCode);
+      const body = await this.#text(res.body, context, res.statusCode);
       const failure = failureOf(res.statusCode, res.headers, body, context, presigned);
       if (failure) throw failure;
       return { status: res.statusCode, text: body, context };
@@ -365,80 +419,56 @@ export function createTransport(options: TransportOptions): Transport {
       call.body?.discard();
     }
   }
+}
 
-  return {
-    baseUrl,
-
-    async json(call, schema, opts = {}) {
-      const { status, text, context } = await read(call, opts);
-      const payload = parseJson(text);
-      if (payload === undefined)
-        throw counted(new InvalidResponseError("the body is not JSON", status, context));
-      const parsed = schema.safeParse(payload);
-      if (!parsed.success) {
-        const issues = parsed.error.issues
-          .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
-          .join("; ");
-        throw counted(new InvalidResponseError(issues, status, context, parsed.error));
+/**
+ * The call's body, with its content headers set: JSON, or the files' chunks streamed, each chunk
+ * restarting the call's clock.
+ */
+function requestBody(
+  call: Call,
+  headers: Record<string, string>,
+  deadline: Deadline,
+): string | Readable | undefined {
+  if (call.json !== undefined) {
+    headers["content-type"] = "application/json";
+    return JSON.stringify(call.json);
+  }
+  if (!call.body) return undefined;
+  headers["content-type"] = call.body.contentType;
+  headers["content-length"] = String(call.body.length);
+  return Readable.from(
+    (async function* (chunks) {
+      for await (const chunk of chunks) {
+        deadline.touch();
+        yield chunk;
       }
-      return parsed.data;
-    },
+    })(call.body.chunks),
+    { objectMode: false },
+  );
+}
 
-    async exchange(call, opts = {}) {
-      await read(call, opts);
-    },
-
-    async download(call, opts = {}) {
-      let sent = await send(call, opts, "*/*");
-      // A link a person gave may redirect (a sharing link to its file): each hop is checked as the
-      // first one was. The service's own addresses are taken as they answer.
-      for (let hops = 0; call.given && REDIRECTS.has(sent.res.statusCode) && hops < MAX_REDIRECTS; hops++) {
-        const location = sent.res.headers.location;
-        if (typeof location !== "string") break;
-        abandon(sent.res.body);
-        sent.deadline.dispose();
-        call = { ...call, path: new URL(location, url(call.path)).href };
-        sent = await send(call, opts, "*/*");
-      }
-      const { res, deadline, context, presigned } = sent;
-      const contentType = String(res.headers["content-type"] ?? "application/octet-stream");
+/**
+ * A file's answer as the caller's stream. From here the body runs on undici's idle timeout
+ * (bodyTimeout), however long the video is; the caller's signal still cancels it.
+ */
+function streamed({ res, deadline, context }: Sent, contentType: string): Download {
+  deadline.stopClock();
+  const length = Number(res.headers["content-length"]);
+  const body = Readable.from(
+    (async function* () {
       try {
-        if (res.statusCode < 200 || res.statusCode >= 300 || /\bjson\b/i.test(contentType)) {
-          const body = await text(res.body, context, res.statusCode);
-          throw (
-            failureOf(res.statusCode, res.headers, body, context, presigned) ??
-            new InvalidResponseError(`JSON (${contentType}) where a file was due`, res.statusCode, context)
-          );
-        }
+        yield* res.body;
       } catch (error) {
-        deadline.dispose();
-        throw counted(deadline.errorFor(error, context));
+        throw deadline.errorFor(error, context);
       }
-      // From here the body runs on undici's idle timeout (bodyTimeout), however long the video is;
-      // the caller's signal still cancels it.
-      deadline.stopClock();
-      const length = Number(res.headers["content-length"]);
-      const body = Readable.from(
-        (async function* () {
-          try {
-            yield* res.body;
-          } catch (error) {
-            throw deadline.errorFor(error, context);
-          }
-        })(),
-        { objectMode: false },
-      );
-      // Also when the caller drops the stream unread: the connection goes back, the listener goes.
-      body.once("close", () => {
-        deadline.dispose();
-        abandon(res.body);
-      });
-      return { body, size: Number.isFinite(length) ? length : undefined, contentType };
-    },
-
-    async close() {
-      // A dispatcher handed in belongs to whoever made it.
-      if (!options.dispatcher) await base.close();
-    },
-  };
+    })(),
+    { objectMode: false },
+  );
+  // Also when the caller drops the stream unread: the connection goes back, the listener goes.
+  body.once("close", () => {
+    deadline.dispose();
+    abandon(res.body);
+  });
+  return { body, size: Number.isFinite(length) ? length : undefined, contentType };
 }

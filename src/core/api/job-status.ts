@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { JobState } from "../../store/job-kinds.js";
 
 export type { JobKind, JobState } from "../../store/job-kinds.js";
@@ -19,10 +20,23 @@ export interface NormalizedStatus {
   result?: JobResult;
 }
 
-export type JobResult =
-  | { kind: "video"; videoId: string }
-  | { kind: "image"; imageId: string; name: string; downloadUrl: string; mediaId: string; prompt?: string }
-  | { kind: "photo_avatar_variants"; previewUrls: [string, string] }
-  | { kind: "photo_avatar"; avatarIds: string[] }
-  | { kind: "mockup"; imageUrl?: string; mediaId?: string }
-  | { kind: "thumbnail"; details: Record<string, unknown> };
+/**
+ * What a job yields, one shape per kind. The job record keeps it as plain JSON (store/jobs.ts),
+ * so it is parsed with this schema when it is read back (jobs/records.ts `statusOf`).
+ */
+export const jobResult = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("video"), videoId: z.string() }),
+  z.object({
+    kind: z.literal("image"),
+    imageId: z.string(),
+    name: z.string(),
+    downloadUrl: z.string(),
+    mediaId: z.string(),
+    prompt: z.string().optional(),
+  }),
+  z.object({ kind: z.literal("photo_avatar_variants"), previewUrls: z.tuple([z.string(), z.string()]) }),
+  z.object({ kind: z.literal("photo_avatar"), avatarIds: z.array(z.string()) }),
+  z.object({ kind: z.literal("mockup"), imageUrl: z.string().optional(), mediaId: z.string().optional() }),
+  z.object({ kind: z.literal("thumbnail"), details: z.record(z.string(), z.unknown()) }),
+]);
+export type JobResult = z.infer<typeof jobResult>;

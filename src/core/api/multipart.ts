@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Readable } from "node:stream";
-import { AttachmentReadError } from "../errors.js";
-import { abandon } from "../streams.js";
+import { AttachmentReadError } from "../base/errors.js";
+import { abandon } from "../base/streams.js";
 
 /** A file to send, read once from its stream (a chat attachment being downloaded, a file on disk). */
 export interface FilePart {

@@ -1,5 +1,5 @@
 import { type Dispatcher, RetryAgent, type RetryHandler } from "undici";
-import type { Logger } from "../log.js";
+import type { Logger } from "../base/log.js";
 
 export interface RetryPolicy {
   /** Retries after the first attempt; 0 turns retrying off. */

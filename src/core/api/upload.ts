@@ -1,4 +1,4 @@
-import { ServiceFailureError } from "../errors.js";
+import { ServiceFailureError } from "../base/errors.js";
 import type { CallOptions } from "./http.js";
 import { discardSource, type FilePart } from "./multipart.js";
 import type { MediaInitialized } from "./schemas.js";

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { Budget } from "../../store/spend.js";
-import type { Platform } from "../ports.js";
+import type { Platform } from "../base/ports.js";
 import { budgetsCard } from "../render/budgets.js";
-import { SPEND_KINDS } from "../spend/kinds.js";
+import { SPEND_KINDS } from "../spend/data/kinds.js";
 import { defineCommand } from "./define.js";
 import { InputError } from "./errors.js";
 import { flag, wholeNumber } from "./options.js";

@@ -7,14 +7,14 @@ import type { MediaApi, MediaClient } from "../api/client.js";
 import type { JobKind, NormalizedStatus } from "../api/job-status.js";
 import type { FilePart } from "../api/multipart.js";
 import type { Usage } from "../api/schemas.js";
-import type { Card } from "../cards.js";
-import type { PickItem, PickSource } from "../catalog-cache.js";
-import type { Actor, Attachment, ConversationRef, Json, Message } from "../ports.js";
+import type { Card } from "../base/cards.js";
+import type { Actor, Attachment, ConversationRef, Json, Message } from "../base/ports.js";
+import type { PickItem, PickSource } from "../media/catalog-cache.js";
 import type { Filled } from "../render/recipe.js";
 import type { PanelSection } from "../render/settings.js";
-import type { BudgetView, SpendReport, SpendRow } from "../spend/model.js";
+import type { BudgetView, SpendReport, SpendRow } from "../spend/data/model.js";
 
-export type { PickSource } from "../catalog-cache.js";
+export type { PickSource } from "../media/catalog-cache.js";
 
 /** Where a pick list's entries come from: one of the service's lists, or the person's and the server's presets. */
 export type PickList = PickSource | "presets";
@@ -182,11 +182,9 @@ export interface CommandDef<S extends z.ZodObject = z.ZodObject> {
   run(ctx: CommandContext<z.output<S>>): Promise<Outcome>;
   /**
    * Starts a job from the request another job of this command kept as `inputs.request`: the same
-   * (Regenerate), or changed (Remix; Regenerate with a new seed when `seeded`).
+   * (Regenerate, with what its options' declaration redraws, a seed), or changed (Remix).
    */
   again?(media: MediaApi, request: JobRequest): Promise<StartedJob>;
-  /** The request takes a seed, which Regenerate draws anew. */
-  seeded?: true;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: the catalogue holds commands of every option shape
@@ -197,9 +195,12 @@ export function defineCommand<S extends z.ZodObject>(def: CommandDef<S>): Comman
   return def;
 }
 
-/** What a form needs of a command: its options and how they are asked. Follow-up forms have one too. */
-export type FormDef = Pick<
-  AnyCommand,
+/**
+ * What a form needs of a command: its options and how they are asked. Follow-up forms have one
+ * too; their fields are typed by its options.
+ */
+export type FormDef<S extends z.ZodObject = z.ZodObject> = Pick<
+  CommandDef<S>,
   | "name"
   | "help"
   | "options"

@@ -1,2 +1,2 @@
 /** The core's refusals, where the catalogue's modules have always found them (they live in refusals.ts). */
-export * from "../refusals.js";
+export * from "../base/refusals.js";

@@ -1,33 +1,27 @@
 import { z } from "zod";
 import type { MediaApi } from "../api/client.js";
-import type { ImageCommon } from "../api/resources/images.js";
-import type { Json } from "../ports.js";
+import { ImageByIds } from "../api/resources/images.js";
+import { jobName, requestOf, seedOption, serves } from "./declare.js";
 import { type CommandContext, defineCommand, type StartedJob } from "./define.js";
 import { imageFile } from "./files.js";
-import { IMAGE_ASPECT_RATIOS, seed, text, titleFrom } from "./options.js";
+import { IMAGE_ASPECT_RATIOS, text, titleFrom } from "./options.js";
 
 /** image.generate, image.edit and image.inpaint: one option set, one way to start and regenerate. */
 
-const common = {
-  prompt: text(2000, "What the image should show"),
-  name: text(100, "Name of the image (default: the first words of the prompt)").optional(),
-  aspect_ratio: z
-    .enum(IMAGE_ASPECT_RATIOS)
-    .describe("Shape of the image (default: the server's setting)")
-    .optional(),
-  negative_prompt: text(1000, "What the image should not show").optional(),
-  seed: seed.optional(),
-};
-const options = z.object(common);
-type Options = z.output<typeof options>;
+export const imageOptions = z.object({
+  prompt: serves("prompt", text(2000, "What the image should show")),
+  name: jobName("Name of the image (default: the first words of the prompt)", "prompt"),
+  aspect_ratio: serves(
+    "aspectRatio",
+    z.enum(IMAGE_ASPECT_RATIOS).describe("Shape of the image (default: the server's setting)").optional(),
+  ),
+  negative_prompt: serves("negativePrompt", text(1000, "What the image should not show").optional()),
+  seed: seedOption,
+});
+type Options = z.output<typeof imageOptions>;
 
 /** The JSON body of the creation call, kept as the job's inputs so Regenerate can send it again. */
-export type ImageRequest = ImageCommon & {
-  referenceImageMediaId?: string;
-  referenceImageMediaIds?: string[];
-  originalImageMediaId?: string;
-  maskImageMediaId?: string;
-};
+export type ImageRequest = z.infer<typeof ImageByIds>;
 
 export type ImageCommand = "image.generate" | "image.edit" | "image.inpaint";
 
@@ -39,16 +33,6 @@ const CREATE: Record<ImageCommand, (media: MediaApi, request: ImageRequest) => P
     media.images.inpaint(request as Parameters<MediaApi["images"]["inpaint"]>[0]),
 };
 
-function commonRequest(options: Options): ImageRequest {
-  return {
-    prompt: options.prompt,
-    name: options.name ?? titleFrom(options.prompt),
-    ...(options.aspect_ratio && { aspectRatio: options.aspect_ratio }),
-    ...(options.negative_prompt && { negativePrompt: options.negative_prompt }),
-    ...(options.seed !== undefined && { seed: options.seed }),
-  };
-}
-
 export async function startImage(
   media: MediaApi,
   command: ImageCommand,
@@ -59,7 +43,7 @@ export async function startImage(
     kind: "image",
     serviceJobId: jobId,
     title: `Image: ${titleFrom(request.prompt)}`,
-    inputs: { request: request as unknown as Json },
+    inputs: { request: { ...request } },
   };
 }
 
@@ -72,16 +56,15 @@ function imageCommand(
   return defineCommand({
     name,
     help,
-    options,
+    options: imageOptions,
     main: "prompt",
     files,
     starts: "image",
     async run(ctx) {
-      const request = { ...commonRequest(ctx.options), ...(await references(ctx)) };
+      const request = { ...requestOf(imageOptions, ctx.options), ...(await references(ctx)) };
       return { job: await startImage(ctx.media, name, request) };
     },
-    again: (media, request) => startImage(media, name, request as unknown as ImageRequest),
-    seeded: true,
+    again: (media, request) => startImage(media, name, ImageByIds.loose().parse(request)),
   });
 }
 

@@ -1,11 +1,11 @@
 import { z } from "zod";
 import type { JobRecord } from "../../store/jobs.js";
 import type { JobState } from "../api/job-status.js";
-import { card, type Line } from "../cards.js";
-import { UndeliverableError } from "../errors.js";
+import { card, type Line } from "../base/cards.js";
+import type { UndeliverableError } from "../base/errors.js";
 import { STATE_WORDS, viewOf } from "../render/job.js";
 import { listActions, listCard, pageOf } from "../render/lists.js";
-import { isAdmin } from "../tenancy.js";
+import { isAdmin } from "../tenancy/tenancy.js";
 import { defineCommand } from "./define.js";
 import { AccessError } from "./errors.js";
 import { flag, page } from "./options.js";
@@ -16,7 +16,8 @@ const KEPT = 100;
 const KEPT_ALL = 200;
 export const RUNNING: ReadonlySet<JobState> = new Set(["queued", "working", "retrying", "needs_choice"]);
 
-const unposted = (job: JobRecord) => job.error?.code === UndeliverableError.code;
+const unposted = (job: JobRecord) =>
+  job.error?.code === ("chat.undeliverable" satisfies UndeliverableError["code"]);
 
 /** The link a job's result keeps (the service's download address), if it has one. */
 function resultLink(job: JobRecord): string | undefined {

@@ -1,12 +1,12 @@
 import { Readable } from "node:stream";
 import type { MediaApi } from "../api/client.js";
 import { RefusedFetchError } from "../api/fetch-policy.js";
-import { boundedBytes } from "../bounded.js";
-import { ServiceError, TimeoutError } from "../errors.js";
-import type { Attachment } from "../ports.js";
-import { InputError } from "../refusals.js";
+import { boundedBytes } from "../base/bounded.js";
+import { ServiceError, TimeoutError } from "../base/errors.js";
+import type { Attachment } from "../base/ports.js";
+import { InputError } from "../base/refusals.js";
+import { abandon } from "../base/streams.js";
 import { clip, megabytes } from "../render/text.js";
-import { abandon } from "../streams.js";
 import { AUDIO_MAX_BYTES } from "./files.js";
 
 /**

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { MediaApi } from "../api/client.js";
 import type { Item } from "../api/schemas.js";
-import type { ResultKind } from "../cards.js";
+import type { ResultKind } from "../base/cards.js";
 import {
   type ListEntry,
   type ListName,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { MediaApi } from "../api/client.js";
 import { styleLabel } from "../render/text.js";
+import { requestOf, serves } from "./declare.js";
 import { defineCommand, type StartedJob } from "./define.js";
 import { imageFile } from "./files.js";
 import {
@@ -15,25 +16,25 @@ import {
 
 /** Product mockups: generate (synchronous), animate into a video, and logo/product assets. */
 
+/** The request of a mockup video, as mockup.video and the Animate form under a mockup make it. */
 export interface MockupVideoRequest {
   mockupId: string;
-  style: AnimationStyle;
-  prompt?: string;
+  animationStyle: AnimationStyle;
+  userPrompt?: string;
   aspectRatio?: (typeof WIDE_OR_TALL)[number];
 }
 
-/** Shared by mockup.video and the Animate form under a generated mockup. */
 export async function startMockupVideo(media: MediaApi, request: MockupVideoRequest): Promise<StartedJob> {
-  const { mockupId, style, prompt, aspectRatio } = request;
-  const common = { mockupId, ...(aspectRatio && { aspectRatio }) };
-  const { jobId } = await (style === "custom"
-    ? media.mockups.video({ ...common, animationStyle: style, userPrompt: prompt ?? "" })
-    : media.mockups.video({ ...common, animationStyle: style, ...(prompt && { userPrompt: prompt }) }));
+  const { animationStyle, userPrompt, ...common } = request;
+  const { jobId } = await (animationStyle === "custom"
+    ? media.mockups.video({ ...common, animationStyle, userPrompt: userPrompt ?? "" })
+    : media.mockups.video({ ...common, animationStyle, ...(userPrompt && { userPrompt }) }));
   return {
     kind: "mockup",
     serviceJobId: jobId,
-    title: `Mockup video: ${styleLabel(style)}`,
-    inputs: { mockupId, style },
+    title: `Mockup video: ${styleLabel(animationStyle)}`,
+    // Kept by option name: what "How it was made" and Save as preset read of a job without a request.
+    inputs: { mockupId: common.mockupId, style: animationStyle },
   };
 }
 
@@ -61,10 +62,14 @@ export async function generateMockup(
   };
 }
 
+const generateOptions = z.object({
+  instruction: serves("instruction", text(2000, "How the mockup should look, e.g. logo centered on the mug")),
+});
+
 export const mockupGenerate = defineCommand({
   name: "mockup.generate",
   help: "Put your logos on a product photo; the result can be animated into a video",
-  options: z.object({ instruction: text(2000, "How the mockup should look, e.g. logo centered on the mug") }),
+  options: generateOptions,
   main: "instruction",
   files: {
     product: imageFile("Photo of the product (PNG, JPEG or WEBP)"),
@@ -76,9 +81,9 @@ export const mockupGenerate = defineCommand({
     const logoMediaIds = await upload("logos");
     return {
       job: await generateMockup(media, {
+        ...requestOf(generateOptions, options),
         productMediaId: productMediaId!,
         logoMediaIds,
-        instruction: options.instruction,
       }),
     };
   },
@@ -86,9 +91,18 @@ export const mockupGenerate = defineCommand({
 
 /** How a mockup is animated: asked by mockup.video and by the Animate form under a mockup. */
 const animation = {
-  style: z.enum(ANIMATION_STYLES).describe("Animation style; custom follows your prompt"),
-  prompt: text(2000, "What should happen (required for the custom style)").optional(),
-  aspect_ratio: z.enum(WIDE_OR_TALL).describe("Shape of the video (default 9:16)").optional(),
+  style: serves(
+    "animationStyle",
+    z.enum(ANIMATION_STYLES).describe("Animation style; custom follows your prompt"),
+    {
+      show: styleLabel,
+    },
+  ),
+  prompt: serves("userPrompt", text(2000, "What should happen (required for the custom style)").optional()),
+  aspect_ratio: serves(
+    "aspectRatio",
+    z.enum(WIDE_OR_TALL).describe("Shape of the video (default 9:16)").optional(),
+  ),
 };
 
 function customNeedsPrompt<S extends z.ZodObject<typeof animation>>(schema: S) {
@@ -100,30 +114,25 @@ function customNeedsPrompt<S extends z.ZodObject<typeof animation>>(schema: S) {
 
 export const animationOptions = customNeedsPrompt(z.object(animation));
 
+const videoOptions = customNeedsPrompt(
+  z.object({ mockup: serves("mockupId", id("The mockup to animate (pick from the list)")), ...animation }),
+);
+
 export const mockupVideo = defineCommand({
   name: "mockup.video",
   help: "Animate a saved mockup into an 8-second advertisement video",
-  options: customNeedsPrompt(
-    z.object({ mockup: id("The mockup to animate (pick from the list)"), ...animation }),
-  ),
+  options: videoOptions,
   main: "prompt",
   picks: { mockup: "mockups" },
   starts: "mockup",
   async run({ options, media }) {
-    return {
-      job: await startMockupVideo(media, {
-        mockupId: options.mockup,
-        style: options.style,
-        ...(options.prompt && { prompt: options.prompt }),
-        ...(options.aspect_ratio && { aspectRatio: options.aspect_ratio }),
-      }),
-    };
+    return { job: await startMockupVideo(media, requestOf(videoOptions, options)) };
   },
 });
 
 const assetOptions = z.object({
-  prompt: text(2000, "What the asset should look like"),
-  type: z.enum(ASSET_TYPES).describe("Logo or product image"),
+  prompt: serves("prompt", text(2000, "What the asset should look like")),
+  type: serves("type", z.enum(ASSET_TYPES).describe("Logo or product image")),
 });
 
 export const mockupAsset = defineCommand({
@@ -133,8 +142,7 @@ export const mockupAsset = defineCommand({
   main: "prompt",
   starts: "mockup",
   async run({ options, media }) {
-    // Named one by one: a command's options also hold the bot's own (delivery), not the service's.
-    const { jobId } = await media.mockups.generateAsset({ prompt: options.prompt, type: options.type });
+    const { jobId } = await media.mockups.generateAsset(requestOf(assetOptions, options));
     return {
       job: {
         kind: "mockup",
@@ -156,8 +164,7 @@ export const mockupAssetEdit = defineCommand({
   async run({ options, media, upload }) {
     const [imageMediaId] = await upload("image");
     const { jobId } = await media.mockups.editAsset({
-      prompt: options.prompt,
-      type: options.type,
+      ...requestOf(assetOptions, options),
       imageMediaId: imageMediaId!,
     });
     return {

@@ -11,7 +11,7 @@ import {
 } from "../preferences/presets.js";
 import { presetSavedCard, presetsCard } from "../render/presets.js";
 import { PLACE } from "../render/words.js";
-import { isAdmin, personOf, tenantOf } from "../tenancy.js";
+import { isAdmin, personOf, tenantOf } from "../tenancy/tenancy.js";
 import { type CommandContext, defineCommand } from "./define.js";
 import { AccessError } from "./errors.js";
 import { text } from "./options.js";

@@ -3,7 +3,7 @@ import type { OptionValue } from "../../store/preferences.js";
 import { SETTINGS, type Setting } from "../preferences/layers.js";
 import { sectionOf, valueText } from "../render/settings.js";
 import { PLACE } from "../render/words.js";
-import { isAdmin, personOf, tenantOf } from "../tenancy.js";
+import { isAdmin, personOf, tenantOf } from "../tenancy/tenancy.js";
 import { changedDefaults, optionLabel } from "./default-options.js";
 import { defineCommand } from "./define.js";
 import { AccessError } from "./errors.js";

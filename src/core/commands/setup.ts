@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { SecretsError } from "../../store/secrets.js";
 import type { TenantPatch, TenantSettings } from "../../store/tenants.js";
-import { type Card, card } from "../cards.js";
-import { UnauthorizedError } from "../errors.js";
-import { isPersonal, tenantOf } from "../tenancy.js";
+import { type Card, card } from "../base/cards.js";
+import { UnauthorizedError } from "../base/errors.js";
+import { isPersonal, tenantOf } from "../tenancy/tenancy.js";
 import { defineCommand } from "./define.js";
 import { AccessError, InputError, SetupError } from "./errors.js";
 import { flag, IMAGE_ASPECT_RATIOS, text } from "./options.js";

@@ -1,10 +1,10 @@
 import { z } from "zod";
 import type { MediaApi } from "../api/client.js";
-import type { ThumbnailGenerateInput } from "../api/resources/thumbnails.js";
-import type { Json } from "../ports.js";
+import { ThumbnailGenerateInput } from "../api/resources/thumbnails.js";
+import { jobName, requestOf, seedOption, serves } from "./declare.js";
 import { defineCommand, type StartedJob } from "./define.js";
 import { imageFile } from "./files.js";
-import { seed, text, titleFrom, WIDE_OR_TALL } from "./options.js";
+import { text, WIDE_OR_TALL } from "./options.js";
 
 async function startThumbnail(media: MediaApi, request: ThumbnailGenerateInput): Promise<StartedJob> {
   const { jobId } = await media.thumbnails.generate(request);
@@ -12,36 +12,36 @@ async function startThumbnail(media: MediaApi, request: ThumbnailGenerateInput):
     kind: "thumbnail",
     serviceJobId: jobId,
     title: `Thumbnail: ${request.name}`,
-    inputs: { request: request as unknown as Json },
+    inputs: { request: { ...request } },
   };
 }
+
+const options = z.object({
+  prompt: serves("prompt", text(2000, "What the thumbnail should show")),
+  name: jobName("Name of the thumbnail (default: the first words of the prompt)", "prompt"),
+  aspect_ratio: serves(
+    "aspectRatio",
+    z.enum(WIDE_OR_TALL).describe("16:9 for videos (default), 9:16 for shorts").optional(),
+  ),
+  negative_prompt: serves("negativePrompt", text(1000, "What the thumbnail should not show").optional()),
+  seed: seedOption,
+});
 
 export const thumbnailGenerate = defineCommand({
   name: "thumbnail.generate",
   help: "Generate a video thumbnail from a prompt, optionally with reference images",
-  options: z.object({
-    prompt: text(2000, "What the thumbnail should show"),
-    name: text(100, "Name of the thumbnail (default: the first words of the prompt)").optional(),
-    aspect_ratio: z.enum(WIDE_OR_TALL).describe("16:9 for videos (default), 9:16 for shorts").optional(),
-    negative_prompt: text(1000, "What the thumbnail should not show").optional(),
-    seed: seed.optional(),
-  }),
+  options,
   main: "prompt",
   files: { references: imageFile("Reference images (faces, products, style)", { required: false, max: 4 }) },
   starts: "thumbnail",
-  async run({ options, media, upload }) {
+  async run({ options: given, media, upload }) {
     const references = await upload("references");
     return {
       job: await startThumbnail(media, {
-        prompt: options.prompt,
-        name: options.name ?? titleFrom(options.prompt),
-        ...(options.aspect_ratio && { aspectRatio: options.aspect_ratio }),
-        ...(options.negative_prompt && { negativePrompt: options.negative_prompt }),
-        ...(options.seed !== undefined && { seed: options.seed }),
+        ...requestOf(options, given),
         ...(references.length > 0 && { referenceImageMediaIds: references }),
       }),
     };
   },
-  again: (media, request) => startThumbnail(media, request as unknown as ThumbnailGenerateInput),
-  seeded: true,
+  again: (media, request) => startThumbnail(media, ThumbnailGenerateInput.loose().parse(request)),
 });

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { fileFromBuffer, spendChartPng } from "../render/spend-chart.js";
 import { exportFileName, spendCsv } from "../render/spend-csv.js";
 import { spendingCard, spendingExportCard } from "../render/spending.js";
-import { isAdmin } from "../tenancy.js";
+import { isAdmin } from "../tenancy/tenancy.js";
 import { defineCommand } from "./define.js";
 import { AccessError } from "./errors.js";
 

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { Attachment } from "../ports.js";
+import type { Attachment } from "../base/ports.js";
 import { fill, type Layer } from "../preferences/layers.js";
 import type { Filled } from "../render/recipe.js";
 import { clip, megabytes } from "../render/text.js";
@@ -10,6 +10,14 @@ import { effectiveType, typeLabel } from "./files.js";
 /** "aspect-ratio" (accepted on Slack) and "aspect_ratio" are the same option. */
 export function optionKey(name: string): string {
   return name.trim().toLowerCase().replaceAll("-", "_");
+}
+
+/**
+ * Raw values as their options name them: how the core reads what a gesture gave, once, where a
+ * command comes in (flows/command.ts) and wherever raw values are checked.
+ */
+export function byOption<T>(raw: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(raw).map(([name, value]) => [optionKey(name), value]));
 }
 
 type Issue = z.core.$ZodIssue;
@@ -88,13 +96,12 @@ export function parseFilled<C extends FormDef>(
   const fileOptions = new Set(Object.keys(def.files ?? {}));
   const given: Record<string, unknown> = {};
   const unknown: string[] = [];
-  for (const [name, value] of Object.entries(raw)) {
-    const key = optionKey(name);
+  for (const [key, value] of Object.entries(byOption(raw))) {
     // Own keys only: `constructor` or `__proto__` is no option, whatever Object.prototype holds.
     if (Object.hasOwn(shape, key)) {
       if (!isBlank(value)) given[key] = value;
     } else if (!fileOptions.has(key)) {
-      unknown.push(name);
+      unknown.push(key);
     }
   }
   if (unknown.length > 0) {
@@ -125,8 +132,9 @@ export function checkFiles(
   attachments: Record<string, Attachment[]>,
 ): Record<string, Attachment[]> {
   const specs = def.files ?? {};
-  const stray = Object.keys(attachments).filter(
-    (name) => !Object.hasOwn(specs, optionKey(name)) && (attachments[name]?.length ?? 0) > 0,
+  const given = byOption(attachments);
+  const stray = Object.keys(given).filter(
+    (name) => !Object.hasOwn(specs, name) && (given[name]?.length ?? 0) > 0,
   );
   if (stray.length > 0) {
     const accepted = Object.keys(specs);
@@ -140,10 +148,7 @@ export function checkFiles(
 
   const checked: Record<string, Attachment[]> = {};
   for (const [option, spec] of Object.entries(specs)) {
-    const files =
-      Object.entries(attachments)
-        .find(([name]) => optionKey(name) === option)?.[1]
-        ?.filter(Boolean) ?? [];
+    const files = (Object.hasOwn(given, option) ? given[option] : undefined)?.filter(Boolean) ?? [];
     const accepts = `${typeLabel(spec.types)} up to ${megabytes(spec.maxBytes)}`;
     if (files.length === 0 && spec.required) {
       throw new InputError("input.missing_file", `Attach a file as ${option} (${accepts}).`);

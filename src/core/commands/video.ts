@@ -1,11 +1,12 @@
 import { z } from "zod";
 import type { MediaApi } from "../api/client.js";
 import type { FilePart } from "../api/multipart.js";
-import type { CinematicCreateInput } from "../api/resources/videos.js";
-import type { PickItem } from "../catalog-cache.js";
-import { videoMedia } from "../files.js";
+import { CinematicCreateInput, ScriptedVideoInput } from "../api/resources/videos.js";
+import type { PickItem } from "../media/catalog-cache.js";
+import { videoMedia } from "../media/files.js";
 import { resultCard } from "../render/job.js";
-import { defineCommand, type JobRequest, type StartedJob } from "./define.js";
+import { jobName, requestOf, serves } from "./declare.js";
+import { defineCommand, type StartedJob } from "./define.js";
 import { InputError } from "./errors.js";
 import { audioFile, imageFile } from "./files.js";
 import { flag, id, RESOLUTIONS, text, titleFrom, wholeNumber } from "./options.js";
@@ -67,30 +68,45 @@ export function voiceOrOwn(voice: string | undefined, avatar: PickItem | undefin
   return voiceId;
 }
 
+const avatarOptions = z.object({
+  // Optional so that a default avatar can fill it; run refuses a video with none.
+  avatar: serves(
+    "avatarId",
+    id("The avatar that speaks (pick from the list; default: your default avatar)").optional(),
+  ),
+  script: serves("text", text(5000, "What the avatar says (or attach audio instead)").optional()),
+  voice: serves("voiceId", id("Voice of the script (default: the avatar's own voice)").optional()),
+  name: jobName("Name of the video (default: the first words of the script)"),
+  full_body: serves("im2vid_full", flag("Animate the whole body (photo avatars)").optional(), {
+    show: (value) => (value ? "yes" : "no"),
+  }),
+});
+
+/** The request of an avatar video from its options (its avatar, name and voice settled). */
+export function avatarVideoRequest<
+  V extends z.output<typeof avatarOptions> & { avatar: string; name: string },
+>(values: V) {
+  return requestOf(avatarOptions, values);
+}
+
 export const videoAvatar = defineCommand({
   name: "video.avatar",
   help: "Make a talking-avatar video from a script or an audio file",
-  options: z.object({
-    // Optional so that a default avatar can fill it; run refuses a video with none.
-    avatar: id("The avatar that speaks (pick from the list; default: your default avatar)").optional(),
-    script: text(5000, "What the avatar says (or attach audio instead)").optional(),
-    voice: id("Voice of the script (default: the avatar's own voice)").optional(),
-    name: text(100, "Name of the video (default: the first words of the script)").optional(),
-    full_body: flag("Animate the whole body (photo avatars)").optional(),
-  }),
+  options: avatarOptions,
   main: "script",
   files: { audio: audioFile("Speech the avatar lip-syncs to, instead of a script (MP3, WAV, M4A)") },
   picks: { avatar: "avatars", voice: "voices" },
   starts: "video",
   async run({ options, media, attachments, open, lookup }) {
-    if (!options.avatar) {
+    const { avatar: avatarId, script } = options;
+    if (!avatarId) {
       throw new InputError(
         "input.no_avatar",
         "Pick an avatar for the video with its avatar option, or set a default avatar in your settings (or use a preset that has one).",
       );
     }
     const withAudio = (attachments.audio?.length ?? 0) > 0;
-    if (withAudio === Boolean(options.script)) {
+    if (withAudio === Boolean(script)) {
       throw new InputError(
         "input.script_or_audio",
         withAudio
@@ -98,22 +114,23 @@ export const videoAvatar = defineCommand({
           : "Give a script for the avatar to say, or attach audio.",
       );
     }
-    const avatar = await lookup("avatars", options.avatar);
-    const name =
-      options.name ?? (options.script ? titleFrom(options.script) : `${avatar?.name ?? "Avatar"} video`);
-    const common = {
-      avatarId: options.avatar,
-      name,
-      ...(options.full_body !== undefined && { im2vid_full: options.full_body }),
-    };
-    if (options.script) {
-      const voiceId = voiceOrOwn(options.voice, avatar);
-      return { job: await startScriptedVideo(media, { ...common, voiceId, text: options.script }) };
+    const avatar = await lookup("avatars", avatarId);
+    const name = options.name ?? (script ? titleFrom(script) : `${avatar?.name ?? "Avatar"} video`);
+    if (script) {
+      const voice = voiceOrOwn(options.voice, avatar);
+      return {
+        job: await startScriptedVideo(
+          media,
+          avatarVideoRequest({ ...options, avatar: avatarId, name, voice, script }),
+        ),
+      };
     }
     const [speechFile] = await open("audio");
-    return { job: await startSpokenVideo(media, common, speechFile!) };
+    // The audio is the speech: a voice given with it has nothing to say.
+    const spoken = avatarVideoRequest({ ...options, avatar: avatarId, name, voice: undefined });
+    return { job: await startSpokenVideo(media, spoken, speechFile!) };
   },
-  again: (media, request) => startScriptedVideo(media, request as unknown as ScriptedVideoRequest),
+  again: (media, request) => startScriptedVideo(media, ScriptedVideoInput.loose().parse(request)),
 });
 
 export async function startCinematic(media: MediaApi, request: CinematicCreateInput): Promise<StartedJob> {
@@ -122,20 +139,27 @@ export async function startCinematic(media: MediaApi, request: CinematicCreateIn
     kind: "video",
     serviceJobId: jobId,
     title: `Cinematic video: ${request.name}`,
-    inputs: { name: request.name, request: request as unknown as JobRequest },
+    inputs: { name: request.name, request: { ...request } },
   };
 }
+
+const cinematicOptions = z.object({
+  prompt: serves("prompt", text(2000, "What happens in the clip")),
+  name: jobName("Name of the video (default: the first words of the prompt)", "prompt"),
+  aspect_ratio: serves(
+    "aspectRatio",
+    z.enum(["16:9", "9:16", "1:1"]).describe("Shape of the clip").optional(),
+  ),
+  duration: serves("durationSeconds", wholeNumber(1, 30, "Length in seconds (1-30)").optional(), {
+    show: (seconds) => `${seconds} s`,
+  }),
+  resolution: serves("resolution", z.enum(RESOLUTIONS).describe("Resolution of the clip").optional()),
+});
 
 export const videoCinematic = defineCommand({
   name: "video.cinematic",
   help: "Make a cinematic clip from a prompt, optionally from a first frame",
-  options: z.object({
-    prompt: text(2000, "What happens in the clip"),
-    name: text(100, "Name of the video (default: the first words of the prompt)").optional(),
-    aspect_ratio: z.enum(["16:9", "9:16", "1:1"]).describe("Shape of the clip").optional(),
-    duration: wholeNumber(1, 30, "Length in seconds (1-30)").optional(),
-    resolution: z.enum(RESOLUTIONS).describe("Resolution of the clip").optional(),
-  }),
+  options: cinematicOptions,
   main: "prompt",
   files: {
     first_frame: imageFile("Image the clip starts from", { required: false }),
@@ -145,19 +169,14 @@ export const videoCinematic = defineCommand({
   async run({ options, media, upload }) {
     const [firstFrame] = await upload("first_frame");
     const references = await upload("references");
-    const name = options.name ?? titleFrom(options.prompt);
     const job = await startCinematic(media, {
-      name,
-      prompt: options.prompt,
-      ...(options.aspect_ratio && { aspectRatio: options.aspect_ratio }),
-      ...(options.duration !== undefined && { durationSeconds: options.duration }),
-      ...(options.resolution && { resolution: options.resolution }),
+      ...requestOf(cinematicOptions, options),
       ...(firstFrame && { firstFrameImageMediaId: firstFrame }),
       ...(references.length > 0 && { referenceImageMediaIds: references }),
     });
     return { job };
   },
-  again: (media, request) => startCinematic(media, request as unknown as CinematicCreateInput),
+  again: (media, request) => startCinematic(media, CinematicCreateInput.loose().parse(request)),
 });
 
 export const videoGet = defineCommand({

@@ -1,31 +1,42 @@
-import { randomUUID } from "node:crypto";
-import type { JobRecord } from "../../store/jobs.js";
 import { actionByName } from "../actions/catalogue.js";
-import { type ActionContext, checkedValue, type ListActionDef, OLD_CONTROL } from "../actions/define.js";
 import type { MediaApi } from "../api/client.js";
-import { MAX_CHOICES, type PickItem, type PickSource } from "../catalog-cache.js";
-import { commandByName } from "../commands/catalogue.js";
-import type { FormDef, StartedJob } from "../commands/define.js";
-import { AccessError, ActionError } from "../commands/errors.js";
-import { LISTS } from "../commands/lists.js";
-import { checkFiles, parseFilled } from "../commands/validate.js";
-import type { ActionEvent, ChatAdapter, Choice, ConversationRef } from "../ports.js";
-import { isListName } from "../render/lists.js";
-import { clip, plural } from "../render/text.js";
-import { isAdmin, isPersonal, personOf, tenantKey, tenantOf } from "../tenancy.js";
+import type { ActionEvent, Choice, ConversationRef } from "../base/ports.js";
+import type { FormDef } from "../commands/define.js";
+import { MAX_CHOICES, type PickItem, type PickSource } from "../media/catalog-cache.js";
+import { clip } from "../render/text.js";
+import { personOf, tenantKey, tenantOf } from "../tenancy/tenancy.js";
 import { admit, jobOf } from "./admit.js";
-import { botServices, commandContext } from "./command.js";
+import { botServices } from "./command.js";
 import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
-import { keepingFilled, layersFor, withUnaskedSettings } from "./preferences.js";
-import { actorOnJob, checkFollowUp, privately, privateOrigin } from "./privacy.js";
-import { settingsAction } from "./settings.js";
-import { launch, startWithinLimit } from "./start.js";
-import { outsideStep } from "./steps.js";
+import {
+  admitClick,
+  appliesTo,
+  claim,
+  files,
+  form,
+  type JobClick,
+  run,
+  value,
+  where,
+  who,
+} from "./job-actions.js";
+import { admitList, type ListClick, listValue, runList } from "./list-actions.js";
+import { runSteps, type Step } from "./pipeline.js";
+import { actorOnJob } from "./privacy.js";
+import {
+  admitSettings,
+  panel,
+  runSettings,
+  type SettingsClick,
+  settingsForm,
+  settingsValue,
+} from "./settings-actions.js";
 
 /**
- * Button clicks, select choices and follow-up forms on a job's message. Every one gets an answer:
- * the job changes or a new one starts, or the clicker is told (only them) why nothing happened.
+ * Button clicks, select choices and forms: on a job's message, a list or the settings panel. Every
+ * one gets an answer: the job changes or a new one starts, or the clicker is told (only them) why
+ * nothing happened.
  */
 
 export interface ActionForm {
@@ -119,161 +130,59 @@ async function inTime<T>(core: Core, deadline: number, work: () => Promise<T>): 
   }
 }
 
-async function claimOrRefuse(core: Core, key: string, ttlMs: number, refusal: string): Promise<void> {
-  if (!(await core.claims.acquire(key, randomUUID(), ttlMs))) {
-    throw new ActionError("action.repeated", refusal);
-  }
-}
-
 /**
- * A control of a list (a page, Show): admitted like the list's own command, then run with that
- * command's context for the clicker. `event.jobId` holds the list's name.
+ * Every click gets an answer: a refusal (or a fault) at any later step is told to the clicker
+ * alone, where they clicked (or where the click was moved to: the result's channel).
  */
-async function listAction(core: Core, def: ListActionDef, event: ActionEvent): Promise<void> {
-  const list = event.jobId;
-  const command = isListName(list) ? commandByName(LISTS[list].command) : undefined;
-  if (!isListName(list) || !command) throw new ActionError("action.invalid", OLD_CONTROL);
-  const { actor, conversation } = event;
-  const settings = await admit(core, { kind: event.entry ?? "button", actor, conversation, command });
-  const value = checkedValue(def, event);
-  await def.run({
-    event,
-    adapter: core.adapter(actor.platform),
-    list,
-    command,
-    value,
-    context: (options) =>
-      commandContext(core, command, { options, attachments: {}, actor, conversation }, settings),
-  });
-}
-
-export async function handleAction(core: Core, gesture: ActionEvent): Promise<void> {
-  const adapter = core.adapter(gesture.actor.platform);
-  let event = gesture;
-  try {
-    const def = actionByName(event.action);
-    if (def?.on === "list") return await listAction(core, def, event);
-    if (def?.on === "settings") {
-      return await settingsAction(core, botServices(core, tenantOf(event.actor)), def, event);
+const answer: Step<{ core: Core; event: ActionEvent }> = {
+  name: "answer",
+  async run(click, next) {
+    try {
+      await next();
+    } catch (error) {
+      const { core, event } = click;
+      const card = await failureCard(error, {
+        media: await core.media(tenantOf(event.actor)).catch(() => undefined),
+        logger: core.logger,
+        context: { action: event.action, jobId: event.jobId },
+      });
+      await core
+        .adapter(event.actor.platform)
+        .post(event.conversation, card, { ephemeral: true })
+        .catch((cause: unknown) =>
+          core.logger.error({ err: cause, action: event.action }, "could not answer"),
+        );
     }
-    if (event.surface === "home") return await handleAction(core, await inResultChannel(core, event));
-    event = { ...event, actor: await actorOnJob(core, event.actor, event.jobId) };
-    const job = await jobOf(core, event.jobId, event.actor);
-    // A private job's controls are in its person's private place (a DM): what they may do there
-    // is what they may do in the channel they asked in.
-    const from = job && privateOrigin(job);
-    const settings = await admit(core, {
-      kind: event.entry ?? "button",
-      actor: event.actor,
-      conversation: from ? { channelId: from } : event.conversation,
-    });
-    if (!job) throw await notHere(core, event);
-    if (!def) throw new ActionError("action.invalid", OLD_CONTROL);
-    if (
-      def.who === "requester" &&
-      job.requester.userId !== event.actor.userId &&
-      !isAdmin(event.actor, settings)
-    ) {
-      throw new AccessError("access.not_requester", [
-        "Only ",
-        { userId: job.requester.userId },
-        ", who started this job, or an admin can use its buttons.",
-      ]);
-    }
-    if (!def.appliesTo(job)) {
-      throw new ActionError(
-        "action.not_ready",
-        job.state === "done"
-          ? "This result does not offer that any more."
-          : "This works once the job is finished.",
-      );
-    }
-    const value = checkedValue(def, event);
-    const form = def.form?.of(job);
-    const { options: fields, filled } = form
-      ? parseFilled(
-          withUnaskedSettings(form),
-          event.fields ?? {},
-          await layersFor(core, event.actor, settings),
-        )
-      : { options: {}, filled: {} };
-    const attachments = form ? checkFiles(form, event.attachments ?? {}) : {};
-    if (def.claim) await claimOrRefuse(core, def.claim.key(job, event), def.claim.ttlMs, def.claim.refusal);
-    const start: ActionContext<unknown>["start"] = (command, starter, kept = filled) => {
-      checkFollowUp(event.actor, job, settings);
-      return startAs(core, adapter, job, event, command, async (media) =>
-        keepingFilled(await starter(media), kept),
-      );
-    };
-    await def.run({ core, job, event, adapter, value, fields, attachments, start });
-  } catch (error) {
-    const card = await failureCard(error, {
-      media: await core.media(tenantOf(event.actor)).catch(() => undefined),
-      logger: core.logger,
-      context: { action: event.action, jobId: event.jobId },
-    });
-    await adapter
-      .post(event.conversation, card, { ephemeral: true })
-      .catch((cause: unknown) => core.logger.error({ err: cause, action: event.action }, "could not answer"));
-  }
-}
-
-const unknownJob = (core: Core) => {
-  const days = core.jobs.retentionMs / 86_400_000;
-  const kept =
-    days >= 1 ? plural(Math.round(days), "day") : plural(Math.max(1, Math.round(days * 24)), "hour");
-  return new ActionError(
-    "action.unknown_job",
-    `The bot no longer knows this job (finished jobs are kept for ${kept}). Run the command again.`,
-  );
+  },
 };
 
 /**
- * Why a click finds no job of the clicker's tenant: one of a person's own tenant (a group DM, a
- * server without the bot, where others see it too) is theirs alone, since their key pays.
+ * One handler per kind of action: the steps a click goes through, in order. A kind is its
+ * definitions' `on` (actions/define.ts), the context its steps share, and this list.
  */
-async function notHere(core: Core, event: ActionEvent): Promise<Error> {
-  const job = await core.engine.get(event.jobId);
-  const own =
-    job &&
-    job.tenant.platform === event.actor.platform &&
-    isPersonal({ tenantId: job.tenant.tenantId, userId: job.requester.userId });
-  if (!own) return unknownJob(core);
-  return new AccessError("access.not_requester", [
-    "Only ",
-    { userId: job.requester.userId },
-    " can use this result's buttons: their own API key pays for what they start. Run the command yourself.",
-  ]);
-}
+export const HANDLERS: {
+  job: readonly Step<JobClick>[];
+  list: readonly Step<ListClick>[];
+  settings: readonly Step<SettingsClick>[];
+} = {
+  /** A job's buttons, selects and follow-up forms (and a control this version no longer has). */
+  job: [answer, where, admitClick, who, appliesTo, value, form, files, claim, run],
+  /** A list's pages and Show. */
+  list: [answer, admitList, listValue, runList],
+  /** The settings panel's tabs, selects and forms, in a message or on a home. */
+  settings: [answer, panel, admitSettings, settingsValue, settingsForm, runSettings],
+};
 
-/**
- * A result's control clicked on the person's home, which is in no channel: it acts where the
- * result is, admitted there like a click on the result's own message, and its new job is posted
- * there. A workflow step's result is in no channel either (and its step has ended): its new job
- * goes to the person's DM with the bot.
- */
-async function inResultChannel(core: Core, event: ActionEvent): Promise<ActionEvent> {
-  const job = await jobOf(core, event.jobId, event.actor);
-  if (!job) throw unknownJob(core);
-  const { surface: _home, message: _none, ...rest } = event;
-  return { ...rest, conversation: outsideStep(job.conversation as unknown as ConversationRef) };
-}
-
-/** Starts `command`'s job as the clicker, within their job limit, and posts its message. */
-async function startAs(
-  core: Core,
-  adapter: ChatAdapter,
-  job: JobRecord,
-  event: ActionEvent,
-  command: string,
-  start: (media: MediaApi) => Promise<StartedJob>,
-): Promise<void> {
-  const { actor } = event;
-  // A follow-up of a private result is private too, where it was clicked (the ephemeral message, the DM).
-  const from = privateOrigin(job);
-  const conversation = from ? privately(event.conversation, from) : event.conversation;
-  await startWithinLimit(core, { command, actor, conversation }, async () => {
-    const started = await start(await core.media(job.tenant));
-    await launch(core, adapter, { command, started, actor, conversation });
-  });
+export async function handleAction(core: Core, event: ActionEvent): Promise<void> {
+  const def = actionByName(event.action);
+  switch (def?.on) {
+    case "list":
+      return runSteps(HANDLERS.list, { core, event, def });
+    case "settings": {
+      const services = botServices(core, tenantOf(event.actor));
+      return runSteps(HANDLERS.settings, { core, services, event, def, fields: {} });
+    }
+    default:
+      return runSteps(HANDLERS.job, { core, event, def, fields: {}, filled: {}, attachments: {} });
+  }
 }

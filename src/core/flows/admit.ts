@@ -1,8 +1,8 @@
 import type { JobRecord } from "../../store/jobs.js";
 import type { TenantSettings } from "../../store/tenants.js";
+import type { Actor, ConversationRef, EntryKind } from "../base/ports.js";
 import type { AnyCommand } from "../commands/define.js";
-import type { Actor, ConversationRef, EntryKind } from "../ports.js";
-import { tenantOf } from "../tenancy.js";
+import { tenantOf } from "../tenancy/tenancy.js";
 import type { Core } from "./core.js";
 
 /**

@@ -1,9 +1,9 @@
 import type { Preset } from "../../store/preferences.js";
+import type { AutocompleteEvent, Choice } from "../base/ports.js";
 import { commandByName } from "../commands/catalogue.js";
-import type { AutocompleteEvent, Choice } from "../ports.js";
 import { presetNamed } from "../preferences/presets.js";
 import { describeValues } from "../render/presets.js";
-import { personOf, tenantKey, tenantOf } from "../tenancy.js";
+import { personOf, tenantKey, tenantOf } from "../tenancy/tenancy.js";
 import { admit } from "./admit.js";
 import type { Core } from "./core.js";
 

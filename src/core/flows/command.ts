@@ -1,17 +1,17 @@
 import type { TenantSettings } from "../../store/tenants.js";
 import { resultMediaId } from "../actions/follow-ups.js";
 import type { MediaApi } from "../api/client.js";
+import { BotError } from "../base/errors.js";
+import { commandsTotal } from "../base/metrics.js";
+import type { CommandEvent } from "../base/ports.js";
 import { COMMANDS, commandByName, describeOptions } from "../commands/catalogue.js";
 import type { AnyCommand, BotServices, CommandContext } from "../commands/define.js";
 import { InputError, noApiKey } from "../commands/errors.js";
 import { withLinkedFiles } from "../commands/linked-files.js";
-import { checkFiles, parseFilled } from "../commands/validate.js";
-import { BotError } from "../errors.js";
+import { byOption, checkFiles, parseFilled } from "../commands/validate.js";
 import { messageOf } from "../jobs/records.js";
-import { commandsTotal } from "../metrics.js";
-import type { CommandEvent } from "../ports.js";
-import { isPersonal, type TenantRef, tenantKey, tenantOf } from "../tenancy.js";
-import { openAll, uploadAll } from "../uploads.js";
+import { openAll, uploadAll } from "../media/uploads.js";
+import { isPersonal, type TenantRef, tenantKey, tenantOf } from "../tenancy/tenancy.js";
 import { admit, jobOf } from "./admit.js";
 import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
@@ -77,7 +77,7 @@ export function botServices(core: Core, tenant: TenantRef): BotServices {
   return services;
 }
 
-/** What a command is given to run with: its raw options and files, who and where. */
+/** What a command is given to run with: its options (by option name) and files, who and where. */
 type CommandInput = Pick<CommandEvent, "options" | "attachments" | "links" | "actor" | "conversation">;
 
 /**
@@ -134,7 +134,9 @@ async function reusedResults(core: Core, event: CommandEvent): Promise<Record<st
   return reused;
 }
 
-export async function handleCommand(core: Core, event: CommandEvent): Promise<void> {
+export async function handleCommand(core: Core, gesture: CommandEvent): Promise<void> {
+  // Option names are read once, here: what follows reads them as the options name them.
+  const event = { ...gesture, options: byOption(gesture.options) };
   const { actor, conversation } = event;
   const adapter = core.adapter(actor.platform);
   const tenant = tenantOf(actor);

@@ -4,14 +4,14 @@ import type { JobStore } from "../../store/jobs.js";
 import type { PreferenceStore } from "../../store/preferences.js";
 import type { SpendStore } from "../../store/spend.js";
 import type { MediaApi, MediaClient } from "../api/client.js";
-import type { CatalogCache } from "../catalog-cache.js";
+import type { Logger } from "../base/log.js";
+import type { ChatAdapter, Platform } from "../base/ports.js";
+import type { CommandRates } from "../intake/rates.js";
 import type { JobEngine } from "../jobs/engine.js";
-import type { Logger } from "../log.js";
-import type { ChatAdapter, Platform } from "../ports.js";
-import type { CommandRates } from "../rates.js";
+import type { CatalogCache } from "../media/catalog-cache.js";
 import type { Names } from "../spend/names.js";
 import type { Spending } from "../spend/spending.js";
-import type { Tenancy, TenantKey, TenantRef } from "../tenancy.js";
+import type { Tenancy, TenantKey, TenantRef } from "../tenancy/tenancy.js";
 import type { StartIntents } from "./start-intents.js";
 
 /** Everything the flows share; built once by createBot. */
@@ -42,7 +42,7 @@ export interface Core {
   adapter(platform: Platform): ChatAdapter;
   /**
    * The service with the tenant's key; a tenant without one gets a client that refuses every
-   * call, and one on the shared key sees only what it made (tenant-view.ts).
+   * call, and one on the shared key sees only what it made (tenancy/tenant-view.ts).
    */
   media(tenant: TenantRef): Promise<MediaApi>;
   /** The same, for a key already read. */

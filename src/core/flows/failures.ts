@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { isStoreOutage } from "../../store/errors.js";
 import type { MediaApi } from "../api/client.js";
-import type { Card } from "../cards.js";
-import { BotError, QuotaExceededError, StoreAwayError } from "../errors.js";
-import type { Logger } from "../log.js";
+import type { Card } from "../base/cards.js";
+import { BotError, QuotaExceededError, StoreAwayError } from "../base/errors.js";
+import type { Logger } from "../base/log.js";
 import { errorCard } from "../render/errors.js";
 
 /**

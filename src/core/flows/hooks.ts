@@ -3,18 +3,16 @@ import { controlsFor } from "../actions/catalogue.js";
 import type { MediaApi } from "../api/client.js";
 import type { NormalizedStatus } from "../api/job-status.js";
 import { fetchStatus } from "../api/normalize.js";
-import type { Card } from "../cards.js";
+import type { Card } from "../base/cards.js";
 import {
   BotError,
   MessageGoneError,
   NotPostedError,
   ServiceFailureError,
   UndeliverableError,
-} from "../errors.js";
-import type { JobHooks } from "../jobs/contract.js";
-import { messageOf } from "../jobs/records.js";
-import type { Logger } from "../log.js";
-import { deliveriesTotal, jobTransitionsTotal, pollsTotal } from "../metrics.js";
+} from "../base/errors.js";
+import type { Logger } from "../base/log.js";
+import { deliveriesTotal, jobTransitionsTotal, pollsTotal } from "../base/metrics.js";
 import type {
   ChatAdapter,
   ConversationRef,
@@ -23,7 +21,9 @@ import type {
   MessageRef,
   Platform,
   PostOptions,
-} from "../ports.js";
+} from "../base/ports.js";
+import type { JobHooks } from "../jobs/contract.js";
+import { conversationOf, messageOf } from "../jobs/records.js";
 import {
   divertedCard,
   failedJobCard,
@@ -33,8 +33,8 @@ import {
   variantsCard,
   viewOf,
 } from "../render/job.js";
-import type { TenantRef } from "../tenancy.js";
-import { idsOf } from "../tenant-view.js";
+import type { TenantRef } from "../tenancy/tenancy.js";
+import { idsOf } from "../tenancy/tenant-view.js";
 import { privately } from "./privacy.js";
 import { resolveResult } from "./results.js";
 import { deliverToStep } from "./steps.js";
@@ -114,135 +114,164 @@ const divertedFrom = (conversation: ConversationRef): ConversationRef => ({
  */
 const REFUSALS_KEPT = 10_000;
 
-function createChatHooks(deps: HookDeps): JobHooks<JobRecord> {
-  const refused = new Map<string, UndeliverableError>();
-  const remember = (jobId: string, error: UndeliverableError) => {
-    if (refused.size >= REFUSALS_KEPT) refused.delete(refused.keys().next().value!);
-    refused.set(jobId, error);
-  };
-  const where = (job: JobRecord) => ({
-    adapter: deps.adapter(job.tenant.platform),
-    message: messageOf(job),
-    conversation: job.conversation as unknown as ConversationRef,
-  });
+class Refusals {
+  private readonly byJob = new Map<string, UndeliverableError>();
 
-  /**
-   * Shows `card` to the job's person: in the job's message (or a keyed post where it has none),
-   * or, once the conversation refused the bot for good, in their DM, saying why. Throws
-   * UndeliverableError when the DM refuses too.
-   */
-  async function show(
-    job: JobRecord,
-    card: Card,
-    options: PostOptions,
-  ): Promise<"edited" | "posted" | "diverted"> {
-    const { adapter, message, conversation } = where(job);
-    let lost = refused.get(job.id);
-    if (!lost) {
-      try {
-        if (message && (await editUnlessGone(adapter, message, card))) return "edited";
-        await adapter.post(conversation, card, options);
-        return "posted";
-      } catch (error) {
-        // Where only the person sees the job, the adapter was at their DM already.
-        if (!(error instanceof UndeliverableError) || personOnly(conversation)) throw error;
-        remember(job.id, error);
-        lost = error;
-        deps.logger.warn(
-          { err: error, jobId: job.id },
-          "conversation refused the bot: on to the person's DM",
-        );
-      }
-    }
-    try {
-      await adapter.post(divertedFrom(conversation), divertedCard(card, lost.userMessage), options);
-      return "diverted";
-    } catch (error) {
-      if (!(error instanceof UndeliverableError)) throw error;
-      throw new UndeliverableError(`${lost.userMessage} ${error.userMessage}`, {
-        message: `${lost.message}; then the DM: ${error.message}`,
-        cause: error,
-      });
-    }
+  get(jobId: string): UndeliverableError | undefined {
+    return this.byJob.get(jobId);
   }
 
+  remember(jobId: string, error: UndeliverableError): void {
+    if (this.byJob.size >= REFUSALS_KEPT) this.byJob.delete(this.byJob.keys().next().value!);
+    this.byJob.set(jobId, error);
+  }
+
+  forget(jobId: string): void {
+    this.byJob.delete(jobId);
+  }
+}
+
+/** Where a job shows: its platform's adapter, its message (if any) and its conversation. */
+function placeOf(deps: HookDeps, job: JobRecord) {
   return {
-    async fetchStatus(job, signal) {
-      const media = await deps.media(job.tenant);
-      try {
-        return await fetchStatus(media, job.kind, job.serviceJobId, { signal });
-      } catch (error) {
-        // The failure envelope on a status endpoint is the job's own failure (a thumbnail that
-        // could not be made); other errors are the engine's to retry or give up on.
-        if (!(error instanceof ServiceFailureError)) throw error;
-        return {
-          state: "failed",
-          progress: null,
-          terminal: true,
-          message: error.serviceMessage ?? "no reason given",
-        };
-      }
-    },
-
-    async showProgress(job, status) {
-      const { adapter, message, conversation } = where(job);
-      const view = viewOf(job);
-      const result = status.result;
-      const choice =
-        status.state === "needs_choice" && result?.kind === "photo_avatar_variants"
-          ? variantsCard(view, result.previewUrls)
-          : undefined;
-      // A choice the job waits on cannot go unseen: it reaches the requester wherever it can.
-      if (choice) {
-        await show(job, choice, { mentionUserId: job.requester.userId, idempotencyKey: `${job.id}:choice` });
-        return;
-      }
-      // Progress shows in the job's message only: without it (never posted, deleted since, or
-      // refused) it has nowhere to show.
-      if (!message || refused.has(job.id)) return;
-      try {
-        await editUnlessGone(adapter, message, progressCard(view, status, elapsed(job)));
-      } catch (error) {
-        if (!(error instanceof UndeliverableError) || personOnly(conversation)) throw error;
-        remember(job.id, error);
-        deps.logger.warn({ err: error, jobId: job.id }, "conversation refused the bot: progress stops there");
-      }
-    },
-
-    async deliver(job, status) {
-      const { adapter, message, conversation } = where(job);
-      if (status.result) await deps.remember(job.tenant, idsOf(status.result));
-      const view = viewOf(job);
-      const resolved = await outcomeOf(job, status, adapter, message ?? conversation, deps);
-      if (conversation.step)
-        return deliverToStep(job, resolved, { adapter, message, conversation }, deps.logger);
-      const { card, stored } = resolved;
-      const notify = { mentionUserId: job.requester.userId, idempotencyKey: `${job.id}:ready` };
-      let shown: Awaited<ReturnType<typeof show>>;
-      try {
-        shown = await show(job, card, notify);
-      } catch (error) {
-        if (!(error instanceof UndeliverableError)) throw error;
-        refused.delete(job.id);
-        throw new NotPostedError(error.userMessage, stored, { message: error.message, cause: error });
-      }
-      refused.delete(job.id);
-      deliveriesTotal.inc({ kind: job.kind, outcome: deliveredAs(card) });
-      // A post (here or in the DM) mentions the requester itself. A private result makes no
-      // noise: its own message, which only its person sees, is the news. Where the bot cannot
-      // post, the result in its own message is all the bot may show.
-      if (shown !== "edited" || personOnly(conversation)) return stored;
-      // The edit notifies nobody: the keyed post does, once however often delivery runs. The
-      // result shows already, so a channel that refuses new posts only costs the mention.
-      await adapter
-        .post(conversation, readyNotice(view, status.state !== "done"), notify)
-        .catch((error: unknown) => {
-          if (!(error instanceof UndeliverableError)) throw error;
-          deps.logger.warn({ err: error, jobId: job.id }, "result shown, but its notice could not be posted");
-        });
-      return stored;
-    },
+    adapter: deps.adapter(job.tenant.platform),
+    message: messageOf(job),
+    conversation: conversationOf(job),
   };
+}
+
+function createChatHooks(deps: HookDeps): JobHooks<JobRecord> {
+  const refused = new Refusals();
+  return {
+    fetchStatus: (job, signal) => readStatus(deps, job, signal),
+    showProgress: (job, status) => showProgress(deps, refused, job, status),
+    deliver: (job, status) => deliver(deps, refused, job, status),
+  };
+}
+
+/**
+ * Shows `card` to the job's person: in the job's message (or a keyed post where it has none),
+ * or, once the conversation refused the bot for good, in their DM, saying why. Throws
+ * UndeliverableError when the DM refuses too.
+ */
+async function show(
+  deps: HookDeps,
+  refused: Refusals,
+  job: JobRecord,
+  card: Card,
+  options: PostOptions,
+): Promise<"edited" | "posted" | "diverted"> {
+  const { adapter, message, conversation } = placeOf(deps, job);
+  let lost = refused.get(job.id);
+  if (!lost) {
+    try {
+      if (message && (await editUnlessGone(adapter, message, card))) return "edited";
+      await adapter.post(conversation, card, options);
+      return "posted";
+    } catch (error) {
+      // Where only the person sees the job, the adapter was at their DM already.
+      if (!(error instanceof UndeliverableError) || personOnly(conversation)) throw error;
+      refused.remember(job.id, error);
+      lost = error;
+      deps.logger.warn({ err: error, jobId: job.id }, "conversation refused the bot: on to the person's DM");
+    }
+  }
+  try {
+    await adapter.post(divertedFrom(conversation), divertedCard(card, lost.userMessage), options);
+    return "diverted";
+  } catch (error) {
+    if (!(error instanceof UndeliverableError)) throw error;
+    throw new UndeliverableError(`${lost.userMessage} ${error.userMessage}`, {
+      message: `${lost.message}; then the DM: ${error.message}`,
+      cause: error,
+    });
+  }
+}
+
+async function readStatus(deps: HookDeps, job: JobRecord, signal: AbortSignal): Promise<NormalizedStatus> {
+  const media = await deps.media(job.tenant);
+  try {
+    return await fetchStatus(media, job.kind, job.serviceJobId, { signal });
+  } catch (error) {
+    // The failure envelope on a status endpoint is the job's own failure (a thumbnail that
+    // could not be made); other errors are the engine's to retry or give up on.
+    if (!(error instanceof ServiceFailureError)) throw error;
+    return {
+      state: "failed",
+      progress: null,
+      terminal: true,
+      message: error.serviceMessage ?? "no reason given",
+    };
+  }
+}
+
+async function showProgress(
+  deps: HookDeps,
+  refused: Refusals,
+  job: JobRecord,
+  status: NormalizedStatus,
+): Promise<void> {
+  const { adapter, message, conversation } = placeOf(deps, job);
+  const view = viewOf(job);
+  const result = status.result;
+  const choice =
+    status.state === "needs_choice" && result?.kind === "photo_avatar_variants"
+      ? variantsCard(view, result.previewUrls)
+      : undefined;
+  // A choice the job waits on cannot go unseen: it reaches the requester wherever it can.
+  if (choice) {
+    const options = { mentionUserId: job.requester.userId, idempotencyKey: `${job.id}:choice` };
+    await show(deps, refused, job, choice, options);
+    return;
+  }
+  // Progress shows in the job's message only: without it (never posted, deleted since, or
+  // refused) it has nowhere to show.
+  if (!message || refused.get(job.id)) return;
+  try {
+    await editUnlessGone(adapter, message, progressCard(view, status, elapsed(job)));
+  } catch (error) {
+    if (!(error instanceof UndeliverableError) || personOnly(conversation)) throw error;
+    refused.remember(job.id, error);
+    deps.logger.warn({ err: error, jobId: job.id }, "conversation refused the bot: progress stops there");
+  }
+}
+
+async function deliver(
+  deps: HookDeps,
+  refused: Refusals,
+  job: JobRecord,
+  status: NormalizedStatus,
+): Promise<Json> {
+  const { adapter, message, conversation } = placeOf(deps, job);
+  if (status.result) await deps.remember(job.tenant, idsOf(status.result));
+  const view = viewOf(job);
+  const resolved = await outcomeOf(job, status, adapter, message ?? conversation, deps);
+  if (conversation.step) return deliverToStep(job, resolved, { adapter, message, conversation }, deps.logger);
+  const { card, stored } = resolved;
+  const notify = { mentionUserId: job.requester.userId, idempotencyKey: `${job.id}:ready` };
+  let shown: Awaited<ReturnType<typeof show>>;
+  try {
+    shown = await show(deps, refused, job, card, notify);
+  } catch (error) {
+    if (!(error instanceof UndeliverableError)) throw error;
+    refused.forget(job.id);
+    throw new NotPostedError(error.userMessage, stored, { message: error.message, cause: error });
+  }
+  refused.forget(job.id);
+  deliveriesTotal.inc({ kind: job.kind, outcome: deliveredAs(card) });
+  // A post (here or in the DM) mentions the requester itself. A private result makes no
+  // noise: its own message, which only its person sees, is the news. Where the bot cannot
+  // post, the result in its own message is all the bot may show.
+  if (shown !== "edited" || personOnly(conversation)) return stored;
+  // The edit notifies nobody: the keyed post does, once however often delivery runs. The
+  // result shows already, so a channel that refuses new posts only costs the mention.
+  await adapter
+    .post(conversation, readyNotice(view, status.state !== "done"), notify)
+    .catch((error: unknown) => {
+      if (!(error instanceof UndeliverableError)) throw error;
+      deps.logger.warn({ err: error, jobId: job.id }, "result shown, but its notice could not be posted");
+    });
+  return stored;
 }
 
 /** How long the job has run; the store stamps `createdAt` with the wall clock, so this reads it too. */

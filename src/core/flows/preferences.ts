@@ -1,13 +1,12 @@
 import type { TenantSettings } from "../../store/tenants.js";
+import type { Actor } from "../base/ports.js";
 import { commandByName } from "../commands/catalogue.js";
 import type { FormDef, StartedJob } from "../commands/define.js";
-import { optionKey } from "../commands/validate.js";
-import type { Actor } from "../ports.js";
 import { isSetting, type Layer, layersOf } from "../preferences/layers.js";
 import { findPreset } from "../preferences/presets.js";
 import type { Filled } from "../render/recipe.js";
 import { PLACE } from "../render/words.js";
-import { personOf } from "../tenancy.js";
+import { personOf } from "../tenancy/tenancy.js";
 import type { Core } from "./core.js";
 
 /**
@@ -15,22 +14,21 @@ import type { Core } from "./core.js";
  * gesture that starts a job, after its ack (as admit reads the tenant): never before it.
  */
 
-/** The preset a command's raw options name, if any ("" or a blank value names none). */
-function presetName(raw: Record<string, unknown>): string | undefined {
-  const entry = Object.entries(raw).find(([name]) => optionKey(name) === "preset");
-  const value = entry?.[1];
+/** The preset a command's options (as given, by option) name, if any ("" or a blank value names none). */
+function presetName(given: Record<string, unknown>): string | undefined {
+  const value = Object.hasOwn(given, "preset") ? given.preset : undefined;
   return typeof value === "string" && value.trim() !== "" ? value : undefined;
 }
 
-/** The layers for `actor`: the preset `raw` names (refused when unknown), their defaults, the server's. */
+/** The layers for `actor`: the preset `given` names (refused when unknown), their defaults, the server's. */
 export async function layersFor(
-  core: Core,
+  core: Pick<Core, "preferences">,
   actor: Actor,
   settings: TenantSettings,
-  raw: Record<string, unknown> = {},
+  given: Record<string, unknown> = {},
 ): Promise<Layer[]> {
   const mine = await core.preferences.get(personOf(actor));
-  const name = presetName(raw);
+  const name = presetName(given);
   const preset =
     name === undefined ? undefined : findPreset(name, mine.presets, settings.presets, PLACE[actor.platform]);
   return layersOf(preset, mine.defaults, settings.defaults);

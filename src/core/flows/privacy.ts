@@ -1,9 +1,8 @@
 import type { JobRecord } from "../../store/jobs.js";
 import type { TenantSettings } from "../../store/tenants.js";
-import { optionKey } from "../commands/validate.js";
-import type { Actor, ConversationRef } from "../ports.js";
-import { AccessError } from "../refusals.js";
-import { isPersonal } from "../tenancy.js";
+import type { Actor, ConversationRef } from "../base/ports.js";
+import { AccessError } from "../base/refusals.js";
+import { isPersonal } from "../tenancy/tenancy.js";
 import type { Core } from "./core.js";
 
 /**
@@ -20,11 +19,10 @@ export interface Privacy {
   note?: string;
 }
 
-/** Whether `given` (the options as typed, before defaults) names a delivery itself. */
+/** Whether `given` (the options as typed, before defaults, by option) names a delivery itself. */
 function asked(given: Record<string, unknown>): boolean {
-  return Object.entries(given).some(
-    ([name, value]) => optionKey(name) === "delivery" && typeof value === "string" && value.trim() !== "",
-  );
+  const delivery = Object.hasOwn(given, "delivery") ? given.delivery : undefined;
+  return typeof delivery === "string" && delivery.trim() !== "";
 }
 
 export function privacyOf(

@@ -1,7 +1,7 @@
-import { type Card, type CardMedia, isCard } from "../cards.js";
-import { FileRefusedError } from "../errors.js";
-import type { Logger } from "../log.js";
-import type { ChatAdapter, Message, StepOutcome } from "../ports.js";
+import { type Card, type CardMedia, isCard } from "../base/cards.js";
+import { FileRefusedError } from "../base/errors.js";
+import type { Logger } from "../base/log.js";
+import type { ChatAdapter, Message, StepOutcome } from "../base/ports.js";
 
 /**
  * A file the platform refuses for good (`FileRefusedError`: over what the place accepts from the
@@ -22,7 +22,8 @@ export function withoutFiles(card: Card, reason: string): Card {
     m.url && !linked.has(m.url) ? [{ label: `Download ${what(m)}`, url: m.url }] : [],
   );
   const reachable = refused.every((m) => m.url);
-  const saved = refused.every((m) => m.kind !== "file");
+  // A result of the service stays in its account; a document or chart the bot made exists nowhere else.
+  const saved = refused.every((m) => m.kind !== "file" && !m.drawn);
   const instead = reachable
     ? "It is not attached: use the download link instead (valid for about a day)."
     : saved
@@ -50,16 +51,13 @@ export function linkingRefusedFiles(adapter: ChatAdapter, logger: Logger): ChatA
       return send(withoutFiles(message, error.userMessage));
     }
   }
-  const { completeStep, publishHome } = adapter;
+  const { completeStep } = adapter;
   return {
+    ...passedOn(adapter),
     platform: adapter.platform,
     post: (target, message, options) => once(message, (m) => adapter.post(target, m, options)),
     edit: (ref, message) => once(message, (m) => adapter.edit(ref, m)),
     replace: (target, message) => once(message, (m) => adapter.replace(target, m)),
-    uploadLimit: (target) => adapter.uploadLimit(target),
-    channel: (tenantId, channelId) => adapter.channel(tenantId, channelId),
-    messageUrl: (ref, tenantId) => adapter.messageUrl(ref, tenantId),
-    ...(publishHome && { publishHome: (person, cards) => publishHome.call(adapter, person, cards) }),
     ...(completeStep && {
       async completeStep(target, outcome: StepOutcome) {
         try {
@@ -73,4 +71,25 @@ export function linkingRefusedFiles(adapter: ChatAdapter, logger: Logger): ChatA
       },
     }),
   };
+}
+
+/** The members that send no file. Listed by type: a capability added to the port must be named here. */
+type PassedOn = Exclude<keyof ChatAdapter, "platform" | "post" | "edit" | "replace" | "completeStep">;
+const PASSED_ON: { readonly [K in PassedOn]: true } = {
+  uploadLimit: true,
+  channel: true,
+  messageUrl: true,
+  publishHome: true,
+  names: true,
+  rolesOf: true,
+};
+
+/** The adapter's own members that send no file, bound to it, the optional ones where it has them. */
+function passedOn(adapter: ChatAdapter): Pick<ChatAdapter, PassedOn> {
+  const members: Partial<Record<PassedOn, unknown>> = {};
+  for (const key of Object.keys(PASSED_ON) as PassedOn[]) {
+    const member = adapter[key];
+    if (typeof member === "function") members[key] = member.bind(adapter);
+  }
+  return members as Pick<ChatAdapter, PassedOn>;
 }

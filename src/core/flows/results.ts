@@ -2,11 +2,11 @@ import type { JobRecord } from "../../store/jobs.js";
 import type { MediaApi } from "../api/client.js";
 import type { JobResult, NormalizedStatus } from "../api/job-status.js";
 import type { Item } from "../api/schemas.js";
-import { type Card, type CardAction, card } from "../cards.js";
-import { fileOrLink, publicUrl, videoMedia } from "../files.js";
-import type { Json } from "../ports.js";
+import { type Card, type CardAction, card } from "../base/cards.js";
+import type { Json } from "../base/ports.js";
+import { recipeFor } from "../commands/made-with.js";
+import { fileOrLink, publicUrl, videoMedia } from "../media/files.js";
 import { photoAvatarCard, resultCard, viewOf } from "../render/job.js";
-import { recipeOf } from "../render/recipe.js";
 
 /**
  * What a finished job yields, fetched from where the service keeps it (image info, the video
@@ -83,7 +83,7 @@ const RESOLVERS: { [K in JobResult["kind"]]: Resolver<K> } = {
     return {
       card: resultCard(viewOf(job), file, {
         fields: [{ name: "Video id", value: videoId, inline: true }],
-        recipe: recipeOf(job.inputs),
+        recipe: recipeFor(job),
         actions: controls(delivered(job, stored)),
       }),
       stored,
@@ -101,7 +101,7 @@ const RESOLVERS: { [K in JobResult["kind"]]: Resolver<K> } = {
     const stored = { imageId: image.imageId, mediaId: image.mediaId, url: image.downloadUrl };
     return {
       card: resultCard(viewOf(job), file, {
-        recipe: recipeOf(job.inputs),
+        recipe: recipeFor(job),
         actions: controls(delivered(job, stored)),
       }),
       stored,
@@ -138,7 +138,7 @@ const RESOLVERS: { [K in JobResult["kind"]]: Resolver<K> } = {
         uploadLimit,
       );
       return {
-        card: resultCard(view, file, { recipe: recipeOf(job.inputs) }),
+        card: resultCard(view, file, { recipe: recipeFor(job) }),
         stored: { url: publicUrl(source) ?? null, mediaId: mediaId ?? null },
       };
     }
@@ -154,7 +154,7 @@ const RESOLVERS: { [K in JobResult["kind"]]: Resolver<K> } = {
     return {
       card: resultCard(view, file, {
         fields: typeof mockupId === "string" ? [{ name: "Mockup id", value: mockupId, inline: true }] : [],
-        recipe: recipeOf(job.inputs),
+        recipe: recipeFor(job),
         actions: controls(delivered(job, stored)),
       }),
       stored,
@@ -177,7 +177,7 @@ const RESOLVERS: { [K in JobResult["kind"]]: Resolver<K> } = {
     const stored = { mediaId: mediaId ?? null, url: publicUrl(source) ?? null };
     return {
       card: resultCard(viewOf(job), file, {
-        recipe: recipeOf(job.inputs),
+        recipe: recipeFor(job),
         actions: controls(delivered(job, stored)),
       }),
       stored,

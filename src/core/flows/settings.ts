@@ -2,16 +2,13 @@ import type { JobRecord } from "../../store/jobs.js";
 import type { OptionValues } from "../../store/preferences.js";
 import type { TenantSettings } from "../../store/tenants.js";
 import { controlsFor } from "../actions/catalogue.js";
-import { checkedValue, type SettingsActionDef } from "../actions/define.js";
 import type { MediaApi } from "../api/client.js";
-import type { Card, Tone } from "../cards.js";
-import type { PickItem, PickSource } from "../catalog-cache.js";
+import type { Card, Tone } from "../base/cards.js";
+import type { Actor, ConversationRef } from "../base/ports.js";
 import { DEFAULT_CHOICES, optionLabel } from "../commands/default-options.js";
 import type { BotServices } from "../commands/define.js";
 import { ageOf, RUNNING } from "../commands/jobs.js";
-import { parseOptions } from "../commands/validate.js";
-import { BotError } from "../errors.js";
-import type { ActionEvent, Actor, ConversationRef } from "../ports.js";
+import type { PickItem, PickSource } from "../media/catalog-cache.js";
 import { SETTINGS } from "../preferences/layers.js";
 import { viewOf } from "../render/job.js";
 import {
@@ -22,8 +19,7 @@ import {
   type PanelView,
   panelCard,
 } from "../render/settings.js";
-import { isAdmin, personOf, tenantKey, tenantOf } from "../tenancy.js";
-import { admit } from "./admit.js";
+import { isAdmin, tenantKey, tenantOf } from "../tenancy/tenancy.js";
 import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
 
@@ -197,7 +193,7 @@ const homeConversation = (actor: Actor): ConversationRef => ({ platform: actor.p
  * The home is the person's own and in no channel: the tenant's channel allow-list does not apply
  * to it, its roles do.
  */
-async function admitHome(core: Core, actor: Actor): Promise<TenantSettings> {
+export async function admitHome(core: Core, actor: Actor): Promise<TenantSettings> {
   const settings = await core.tenancy.settings(tenantOf(actor));
   core.tenancy.checkAccess(actor, { channelId: settings.allowedChannelIds[0] ?? "" }, settings);
   return settings;
@@ -221,50 +217,4 @@ export async function publishHome(
     cards = [await failureCard(error, { logger: core.logger, context: { home: actor.userId } })];
   }
   await adapter.publishHome(actor, cards);
-}
-
-/**
- * A control of the panel: admitted (on a home, by roles only), run on the clicker's own settings,
- * then the panel shown again where it was clicked. A refusal on a message is the caller's to post
- * privately; on a home, where nothing can be posted beside it, the home says it on top.
- */
-export async function settingsAction(
-  core: Core,
-  services: BotServices,
-  def: SettingsActionDef,
-  event: ActionEvent,
-): Promise<void> {
-  const { actor } = event;
-  const home = event.surface === "home";
-  let show: PanelShow;
-  try {
-    const settings = home
-      ? await admitHome(core, actor)
-      : await admit(core, { kind: event.entry ?? "button", actor, conversation: event.conversation });
-    if (home) core.rates.take(actor);
-    const value = checkedValue(def, event);
-    const outcome = await def.run({
-      event,
-      person: personOf(actor),
-      settings,
-      admin: isAdmin(actor, settings),
-      target: event.jobId,
-      value,
-      fields: def.form ? parseOptions(def.form.of(), event.fields ?? {}) : {},
-      preferences: core.preferences,
-      tenants: core.tenancy,
-    });
-    show = { section: outcome.section, ...(outcome.notice && { notice: outcome.notice }) };
-  } catch (error) {
-    if (!home) throw error;
-    if (!(error instanceof BotError))
-      core.logger.error({ err: error, action: event.action }, "settings control failed");
-    const text = error instanceof BotError ? error.userMessage : "That did not work. Try again in a moment.";
-    show = { notice: { tone: "error", text } };
-  }
-  if (home) await publishHome(core, services, actor, show);
-  else {
-    const panel = await settingsPanel(core, services, actor, event.conversation, show);
-    await core.adapter(actor.platform).replace(event.conversation, panel);
-  }
 }

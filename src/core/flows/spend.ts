@@ -1,10 +1,10 @@
+import type { Actor, ConversationRef } from "../base/ports.js";
 import type { SpendServices } from "../commands/define.js";
 import { noApiKey } from "../commands/errors.js";
-import type { Actor, ConversationRef } from "../ports.js";
 import { originOf } from "../spend/origin.js";
 import { keyIdOf, OPEN_PERIOD } from "../spend/readings.js";
 import { budgetRefs, budgetViews, memberFields, rowRefs, spendReport, spendRows } from "../spend/report.js";
-import { isPersonal, tenantOf } from "../tenancy.js";
+import { isPersonal, tenantOf } from "../tenancy/tenancy.js";
 import type { Core } from "./core.js";
 
 /** The usage and budget commands' (and the Home's) view of the spending records. */

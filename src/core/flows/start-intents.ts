@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type Keyv from "keyv";
 import { z } from "zod";
+import { conversationRef, platform } from "../../common/types.js";
 import type { Indexes } from "../../store/indexes.js";
-import { toJson, withoutLive } from "../../store/records.js";
-import { card } from "../cards.js";
-import type { Logger } from "../log.js";
-import type { Actor, ChatAdapter, ConversationRef, Platform } from "../ports.js";
+import { card } from "../base/cards.js";
+import type { Logger } from "../base/log.js";
+import type { Actor, ChatAdapter, ConversationRef, Platform } from "../base/ports.js";
 import { outsideStep } from "./steps.js";
 
 /**
@@ -17,9 +17,9 @@ import { outsideStep } from "./steps.js";
  */
 const Intent = z.object({
   command: z.string(),
-  platform: z.enum(["discord", "slack"]),
+  platform,
   userId: z.string(),
-  conversation: z.record(z.string(), z.unknown()),
+  conversation: conversationRef,
   at: z.number(),
 });
 
@@ -38,12 +38,13 @@ export class StartIntents {
   ): Promise<() => Promise<void>> {
     const id = randomUUID();
     const at = Date.now();
+    // The gesture's credentials stay out: the notice may come long after they lapsed.
+    const { live: _live, ...conversation } = start.conversation;
     const intent: z.infer<typeof Intent> = {
       command: start.command,
       platform: start.actor.platform,
       userId: start.actor.userId,
-      // The gesture's credentials stay out: the notice may come long after they lapsed.
-      conversation: withoutLive(toJson(start.conversation)) as Record<string, unknown>,
+      conversation,
       at,
     };
     await this.keyv.set(id, intent);
@@ -71,7 +72,7 @@ export class StartIntents {
       if (!parsed.success) continue;
       const intent = parsed.data;
       // A workflow step's token is not kept with the intent: its person hears in their DM.
-      const conversation = outsideStep(intent.conversation as unknown as ConversationRef);
+      const conversation = outsideStep(intent.conversation);
       logger.warn({ instanceId, command: intent.command }, "a start was cut short by a crash");
       await adapter(intent.platform)
         .post(conversation, interruptedStartCard(intent.command), { mentionUserId: intent.userId })

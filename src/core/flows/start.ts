@@ -1,15 +1,15 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { StoreError } from "../../store/errors.js";
 import type { JobRecord } from "../../store/jobs.js";
+import { BotError, StoreAwayError } from "../base/errors.js";
+import { jobTransitionsTotal } from "../base/metrics.js";
+import type { Actor, ChatAdapter, ConversationRef } from "../base/ports.js";
 import type { StartedJob } from "../commands/define.js";
 import { JobLimitError } from "../commands/errors.js";
-import { BotError, StoreAwayError } from "../errors.js";
 import { despiteOutage } from "../jobs/despite-outage.js";
-import { jobTransitionsTotal } from "../metrics.js";
-import type { Actor, ChatAdapter, ConversationRef } from "../ports.js";
 import { queuedCard, unpostedCard, untrackedCard } from "../render/job.js";
 import { currentTap } from "../spend/tap.js";
-import { tenantOf } from "../tenancy.js";
+import { tenantOf } from "../tenancy/tenancy.js";
 import type { Core } from "./core.js";
 
 /** Bounds a start whose process lives but hangs (a slow upload); a crashed process's claim is free at once. */

@@ -1,8 +1,8 @@
 import type { JobRecord } from "../../store/jobs.js";
-import { type Card, isCard, plainText } from "../cards.js";
-import { StepEndedError } from "../errors.js";
-import type { Logger } from "../log.js";
-import type { ChatAdapter, ConversationRef, Json, Message, MessageRef, StepOutcome } from "../ports.js";
+import { type Card, isCard, plainText } from "../base/cards.js";
+import { StepEndedError } from "../base/errors.js";
+import type { Logger } from "../base/log.js";
+import type { ChatAdapter, ConversationRef, Json, Message, MessageRef, StepOutcome } from "../base/ports.js";
 
 /**
  * Jobs that a workflow step started (`ConversationRef.step`): the step waits for the job and ends

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Signals } from "../../store/index.js";
-import type { Logger } from "../log.js";
-import type { Actor } from "../ports.js";
+import type { Logger } from "../base/log.js";
+import type { Actor } from "../base/ports.js";
 
 /**
  * Keeps the homes people look at current (Slack's App Home tab): a home opened recently is

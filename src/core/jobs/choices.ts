@@ -1,5 +1,5 @@
 import type { JobRecord, JobStore } from "../../store/index.js";
-import type { Logger } from "../log.js";
+import type { Logger } from "../base/log.js";
 import type { JobHooks } from "./contract.js";
 import type { Liveness } from "./liveness.js";
 import { expiredChoiceOutcome } from "./outcomes.js";

@@ -1,5 +1,5 @@
 import type { JobKind, NormalizedStatus } from "../api/job-status.js";
-import type { Actor, ConversationRef, Json, MessageRef } from "../ports.js";
+import type { Actor, ConversationRef, Json, MessageRef } from "../base/ports.js";
 
 /**
  * The seam between the job engine (scheduling, polling, throttling, exactly-once delivery,

@@ -1,7 +1,7 @@
 import type { JobRecord } from "../../store/index.js";
-import type { Incidents } from "../incidents.js";
-import type { Intake } from "../intake.js";
-import type { Logger } from "../log.js";
+import type { Incidents } from "../base/incidents.js";
+import type { Logger } from "../base/log.js";
+import type { Intake } from "../intake/intake.js";
 import type { Delivery, DeliveryResult } from "./delivery.js";
 import { backoff, type PollPolicy } from "./policy.js";
 import type { Outcome } from "./records.js";

@@ -6,8 +6,8 @@ import {
   replicatedWrite,
   type WriteCheckpoint,
 } from "../../store/index.js";
-import { NotPostedError, UndeliverableError } from "../errors.js";
-import type { Logger } from "../log.js";
+import { NotPostedError, UndeliverableError } from "../base/errors.js";
+import type { Logger } from "../base/log.js";
 import type { JobHooks } from "./contract.js";
 import type { Liveness } from "./liveness.js";
 import { isTerminal, type Outcome, outcomePatch, statusOf, updateJob } from "./records.js";

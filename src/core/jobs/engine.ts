@@ -8,10 +8,10 @@ import {
   type StoreAvailability,
 } from "../../store/index.js";
 import type { JobState, NormalizedStatus } from "../api/job-status.js";
-import { Incidents } from "../incidents.js";
-import type { Intake } from "../intake.js";
-import type { Logger } from "../log.js";
-import type { Actor } from "../ports.js";
+import { Incidents } from "../base/incidents.js";
+import type { Logger } from "../base/log.js";
+import type { Actor } from "../base/ports.js";
+import type { Intake } from "../intake/intake.js";
 import { Choices } from "./choices.js";
 import type { Announce, JobHooks, TrackRequest } from "./contract.js";
 import { type Closed, Deliveries } from "./deliveries.js";
@@ -177,7 +177,7 @@ class Engine implements JobEngine {
         orphanScanMs: policy.orphanScanMs,
       },
     );
-    // A failure retried again and again is logged once with its count (incidents.ts).
+    // A failure retried again and again is logged once with its count (base/incidents.ts).
     const shared = { policy, now, log, incidents: new Incidents(log, { now }), intake: opts.intake };
     this.poller = new Poller(
       {

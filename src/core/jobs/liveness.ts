@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ClaimHolder, Claims, Indexes, StoreAvailability } from "../../store/index.js";
-import { BotError } from "../errors.js";
-import type { Logger } from "../log.js";
+import { BotError } from "../base/errors.js";
+import type { Logger } from "../base/log.js";
 
 /**
  * Which bot instances are alive, at a cost that does not grow with the number of jobs: each

@@ -1,5 +1,5 @@
 import type { NormalizedStatus } from "../api/job-status.js";
-import { ServiceError, ServiceFailureError, userMessageOf } from "../errors.js";
+import { ServiceError, ServiceFailureError, userMessageOf } from "../base/errors.js";
 import type { Outcome } from "./records.js";
 
 /** How jobs end, as the engine records it: what the service said, or what the bot decided. */

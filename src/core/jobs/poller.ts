@@ -1,10 +1,10 @@
 import PQueue from "p-queue";
 import type { JobRecord, JobStore } from "../../store/index.js";
 import type { NormalizedStatus } from "../api/job-status.js";
-import { RateLimitedError } from "../errors.js";
-import type { Incidents } from "../incidents.js";
-import type { Intake } from "../intake.js";
-import type { Logger } from "../log.js";
+import { RateLimitedError } from "../base/errors.js";
+import type { Incidents } from "../base/incidents.js";
+import type { Logger } from "../base/log.js";
+import type { Intake } from "../intake/intake.js";
 import type { JobHooks } from "./contract.js";
 import { DueReads } from "./due-reads.js";
 import { Lane } from "./lane.js";

@@ -1,6 +1,7 @@
+import { type ConversationRef, conversationRef, type MessageRef, messageRef } from "../../common/types.js";
 import type { JobRecord, JobStore } from "../../store/index.js";
-import type { JobResult, JobState, NormalizedStatus } from "../api/job-status.js";
-import type { MessageRef } from "../ports.js";
+import { parsePart } from "../../store/records.js";
+import { type JobState, jobResult, type NormalizedStatus } from "../api/job-status.js";
 
 /** What a job ended with, as the engine records it before delivering. */
 export interface Outcome {
@@ -31,7 +32,9 @@ export function statusOf(job: JobRecord): NormalizedStatus {
     terminal: isTerminal(job.state),
   };
   if (job.error) status.message = job.error.message;
-  if (isJobResult(job.result)) status.result = job.result;
+  // A delivered job's result is what delivery kept (store/jobs.ts), no longer the service's.
+  const result = jobResult.safeParse(job.result);
+  if (result.success) status.result = result.data;
   return status;
 }
 
@@ -61,41 +64,16 @@ export async function updateJob(
   }
 }
 
-/** The job's message, or undefined for a job launched without one. */
-export function messageOf(job: Pick<JobRecord, "message">): MessageRef | undefined {
-  return isMessageRef(job.message) ? job.message : undefined;
-}
-
 /**
- * The record keeps the service's result as plain JSON (store/jobs.ts); what the flows tell its
- * kinds apart by is `kind`, checked here against every kind there is. The fields of each kind are
- * the normalizer's (api/normalize.ts): the engine stores them as the status carried them.
+ * The job's message, or undefined for a job launched without one. The record keeps the adapter's
+ * reference as plain JSON (store/jobs.ts); `data` and `live` are the adapter's.
  */
-const RESULT_KINDS = {
-  video: true,
-  image: true,
-  photo_avatar_variants: true,
-  photo_avatar: true,
-  mockup: true,
-  thumbnail: true,
-} satisfies Record<JobResult["kind"], true>;
-
-function isJobResult(value: unknown): value is JobResult {
-  return isObject(value) && typeof value.kind === "string" && Object.hasOwn(RESULT_KINDS, value.kind);
+export function messageOf(job: Pick<JobRecord, "message">): MessageRef | undefined {
+  const message = messageRef.safeParse(job.message);
+  return message.success ? message.data : undefined;
 }
 
-/** A chat message's reference as the adapters write it (ports.ts); `data` and `live` are theirs. */
-function isMessageRef(value: unknown): value is MessageRef {
-  return (
-    isObject(value) &&
-    (value.platform === "discord" || value.platform === "slack") &&
-    typeof value.channelId === "string" &&
-    typeof value.messageId === "string" &&
-    (value.data === undefined || isObject(value.data)) &&
-    (value.live === undefined || isObject(value.live))
-  );
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+/** Where the job was asked for, as the adapter wrote it; a record that holds no such thing is corrupt. */
+export function conversationOf(job: Pick<JobRecord, "id" | "conversation">): ConversationRef {
+  return parsePart("jobs", job.id, "conversation", job.conversation, conversationRef);
 }

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { JobRecord, JobStore } from "../../store/index.js";
-import type { Logger } from "../log.js";
+import type { Logger } from "../base/log.js";
 import type { Liveness } from "./liveness.js";
 import type { Ownership } from "./ownership.js";
 

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Logger } from "../log.js";
+import type { Logger } from "../base/log.js";
 
 /**
  * The work a part of the engine starts without waiting for it (the handling of a status read, a

@@ -66,8 +66,3 @@ export function fill(
   }
   return filled;
 }
-
-/** Only the settings of `values` (what a preset or a default may hold). */
-export function settingsIn(values: OptionValues): OptionValues {
-  return Object.fromEntries(Object.entries(values).filter(([option]) => IS_SETTING.has(option)));
-}

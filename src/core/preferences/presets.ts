@@ -1,5 +1,5 @@
 import type { OptionValues, Preset } from "../../store/preferences.js";
-import { InputError } from "../refusals.js";
+import { InputError } from "../base/refusals.js";
 import { clip } from "../render/text.js";
 import type { Place } from "../render/words.js";
 

@@ -1,6 +1,6 @@
-import { type Card, card } from "../cards.js";
-import { budgetUnitText } from "../spend/kinds.js";
-import type { BudgetView } from "../spend/model.js";
+import { type Card, card } from "../base/cards.js";
+import { budgetUnitText } from "../spend/data/kinds.js";
+import type { BudgetView } from "../spend/data/model.js";
 
 const unitText = (view: BudgetView) => budgetUnitText(view.unit === "credits" ? "credits" : view.unit.jobs);
 

@@ -1,4 +1,4 @@
-import type { ButtonStyle, CardAction, CardSelect } from "../cards.js";
+import type { ButtonStyle, CardAction, CardSelect } from "../base/cards.js";
 
 /**
  * The controls that renderers place on their own cards: the variants' Keep buttons, a list's

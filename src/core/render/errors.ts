@@ -1,13 +1,13 @@
 import type { Usage } from "../api/schemas.js";
-import { type Card, card } from "../cards.js";
-import { BotError } from "../errors.js";
-import { AccessError } from "../refusals.js";
+import { type Card, card } from "../base/cards.js";
+import { BotError } from "../base/errors.js";
+import { AccessError } from "../base/refusals.js";
 import { usageFields } from "./usage.js";
 
 /**
  * One card per error code: the title names what happened, the first line (the error's own user
  * message) says what to do. Titles are looked up by code prefix, so a new code of a known family
- * still gets a fitting title.
+ * still gets a fitting title; every code a BotError can carry has one (test/core/render/error-titles.test.ts).
  */
 const TITLES: [prefix: string, title: string][] = [
   ["input.", "Check the command"],
@@ -37,6 +37,12 @@ const TITLES: [prefix: string, title: string][] = [
   ["service.", "Media service error"],
   ["upload.failed", "The attachment could not be uploaded"],
   ["upload.", "The attachment could not be sent"],
+  ["result.refused", "The bot will not fetch that file"],
+  ["chat.undeliverable", "The bot cannot post there"],
+  ["chat.file_refused", "The file was not accepted"],
+  ["chat.message_gone", "The message was deleted"],
+  ["chat.step_ended", "The workflow step had ended"],
+  ["slack.org_install", "Install the app in each workspace"],
 ];
 
 export function errorTitle(code: string): string {

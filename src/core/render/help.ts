@@ -1,4 +1,4 @@
-import { type Card, card } from "../cards.js";
+import { type Card, card } from "../base/cards.js";
 
 export interface HelpEntry {
   name: string;

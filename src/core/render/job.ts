@@ -1,6 +1,6 @@
 import type { JobRecord } from "../../store/jobs.js";
 import type { JobState, NormalizedStatus } from "../api/job-status.js";
-import { type Card, type CardAction, type CardMedia, card } from "../cards.js";
+import { type Card, type CardAction, type CardMedia, card } from "../base/cards.js";
 import { controlButton } from "./controls.js";
 import { duration, inSentence, megabytes, plural } from "./text.js";
 

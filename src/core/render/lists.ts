@@ -1,4 +1,4 @@
-import { type Card, type CardAction, type CardField, card } from "../cards.js";
+import { type Card, type CardAction, type CardField, card } from "../base/cards.js";
 import { controlButton } from "./controls.js";
 
 /** Paged lists (avatars, voices, videos, mockups, assets, thumbnails, jobs, help). */

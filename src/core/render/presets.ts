@@ -1,5 +1,5 @@
-import { type Card, card } from "../cards.js";
-import type { Platform } from "../ports.js";
+import { type Card, card } from "../base/cards.js";
+import type { Platform } from "../base/ports.js";
 import { clip } from "./text.js";
 import { PLACE, typedOption } from "./words.js";
 

@@ -1,5 +1,5 @@
-import type { Card } from "../cards.js";
-import type { Json } from "../ports.js";
+import type { Card } from "../base/cards.js";
+import type { Json } from "../base/ports.js";
 import { styleLabel } from "./text.js";
 
 /**
@@ -26,23 +26,47 @@ export function originLabel(origin: Origin): string {
   }
 }
 
-const yesNo = (value: Json) => (value === true || value === "true" ? "yes" : "no");
+/**
+ * An option a job's command declares (commands/declare.ts): the request field it fills, and how a
+ * kept value reads. The commands hand their declarations in: what a result shows needs nothing
+ * here (the reading order below only ranks the options it knows).
+ */
+export interface MadeWith {
+  option: string;
+  field: string;
+  show?: (value: Json) => string;
+}
 
-/** `option`: the command option the kept value comes from, which a preset or default may fill. */
-const ENTRIES: { key: string; name: string; option?: string; show?: (value: Json) => string }[] = [
-  { key: "prompt", name: "Prompt" },
-  { key: "negativePrompt", name: "Negative prompt", option: "negative_prompt" },
-  { key: "text", name: "Script" },
-  { key: "instruction", name: "Instruction" },
-  { key: "style", name: "Style", option: "style", show: (v) => styleLabel(String(v)) },
-  { key: "aspectRatio", name: "Aspect ratio", option: "aspect_ratio" },
-  { key: "durationSeconds", name: "Duration", option: "duration", show: (v) => `${v} s` },
-  { key: "resolution", name: "Resolution", option: "resolution" },
-  { key: "seed", name: "Seed" },
-  { key: "voiceId", name: "Voice", option: "voice" },
-  { key: "avatarId", name: "Avatar", option: "avatar" },
-  { key: "im2vid_full", name: "Full body", option: "full_body", show: yesNo },
+/**
+ * The order people read a recipe in: the words first, then the settings. An option not listed
+ * (one added later) follows these, in its command's order.
+ */
+const READING = [
+  "prompt",
+  "negative_prompt",
+  "script",
+  "instruction",
+  "style",
+  "aspect_ratio",
+  "duration",
+  "resolution",
+  "seed",
+  "voice",
+  "avatar",
+  "full_body",
 ];
+
+/** `options` in reading order (a Remix form asks them in the order its result showed them). */
+export function inReadingOrder<T extends { option: string }>(options: readonly T[]): T[] {
+  const rank = (o: T) => {
+    const at = READING.indexOf(o.option);
+    return at === -1 ? READING.length : at;
+  };
+  return options
+    .map((o, i) => ({ o, i }))
+    .sort((a, b) => rank(a.o) - rank(b.o) || a.i - b.i)
+    .map(({ o }) => o);
+}
 
 const record = (value: Json | undefined): Record<string, Json> =>
   typeof value === "object" && value !== null && !Array.isArray(value) ? value : {};
@@ -65,41 +89,36 @@ export function filledOf(inputs: Json): Filled {
   return filled;
 }
 
-/** Each kept setting by the option it came from (what Save as preset keeps). */
-export function settingsOf(inputs: Json): Record<string, string | number | boolean> {
+/**
+ * What `option` was made with: the value its field holds in the request the job kept; a job that
+ * kept no request (mockups, an avatar video from audio) kept what it shows by option name.
+ */
+export function keptValue(
+  inputs: Json,
+  { option, field }: Pick<MadeWith, "option" | "field">,
+): Json | undefined {
   const kept = record(inputs);
-  const made = { ...kept, ...record(kept.request) };
-  const settings: Record<string, string | number | boolean> = {};
-  for (const { key, option } of ENTRIES) {
-    const value = made[key];
-    if (option && (typeof value === "string" || typeof value === "number" || typeof value === "boolean")) {
-      if (value !== "") settings[option] = value;
-    }
-  }
-  // Settings that reach no request (delivery) are known from what filled them.
-  for (const [option, { value }] of Object.entries(filledOf(inputs))) {
-    if (!ENTRIES.some((entry) => entry.option === option)) settings[option] ??= value;
-  }
-  return settings;
+  return Object.hasOwn(kept, "request") ? record(kept.request)[field] : kept[option];
 }
 
-export function recipeOf(inputs: Json): NonNullable<Card["recipe"]> {
-  const kept = record(inputs);
-  const made = { ...kept, ...record(kept.request) };
+export const isScalar = (value: Json | undefined): value is string | number | boolean =>
+  typeof value === "string" || typeof value === "number" || typeof value === "boolean";
+
+export function recipeOf(inputs: Json, options: readonly MadeWith[]): NonNullable<Card["recipe"]> {
   const filled = filledOf(inputs);
   // A value the request does not hold as filled (an avatar the button chose) was not the default's.
-  const told = (option: string | undefined, value: Json) => {
-    const entry = option === undefined ? undefined : filled[option];
+  const told = (option: string, value: Json) => {
+    const entry = filled[option];
     return entry && String(entry.value) === String(value) ? ` (${originLabel(entry.origin)})` : "";
   };
-  const entries = ENTRIES.flatMap(({ key, name, option, show }) => {
-    const value = made[key];
-    if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") return [];
-    if (value === "" || (typeof value === "boolean" && !show)) return [];
-    return [{ name, value: `${show ? show(value) : String(value)}${told(option, value)}` }];
+  const entries = inReadingOrder(options).flatMap((made) => {
+    const value = keptValue(inputs, made);
+    if (!isScalar(value) || value === "" || (typeof value === "boolean" && !made.show)) return [];
+    const shown = made.show ? made.show(value) : String(value);
+    return [{ name: styleLabel(made.option), value: `${shown}${told(made.option, value)}` }];
   });
   const unnamed = Object.entries(filled).flatMap(([option, { value, origin }]) =>
-    ENTRIES.some((entry) => entry.option === option)
+    options.some((made) => made.option === option)
       ? []
       : [{ name: styleLabel(option), value: `${String(value)} (${originLabel(origin)})` }],
   );

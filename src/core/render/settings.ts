@@ -8,9 +8,9 @@ import {
   type Line,
   progressBar,
   type Tone,
-} from "../cards.js";
-import type { Platform } from "../ports.js";
-import type { BudgetView } from "../spend/model.js";
+} from "../base/cards.js";
+import type { Platform } from "../base/ports.js";
+import type { BudgetView } from "../spend/data/model.js";
 import { budgetLine } from "./budgets.js";
 import { controlButton, controlSelect } from "./controls.js";
 import { STATE_WORDS } from "./job.js";

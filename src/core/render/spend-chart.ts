@@ -1,7 +1,7 @@
 import { Readable } from "node:stream";
 import type { TopLevelSpec } from "vega-lite";
-import type { OutgoingFile } from "../ports.js";
-import type { SpendReport } from "../spend/model.js";
+import type { OutgoingFile } from "../base/ports.js";
+import type { SpendReport } from "../spend/data/model.js";
 import { kindName } from "./spending.js";
 import { day } from "./text.js";
 

@@ -1,4 +1,4 @@
-import type { SpendRow } from "../spend/model.js";
+import type { SpendRow } from "../spend/data/model.js";
 
 const HEADER = [
   "time",

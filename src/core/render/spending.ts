@@ -1,8 +1,8 @@
 import type { Usage } from "../api/schemas.js";
-import { type Card, card, type Line } from "../cards.js";
-import type { OutgoingFile } from "../ports.js";
-import { SPEND_KIND_NAMES } from "../spend/kinds.js";
-import type { BudgetView, SpendReport, SpendShare } from "../spend/model.js";
+import { type Card, card, type Line } from "../base/cards.js";
+import type { OutgoingFile } from "../base/ports.js";
+import { SPEND_KIND_NAMES } from "../spend/data/kinds.js";
+import type { BudgetView, SpendReport, SpendShare } from "../spend/data/model.js";
 import { budgetLine } from "./budgets.js";
 import { plural } from "./text.js";
 import { usageCard } from "./usage.js";
@@ -84,6 +84,7 @@ export function spendingCard(
               kind: "image",
               name: "usage.png",
               file: chart,
+              drawn: true,
               alt: `Bar chart of ${own ? "your " : ""}credits spent per day by job kind${period}`,
             },
           ]

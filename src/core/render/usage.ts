@@ -1,5 +1,5 @@
 import type { Usage } from "../api/schemas.js";
-import { type Card, card, progressBar } from "../cards.js";
+import { type Card, card, progressBar } from "../base/cards.js";
 import { day } from "./text.js";
 
 const QUOTA_NAMES: Record<string, string> = {

@@ -1,4 +1,4 @@
-import type { Platform } from "../ports.js";
+import type { Platform } from "../base/ports.js";
 import { spoken } from "./help.js";
 
 /**

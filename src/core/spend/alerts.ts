@@ -1,11 +1,11 @@
 import type { Claims } from "../../store/claims.js";
 import type { TenantSettings } from "../../store/tenants.js";
 import type { Usage } from "../api/schemas.js";
-import { type Card, card, type Line } from "../cards.js";
-import type { Logger } from "../log.js";
-import type { ChatAdapter, Platform } from "../ports.js";
+import { type Card, card, type Line } from "../base/cards.js";
+import type { Logger } from "../base/log.js";
+import type { ChatAdapter, Platform } from "../base/ports.js";
 import { day } from "../render/text.js";
-import type { TenantRef } from "../tenancy.js";
+import { type TenantRef, tenantKey } from "../tenancy/tenancy.js";
 import { periodOf } from "./readings.js";
 
 /**
@@ -99,7 +99,7 @@ export class SpendAlerts {
   }
 
   private settings(tenant: TenantRef): Promise<TenantSettings> {
-    const key = `${tenant.platform}:${tenant.tenantId}`;
+    const key = tenantKey(tenant);
     const kept = this.settingsOf.get(key);
     const now = this.now();
     if (kept && now - kept.at < SETTINGS_KEPT_MS) return kept.settings;
@@ -179,10 +179,7 @@ export class SpendAlerts {
     try {
       await adapter.post(adapter.channel(tenant.tenantId, channelId), message);
     } catch (error) {
-      this.deps.logger.warn(
-        { err: error, tenant: `${tenant.platform}:${tenant.tenantId}` },
-        "spending alert not posted",
-      );
+      this.deps.logger.warn({ err: error, tenant: tenantKey(tenant) }, "spending alert not posted");
       for (const what of claimed) {
         const key = this.keyOf(tenant, what);
         this.told.delete(key);

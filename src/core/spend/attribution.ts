@@ -16,7 +16,7 @@
  * - A job whose answer was lost (no after-reading) has no step of its own: its charge shows in
  *   the next step up, the next job's or outside.
  */
-import type { Attribution, JobCharge, Reading } from "./model.js";
+import type { Attribution, JobCharge, Reading } from "./data/model.js";
 
 export function attribute(readings: readonly Reading[]): Attribution {
   const sorted = dedupeJobs(readings).sort(byValue);

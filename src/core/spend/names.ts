@@ -1,5 +1,5 @@
-import type { Logger } from "../log.js";
-import type { ChatAdapter, NameRef, Platform } from "../ports.js";
+import type { Logger } from "../base/log.js";
+import type { ChatAdapter, NameRef, Platform } from "../base/ports.js";
 
 /**
  * Names of people, roles (Slack user groups) and channels, as the platforms give them

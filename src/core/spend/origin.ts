@@ -1,5 +1,5 @@
-import type { Actor, ConversationRef } from "../ports.js";
-import { type TenantRef, tenantOf } from "../tenancy.js";
+import type { Actor, ConversationRef } from "../base/ports.js";
+import { type TenantRef, tenantOf } from "../tenancy/tenancy.js";
 
 /**
  * Where a paid start was asked: its spending is recorded there and the budgets of that tenant and
@@ -11,7 +11,7 @@ import { type TenantRef, tenantOf } from "../tenancy.js";
  * - a follow-up clicked on the Slack Home: the job's own conversation, the same way;
  * - a workflow step: no channel, so its person stands for it (the step's conversation), and a
  *   channel's budget does not bind it (a person's, a group's and everyone's do);
- * - a Discord user install: the person is their own tenant (tenancy.ts), in the channel used.
+ * - a Discord user install: the person is their own tenant (tenancy/tenancy.ts), in the channel used.
  * The tenant is the actor's, which a click on a DM copy already took from the job (privacy.ts
  * `actorOnJob`).
  */

@@ -1,8 +1,8 @@
 import type { Budget, JobSpend } from "../../store/index.js";
-import type { Platform } from "../ports.js";
+import type { Platform } from "../base/ports.js";
 import { attribute } from "./attribution.js";
 import { type BudgetSubject, fieldOf, scopeKeyOf } from "./budgets.js";
-import type { BudgetView, Reading, SpendReport, SpendRow, SpendShare } from "./model.js";
+import type { BudgetView, Reading, SpendReport, SpendRow, SpendShare } from "./data/model.js";
 import type { Named } from "./names.js";
 import { OPEN_PERIOD } from "./readings.js";
 

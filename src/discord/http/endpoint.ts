@@ -2,9 +2,10 @@ import type { KeyObject } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type Client, Events, type Interaction } from "discord.js";
 import { type APIInteraction, InteractionResponseType, InteractionType } from "discord-api-types/v10";
-import { boundedBytes } from "../../core/bounded.js";
-import type { Logger } from "../../core/log.js";
-import { ackSeconds } from "../../core/metrics.js";
+import { CodedError } from "../../common/coded-error.js";
+import { boundedBytes } from "../../core/base/bounded.js";
+import type { Logger } from "../../core/base/log.js";
+import { ackSeconds } from "../../core/base/metrics.js";
 import type { Route } from "../../http/index.js";
 import type { FirstResponse, InBodyResponses } from "./in-body.js";
 import { signatureProblem } from "./signature.js";
@@ -34,7 +35,10 @@ export interface InteractionsRouteOptions {
 
 const IN_BODY_WITHIN_MS = 2_500;
 
-class BodyTooLarge extends Error {}
+/** A request body over MAX_BODY_BYTES: answered 413, never read to its end. */
+class BodyTooLarge extends CodedError {
+  readonly code = "discord.body_too_large";
+}
 
 /**
  * The Interaction object discord.js builds for a gateway INTERACTION_CREATE: its gateway handler
@@ -46,11 +50,11 @@ function interactionOf(client: Client, data: APIInteraction): Interaction | unde
   const take = (interaction: Interaction) => {
     built = interaction;
   };
+  // `actions` is private in discord.js's typings: read by name, typed as this module uses it.
+  const actions: { InteractionCreate: { handle(d: unknown): void } } = Reflect.get(client, "actions");
   client.on(Events.InteractionCreate, take);
   try {
-    (
-      client as unknown as { actions: { InteractionCreate: { handle(d: unknown): void } } }
-    ).actions.InteractionCreate.handle(data);
+    actions.InteractionCreate.handle(data);
   } finally {
     client.off(Events.InteractionCreate, take);
   }

@@ -1,7 +1,7 @@
 import { type Client, ClientApplication, ClientUser, type Interaction } from "discord.js";
-import { type APIApplication, type APIUser, Routes } from "discord-api-types/v10";
-import type { Logger } from "../../core/log.js";
-import { StartupError } from "../../core/startup.js";
+import { type APIApplication, Routes } from "discord-api-types/v10";
+import type { Logger } from "../../core/base/log.js";
+import { StartupError } from "../../core/config/startup.js";
 import type { HttpServer } from "../../http/index.js";
 import type { DiscordConfig } from "../client.js";
 import type { Inbound } from "../inbound.js";
@@ -11,11 +11,6 @@ import { installInBodyResponses } from "./in-body.js";
 import { interactionsPublicKey } from "./signature.js";
 
 export { INTERACTIONS_PATH } from "./endpoint.js";
-
-/** What discord.js builds from READY; the constructors are private in its typings. */
-type FromReady<T, Data> = new (client: Client, data: Data) => T;
-const ReadyApplication = ClientApplication as unknown as FromReady<ClientApplication, APIApplication>;
-const ReadyUser = ClientUser as unknown as FromReady<ClientUser, APIUser>;
 
 export interface InteractionsEndpointOptions {
   client: Client;
@@ -51,11 +46,13 @@ export async function startInteractionsEndpoint(options: InteractionsEndpointOpt
     );
   }
   // READY sets these over the gateway; interactions read them (entitlements, the bot's own
-  // messages), as does the adapter (the application id).
-  client.application = new ReadyApplication(client, application);
+  // messages), as does the adapter (the application id). discord.js's typings make these
+  // constructors private: they are called as its READY handler calls them, by reflection.
+  client.application = Reflect.construct(ClientApplication, [client, application]);
   if (application.bot) {
-    client.user = new ReadyUser(client, application.bot);
-    client.users.cache.set(client.user.id, client.user);
+    const user: ClientUser = Reflect.construct(ClientUser, [client, application.bot]);
+    client.user = user;
+    client.users.cache.set(user.id, user);
   }
 
   const inBody = installInBodyResponses(client.rest);

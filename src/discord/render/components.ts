@@ -6,7 +6,7 @@ import {
   ButtonStyle,
   ComponentType,
 } from "discord-api-types/v10";
-import type { CardAction, ButtonStyle as CardButtonStyle, CardSelect } from "../../core/cards.js";
+import type { CardAction, ButtonStyle as CardButtonStyle, CardSelect } from "../../core/base/cards.js";
 import { encodeControlId } from "../custom-id.js";
 import { DISCORD_LIMITS as L } from "../limits.js";
 import { cut } from "./text.js";

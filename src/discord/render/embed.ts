@@ -1,5 +1,5 @@
 import type { APIEmbed, APIEmbedField } from "discord-api-types/v10";
-import { type Card, progressBar, type Tone } from "../../core/cards.js";
+import { type Card, progressBar, type Tone } from "../../core/base/cards.js";
 import { DISCORD_LIMITS as L } from "../limits.js";
 import { cut, isWebUrl, lineMarkdown, link, markdown } from "./text.js";
 

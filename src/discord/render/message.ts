@@ -4,8 +4,8 @@ import type {
   APIComponentInMessageActionRow,
   APIEmbed,
 } from "discord-api-types/v10";
-import { isCard } from "../../core/cards.js";
-import type { Message, OutgoingFile } from "../../core/ports.js";
+import { isCard } from "../../core/base/cards.js";
+import type { Message, OutgoingFile } from "../../core/base/ports.js";
 import { DISCORD_LIMITS as L } from "../limits.js";
 import { actionRows } from "./components.js";
 import { cardEmbeds, type EmbedImage } from "./embed.js";

@@ -1,4 +1,4 @@
-import type { Line } from "../../core/cards.js";
+import type { Line } from "../../core/base/cards.js";
 
 /**
  * The core's plain text as Discord markdown: escaped, so a prompt with `*` or `_` shows as typed,

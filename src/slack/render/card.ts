@@ -7,8 +7,8 @@ import {
   isCard,
   progressBar,
   type Tone,
-} from "../../core/cards.js";
-import type { Message } from "../../core/ports.js";
+} from "../../core/base/cards.js";
+import type { Message } from "../../core/base/ports.js";
 import { SLACK_LIMITS as L } from "../limits.js";
 import { encodeActionId } from "./action-id.js";
 import { cut, escapeText, lineText, link, linkable, mrkdwn } from "./mrkdwn.js";

@@ -1,8 +1,8 @@
 import type { ViewStateValue } from "@slack/bolt";
 import type { InputBlock, InputBlockElement, KnownBlock, ModalView, PlainTextOption } from "@slack/types";
+import type { Choice } from "../../core/base/ports.js";
 import type { OptionInfo } from "../../core/commands/catalogue.js";
 import type { FormDef } from "../../core/commands/define.js";
-import type { Choice } from "../../core/ports.js";
 import { spoken } from "../../core/render/help.js";
 import { megabytes } from "../../core/render/text.js";
 import { SLACK_LIMITS as L } from "../limits.js";

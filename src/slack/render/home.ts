@@ -1,5 +1,5 @@
 import type { HomeView, KnownBlock } from "@slack/types";
-import type { Card } from "../../core/cards.js";
+import type { Card } from "../../core/base/cards.js";
 import { SLACK_LIMITS as L } from "../limits.js";
 import { renderMessage } from "./card.js";
 

@@ -1,4 +1,4 @@
-import type { Line } from "../../core/cards.js";
+import type { Line } from "../../core/base/cards.js";
 import { SLACK_LIMITS } from "../limits.js";
 
 /**

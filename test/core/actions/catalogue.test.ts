@@ -1,6 +1,6 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { ACTIONS, type ActionName, actionButton, actionByName } from "../../../src/core/actions/catalogue.js";
-import { type CardAction, isCard } from "../../../src/core/cards.js";
+import { type CardAction, isCard } from "../../../src/core/base/cards.js";
 import type { PlacedAction } from "../../../src/core/render/controls.js";
 import { encodeControlId } from "../../../src/discord/custom-id.js";
 import { encodeActionId } from "../../../src/slack/render/action-id.js";

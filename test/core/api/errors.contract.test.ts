@@ -14,7 +14,7 @@ import {
   ServiceUnavailableError,
   TimeoutError,
   UnauthorizedError,
-} from "../../../src/core/errors.js";
+} from "../../../src/core/base/errors.js";
 import { KEY, OTHER_KEY, pollUntil, rejectionOf, useEmulator } from "./support.js";
 
 /** Every answer the spec names, as the typed error the bot gets; natural emulator behaviour first, injected faults otherwise. */

@@ -3,8 +3,8 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { guardedLookup, isInternalAddress, RefusedFetchError } from "../../../src/core/api/fetch-policy.js";
 import { MAX_RESPONSE_BYTES } from "../../../src/core/api/http.js";
-import { InvalidResponseError } from "../../../src/core/errors.js";
-import { fileOrLink } from "../../../src/core/files.js";
+import { InvalidResponseError } from "../../../src/core/base/errors.js";
+import { fileOrLink } from "../../../src/core/media/files.js";
 import { rejectionOf, useEmulator } from "./support.js";
 
 /**

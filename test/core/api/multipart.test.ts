@@ -1,7 +1,7 @@
 import busboy from "busboy";
 import { describe, expect, it } from "vitest";
 import { fileBody, multipartBody } from "../../../src/core/api/multipart.js";
-import { AttachmentReadError } from "../../../src/core/errors.js";
+import { AttachmentReadError } from "../../../src/core/base/errors.js";
 import { filePart, rejectionOf, sha256Of } from "./support.js";
 
 async function collect(chunks: AsyncIterable<Uint8Array>): Promise<Buffer> {

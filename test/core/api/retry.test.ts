@@ -10,8 +10,8 @@ import {
   RateLimitedError,
   ServiceUnavailableError,
   TimeoutError,
-} from "../../../src/core/errors.js";
-import { createLogger } from "../../../src/core/log.js";
+} from "../../../src/core/base/errors.js";
+import { createLogger } from "../../../src/core/base/log.js";
 import { KEY, pollUntil, rejectionOf, sha256Of, useEmulator } from "./support.js";
 
 /** GETs retry (network errors, 429 with Retry-After, 5xx) with bounded backoff; creation and confirm POSTs never do. */

@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { AttachmentReadError } from "../../../src/core/errors.js";
+import { AttachmentReadError } from "../../../src/core/base/errors.js";
 import { generatedBytes, pollUntil, rejectionOf, useEmulator } from "./support.js";
 
 const MB = 1024 * 1024;

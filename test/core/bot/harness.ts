@@ -5,12 +5,18 @@ import { Readable } from "node:stream";
 import { pino } from "pino";
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import { createMediaClient, type MediaClient } from "../../../src/core/api/client.js";
+import { type Card, isCard, plainText } from "../../../src/core/base/cards.js";
+import type {
+  ActionEvent,
+  Actor,
+  Attachment,
+  ConversationRef,
+  MessageRef,
+} from "../../../src/core/base/ports.js";
 import { type Bot, createBot } from "../../../src/core/bot.js";
-import { type Card, isCard, plainText } from "../../../src/core/cards.js";
+import type { RateLimits } from "../../../src/core/intake/rates.js";
 import { scaledPolicy } from "../../../src/core/jobs/policy.js";
-import type { ActionEvent, Actor, Attachment, ConversationRef, MessageRef } from "../../../src/core/ports.js";
-import type { RateLimits } from "../../../src/core/rates.js";
-import type { SharedKeyTenants } from "../../../src/core/tenancy.js";
+import type { SharedKeyTenants } from "../../../src/core/tenancy/tenancy.js";
 import { openStores, type Stores } from "../../../src/store/index.js";
 import { type Emulator, type EmulatorOptions, startEmulator } from "../../fakes/media-api/index.js";
 import { solidPng } from "../../fakes/media-api/png.js";

@@ -1,11 +1,11 @@
 import { ApplicationCommandOptionType, type CommandInteractionOption } from "discord.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type Card, isCard } from "../../../src/core/cards.js";
+import { type Card, isCard } from "../../../src/core/base/cards.js";
+import { BotError } from "../../../src/core/base/errors.js";
 import { COMMANDS as CATALOGUE, describeOptions } from "../../../src/core/commands/catalogue.js";
 import type { AnyCommand } from "../../../src/core/commands/define.js";
 import { parseOptions } from "../../../src/core/commands/validate.js";
-import { BotError } from "../../../src/core/errors.js";
 import { readOptions } from "../../../src/discord/options.js";
 import { readCommandLine } from "../../../src/slack/command-line.js";
 import { actor, type Harness, harnessPerFile } from "./harness.js";

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { isCard } from "../../../src/core/cards.js";
+import { isCard } from "../../../src/core/base/cards.js";
 import { isMp4 } from "../fake-adapter.js";
 import { actor, Harness, text } from "./harness.js";
 

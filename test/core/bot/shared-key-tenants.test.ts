@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { MessageRef } from "../../../src/core/ports.js";
+import type { MessageRef } from "../../../src/core/base/ports.js";
 import { actor, CHANNEL, Harness, png, text } from "./harness.js";
 
 /**

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { isCard } from "../../../src/core/cards.js";
-import { registry } from "../../../src/core/metrics.js";
+import { isCard } from "../../../src/core/base/cards.js";
+import { registry } from "../../../src/core/base/metrics.js";
 import { eventually } from "../fake-adapter.js";
 import { actor, admin, CHANNEL, Harness, text } from "./harness.js";
 

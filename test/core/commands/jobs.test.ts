@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { plainText } from "../../../src/core/cards.js";
+import { plainText } from "../../../src/core/base/cards.js";
 import { ageOf } from "../../../src/core/commands/jobs.js";
 import { actor, admin, Harness } from "../bot/harness.js";
 

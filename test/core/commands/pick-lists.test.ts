@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { MediaApi } from "../../../src/core/api/client.js";
-import { CatalogCache } from "../../../src/core/catalog-cache.js";
+import { CatalogCache } from "../../../src/core/media/catalog-cache.js";
 
 function fakeMedia(count: number) {
   const calls = { avatars: 0 };

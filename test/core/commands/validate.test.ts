@@ -1,9 +1,9 @@
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
+import type { Attachment } from "../../../src/core/base/ports.js";
 import { commandByName } from "../../../src/core/commands/catalogue.js";
 import { titleFrom } from "../../../src/core/commands/options.js";
 import { checkFiles, parseOptions } from "../../../src/core/commands/validate.js";
-import type { Attachment } from "../../../src/core/ports.js";
 import { layersOf } from "../../../src/core/preferences/layers.js";
 
 const generate = commandByName("image.generate")!;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isCard } from "../../../src/core/cards.js";
+import { isCard } from "../../../src/core/base/cards.js";
 import { type Harness, harnessPerFile, png, text } from "../bot/harness.js";
 import { isPng } from "../fake-adapter.js";
 
@@ -75,6 +75,26 @@ describe("image commands", () => {
       .map((c) => c.json as { prompt: string; seed: number });
     expect(again?.prompt).toBe(first?.prompt);
     expect(again?.seed).not.toBe(first?.seed);
+  });
+
+  it("Animate asks the clip's resolution, which reaches the request and the clip's recipe", async () => {
+    const ref = await h.startJob("image.generate", { prompt: "a harbour" });
+    await h.finished(ref);
+    const before = h.chat.posts.length;
+    const form = await h.submit(ref, "animate_image", { prompt: "boats sway", resolution: "1080p" });
+    expect(Object.keys(form.form.options.shape)).toEqual([
+      "prompt",
+      "duration",
+      "aspect_ratio",
+      "resolution",
+    ]);
+    const clip = h.chat.posts.slice(before).find((p) => !p.options.ephemeral)!.ref;
+    const made = await h.finished(clip, 15_000);
+    expect(h.creations("/api/video/cinematic/create").at(-1)?.json).toMatchObject({
+      prompt: "boats sway",
+      resolution: "1080p",
+    });
+    expect(made.recipe).toContainEqual({ name: "Resolution", value: "1080p" });
   });
 
   it("image.edit streams the attachment through the upload flow and edits it", async () => {

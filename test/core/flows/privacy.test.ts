@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { MessageRef } from "../../../src/core/base/ports.js";
 import { AccessError } from "../../../src/core/commands/errors.js";
+import { byOption } from "../../../src/core/commands/validate.js";
 import { privacyOf } from "../../../src/core/flows/privacy.js";
-import type { MessageRef } from "../../../src/core/ports.js";
 import { actor, CHANNEL, Harness, text } from "../bot/harness.js";
 import { eventually } from "../fake-adapter.js";
 
@@ -24,7 +25,8 @@ describe("privacyOf", () => {
   });
 
   it("refuses a private result asked for in a tenant that forbids it, in the platform's words", () => {
-    const asked = () => privacyOf({ platform: "slack" }, { Delivery: "private" }, "private", forbidden);
+    const asked = () =>
+      privacyOf({ platform: "slack" }, byOption({ Delivery: "private" }), "private", forbidden);
     expect(asked).toThrow(AccessError);
     expect(asked).toThrow(
       "This workspace shows every job in its channel; private results are turned off by an admin.",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type Card, isCard } from "../../../src/core/cards.js";
+import { type Card, isCard } from "../../../src/core/base/cards.js";
 import { type Harness, harnessPerFile, png, text } from "../bot/harness.js";
 import { eventually, isPng, type PostRecord } from "../fake-adapter.js";
 

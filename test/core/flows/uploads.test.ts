@@ -3,9 +3,13 @@ import type { AddressInfo } from "node:net";
 import type { Readable } from "node:stream";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BadRequestError, ServiceUnavailableError, UnauthorizedError } from "../../../src/core/errors.js";
-import type { Attachment } from "../../../src/core/ports.js";
-import { openAll } from "../../../src/core/uploads.js";
+import {
+  BadRequestError,
+  ServiceUnavailableError,
+  UnauthorizedError,
+} from "../../../src/core/base/errors.js";
+import type { Attachment } from "../../../src/core/base/ports.js";
+import { openAll } from "../../../src/core/media/uploads.js";
 import { solidPng } from "../../fakes/media-api/png.js";
 import { rejectionOf, useEmulator } from "../api/support.js";
 

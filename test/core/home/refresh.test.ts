@@ -1,7 +1,7 @@
 import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { Actor } from "../../../src/core/base/ports.js";
 import { HomeRefresh } from "../../../src/core/home/refresh.js";
-import type { Actor } from "../../../src/core/ports.js";
 import { openSignals } from "../../../src/store/signals.js";
 
 /**

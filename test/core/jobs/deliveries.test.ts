@@ -1,6 +1,6 @@
 import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { Incidents } from "../../../src/core/incidents.js";
+import { Incidents } from "../../../src/core/base/incidents.js";
 import { type Closed, Deliveries } from "../../../src/core/jobs/deliveries.js";
 import type { DeliveryResult } from "../../../src/core/jobs/delivery.js";
 import type { Outcome } from "../../../src/core/jobs/records.js";

@@ -4,8 +4,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { NormalizedStatus } from "../../../src/core/api/job-status.js";
-import { NotPostedError } from "../../../src/core/errors.js";
-import { Intake } from "../../../src/core/intake.js";
+import { NotPostedError } from "../../../src/core/base/errors.js";
+import { Intake } from "../../../src/core/intake/intake.js";
 import { RecordingHooks, startWorld, until, type World } from "./world.js";
 
 let world: World;

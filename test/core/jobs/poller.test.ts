@@ -1,7 +1,7 @@
 import { setImmediate as tick } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { NormalizedStatus } from "../../../src/core/api/job-status.js";
-import { Incidents } from "../../../src/core/incidents.js";
+import { Incidents } from "../../../src/core/base/incidents.js";
 import { scaledPolicy } from "../../../src/core/jobs/policy.js";
 import { type Leaving, Poller } from "../../../src/core/jobs/poller.js";
 import type { JobRecord } from "../../../src/store/index.js";

@@ -1,10 +1,10 @@
 import { Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { Intake } from "../../../src/core/intake.js";
+import { createLogger } from "../../../src/core/base/log.js";
+import { Intake } from "../../../src/core/intake/intake.js";
 import type { JobEngine } from "../../../src/core/jobs/engine.js";
 import { fixedPolicy, scaledPolicy } from "../../../src/core/jobs/policy.js";
-import { createLogger } from "../../../src/core/log.js";
 import type { JobRecord } from "../../../src/store/index.js";
 import { type Call, RecordingHooks, SCALE, startWorld, until, type World } from "./world.js";
 

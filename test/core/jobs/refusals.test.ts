@@ -1,12 +1,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { isCard } from "../../../src/core/cards.js";
+import { isCard } from "../../../src/core/base/cards.js";
 import { CHANNEL, type Harness, harnessPerFile, text } from "../bot/harness.js";
 import { eventually } from "../fake-adapter.js";
 
 /**
  * What a person sees when the platform says no for good, on any platform (the core's part of the
- * contract in core/ports.ts): a refused file becomes its link, once, with the platform's reason; a
+ * contract in core/base/ports.ts): a refused file becomes its link, once, with the platform's reason; a
  * conversation that refuses the bot mid-job sends the result to the person's DM, saying why; one
  * that refuses everything ends the job with the reason and the link, which /jobs shows. No refused
  * request is sent twice, and the result is fetched from the service once per delivery.

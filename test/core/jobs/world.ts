@@ -11,10 +11,10 @@ import {
   type MediaClient,
 } from "../../../src/core/api/index.js";
 import type { JobKind, NormalizedStatus } from "../../../src/core/api/job-status.js";
+import type { Actor } from "../../../src/core/base/ports.js";
 import type { JobHooks, TrackRequest } from "../../../src/core/jobs/contract.js";
 import { createJobEngine, type JobEngine, type JobEngineOptions } from "../../../src/core/jobs/engine.js";
 import { type PolicyOverrides, scaledPolicy } from "../../../src/core/jobs/policy.js";
-import type { Actor } from "../../../src/core/ports.js";
 import { type JobRecord, openStores, type Stores } from "../../../src/store/index.js";
 import { type Emulator, type JobPlan, startEmulator } from "../../fakes/media-api/index.js";
 

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { recipeOf, settingsOf } from "../../../src/core/render/recipe.js";
+import { commandByName } from "../../../src/core/commands/catalogue.js";
+import { madeWith, settingsFor } from "../../../src/core/commands/made-with.js";
+import { recipeOf } from "../../../src/core/render/recipe.js";
+
+/** What each command declares its options fill (commands/declare.ts), as results read it. */
+const image = madeWith(commandByName("image.generate"));
+const avatarVideo = madeWith(commandByName("video.avatar"));
 
 /** A result's "how it was made" says which settings a preset or a default filled. */
 
@@ -14,7 +20,7 @@ describe("the recipe", () => {
   };
 
   it("tells each filled setting's origin, and filled settings that reach no request", () => {
-    expect(recipeOf(inputs)).toEqual([
+    expect(recipeOf(inputs, image)).toEqual([
       { name: "Prompt", value: "a fox" },
       { name: "Negative prompt", value: "blur (preset Brand)" },
       { name: "Aspect ratio", value: "16:9 (your default)" },
@@ -25,13 +31,16 @@ describe("the recipe", () => {
 
   it("says nothing of a filled value the request does not hold, nor of what an older version kept", () => {
     expect(
-      recipeOf({
-        request: { avatarId: "a2", voiceId: "v1", text: "Hi", im2vid_full: true },
-        filled: {
-          avatar: { value: "a1", origin: { from: "person" } },
-          voice: { value: "v1", origin: "odd" },
+      recipeOf(
+        {
+          request: { avatarId: "a2", voiceId: "v1", text: "Hi", im2vid_full: true },
+          filled: {
+            avatar: { value: "a1", origin: { from: "person" } },
+            voice: { value: "v1", origin: "odd" },
+          },
         },
-      }),
+        avatarVideo,
+      ),
     ).toEqual([
       { name: "Script", value: "Hi" },
       { name: "Voice", value: "v1" },
@@ -41,11 +50,13 @@ describe("the recipe", () => {
   });
 
   it("reads a result's settings by option, without its prompt, seed or name (Save as preset)", () => {
-    expect(settingsOf(inputs)).toEqual({
+    expect(settingsFor({ command: "image.generate", inputs })).toEqual({
       negative_prompt: "blur",
       aspect_ratio: "16:9",
       delivery: "private",
     });
-    expect(settingsOf({ mockupId: "m1", style: "luxury_macro" })).toEqual({ style: "luxury_macro" });
+    expect(
+      settingsFor({ command: "mockup.video", inputs: { mockupId: "m1", style: "luxury_macro" } }),
+    ).toEqual({ style: "luxury_macro" });
   });
 });

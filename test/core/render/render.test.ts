@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
+import {
+  QuotaExceededError,
+  ServiceUnavailableError,
+  UnauthorizedError,
+} from "../../../src/core/base/errors.js";
 import { AccessError, InputError } from "../../../src/core/commands/errors.js";
-import { QuotaExceededError, ServiceUnavailableError, UnauthorizedError } from "../../../src/core/errors.js";
 import { errorCard } from "../../../src/core/render/errors.js";
 import { helpCard } from "../../../src/core/render/help.js";
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Card } from "../../../src/core/cards.js";
+import type { Card } from "../../../src/core/base/cards.js";
 import { homeCards, type PanelView, panelCard } from "../../../src/core/render/settings.js";
 
 /** The settings panel's cards: whose each default is, one section with tabs, or the whole home. */

@@ -9,7 +9,7 @@ import {
   spendChartPng,
   spendChartSvg,
 } from "../../../src/core/render/spend-chart.js";
-import type { SpendReport } from "../../../src/core/spend/model.js";
+import type { SpendReport } from "../../../src/core/spend/data/model.js";
 import { decodePng, pixelAt } from "../../fakes/media-api/png.js";
 import { LocalTool } from "../../local-tools.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { exportFileName, spendCsv } from "../../../src/core/render/spend-csv.js";
-import type { SpendRow } from "../../../src/core/spend/model.js";
+import type { SpendRow } from "../../../src/core/spend/data/model.js";
 
 const row: SpendRow = {
   at: "2026-03-04T10:15:00.000Z",

@@ -1,10 +1,10 @@
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import type { Usage } from "../../../src/core/api/schemas.js";
-import { type Card, plainText } from "../../../src/core/cards.js";
-import type { OutgoingFile } from "../../../src/core/ports.js";
+import { type Card, plainText } from "../../../src/core/base/cards.js";
+import type { OutgoingFile } from "../../../src/core/base/ports.js";
 import { kindName, spendingCard, spendingExportCard } from "../../../src/core/render/spending.js";
-import type { SpendReport } from "../../../src/core/spend/model.js";
+import type { SpendReport } from "../../../src/core/spend/data/model.js";
 
 const usage: Usage = { credits_used: 300, credits_limit: 1000, credits_remaining: 700, plan: "Pro" };
 
@@ -74,6 +74,7 @@ describe("spending card", () => {
         name: "usage.png",
         file: chart,
         alt: "Bar chart of credits spent per day by job kind, 2026-03-01 to 2026-03-02",
+        drawn: true,
       },
     ]);
   });

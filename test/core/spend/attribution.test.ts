@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { attribute } from "../../../src/core/spend/attribution.js";
-import type { Reading } from "../../../src/core/spend/model.js";
+import type { Reading } from "../../../src/core/spend/data/model.js";
 
 const TYPES = ["ai_images", "ai_actor_videos", "cinematic_videos"] as const;
 type Type = (typeof TYPES)[number];

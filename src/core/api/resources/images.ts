@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { ImageJob, JobCreated } from "../schemas.js";
 import {
   type Caller,
@@ -8,15 +9,29 @@ import {
   path,
 } from "./caller.js";
 
-export type ImageAspectRatio = "1:1" | "16:9" | "9:16" | "4:3" | "3:4";
+export const ImageAspectRatio = z.enum(["1:1", "16:9", "9:16", "4:3", "3:4"]);
+export type ImageAspectRatio = z.infer<typeof ImageAspectRatio>;
 
-export interface ImageCommon {
-  prompt: string;
-  name: string;
-  aspectRatio?: ImageAspectRatio;
-  negativePrompt?: string;
-  seed?: number;
-}
+/**
+ * The fields of every image creation. The inputs have schemas because a job keeps its request
+ * (as plain JSON) to send it again: it is parsed when it is read back.
+ */
+export const ImageCommon = z.object({
+  prompt: z.string(),
+  name: z.string(),
+  aspectRatio: ImageAspectRatio.optional(),
+  negativePrompt: z.string().optional(),
+  seed: z.number().optional(),
+});
+export type ImageCommon = z.infer<typeof ImageCommon>;
+
+/** Any of the three creations with the images given by media id: the JSON body a job keeps. */
+export const ImageByIds = ImageCommon.extend({
+  referenceImageMediaId: z.string().optional(),
+  referenceImageMediaIds: z.array(z.string()).optional(),
+  originalImageMediaId: z.string().optional(),
+  maskImageMediaId: z.string().optional(),
+});
 
 /** The image(s) to edit: media ids as JSON, files as multipart. */
 export type ImageEditInput = ImageCommon &

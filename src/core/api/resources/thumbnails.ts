@@ -1,15 +1,18 @@
+import { z } from "zod";
 import { JobCreated, ThumbnailJob, ThumbnailPage } from "../schemas.js";
 import { type Caller, type CallOptions, path } from "./caller.js";
 
-export interface ThumbnailGenerateInput {
-  prompt: string;
-  name: string;
+/** A schema too: a job keeps its request (as plain JSON) to send it again, and parses it then. */
+export const ThumbnailGenerateInput = z.object({
+  prompt: z.string(),
+  name: z.string(),
   /** 9:16 is for short-form video; the service defaults to 16:9. */
-  aspectRatio?: "16:9" | "9:16";
-  referenceImageMediaIds?: string[];
-  negativePrompt?: string;
-  seed?: number;
-}
+  aspectRatio: z.enum(["16:9", "9:16"]).optional(),
+  referenceImageMediaIds: z.array(z.string()).optional(),
+  negativePrompt: z.string().optional(),
+  seed: z.number().optional(),
+});
+export type ThumbnailGenerateInput = z.infer<typeof ThumbnailGenerateInput>;
 
 /** Spec 4.8. The list's path is not in the spec, so it is configuration. */
 export function thumbnails(c: Caller, listPath: string) {

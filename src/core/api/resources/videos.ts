@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { AvatarList, JobCreated, VideoList, VideoMetadata, VideoStatus, VoiceList } from "../schemas.js";
 import { type Caller, type CallOptions, type FilePart, path } from "./caller.js";
 
@@ -26,16 +27,32 @@ export type VideoCreateInput = {
   | { speechFile: FilePart; voiceId?: never; text?: never }
 );
 
-/** The allowed values of the settings are not specified, so they are passed as given. */
-export interface CinematicCreateInput {
-  name: string;
-  prompt: string;
-  aspectRatio?: string;
-  durationSeconds?: number;
-  resolution?: string;
-  firstFrameImageMediaId?: string;
-  referenceImageMediaIds?: string[];
-}
+/**
+ * A script read by a voice, as JSON: what a job keeps (as plain JSON) to send again, parsed when
+ * it is read back.
+ */
+export const ScriptedVideoInput = z.object({
+  avatarId: z.string(),
+  name: z.string(),
+  voiceId: z.string(),
+  text: z.string(),
+  im2vid_full: z.boolean().optional(),
+});
+
+/**
+ * The allowed values of the settings are not specified, so they are passed as given. A schema
+ * too: a job keeps its request to send it again, and parses it then.
+ */
+export const CinematicCreateInput = z.object({
+  name: z.string(),
+  prompt: z.string(),
+  aspectRatio: z.string().optional(),
+  durationSeconds: z.number().optional(),
+  resolution: z.string().optional(),
+  firstFrameImageMediaId: z.string().optional(),
+  referenceImageMediaIds: z.array(z.string()).optional(),
+});
+export type CinematicCreateInput = z.infer<typeof CinematicCreateInput>;
 
 export function videos(c: Caller) {
   return {

@@ -59,6 +59,8 @@ export interface CardMedia {
   file?: OutgoingFile;
   url?: string;
   alt?: string;
+  /** Drawn by the bot (the usage chart), not made by the service: nothing else keeps a copy. */
+  drawn?: true;
 }
 
 export interface CardField {

@@ -1,10 +1,10 @@
 import { Readable } from "node:stream";
-import type { MediaApi } from "./api/client.js";
-import { checkResultType, RESULT_FILES, resultStream } from "./api/fetch-policy.js";
-import type { Download } from "./api/http.js";
-import type { ResultKind } from "./cards.js";
-import type { ResultMediaView } from "./render/job.js";
-import { abandon } from "./streams.js";
+import type { MediaApi } from "../api/client.js";
+import { checkResultType, RESULT_FILES, resultStream } from "../api/fetch-policy.js";
+import type { Download } from "../api/http.js";
+import type { ResultKind } from "../base/cards.js";
+import { abandon } from "../base/streams.js";
+import type { ResultMediaView } from "../render/job.js";
 
 const EXTENSIONS: Record<string, string> = {
   "image/png": "png",

@@ -1,10 +1,11 @@
 import { isIP } from "node:net";
 import { z } from "zod";
-import type { RedisNode } from "../store/index.js";
-import { mediaOrigin } from "./api/http.js";
-import { DEFAULT_RATE_LIMITS, type RateLimits } from "./rates.js";
-import { addSecret, redactText } from "./redact.js";
-import { EVERY_SERVER, type SharedKeyTenants } from "./tenancy.js";
+import { CodedError } from "../../common/coded-error.js";
+import type { RedisNode } from "../../store/index.js";
+import { mediaOrigin } from "../api/http.js";
+import { addSecret, redactText } from "../base/redact.js";
+import { DEFAULT_RATE_LIMITS, type RateLimits } from "../intake/rates.js";
+import { EVERY_SERVER, type SharedKeyTenants } from "../tenancy/tenancy.js";
 
 /**
  * The configuration contract of DESIGN.md, read from the environment. Every problem is reported
@@ -216,11 +217,10 @@ export interface SlackOAuth {
   stateSecret: string;
 }
 
-export class ConfigError extends Error {
+export class ConfigError extends CodedError {
   readonly code = "config.invalid";
   constructor(message: string) {
     super(message);
-    this.name = "ConfigError";
   }
 }
 

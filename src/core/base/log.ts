@@ -1,5 +1,5 @@
 import { type DestinationStream, type Logger, type LoggerOptions, pino } from "pino";
-import { isStoreOutage } from "../store/errors.js";
+import { isStoreOutage } from "../../store/errors.js";
 import { bounded, capLine } from "./log-bounds.js";
 import { isErrorLike, read } from "./logged-error.js";
 import { REDACTED, redactText } from "./redact.js";

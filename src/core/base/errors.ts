@@ -1,3 +1,4 @@
+import { CodedError } from "../../common/coded-error.js";
 import type { Json } from "./ports.js";
 
 /**
@@ -19,8 +20,7 @@ export interface BotErrorOptions {
   cause?: unknown;
 }
 
-export abstract class BotError extends Error {
-  abstract readonly code: string;
+export abstract class BotError extends CodedError {
   readonly userMessage: string;
   /**
    * True when the same call may succeed later without anyone changing anything (network trouble,
@@ -30,7 +30,6 @@ export abstract class BotError extends Error {
 
   constructor(userMessage: string, options: BotErrorOptions = {}) {
     super(options.message ?? userMessage, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = new.target.name;
     this.userMessage = userMessage;
   }
 }
@@ -313,6 +312,46 @@ export class AbortedError extends ServiceError {
   }
 }
 
+/** What a failed answer of the media service said, as the client reads it off the answer (api/http.ts). */
+export interface ServiceAnswer {
+  status: number;
+  /** The service's own words, when it gave any. */
+  said: string | undefined;
+  /** The body's `details`, which quota failures and the failure envelope may carry. */
+  details?: unknown;
+  /** From Retry-After, when the service sent it. */
+  retryAfterMs?: number | undefined;
+  /** The address was a presigned file link, not the API: a 401 or 403 refuses the link, not the key. */
+  presigned?: boolean;
+}
+
+/**
+ * The typed error of a failed answer, as openai-node's `APIError.generate` picks its class: a
+ * 2xx here is the service's failure envelope (`{result: "failure"}`, a business refusal); other
+ * statuses map one class each, quota wording first.
+ */
+export function serviceErrorFor(answer: ServiceAnswer, context: string): ServiceError {
+  const { status, said, details } = answer;
+  if (status >= 200 && status < 300) {
+    const message = said ?? "no reason given";
+    return isQuotaMessage(message)
+      ? new QuotaExceededError(status, message, details, context)
+      : new ServiceFailureError(message, details, context);
+  }
+  if (answer.presigned && (status === 401 || status === 403))
+    return new LinkRefusedError(status, said, context);
+  if (status === 401) return new UnauthorizedError(said, context);
+  if (status === 403) return new ForbiddenError(said, context);
+  if (status === 404) return new NotFoundError(said, context);
+  if (status === 429) return new RateLimitedError(answer.retryAfterMs, said, context);
+  if (status === 402 || (status >= 400 && status < 500 && said !== undefined && isQuotaMessage(said))) {
+    return new QuotaExceededError(status, said ?? "payment required", details, context);
+  }
+  if (status >= 400 && status < 500) return new BadRequestError(status, said, context);
+  if (status >= 500) return new ServiceUnavailableError(status, said, context);
+  return new InvalidResponseError(`unexpected HTTP ${status}`, status, context);
+}
+
 /** A file handed to an upload could not be read to its declared size (a broken download, a wrong size). */
 export class AttachmentReadError extends BotError {
   readonly code = "upload.source_failed";
@@ -372,8 +411,7 @@ export class StoreAwayError extends BotError {
  * message says what is wrong and who can fix it.
  */
 export class UndeliverableError extends BotError {
-  static readonly code = "chat.undeliverable";
-  readonly code = UndeliverableError.code;
+  readonly code = "chat.undeliverable";
 }
 
 /**

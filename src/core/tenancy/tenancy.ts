@@ -1,9 +1,9 @@
-import type { TenantRef } from "../store/jobs.js";
-import type { PersonRef } from "../store/preferences.js";
-import { SecretsError } from "../store/secrets.js";
-import type { TenantPatch, TenantSettings, TenantStore } from "../store/tenants.js";
-import type { Actor, ConversationRef } from "./ports.js";
-import { AccessError, SetupError } from "./refusals.js";
+import type { TenantRef } from "../../common/types.js";
+import type { PersonRef } from "../../store/preferences.js";
+import { SecretsError } from "../../store/secrets.js";
+import type { TenantPatch, TenantSettings, TenantStore } from "../../store/tenants.js";
+import type { Actor, ConversationRef } from "../base/ports.js";
+import { AccessError, SetupError } from "../base/refusals.js";
 
 /**
  * A tenant is a Discord guild or a Slack workspace: it owns an API key (its own, stored
@@ -38,7 +38,7 @@ export interface TenantKey {
   shared: boolean;
 }
 
-export type { TenantRef };
+export { type TenantRef, tenantKey } from "../../common/types.js";
 
 export const tenantOf = (
   actor: Pick<Actor, "platform" | "tenantId"> & Partial<Pick<Actor, "userId">>,
@@ -53,8 +53,6 @@ export const personOf = (actor: Pick<Actor, "platform" | "tenantId" | "userId">)
   tenantId: actor.tenantId,
   userId: actor.userId,
 });
-
-export const tenantKey = (tenant: TenantRef): string => `${tenant.platform}:${tenant.tenantId}`;
 
 /**
  * The actor is their own tenant. Ids of people and of tenants never collide: Discord's are

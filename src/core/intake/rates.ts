@@ -1,5 +1,6 @@
-import { BotError } from "./errors.js";
-import type { Actor } from "./ports.js";
+import { tenantKey } from "../../common/types.js";
+import { BotError } from "../base/errors.js";
+import type { Actor } from "../base/ports.js";
 
 /**
  * How many gestures (commands, form submissions, clicks) one person and one tenant may send: a
@@ -95,7 +96,7 @@ export class CommandRates {
    * gesture counts for nobody, so someone flooding does not use up the tenant's share.
    */
   take(actor: Pick<Actor, "platform" | "tenantId" | "userId">): void {
-    const tenant = `${actor.platform}:${actor.tenantId}`;
+    const tenant = tenantKey(actor);
     const user = `${tenant}:${actor.userId}`;
     const userWait = this.users.wait(user);
     if (userWait > 0) throw new RateLimitError(Math.ceil(userWait / 1000), "you");

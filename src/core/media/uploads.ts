@@ -1,9 +1,9 @@
 import type { Readable } from "node:stream";
-import type { MediaApi } from "./api/client.js";
-import type { FilePart } from "./api/multipart.js";
-import { ServiceError, UploadFailedError } from "./errors.js";
-import type { Attachment } from "./ports.js";
-import { abandon } from "./streams.js";
+import type { MediaApi } from "../api/client.js";
+import type { FilePart } from "../api/multipart.js";
+import { ServiceError, UploadFailedError } from "../base/errors.js";
+import type { Attachment } from "../base/ports.js";
+import { abandon } from "../base/streams.js";
 
 /**
  * Attachments go from the adapter's download straight into the service's upload flow: one file

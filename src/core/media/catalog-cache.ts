@@ -1,6 +1,6 @@
-import type { MediaApi } from "./api/client.js";
-import type { Choice } from "./ports.js";
-import { clip } from "./render/text.js";
+import type { MediaApi } from "../api/client.js";
+import type { Choice } from "../base/ports.js";
+import { clip } from "../render/text.js";
 
 /**
  * Avatars, voices and mockups of each tenant, kept for a short while: autocomplete asks on every

@@ -1,13 +1,14 @@
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { request } from "undici";
-import type { MediaClient } from "./api/client.js";
-import { isInternalAddress } from "./api/fetch-policy.js";
+import { CodedError } from "../../common/coded-error.js";
+import type { MediaClient } from "../api/client.js";
+import { isInternalAddress } from "../api/fetch-policy.js";
+import { BotError, UnauthorizedError } from "../base/errors.js";
+import type { Logger } from "../base/log.js";
+import { redactText } from "../base/redact.js";
+import type { SharedKeyTenants } from "../tenancy/tenancy.js";
 import { ConfigError } from "./config.js";
-import { BotError, UnauthorizedError } from "./errors.js";
-import type { Logger } from "./log.js";
-import { redactText } from "./redact.js";
-import type { SharedKeyTenants } from "./tenancy.js";
 
 /**
  * Start-up checks: a bad credential or an unreachable dependency ends the start with one line
@@ -15,11 +16,10 @@ import type { SharedKeyTenants } from "./tenancy.js";
  */
 
 /** A start that cannot go on; the message is the operator's line after "Cannot start: ". */
-export class StartupError extends Error {
+export class StartupError extends CodedError {
   readonly code = "startup.failed";
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
-    this.name = "StartupError";
   }
 }
 

@@ -1,16 +1,14 @@
 import type { Readable } from "node:stream";
+import type { ConversationRef, MessageRef, Platform } from "../../common/types.js";
 import type { Card, OutgoingFile } from "./cards.js";
 
+export type { ConversationRef, Json, LiveCredentials, MessageRef, Platform } from "../../common/types.js";
 export type { OutgoingFile };
 
 /**
  * The boundary between the core and the chat platforms. Adapters turn platform payloads into these
  * events and implement `ChatAdapter`; everything the bot decides happens in the core.
  */
-
-export type Platform = "discord" | "slack";
-
-export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 
 export interface Actor {
   platform: Platform;
@@ -37,72 +35,12 @@ export interface NameRef {
 }
 
 /**
- * Credentials of one gesture that die within minutes (a Discord interaction token and its age, a
- * Slack response_url): the adapter's own, like `data`, but kept apart so that they stay out of
- * what is stored for long. A job record never holds its conversation's, and drops its message's
- * when the job is finished (the job store's `withoutLive`).
- */
-export type LiveCredentials = { [key: string]: Json };
-
-/**
- * Where a command was issued. Plain JSON, because a job answers there after a restart too;
- * `data` is the adapter's own, `live` the gesture's short-lived credentials.
- */
-export interface ConversationRef {
-  platform: Platform;
-  channelId: string;
-  threadId?: string;
-  data?: { [key: string]: Json };
-  live?: LiveCredentials;
-  /**
-   * Set when only the person of the gesture may see what is posted here (`delivery: private`):
-   * the channel their job was asked for in. The adapter finds the private place (Discord: an
-   * ephemeral answer while the interaction's token lives, then their DM; Slack: their DM).
-   */
-  privateFrom?: string;
-  /**
-   * Set where the bot cannot post (a Discord server that did not add it, a group DM, a channel
-   * where it lacks the permission to see or post): only the gesture's own short-lived credentials
-   * answer here. Once they are dead the adapter continues in the person's DM with the bot, saying
-   * why; the core posts nothing more here (no ready notice), since the platform would refuse it.
-   */
-  gestureOnly?: true;
-  /**
-   * Set with `privateFrom` by the core when the conversation refused the bot for good while the
-   * job ran (access lost): what is left to show goes to the person's DM, and the core's message
-   * says why itself, so the adapter adds no reason of its own.
-   */
-  diverted?: true;
-  /**
-   * Set where an automation started the job (a Slack workflow step): nobody reads a channel here,
-   * and `ChatAdapter.completeStep` ends the step, once, also with the refusal of a command that
-   * never started a job.
-   * - "outcome": the step waits for the job and ends with its outcome. The adapter posts nothing:
-   *   the job's message stands for the step (its post answers a reference that keeps the step's
-   *   short-lived credentials in `live`, its edits show nothing).
-   * - "start": the step ends as soon as the service accepted the job, with its id; the job then
-   *   runs in the person's DM with the bot, as a private job (for jobs that may outlive the
-   *   step's time).
-   */
-  step?: "outcome" | "start";
-}
-
-/**
  * What ends a workflow step: the finished job's result (its ids, its link, its file), or the
  * reason nothing was made, in words its person reads in the workflow's activity.
  */
 export type StepOutcome =
   | { ok: true; jobId: string; mediaId?: string; url?: string; file?: OutgoingFile }
   | { ok: false; jobId?: string; reason: string };
-
-/** A message the bot posted and may edit later, persisted in the job record. */
-export interface MessageRef {
-  platform: Platform;
-  channelId: string;
-  messageId: string;
-  data?: { [key: string]: Json };
-  live?: LiveCredentials;
-}
 
 /**
  * How a gesture reached the bot. Every kind passes the same access check (allow-lists, admin-only

@@ -1,7 +1,7 @@
-import type { MediaApi } from "./api/client.js";
-import type { CallOptions } from "./api/http.js";
-import type { JobResult } from "./api/job-status.js";
-import { NotFoundError } from "./errors.js";
+import type { MediaApi } from "../api/client.js";
+import type { CallOptions } from "../api/http.js";
+import type { JobResult } from "../api/job-status.js";
+import { NotFoundError } from "../base/errors.js";
 
 /**
  * Tenants that share the operator's MEDIA_API_KEY share one account: its lists hold every

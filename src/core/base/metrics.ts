@@ -1,8 +1,8 @@
 import { Counter, Gauge, Histogram } from "prom-client";
-import { registry } from "../metrics-registry.js";
+import { registry } from "../../metrics-registry.js";
 
-export { registry, timed } from "../metrics-registry.js";
-export { storeSeconds } from "../store/metrics.js";
+export { registry, timed } from "../../metrics-registry.js";
+export { storeSeconds } from "../../store/metrics.js";
 
 /**
  * What GET /metrics shows, in one process-wide registry, as prom-client's own examples do: the

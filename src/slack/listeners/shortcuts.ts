@@ -1,0 +1,38 @@
+import type { MessageShortcut, Middleware, SlackShortcutMiddlewareArgs } from "@slack/bolt";
+import { type ImageInput, noImageNotice } from "../../core/actions/image-inputs.js";
+import { conversationOf, gestureOf } from "../gesture.js";
+import { imageOf } from "../message-images.js";
+import { formView } from "../render/form.js";
+import type { Listening } from "./context.js";
+import { openForm } from "./forms.js";
+
+/**
+ * "Edit image" and the other message shortcuts: the follow-up's form with the message's image,
+ * which joins the form's files when it is submitted; a message without one is told so privately.
+ */
+export function messageShortcut(
+  ctx: Listening,
+  input: ImageInput,
+): Middleware<SlackShortcutMiddlewareArgs<MessageShortcut>> {
+  return async ({ ack, shortcut, client, context }) => {
+    await ack();
+    const gesture = gestureOf(shortcut, context);
+    if (!(await ctx.first(gesture))) return;
+    const where = conversationOf(gesture);
+    const image = imageOf(shortcut.message, context.botId);
+    if (!image) {
+      await ctx.adapter
+        .post(where, noImageNotice(input), { ephemeral: true })
+        .catch((error: unknown) =>
+          ctx.logger.warn({ err: error, channel: where.channelId }, "notice not posted"),
+        );
+      return;
+    }
+    const form = {
+      command: input.command,
+      channelId: where.channelId,
+      image: { option: input.file, ...image },
+    };
+    await openForm(ctx, client, gesture.triggerId, formView(input.form, {}, form, input.title), where);
+  };
+}
