@@ -9,7 +9,8 @@ import { until } from "./main-process.js";
  * before the bot could record it, then a restart with the same INSTANCE_ID:
  *
  * - the job's first message ("Queued"): the job must have been recorded before it, or the paid
- *   job is forgotten and its result never comes;
+ *   job is forgotten and its result never comes; and, being on record, it is not announced as a
+ *   start the crash cut short ("may have been created");
  * - the result's keyed notice on Slack: the restart must find the notice Slack already has (by the
  *   key in its metadata), not post it a second time; and the same for the result's file, shared
  *   into the job message's thread.
@@ -61,6 +62,8 @@ describe("a bot killed once the chat accepted the job's first message, before th
     await sleep(1_000); // a second notice, if any, would show by now
     expect(ready()).toHaveLength(1);
     expect(world.emu.callsTo("POST", "/api/image/generate")).toHaveLength(1);
+    // The job was on record: nobody is told it may have been created.
+    expect(fake.messages().filter((m) => JSON.stringify(m).includes("may have been created"))).toEqual([]);
   }, 60_000);
 
   it("Discord: the restart still delivers the result, once, within 20 s", async () => {
@@ -96,6 +99,7 @@ describe("a bot killed once the chat accepted the job's first message, before th
     await sleep(1_000);
     expect(ready()).toHaveLength(1);
     expect(world.emu.callsTo("POST", "/api/video/cinematic/create")).toHaveLength(1);
+    expect(fake.messages().filter((m) => JSON.stringify(m).includes("may have been created"))).toEqual([]);
   }, 60_000);
 });
 

@@ -156,7 +156,7 @@ export async function handleCommand(core: Core, gesture: CommandEvent): Promise<
     // A step that ends once the job is started leaves the job to its person's DM.
     const base = conversation.step === "start" ? outsideStep(conversation) : conversation;
     const where = privacy.private ? privately(base, base.channelId) : base;
-    const answer = async () => {
+    const answer = async (recorded?: () => Promise<void>) => {
       const outcome = await command.run(ctx);
       if ("reply" in outcome) {
         await adapter.post(conversation, outcome.reply, { ephemeral: command.ephemeral ?? false });
@@ -167,6 +167,7 @@ export async function handleCommand(core: Core, gesture: CommandEvent): Promise<
           actor,
           conversation: where,
           ...(privacy.note && { note: privacy.note }),
+          ...(recorded && { recorded }),
         });
         if (conversation.step === "start") await endStepAtStart(adapter, conversation, job.id, core.logger);
       }

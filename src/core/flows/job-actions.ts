@@ -213,8 +213,8 @@ async function startAs(
   // A follow-up of a private result is private too, where it was clicked (the ephemeral message, the DM).
   const from = privateOrigin(job);
   const conversation = from ? privately(event.conversation, from) : event.conversation;
-  await startWithinLimit(core, { command, actor, conversation }, async () => {
+  await startWithinLimit(core, { command, actor, conversation }, async (recorded) => {
     const started = await start(await core.media(job.tenant));
-    await launch(core, adapter, { command, started, actor, conversation });
+    await launch(core, adapter, { command, started, actor, conversation, recorded });
   });
 }

@@ -31,7 +31,7 @@ const START_WAIT_MS = 150_000;
 export async function startWithinLimit<T>(
   core: Core,
   what: { command: string; actor: Actor; conversation: ConversationRef },
-  start: () => Promise<T>,
+  start: (recorded: () => Promise<void>) => Promise<T>,
 ): Promise<T> {
   const { actor } = what;
   // Known away: refused now, rather than after the claim's first try fails.
@@ -49,13 +49,17 @@ export async function startWithinLimit<T>(
     if ((await core.engine.countActive(actor)) >= core.jobLimit) throw new JobLimitError(core.jobLimit);
     return await core.spending.around(what, async () => {
       const done = await core.starts.open(liveness.id, what);
+      let forgotten: Promise<void> | undefined;
+      // Once the job is on record a crash no longer leaves the start unknown: its takeover delivers it.
+      const recorded = () =>
+        (forgotten ??= done().catch((error: unknown) =>
+          core.logger.warn({ err: error, command: what.command }, "finished start not forgotten"),
+        ));
       try {
         await core.claims.replicated(from);
-        return await start();
+        return await start(recorded);
       } finally {
-        await done().catch((error: unknown) =>
-          core.logger.warn({ err: error, command: what.command }, "finished start not forgotten"),
-        );
+        await recorded();
       }
     });
   } finally {
@@ -83,6 +87,8 @@ export async function launch(
     conversation: ConversationRef;
     /** Why the job shows where it does (meant private, in a tenant that forbids it): in its footer. */
     note?: string;
+    /** Called once the job is on record, before its message is posted. */
+    recorded?: () => Promise<void>;
   },
 ): Promise<JobRecord> {
   const { command, started, actor, conversation, note } = request;
@@ -94,6 +100,7 @@ export async function launch(
   );
   let why: string | undefined;
   const announce = async () => {
+    await request.recorded?.();
     try {
       return await adapter.post(conversation, queuedCard(view));
     } catch (error) {

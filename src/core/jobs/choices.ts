@@ -5,8 +5,7 @@ import type { Liveness } from "./liveness.js";
 import { expiredChoiceOutcome } from "./outcomes.js";
 import type { PollPolicy } from "./policy.js";
 import { type Outcome, statusOf } from "./records.js";
-import { Scheduler } from "./scheduler.js";
-import { Tasks } from "./tasks.js";
+import { ScheduledPart } from "./scheduled.js";
 
 /** The claim of a variant choice being made (actions/choose.ts) or expiring (here). */
 export function choiceKey(jobId: string): string {
@@ -35,20 +34,15 @@ export interface ChoicesOptions {
  * nothing is read while they wait; a click resumes or finishes them (engine.ts), or the choice
  * expires after `choiceExpiresAfterMs` and the job ends saying why.
  */
-export class Choices {
-  /** What a clean stop waits for. */
-  readonly tasks: Tasks;
+export class Choices extends ScheduledPart {
+  /** Each one's choice expires when it falls due. */
   private readonly waiting = new Map<string, JobRecord>();
-  /** When each choice expires. */
-  private readonly scheduler: Scheduler;
-  private running = false;
 
   constructor(
     private readonly ctx: ChoicesContext,
     private readonly opts: ChoicesOptions,
   ) {
-    this.tasks = new Tasks(opts.log);
-    this.scheduler = new Scheduler(opts.now, (id) => this.fellDue(id));
+    super(opts);
   }
 
   /**
@@ -88,25 +82,13 @@ export class Choices {
     for (const id of this.ids()) this.drop(id);
   }
 
-  /** Takes jobs from now on; none expires until `resume`. */
-  start(): void {
-    this.running = true;
-    this.scheduler.pause();
-  }
-
-  resume(): void {
-    this.scheduler.resume();
-  }
-
-  stop(): void {
-    this.running = false;
-    this.scheduler.stop();
+  protected forgetAll(): void {
     this.waiting.clear();
   }
 
-  private fellDue(id: string): void {
+  protected fellDue(id: string): void {
     const job = this.waiting.get(id);
-    if (job && this.running) this.tasks.hold(this.expire(job));
+    if (job) this.tasks.hold(this.expire(job));
   }
 
   /**

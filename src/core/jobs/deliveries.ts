@@ -5,8 +5,7 @@ import type { Intake } from "../intake/intake.js";
 import type { Delivery, DeliveryResult } from "./delivery.js";
 import { backoff, type PollPolicy } from "./policy.js";
 import type { Outcome } from "./records.js";
-import { Scheduler } from "./scheduler.js";
-import { Tasks } from "./tasks.js";
+import { ScheduledPart } from "./scheduled.js";
 
 /** A delivery that is over for good: posted, closed as not posted, or nothing was left to do. */
 export type Closed = Extract<DeliveryResult, { kind: "delivered" | "settled" | "abandoned" }>;
@@ -41,21 +40,16 @@ interface Waiting {
  * outage delays results, it never loses them), for another engine's claim, or for the first try
  * after start. The claim (delivery.ts) takes care of the other engines.
  */
-export class Deliveries {
-  /** What a clean stop waits for. */
-  readonly tasks: Tasks;
+export class Deliveries extends ScheduledPart {
+  /** Each one is tried again when it falls due. */
   private readonly waiting = new Map<string, Waiting>();
   private readonly underWay = new Map<string, Promise<void>>();
-  /** When each waiting delivery is tried again. */
-  private readonly scheduler: Scheduler;
-  private running = false;
 
   constructor(
     private readonly ctx: DeliveriesContext,
     private readonly opts: DeliveriesOptions,
   ) {
-    this.tasks = new Tasks(opts.log);
-    this.scheduler = new Scheduler(opts.now, (id) => this.fellDue(id));
+    super(opts);
   }
 
   /**
@@ -96,26 +90,14 @@ export class Deliveries {
     for (const id of this.waiting.keys()) this.scheduler.schedule(id, now + Math.random() * 1_000);
   }
 
-  /** Takes jobs from now on; none is tried until `resume`. */
-  start(): void {
-    this.running = true;
-    this.scheduler.pause();
-  }
-
-  resume(): void {
-    this.scheduler.resume();
-  }
-
   /** No delivery waits any more; those under way finish. */
-  stop(): void {
-    this.running = false;
-    this.scheduler.stop();
+  protected forgetAll(): void {
     this.waiting.clear();
   }
 
-  private fellDue(id: string): void {
+  protected fellDue(id: string): void {
     const waiting = this.waiting.get(id);
-    if (waiting && this.running) void this.deliver(waiting.job, waiting.outcome);
+    if (waiting) void this.deliver(waiting.job, waiting.outcome);
   }
 
   private async attempt(job: JobRecord, outcome: Outcome | undefined): Promise<void> {

@@ -12,8 +12,7 @@ import { lasting, outcomeOf, stuckOutcome, unreadableOutcome } from "./outcomes.
 import { backoff, jittered, type PollPolicy, pollDelay, resumeDelay } from "./policy.js";
 import { type Polled, polled, type Shown } from "./polled.js";
 import { isTerminal, type Outcome, type Patch, updateJob } from "./records.js";
-import { Scheduler } from "./scheduler.js";
-import { Tasks } from "./tasks.js";
+import { ScheduledPart } from "./scheduled.js";
 import { EditThrottle } from "./throttle.js";
 
 /** Where a job goes when the poller lets it go. */
@@ -60,15 +59,11 @@ export interface PollerOptions {
  * follows each: the next poll, a progress edit, a write to the store (in the background, merged
  * while the store is busy), the end of the job, or the choice it waits for.
  */
-export class Poller {
-  /** What a clean stop waits for. */
-  readonly tasks: Tasks;
-  /** The jobs polled here: one is polled while it is its id's entry. */
+export class Poller extends ScheduledPart {
+  /** The jobs polled here, each read when it falls due: one is polled while it is its id's entry. */
   private readonly polled = new Map<string, Polled>();
   /** Jobs that read needs_choice, until their choice is stored and shown and they are handed on. */
   private readonly choosing = new Map<string, Polled>();
-  /** When each job is read next. */
-  private readonly scheduler: Scheduler;
   private readonly throttle: EditThrottle;
   /** The caps toward the service: every status read goes through it. */
   private readonly reads: PQueue;
@@ -82,15 +77,13 @@ export class Poller {
   private readonly background: Lane<Polled>;
   /** Aborted on stop: the status reads in flight. */
   private readonly readControllers = new Set<AbortController>();
-  private running = false;
 
   constructor(
     private readonly ctx: PollerContext,
     private readonly opts: PollerOptions,
   ) {
+    super(opts);
     const { maxConcurrentRequests, maxRequestsPerSecond, minEditIntervalMs } = opts.policy;
-    this.tasks = new Tasks(opts.log);
-    this.scheduler = new Scheduler(opts.now, (id) => this.fellDue(id));
     this.throttle = new EditThrottle(minEditIntervalMs, opts.now);
     this.reads = new PQueue({
       concurrency: maxConcurrentRequests,
@@ -178,20 +171,8 @@ export class Poller {
     for (const id of this.ids()) this.drop(id);
   }
 
-  /** Takes jobs from now on; none is read until `resume`. */
-  start(): void {
-    this.running = true;
-    this.scheduler.pause();
-  }
-
-  resume(): void {
-    this.scheduler.resume();
-  }
-
   /** Lets every job go, drops the queued reads and aborts those in flight. */
-  stop(): void {
-    this.running = false;
-    this.scheduler.stop();
+  protected forgetAll(): void {
     this.polled.clear();
     this.choosing.clear();
     this.due.clear();
@@ -209,9 +190,9 @@ export class Poller {
     return this.running && this.polled.get(entry.job.id) === entry;
   }
 
-  private fellDue(id: string): void {
+  protected fellDue(id: string): void {
     const entry = this.polled.get(id);
-    if (!entry || !this.running) return;
+    if (!entry) return;
     this.due.add(entry, this.opts.now());
     this.feed();
   }
