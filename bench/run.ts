@@ -12,6 +12,7 @@ const BENCHMARKS: Record<string, string> = {
   jobs: "./jobs/main.ts",
   "log-volume": "./log-volume/main.ts",
   redact: "./redact/main.ts",
+  "replica-acks": "./replica-acks/main.ts",
   "slack-ack": "./slack-ack/main.ts",
   chaos: "./chaos/main.ts",
   scale: "./scale/main.ts",

@@ -34,6 +34,7 @@ export async function startApp(config: Config, logger: Logger = createLogger({ l
   await checkSharedKey(media, config.media.apiKey, logger);
   const stores = await openStores(config.storeUrl, config.secretsKey, logger, {
     jobs: { retentionMs: config.jobRetentionMs },
+    ...(config.redisSentinel && { sentinel: config.redisSentinel }),
   });
   const server = await startBotServer({
     port: config.port,
@@ -41,6 +42,7 @@ export async function startApp(config: Config, logger: Logger = createLogger({ l
     logger,
     store: stores.keyv("health"),
     availability: stores.availability,
+    ...(stores.replication && { replication: stores.replication }),
   }).catch((error: unknown) => {
     throw listenFailure(error, config);
   });
@@ -50,6 +52,8 @@ export async function startApp(config: Config, logger: Logger = createLogger({ l
     stores,
     logger,
     engine: { intake: server.intake, ...(config.instanceId && { instanceId: config.instanceId }) },
+    // A Home opened through any replica is kept current by the one that moves its person's jobs.
+    homes: { signals: stores.signals },
   });
   const discord = config.discord
     ? await startDiscord({

@@ -110,15 +110,18 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Polls `check` every 20 ms until it gives something; the error says what was awaited. */
+/**
+ * Polls `check` every 20 ms until it gives something (an async check's answer, not its promise);
+ * the error says what was awaited.
+ */
 export async function until<T>(
-  check: () => T | undefined | null | false,
+  check: () => T | undefined | null | false | Promise<T | undefined | null | false>,
   timeoutMs: number,
   what: () => string,
 ): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
-    const value = check();
+    const value = await check();
     if (value) return value;
     if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting: ${what()}`);
     await new Promise((resolve) => setTimeout(resolve, 20));

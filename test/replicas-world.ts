@@ -21,7 +21,10 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 
 export interface ReplicaWorldOptions {
   replicas: number;
-  redisUrl: string;
+  /** STORE_URL; unset with `env` naming REDIS_SENTINELS. */
+  redisUrl?: string;
+  /** More of each replica's environment (REDIS_SENTINELS and REDIS_SENTINEL_NAME). */
+  env?: Record<string, string>;
   /** The emulator's time scale (a 20 s image takes 20 s × this). */
   timeScale: number;
 }
@@ -63,7 +66,7 @@ export class ReplicaWorld {
             MEDIA_API_URL: emu.url,
             MEDIA_API_KEY: "test-key",
             MEDIA_API_KEY_TENANTS: "*",
-            STORE_URL: options.redisUrl,
+            ...(options.redisUrl && { STORE_URL: options.redisUrl }),
             SECRETS_KEY: "7f".repeat(32),
             SLACK_CLIENT_ID: slack.clientId,
             SLACK_CLIENT_SECRET: slack.clientSecret,
@@ -74,6 +77,7 @@ export class ReplicaWorld {
             DISCORD_REST_URL: discord.restUrl,
             DISCORD_GUILD_ID: discord.guild.id,
             DISCORD_PUBLIC_KEY: discord.publicKey,
+            ...options.env,
           },
           "dist",
           logFile,

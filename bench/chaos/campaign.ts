@@ -29,7 +29,13 @@ export const MOMENTS = ["creation", "polling", "confirm", "upload", "post"] as c
  * operator's restart does, while every instance runs on.
  */
 export const STORE_OUTAGE = "store";
-export type Moment = (typeof MOMENTS)[number] | typeof STORE_OUTAGE;
+/**
+ * Not a kill of the bot: the Redis primary is SIGKILLed (under Sentinel) once a creation call or a
+ * status read is in flight; the sentinels promote its replica, and the killed node comes back as
+ * the new primary's replica, so that the next primary kill promotes again.
+ */
+export const PRIMARY_KILL = "primary";
+export type Moment = (typeof MOMENTS)[number] | typeof STORE_OUTAGE | typeof PRIMARY_KILL;
 
 export interface CampaignOptions {
   world: CrashWorld;
@@ -52,8 +58,18 @@ export interface CampaignOptions {
   store?: { down(): Promise<void>; up(): Promise<void> };
   /** How long each store outage lasts: uniform in [min, max]. */
   outageMs?: [min: number, max: number];
+  /** The Redis group, for the `primary` moment. */
+  failover?: Failover;
   random: () => number;
   log: (line: string) => void;
+}
+
+/** What the `primary` moment needs of a Redis group behind Sentinel (test/store/redis-process.ts). */
+export interface Failover {
+  killPrimary(): Promise<{ host: string; port: number }>;
+  promotion(old: { host: string; port: number }, withinMs: number): Promise<{ at: number }>;
+  revive(node: { host: string; port: number }): Promise<void>;
+  replicated(withinMs: number): Promise<void>;
 }
 
 export interface Kill {
@@ -74,6 +90,12 @@ export interface Kill {
    */
   awayMs?: number;
   firstResultMs?: number;
+  /**
+   * A primary kill: `at` is the promotion, `awayMs` from the kill to it, `recoveryMs` from it to
+   * every instance ready again (/readyz 200: its store answers), `resultsMs` to the last result
+   * posted of those then waiting (`pending`), `firstResultMs` to the first.
+   */
+  resultsMs?: number;
 }
 
 export interface Command {
@@ -218,6 +240,15 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
   while (kills.length < options.kills && missed <= options.kills) {
     // Moments take turns; one that did not come in time passes its turn to the next.
     const moment = options.moments[turn++ % options.moments.length]!;
+    if (moment === PRIMARY_KILL) {
+      const promotion = await primaryKill(options, allProxies, () => [...up.values()]);
+      kills.push(promotion);
+      options.log(
+        `promotion ${kills.length}/${options.kills}: primary killed, replica promoted ${promotion.awayMs} ms later; jobs read again ${promotion.recoveryMs ?? "(none under way)"} ms after it; of the ${promotion.pending} results waiting the last posted ${promotion.resultsMs ?? "(not all)"} ms after it`,
+      );
+      await sleep(options.random() * options.pauseMs);
+      continue;
+    }
     if (moment === STORE_OUTAGE) {
       const outage = await storeOutage(options, allProxies);
       kills.push(outage);
@@ -317,6 +348,85 @@ async function storeOutage(options: CampaignOptions, proxies: Set<HttpProxy>): P
     await sleep(100);
   }
   return outage;
+}
+
+/**
+ * The Redis primary is SIGKILLed while a creation call or a status read is in flight, both
+ * instances running on; the sentinels promote the replica. Measured from the promotion: every
+ * instance ready again (back on the new primary), and the last result posted of those waiting when
+ * the primary died. Then the killed node comes back as the new primary's
+ * replica, in sync before the next moment, so that every primary kill is a promotion.
+ */
+async function primaryKill(
+  options: CampaignOptions,
+  proxies: Set<HttpProxy>,
+  instances: () => Instance[],
+): Promise<Kill> {
+  const { failover, world } = options;
+  if (!failover) throw new Error("the primary moment needs a Redis group behind Sentinel");
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(done, options.armMs);
+    const stops = [...proxies].map((proxy) =>
+      proxy.onRequest((r) => {
+        const creation = r.method === "POST" && CREATION_PATH.test(r.path);
+        if (creation || (r.method === "GET" && STATUS_PATH.test(r.path))) done();
+      }),
+    );
+    function done() {
+      clearTimeout(timer);
+      for (const stop of stops) stop();
+      resolve();
+    }
+  });
+  const posted = postedResults(world);
+  const waiting = [...shownTags(world)].filter((tag) => !posted.has(tag));
+  const killedAt = Date.now();
+  const killed = await failover.killPrimary();
+  const { at } = await failover.promotion(killed, 60_000);
+  const promotion: Kill = {
+    moment: PRIMARY_KILL,
+    at,
+    awayMs: at - killedAt,
+    recoveryMs: null,
+    pending: waiting.length,
+  };
+  // Back on the new primary: every instance ready again (its store answers).
+  const readyAgain = Promise.all(
+    instances().map(async (instance) => {
+      const readyz = instance.slackEventsUrl.replace(/\/slack\/events$/, "/readyz");
+      while (Date.now() < at + options.takeoverMs) {
+        if (
+          (await fetch(readyz)
+            .then((r) => r.status)
+            .catch(() => 0)) === 200
+        )
+          return Date.now() - at;
+        await sleep(50);
+      }
+      return Number.POSITIVE_INFINITY;
+    }),
+  ).then((times) => {
+    const slowest = Math.max(0, ...times);
+    promotion.recoveryMs = Number.isFinite(slowest) ? slowest : null;
+  });
+  try {
+    await failover.revive(killed);
+    await readyAgain;
+    while (Date.now() < at + options.takeoverMs) {
+      const now = postedResults(world);
+      const done = waiting.filter((tag) => now.has(tag)).length;
+      if (done > 0) promotion.firstResultMs ??= Date.now() - at;
+      if (done === waiting.length) {
+        promotion.resultsMs = Date.now() - at;
+        break;
+      }
+      await sleep(100);
+    }
+    await failover.replicated(30_000);
+  } finally {
+    await readyAgain;
+  }
+  return promotion;
 }
 
 /**
@@ -456,10 +566,15 @@ function killedBeforeRecorded(world: CrashWorld, creations: RecordedCall[], kill
   return creations.flatMap((call) => {
     const tag = TAG.exec(JSON.stringify(call.json ?? call.fields ?? {}))?.[0];
     const cut = kills.some(
-      (k) => k.moment !== STORE_OUTAGE && k.at - call.at > -IN_FLIGHT_MS && k.at - call.at < RECORD_WINDOW_MS,
+      (k) => killsTheBot(k) && k.at - call.at > -IN_FLIGHT_MS && k.at - call.at < RECORD_WINDOW_MS,
     );
     return tag && call.status === 200 && cut && !shown.has(tag) ? [tag] : [];
   });
+}
+
+/** A SIGKILL of the bot, not of its store. */
+function killsTheBot(kill: Kill): boolean {
+  return kill.moment !== STORE_OUTAGE && kill.moment !== PRIMARY_KILL;
 }
 
 /** From a creation call's arrival at the service to the bot's record of its job, on a loaded machine. */
@@ -492,6 +607,15 @@ export interface Summary {
     resumedMs: (number | null)[];
     waiting: number[];
   };
+  /** Primary kills under Sentinel: kill to promotion, promotion to every instance ready and to the last result waiting. */
+  promotions?: {
+    count: number;
+    promotedMs: number[];
+    readyMs: (number | null)[];
+    firstResultMs: (number | null)[];
+    resultsMs: (number | null)[];
+    waiting: number[];
+  };
 }
 
 export function summarize(
@@ -515,7 +639,8 @@ export function summarize(
   const expected = withJob.filter((c) => !lostAnswers.has(c.tag));
   const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
   const outages = result.kills.filter((k) => k.moment === STORE_OUTAGE);
-  const killed = result.kills.filter((k) => k.moment !== STORE_OUTAGE);
+  const promotions = result.kills.filter((k) => k.moment === PRIMARY_KILL);
+  const killed = result.kills.filter(killsTheBot);
   const recoveries = sorted(killed.flatMap((k) => (k.recoveryMs === null ? [] : [k.recoveryMs])));
   const restarts = sorted(result.kills.flatMap((k) => (k.restartMs === undefined ? [] : [k.restartMs])));
   const kills: Record<string, number> = {};
@@ -556,6 +681,16 @@ export function summarize(
         firstResultMs: outages.map((k) => k.firstResultMs ?? null),
         resumedMs: outages.map((k) => (k.pending > 0 ? k.recoveryMs : null)),
         waiting: outages.map((k) => k.pending),
+      },
+    }),
+    ...(promotions.length > 0 && {
+      promotions: {
+        count: promotions.length,
+        promotedMs: promotions.map((k) => k.awayMs ?? 0),
+        readyMs: promotions.map((k) => k.recoveryMs),
+        firstResultMs: promotions.map((k) => k.firstResultMs ?? null),
+        resultsMs: promotions.map((k) => (k.pending > 0 ? (k.resultsMs ?? null) : null)),
+        waiting: promotions.map((k) => k.pending),
       },
     }),
   };

@@ -6,13 +6,18 @@
  * Then a second run with two instances on one store, killing one of them: the survivor must take
  * over its jobs. With `--pair-store redis`, that second run also stops the redis-server for 15 to
  * 60 s among its moments (and starts it again with its data): the store goes away under load.
+ * With `--pair-store sentinel` the two instances find their Redis through three sentinels, and
+ * every other moment of the second run SIGKILLs the Redis primary instead of a bot: the sentinels
+ * promote its replica (the killed node comes back as the new one's replica). That run's report is
+ * bench/results/chaos-sentinel.md and .json.
  *
- *   npm run bench -- chaos [--kills 100] [--pair-kills 10] [--pair-store sqlite|redis]
+ *   npm run bench -- chaos [--kills 100] [--pair-kills 10] [--pair-store sqlite|redis|sentinel]
  *                          [--time-scale 0.1] [--concurrency 10] [--drain 60] [--seed 1]
  *                          [--entry dist|src] [--out bench/results] [--logs DIR]
  *                          [--moments creation,post] [--scenarios design,cinematic]
  *
- * --kills: kills of the single-instance run, --pair-kills: of the two-instance run (0 skips either);
+ * --kills: kills of the single-instance run, --pair-kills: of the two-instance run (0 skips either;
+ * with sentinel, default 20: 10 bot kills and 10 promotions);
  * --time-scale: the emulator's job durations (0.1: a 3-minute video takes 18 s, an image 2 s); --drain: seconds
  * results may take after the last kill; --entry src runs src/main.ts through tsx, without a build.
  * --logs: where each run keeps every bot process's log, its store and a trace of the chats and
@@ -26,13 +31,19 @@ import { availableParallelism, cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { CrashWorld } from "../../test/crash-world.js";
-import { type RestartableRedis, startRestartableRedis } from "../../test/store/redis-process.js";
+import {
+  type RestartableRedis,
+  type SentinelGroup,
+  startRestartableRedis,
+  startSentinelGroup,
+} from "../../test/store/redis-process.js";
 import { seededRandom } from "../random.js";
 import { percentile } from "../stats.js";
 import {
   type CampaignResult,
   MOMENTS,
   type Moment,
+  PRIMARY_KILL,
   runCampaign,
   STORE_OUTAGE,
   type Summary,
@@ -45,7 +56,7 @@ const { values } = parseArgs({
   args: process.argv.slice(2),
   options: {
     kills: { type: "string", default: "100" },
-    "pair-kills": { type: "string", default: "10" },
+    "pair-kills": { type: "string" },
     "pair-store": { type: "string", default: "sqlite" },
     "time-scale": { type: "string", default: "0.1" },
     concurrency: { type: "string", default: "10" },
@@ -60,7 +71,8 @@ const { values } = parseArgs({
 });
 const entry = values.entry === "src" ? "src" : "dist";
 const timeScale = Number(values["time-scale"]);
-const pairStore = values["pair-store"] === "redis" ? "redis" : "sqlite";
+const pairStore =
+  (["redis", "sentinel"] as const).find((store) => store === values["pair-store"]) ?? "sqlite";
 
 const logsRoot = values.logs ?? mkdtempSync(join(tmpdir(), "chaos-logs-"));
 const onlyMoments = values.moments?.split(",");
@@ -80,6 +92,8 @@ async function campaign(
     moments: readonly Moment[];
     storeUrl?: string;
     store?: RestartableRedis;
+    failover?: SentinelGroup;
+    env?: Record<string, string>;
   },
 ): Promise<RunReport> {
   const logDir = join(logsRoot, options.instances.length > 1 ? "pair" : "single");
@@ -90,6 +104,7 @@ async function campaign(
     discord: options.discord,
     logDir,
     ...(options.storeUrl && { storeUrl: options.storeUrl }),
+    ...(options.env && { env: options.env }),
   });
   try {
     console.log(`== ${name}: ${kills} kills, instances ${options.instances.join(", ")}`);
@@ -105,6 +120,7 @@ async function campaign(
       takeoverMs: 30_000,
       drainMs: Number(values.drain) * 1000,
       ...(options.store && { store: options.store, outageMs: [15_000, 60_000] }),
+      ...(options.failover && { failover: options.failover }),
       random,
       log,
     });
@@ -162,8 +178,27 @@ if (kills > 0)
       moments: MOMENTS,
     }),
   );
-const pairKills = Number(values["pair-kills"]);
-if (pairKills > 0) {
+const pairKills = Number(values["pair-kills"] ?? (pairStore === "sentinel" ? 20 : 10));
+// The chat's posts cannot be told apart per instance: the other moments are per instance.
+const pairMoments = MOMENTS.filter((m) => m !== "post");
+if (pairKills > 0 && pairStore === "sentinel") {
+  const group = await startSentinelGroup({ downAfterMs: 1_000 });
+  try {
+    runs.push(
+      await campaign("two instances on Redis behind Sentinel, its primary killed, Slack", pairKills, {
+        instances: ["chaos-a", "chaos-b"],
+        discord: false,
+        // Every other moment promotes a replica: as many promotions as bot kills.
+        moments: pairMoments.flatMap((m) => [m, PRIMARY_KILL] as const),
+        storeUrl: `redis://${group.name}`,
+        env: { REDIS_SENTINELS: group.setting, REDIS_SENTINEL_NAME: group.name },
+        failover: group,
+      }),
+    );
+  } finally {
+    await group.stop();
+  }
+} else if (pairKills > 0) {
   const redis = pairStore === "redis" ? await startRestartableRedis() : undefined;
   try {
     runs.push(
@@ -171,9 +206,8 @@ if (pairKills > 0) {
         instances: ["chaos-a", "chaos-b"],
         // The fake gateway keeps one session per bot token, as Discord does for one shard.
         discord: false,
-        // The chat's posts cannot be told apart per instance: the other moments are per instance.
         // On redis the store itself goes away among them (restarted with its data).
-        moments: [...MOMENTS.filter((m) => m !== "post"), ...(redis ? ([STORE_OUTAGE] as const) : [])],
+        moments: [...pairMoments, ...(redis ? ([STORE_OUTAGE] as const) : [])],
         ...(redis && { storeUrl: redis.url, store: redis }),
       }),
     );
@@ -191,5 +225,6 @@ const files = write(
   values.out,
   { command, timeScale, entry, concurrency: Number(values.concurrency), seed: Number(values.seed), machine },
   runs,
+  pairStore === "sentinel" ? "chaos-sentinel" : "chaos",
 );
 console.log(`written: ${files.json}, ${files.md}; logs, stores and traces: ${logsRoot}`);

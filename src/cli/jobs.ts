@@ -1,7 +1,7 @@
 /**
  * `npm run jobs`: the running jobs of the store, on the command line, for an operator who wants
  * to see what the bot is working on (or what a crash left) without opening Discord or Slack.
- * Reads STORE_URL like the bot (default sqlite://data/bot.sqlite); a sqlite store in WAL mode
+ * Reads STORE_URL (and REDIS_SENTINELS) like the bot (default sqlite://data/bot.sqlite); a sqlite store in WAL mode
  * can be read while the bot runs. `--json` prints one job per line as JSON instead of a table.
  *
  * `npm run jobs --json | jq .` pipes nothing but that JSON: `--json` before `--` is npm's own flag,
@@ -12,6 +12,7 @@
 import { pino } from "pino";
 import { tenantKey } from "../common/types.js";
 import { ageOf } from "../core/commands/jobs.js";
+import { loadStoreConfig } from "../core/config/config.js";
 import { type JobRecord, openStores } from "../store/index.js";
 
 const COLUMNS = ["job", "where", "command", "state", "delivery", "requester", "age"] as const;
@@ -53,9 +54,11 @@ if (json && afterNpmBanner()) {
   );
 }
 
-const storeUrl = process.env.STORE_URL?.trim() || undefined;
 try {
-  const stores = await openStores(storeUrl, undefined, pino({ level: "silent" }));
+  const { storeUrl, redisSentinel } = loadStoreConfig();
+  const stores = await openStores(storeUrl, undefined, pino({ level: "silent" }), {
+    ...(redisSentinel && { sentinel: redisSentinel }),
+  });
   try {
     const now = Date.now();
     const jobs: JobRecord[] = [];

@@ -12,21 +12,39 @@ export type Probe = () => string | undefined | Promise<string | undefined>;
 /** A probe that takes longer than this is itself the answer: the part does not answer. */
 const PROBE_TIMEOUT_MS = 2_000;
 
+/** What a part says of itself beside its check (the Redis node the bot is on), or nothing. */
+export type Detail = () => Record<string, unknown> | undefined;
+
 export class Readiness {
   readonly #probes = new Map<string, Probe>();
+  readonly #details = new Map<string, Detail>();
 
   watch(name: string, probe: Probe): void {
     this.#probes.set(name, probe);
   }
 
-  /** Each watched part and its problem ("ok" when it has none). */
-  async check(): Promise<{ ready: boolean; checks: Record<string, string> }> {
+  /** Shown under `name` in /readyz's answer, ready or not; it decides nothing. */
+  describe(name: string, detail: Detail): void {
+    this.#details.set(name, detail);
+  }
+
+  /** Each watched part and its problem ("ok" when it has none), and what the parts describe. */
+  async check(): Promise<{
+    ready: boolean;
+    checks: Record<string, string>;
+    details: Record<string, Record<string, unknown>>;
+  }> {
     const results = await Promise.all(
       [...this.#probes].map(async ([name, probe]) => [name, await settle(probe)] as const),
     );
+    const details = [...this.#details].flatMap(([name, detail]) => {
+      const described = detail();
+      return described ? [[name, described] as const] : [];
+    });
     return {
       ready: results.every(([, problem]) => problem === undefined),
       checks: Object.fromEntries(results.map(([name, problem]) => [name, problem ?? "ok"])),
+      details: Object.fromEntries(details),
     };
   }
 }
@@ -59,9 +77,9 @@ export function healthRoutes(readiness: Readiness): Route[] {
       method: "GET",
       path: "/readyz",
       async handle(_req, res) {
-        const { ready, checks } = await readiness.check();
+        const { ready, checks, details } = await readiness.check();
         res.writeHead(ready ? 200 : 503, { "content-type": "application/json", "cache-control": "no-store" });
-        res.end(`${JSON.stringify({ status: ready ? "ready" : "not ready", checks })}\n`);
+        res.end(`${JSON.stringify({ status: ready ? "ready" : "not ready", checks, ...details })}\n`);
       },
     },
   ];

@@ -1,11 +1,11 @@
 import type Keyv from "keyv";
 import type { Logger } from "../core/base/log.js";
-import type { StoreAvailability } from "../store/index.js";
+import type { StoreAvailability, Stores } from "../store/index.js";
 import { healthRoutes, Readiness } from "./health.js";
 import { metricsRoute } from "./metrics.js";
 import { type HttpServer, startHttpServer } from "./server.js";
 
-export { type Probe, Readiness } from "./health.js";
+export { type Detail, type Probe, Readiness } from "./health.js";
 export type { HttpServer, Route } from "./server.js";
 export { startHttpServer } from "./server.js";
 
@@ -23,6 +23,8 @@ export interface BotServerOptions {
   store: Keyv<unknown>;
   /** The store's known outage, said without waiting for a read to fail. */
   availability: StoreAvailability;
+  /** On redis: the primary the bot is on, shown on /readyz, and a replica slow to acknowledge. */
+  replication?: Stores["replication"];
 }
 
 /** The server on PORT with the operator's endpoints; platforms mount their own routes on it. */
@@ -34,11 +36,13 @@ export async function startBotServer(options: BotServerOptions): Promise<BotServ
   });
   const readiness = new Readiness();
   readiness.watch("store", async () => {
-    const away = options.availability.problem();
+    const away = options.availability.problem() ?? options.replication?.lagging();
     if (away) return away;
     await options.store.get("probe");
     return undefined;
   });
+  const { replication } = options;
+  if (replication) readiness.describe("redis", () => ({ ...replication.state() }));
   for (const route of [...healthRoutes(readiness), metricsRoute]) server.mount(route);
   options.logger.info(
     { host: options.host ?? "every interface", port: server.port },

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { RedisClientType } from "@keyv/redis";
 import { StoreError } from "./errors.js";
 import type { SqliteQuery, StoreConnection } from "./keyv.js";
+import type { RedisLink, WriteCheckpoint } from "./redis-link.js";
 
 /**
  * Exclusive, expiring ownership of a key, shared by every process on the same store: keyv has no
@@ -27,6 +28,13 @@ import type { SqliteQuery, StoreConnection } from "./keyv.js";
  * - owners: the holder of each key (undefined where free or expired), in the order of `keys`.
  * - transferAll: `transfer` of each key; answers the keys that are `to`'s now by this call.
  * - drop: frees the keys whoever holds them, for claims whose subject is gone (a finished job).
+ *
+ * The replica-acknowledged write: Redis replicates asynchronously, so a primary that dies may take
+ * its last writes with it, and a promoted replica would not know that a delivery was claimed or a
+ * budget reserved. The writes the once-only guarantees rest on are therefore acknowledged by a
+ * replica before the bot acts on them: `checkpoint` before the writes, `replicated` before the
+ * act (redis-link.ts: WAIT on a connection of its own). `replicatedWrite` is the two around one
+ * write. On sqlite (one file, no replica) and on a Redis without a replica in sync they cost nothing.
  */
 export interface Claims {
   acquire(key: string, owner: string, ttlMs: number): Promise<boolean>;
@@ -37,6 +45,24 @@ export interface Claims {
   owners(keys: readonly string[]): Promise<(string | undefined)[]>;
   transferAll(keys: readonly string[], from: string, to: string, ttlMs: number): Promise<Set<string>>;
   drop(keys: readonly string[]): Promise<void>;
+  /** Where the store's writes stand now. */
+  checkpoint(): WriteCheckpoint;
+  /**
+   * Resolves once a replica holds every write made since `from`; throws `store.unavailable` when
+   * that cannot be known (the primary changed since), so that the caller does not act.
+   */
+  replicated(from: WriteCheckpoint): Promise<void>;
+}
+
+/** `write`'s answer, once a replica holds what it wrote (see Claims). */
+export async function replicatedWrite<T>(
+  claims: Pick<Claims, "checkpoint" | "replicated">,
+  write: () => Promise<T>,
+): Promise<T> {
+  const from = claims.checkpoint();
+  const result = await write();
+  await claims.replicated(from);
+  return result;
 }
 
 export interface ClaimHolder {
@@ -46,8 +72,13 @@ export interface ClaimHolder {
 }
 
 export async function openClaims(connection: StoreConnection): Promise<Claims> {
-  return connection.kind === "sqlite" ? sqliteClaims(connection.query) : redisClaims(connection.client);
+  return connection.kind === "sqlite"
+    ? sqliteClaims(connection.query)
+    : redisClaims(connection.client, connection.link);
 }
+
+/** One file on one machine: a write that is answered is as durable as it will be. */
+const NO_REPLICA: WriteCheckpoint = { connection: 0 };
 
 /**
  * A table in the same file as the keyv data, so every process opening the file sees the same
@@ -145,6 +176,8 @@ async function sqliteClaims(query: SqliteQuery): Promise<Claims> {
         await query(`DELETE FROM claims WHERE key IN (${marks(slice.length)})`, ...slice);
       }
     },
+    checkpoint: () => NO_REPLICA,
+    replicated: async () => undefined,
   };
   return claims;
 }
@@ -188,7 +221,7 @@ return taken`;
 const REDIS_SLICE = 1_000;
 
 /** Redis expires the keys itself (server clock), so an expired claim is simply an absent key. */
-function redisClaims(client: RedisClientType): Claims {
+function redisClaims(client: RedisClientType, link: RedisLink): Claims {
   const redisKey = (key: string) => `claims::${key}`;
   const claims: Claims = {
     async acquire(key, owner, ttlMs) {
@@ -241,6 +274,8 @@ function redisClaims(client: RedisClientType): Claims {
     async drop(keys) {
       for (const slice of slices(keys, REDIS_SLICE)) await client.del(slice.map(redisKey));
     },
+    checkpoint: () => link.checkpoint(),
+    replicated: (from) => link.replicated(from),
   };
   return claims;
 }

@@ -2,6 +2,7 @@ import {
   ClientClosedError,
   ClientOfflineError,
   ConnectionTimeoutError,
+  DisconnectsClientError,
   ReconnectStrategyError,
   TimeoutError as RedisTimeoutError,
   SocketClosedUnexpectedlyError,
@@ -41,10 +42,14 @@ export class StoreError extends CodedError {
   }
 }
 
-/** node-redis's errors of a connection that is down, closed, or does not answer in time. */
+/**
+ * node-redis's errors of a connection that is down, closed, or does not answer in time; and of
+ * commands under way on a connection the store closed to follow the primary elsewhere.
+ */
 const REDIS_AWAY = [
   ClientOfflineError,
   ClientClosedError,
+  DisconnectsClientError,
   SocketClosedUnexpectedlyError,
   ConnectionTimeoutError,
   SocketTimeoutError,

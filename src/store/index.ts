@@ -8,7 +8,9 @@ import { JobStore, type JobStoreOptions } from "./jobs.js";
 import { DEFAULT_STORE_URL, openKeyvBackend } from "./keyv.js";
 import { OwnedRecords } from "./owned.js";
 import { PreferenceStore } from "./preferences.js";
+import type { LinkState, SentinelSetting } from "./redis-link.js";
 import { createSecretBox } from "./secrets.js";
+import { openSignals, type Signals } from "./signals.js";
 import { SPEND_KEEP_MS, SpendStore } from "./spend.js";
 import { openSpendBooks } from "./spend-books.js";
 import { openSwap } from "./swap.js";
@@ -18,7 +20,7 @@ export type { Json, TenantRef } from "../common/types.js";
 export type { StoreAvailability } from "./availability.js";
 export { Batch } from "./batch.js";
 export type { ClaimHolder, Claims, Lease } from "./claims.js";
-export { withClaim } from "./claims.js";
+export { replicatedWrite, withClaim } from "./claims.js";
 export { isStoreOutage, StoreError, type StoreErrorCode } from "./errors.js";
 export type { IndexEntry, Indexes } from "./indexes.js";
 export type { InstallationRef, InstallationStore } from "./installations.js";
@@ -42,7 +44,9 @@ export type {
   PreferenceStore,
   Preset,
 } from "./preferences.js";
+export type { LinkState, RedisNode, SentinelSetting, WriteCheckpoint } from "./redis-link.js";
 export { SecretsError, type SecretsErrorCode } from "./secrets.js";
+export type { Signals } from "./signals.js";
 export type {
   BookRef,
   Budget,
@@ -79,6 +83,10 @@ export interface Stores {
   keyv(namespace: string): Keyv<unknown>;
   /** Whether the store answers now (availability.ts). */
   availability: StoreAvailability;
+  /** Messages to every process on the store (signals.ts). */
+  signals: Signals;
+  /** On redis: the primary the bot is on, and a replica slow to acknowledge (redis-link.ts). */
+  replication?: { state(): LinkState; lagging(): string | undefined };
   close(): Promise<void>;
 }
 
@@ -86,7 +94,7 @@ export async function openStores(
   storeUrl: string = DEFAULT_STORE_URL,
   secretsKey?: string,
   logger: Logger = pino({ level: "silent" }),
-  options: { jobs?: JobStoreOptions } = {},
+  options: { jobs?: JobStoreOptions; sentinel?: SentinelSetting } = {},
 ): Promise<Stores> {
   const box = secretsKey ? createSecretBox(secretsKey) : undefined;
   if (!box) {
@@ -96,7 +104,7 @@ export async function openStores(
       "SECRETS_KEY is not 32 bytes as base64 or 64 hex digits, so the key is derived from it as a passphrase (scrypt)",
     );
   }
-  const backend = await openKeyvBackend(storeUrl, logger);
+  const backend = await openKeyvBackend(storeUrl, logger, options.sentinel);
   try {
     const claims = await openClaims(backend.connection);
     const indexes = await openIndexes(backend.connection);
@@ -125,6 +133,8 @@ export async function openStores(
       indexes,
       keyv: (namespace) => backend.keyv(namespace),
       availability: backend.availability,
+      signals: openSignals(backend.connection),
+      ...(backend.connection.kind === "redis" && { replication: backend.connection.link }),
       close: () => backend.close(),
     };
   } catch (error) {

@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import KeyvRedis, { createClient, type RedisClientType } from "@keyv/redis";
+import KeyvRedis, { type RedisClientType } from "@keyv/redis";
 import KeyvSqlite from "@keyv/sqlite";
 import Keyv from "keyv";
 import type { Logger } from "pino";
@@ -8,6 +8,7 @@ import { timed } from "../metrics-registry.js";
 import { StoreAvailability } from "./availability.js";
 import { isStoreOutage, StoreError } from "./errors.js";
 import { storeSeconds } from "./metrics.js";
+import { openRedisLink, type RedisLink, type SentinelSetting } from "./redis-link.js";
 import { deserialize, serialize } from "./serialize.js";
 
 /**
@@ -24,12 +25,13 @@ import { deserialize, serialize } from "./serialize.js";
  *   of their own (indexes.ts).
  * - redis: the adapter prefixes `namespace::` itself (so Keyv's own prefix is off), TTL is native
  *   (PX), iteration is SCAN. It swallows errors and answers "missing" unless throwOnErrors is set,
- *   which would make a redis outage look like an empty store: here every error throws.
+ *   which would make a redis outage look like an empty store: here every error throws. Its client
+ *   is the link's (redis-link.ts), which follows the primary through a failover.
  *
- * A store that goes away once running (redis restarted or unreachable, sqlite locked past its busy
- * timeout or its disk full) fails every operation at once rather than holding it: a command is
- * refused with "try again" within a moment instead of hanging, and its caller's retry waits for
- * `availability` (availability.ts), which a probe every second ends once the store answers.
+ * A store that goes away once running (redis restarted, unreachable or failing over, sqlite locked
+ * past its busy timeout or its disk full) fails every operation at once rather than holding it: a
+ * command is refused with "try again" within a moment instead of hanging, and its caller's retry
+ * waits for `availability` (availability.ts), which ends once the store answers again.
  */
 
 export const DEFAULT_STORE_URL = "sqlite://data/bot.sqlite";
@@ -38,7 +40,12 @@ export type SqliteQuery = (sql: string, ...params: unknown[]) => Promise<Record<
 
 export type StoreConnection =
   | { kind: "sqlite"; query: SqliteQuery }
-  | { kind: "redis"; client: RedisClientType };
+  | {
+      kind: "redis";
+      /** Always the current connection to the primary (redis-link.ts). */
+      client: RedisClientType;
+      link: RedisLink;
+    };
 
 export interface KeyvBackend {
   readonly connection: StoreConnection;
@@ -54,24 +61,17 @@ export interface KeyvBackend {
 const SQLITE_BUSY_TIMEOUT_MS = 5_000;
 /** How often a running process deletes the sqlite records whose expiry passed (redis expires its own). */
 const SQLITE_PURGE_EVERY_MS = 5 * 60_000;
-/** At start redis may still be coming up (compose, k8s); after that a bad URL is an error. */
-const REDIS_FIRST_CONNECT_MS = 10_000;
-/**
- * A redis that stops answering without closing the connection (a network partition, a paused
- * server) would hold commands until TCP gives up, minutes later; node-redis's own command timeout
- * ends only a command not yet written. So the socket closes after this long without a byte either
- * way, which fails every command waiting on it, and an idle connection pings at half of it.
- */
-const REDIS_SILENCE_MS = 10_000;
 /** While the store is away, how often it is tried again. */
 const PROBE_EVERY_MS = 1_000;
 
 export async function openKeyvBackend(
   storeUrl: string = DEFAULT_STORE_URL,
   logger?: Pick<Logger, "warn" | "info">,
+  /** Redis found through Sentinel: STORE_URL then gives only its credentials and database. */
+  sentinel?: SentinelSetting,
 ): Promise<KeyvBackend> {
   if (storeUrl.startsWith("sqlite://")) return openSqlite(storeUrl.slice("sqlite://".length), logger);
-  if (/^rediss?:\/\//.test(storeUrl)) return openRedis(storeUrl, logger);
+  if (/^rediss?:\/\//.test(storeUrl)) return openRedis(storeUrl, sentinel, logger);
   throw new StoreError("store.config", `STORE_URL must be sqlite://<path> or redis://<host>:<port>`);
 }
 
@@ -156,39 +156,15 @@ async function purgeExpired(adapter: KeyvSqlite): Promise<void> {
   );
 }
 
-async function openRedis(url: string, logger?: Pick<Logger, "warn" | "info">): Promise<KeyvBackend> {
-  const startedAt = Date.now();
-  let ready = false;
-  // node-redis gives up with "The client is closed"; the operator needs the reason it never connected.
-  let lastCause: unknown;
-  const client: RedisClientType = createClient({
-    url,
-    // Commands sent while the connection is down fail at once instead of waiting for it.
-    disableOfflineQueue: true,
-    pingInterval: REDIS_SILENCE_MS / 2,
-    socket: {
-      socketTimeout: REDIS_SILENCE_MS,
-      reconnectStrategy: (retries, cause) => {
-        lastCause = cause;
-        return !ready && Date.now() - startedAt > REDIS_FIRST_CONNECT_MS
-          ? cause
-          : Math.min(100 * 2 ** retries, 2_000);
-      },
-    },
-  });
-  // Each namespace's adapter listens for the client's errors: a dozen listeners is the design.
-  client.setMaxListeners(50);
+async function openRedis(
+  url: string,
+  sentinel: SentinelSetting | undefined,
+  logger?: Pick<Logger, "warn" | "info">,
+): Promise<KeyvBackend> {
   const availability = new StoreAvailability({ backend: "redis", logger });
-  // node-redis emits an error per failed reconnect (without a listener one would kill the
-  // process); the outage is said once, by availability, rather than every two seconds.
-  client.on("ready", () => {
-    ready = true;
-    availability.up();
-  });
-  client.on("error", (error: unknown) => {
-    if (ready) availability.down(error);
-  });
-  // A connection that stays "ready" while commands time out (a partition) comes back through this.
+  const link = await openRedisLink({ url, ...(sentinel && { sentinel }), availability, logger });
+  const { client } = link;
+  // An outage a failed command opened while the connection was being replaced ends with an answer.
   const probe = setInterval(() => {
     if (!availability.available && client.isReady)
       client.ping().then(
@@ -197,24 +173,9 @@ async function openRedis(url: string, logger?: Pick<Logger, "warn" | "info">): P
       );
   }, PROBE_EVERY_MS);
   probe.unref();
-  try {
-    await client.connect();
-  } catch (error) {
-    // Given up on already, the client is closed and would throw on destroy().
-    clearInterval(probe);
-    if (client.isOpen) client.destroy();
-    const reason = message(lastCause ?? error);
-    throw new StoreError(
-      "store.unreachable",
-      `STORE_URL: cannot reach redis at ${redacted(url)}: ${reason}`,
-      {
-        cause: error,
-      },
-    );
-  }
 
   return backend(
-    { kind: "redis", client },
+    { kind: "redis", client, link },
     availability,
     (namespace) => {
       const adapter = new KeyvRedis(client, { namespace, throwOnErrors: true });
@@ -230,7 +191,7 @@ async function openRedis(url: string, logger?: Pick<Logger, "warn" | "info">): P
     async () => {
       clearInterval(probe);
       availability.close();
-      if (client.isOpen) await client.close();
+      await link.close();
     },
   );
 }
@@ -302,11 +263,6 @@ function outage(availability: StoreAvailability, error: unknown, what: string): 
   return error instanceof StoreError
     ? error
     : new StoreError("store.unavailable", `${what}: ${message(error)}`, { cause: error });
-}
-
-/** A redis URL may carry a password. */
-function redacted(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, "//***@");
 }
 
 function message(error: unknown): string {

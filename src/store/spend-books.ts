@@ -65,6 +65,11 @@ export interface LedgerReading {
 }
 
 export interface Settlement {
+  /**
+   * The settlement's own id (its job's): on Redis a second run of it (its answer lost to a
+   * failover and the settlement sent again) changes nothing. sqlite runs it whole or not at all.
+   */
+  id: string;
   /** Counts that do not wait for attribution (jobs, jobs of a kind). */
   add: readonly (Owner & { amount: number })[];
   ledger: string;
@@ -133,9 +138,11 @@ end
 /**
  * KEYS: tallies, held sums, holds, holds by time, costs (of one book).
  * ARGV: keep ms, hold id, command, now, lapsed up to, then (field, "1" credits | "0" jobs, limit)...
- * Answers 0 when reserved, else {item number (1-based), used and held of it as text}.
+ * Answers 0 when reserved, else {item number (1-based), used and held of it as text}. A hold
+ * reserved already (the same reservation sent again after its answer was lost) is not held twice.
  */
 const RESERVE = `${LUA_COMMON}
+if redis.call('HEXISTS', KEYS[3], ARGV[2]) == 1 then return 0 end
 for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', ARGV[5])) do
   release(KEYS[2], KEYS[3], KEYS[4], id)
 end
@@ -165,16 +172,21 @@ release(KEYS[1], KEYS[2], KEYS[3], ARGV[2])
 return 0
 `;
 
+const SETTLED_MARK_MS = 24 * 3600_000;
+
 /**
  * KEYS: ledger (sorted set), its readings' owners (hash), costs, held sums, holds, holds by time
  * (the last three of the book the reservation is in; unused without one), the record's key, the
- * ledger's records and the book's records (sorted sets by time; unused without a record).
+ * ledger's records and the book's records (sorted sets by time; unused without a record), and the
+ * settlement's mark (set once: a settlement sent again changes nothing and answers false; kept a
+ * day, far longer than a settlement is retried).
  * ARGV: keep ms, hold id ('' none), command ('' none), job member ('' none), record ('' none),
  * record id, record time, count of adds, then (tallies key, field, amount)..., count of
  * readings, then (credits, member, owners)... Owners are "key\\tfield" lines. Answers the job's
  * step as text, or false.
  */
 const SETTLE = `${LUA_COMMON}
+if not redis.call('SET', KEYS[10], '1', 'NX', 'PX', ${SETTLED_MARK_MS}) then return false end
 local function credit(owners, amount)
   if amount == 0 or not owners or owners == '' then return end
   for key, field in string.gmatch(owners, '([^\\t\\n]+)\\t([^\\n]+)') do
@@ -287,6 +299,7 @@ function redisBooks(client: RedisClientType, keepMs: number): SpendBooks {
           key("record", record?.id ?? ""),
           key("records", settlement.ledger),
           key("records", record?.book ?? ""),
+          key("settled", settlement.id),
         ],
         arguments: [
           keep,

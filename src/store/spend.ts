@@ -1,7 +1,7 @@
 import type Keyv from "keyv";
 import { z } from "zod";
 import { platform, type TenantRef, tenantKey } from "../common/types.js";
-import { type Claims, withClaim } from "./claims.js";
+import { type Claims, replicatedWrite, withClaim } from "./claims.js";
 import type { Indexes } from "./indexes.js";
 import { readRecord } from "./records.js";
 import type { Hold, LedgerReading, Refused, SpendBooks } from "./spend-books.js";
@@ -235,7 +235,8 @@ export class SpendStore {
   /**
    * The job is counted, its readings filed in its key's ledger (which prices it and moves its
    * neighbour's price), its record kept for the export, and its reservation given back, in one
-   * step. Answers its credits when measured.
+   * step, held by a replica before it answers (its reservation stood for it until then: a
+   * failover must not drop both). Answers its credits when measured.
    */
   settle(job: JobSettlement): Promise<number | undefined> {
     const { book, userId, keyId } = job;
@@ -251,14 +252,17 @@ export class SpendStore {
     if (job.after) {
       readings.push({ ...ledgerOf(job.after), id: job.jobId, probe: false, owners: job.charged.map(where) });
     }
-    return this.books.settle({
-      add: job.counts.map((f) => ({ ...where(f), amount: 1 })),
-      ledger: ledgerId(keyId, period),
-      readings,
-      ...(job.after && { job: { id: job.jobId, cost: { book: own, command: job.command } } }),
-      ...(job.hold && { release: { book: bookId(job.hold.book), holdId: job.hold.holdId } }),
-      ...(job.record && { record: recordOf(job.record) }),
-    });
+    return replicatedWrite(this.claims, () =>
+      this.books.settle({
+        id: `${ledgerId(keyId, period)}:${job.jobId}`,
+        add: job.counts.map((f) => ({ ...where(f), amount: 1 })),
+        ledger: ledgerId(keyId, period),
+        readings,
+        ...(job.after && { job: { id: job.jobId, cost: { book: own, command: job.command } } }),
+        ...(job.hold && { release: { book: bookId(job.hold.book), holdId: job.hold.holdId } }),
+        ...(job.record && { record: recordOf(job.record) }),
+      }),
+    );
   }
 
   /** The sums of a tenant's period (budgets' standing, everyone's spending), or only `fields` of them. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../src/core/config/config.js";
+import { ConfigError, loadConfig, loadStoreConfig } from "../../src/core/config/config.js";
 
 const base = { MEDIA_API_URL: "http://127.0.0.1:4010", DISCORD_TOKEN: "discord-secret-token" };
 
@@ -136,6 +136,40 @@ describe("loadConfig", () => {
     expect(loadConfig({ ...base, HOST: "localhost" }).host).toBe("localhost");
     expect(failure({ ...base, HOST: "http://0.0.0.0" })).toMatch(
       /^HOST must be an address of this machine to listen on, .*\(got "http:\/\/0\.0\.0\.0"\)\.$/,
+    );
+  });
+
+  it("finds Redis through Sentinel: REDIS_SENTINELS with REDIS_SENTINEL_NAME, STORE_URL for the password alone", () => {
+    const sentinel = {
+      REDIS_SENTINELS: "10.0.0.1:26379, sentinel-2 ,[::1]:26380",
+      REDIS_SENTINEL_NAME: "media",
+    };
+    expect(loadConfig({ ...base, ...sentinel })).toMatchObject({
+      storeUrl: "redis://media",
+      redisSentinel: {
+        name: "media",
+        nodes: [
+          { host: "10.0.0.1", port: 26379 },
+          { host: "sentinel-2", port: 26379 },
+          { host: "::1", port: 26380 },
+        ],
+      },
+    });
+    const withPassword = loadConfig({ ...base, ...sentinel, STORE_URL: "redis://:s3cret@primary/2" });
+    expect(withPassword.storeUrl).toBe("redis://:s3cret@primary/2");
+    expect(loadStoreConfig({ ...sentinel }).redisSentinel?.name).toBe("media");
+    expect(loadConfig(base).redisSentinel).toBeUndefined();
+    expect(failure({ ...base, REDIS_SENTINELS: "10.0.0.1:26379" })).toMatch(
+      /^REDIS_SENTINEL_NAME is required with REDIS_SENTINELS: the name the sentinels monitor the primary under/,
+    );
+    expect(failure({ ...base, REDIS_SENTINEL_NAME: "media" })).toMatch(
+      /^REDIS_SENTINEL_NAME needs REDIS_SENTINELS/,
+    );
+    expect(failure({ ...base, ...sentinel, STORE_URL: "sqlite://data/bot.sqlite" })).toMatch(
+      /^STORE_URL is a sqlite file but REDIS_SENTINELS is set/,
+    );
+    expect(failure({ ...base, ...sentinel, REDIS_SENTINELS: "10.0.0.1:99999" })).toBe(
+      'REDIS_SENTINELS must be host:port of each sentinel, separated by commas (not "10.0.0.1:99999") (got "10.0.0.1:99999").',
     );
   });
 

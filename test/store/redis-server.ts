@@ -54,3 +54,5 @@ async function startRedis(): Promise<RedisServer> {
     },
   };
 }
+
+export { type SentinelGroup, startSentinelGroup } from "./redis-process.js";

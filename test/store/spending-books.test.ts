@@ -1,12 +1,21 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import fc from "fast-check";
+import { pino } from "pino";
 import { expect, it } from "vitest";
 import { attribute } from "../../src/core/spend/attribution.js";
 import { applicable, HOLD_TTL_MS, holdItems, jobFields } from "../../src/core/spend/budgets.js";
 import type { Reading } from "../../src/core/spend/data/model.js";
-import type { Budget, Hold, JobSettlement, SpendStore, Stores } from "../../src/store/index.js";
+import {
+  type Budget,
+  type Hold,
+  type JobSettlement,
+  openStores,
+  type SpendStore,
+  type Stores,
+} from "../../src/store/index.js";
 import { describeEachBackend } from "./backends.js";
+import { describeRedis } from "./redis-server.js";
 
 /**
  * The budgets' sums on the store, on sqlite and on Redis alike: the check and the reservation are
@@ -295,6 +304,33 @@ describeEachBackend("budgets' sums", (ctx) => {
     for (const p of periods.slice(1)) {
       expect((await spend.ofTenant(tenant, p)).map((job) => job.period)).toEqual([p]);
       expect((await spend.tallies({ tenant, period: p }))["everyone|jobs"]).toBe(1);
+    }
+  });
+});
+
+describeRedis("budgets' sums across a failover", (server) => {
+  it("counts a reservation and a settlement sent again (their answers lost to a failover) once", async () => {
+    await server().admin.flushAll();
+    const stores = await openStores(server().url, undefined, pino({ level: "silent" }));
+    try {
+      const { spend } = stores;
+      const rules: Budget[] = [{ scope: "everyone", id: "", unit: "jobs", limit: 2 }];
+      const ann = person("ann");
+      const first = holdOf(rules, ann);
+      expect(await spend.reserve(book, first)).toBeUndefined();
+      // The same reservation again holds nothing more: a second start still fits in the two.
+      expect(await spend.reserve(book, first)).toBeUndefined();
+      const second = holdOf(rules, person("bob"));
+      expect(await spend.reserve(book, second)).toBeUndefined();
+      expect(await spend.holds(book)).toBe(2);
+
+      const made = settlement(ann, { id: "job-1", holdId: first.id });
+      await spend.settle(made);
+      await spend.settle(made);
+      expect((await spend.tallies(book))["everyone|jobs"]).toBe(1);
+      expect(await spend.holds(book)).toBe(1);
+    } finally {
+      await stores.close();
     }
   });
 });

@@ -1,6 +1,7 @@
 import { isIP } from "node:net";
 import { z } from "zod";
 import { CodedError } from "../../common/coded-error.js";
+import type { RedisNode } from "../../store/index.js";
 import { mediaOrigin } from "../api/http.js";
 import { addSecret, redactText } from "../base/redact.js";
 import { DEFAULT_RATE_LIMITS, type RateLimits } from "../intake/rates.js";
@@ -33,6 +34,35 @@ const storeUrl = z
     (v) => /^(sqlite:\/\/.+|rediss?:\/\/.+)$/.test(v),
     "must be sqlite://<path> or redis://<host>:<port>",
   );
+
+/** `host:port` of each sentinel, separated by commas; the port defaults to Sentinel's 26379. */
+const sentinels = z
+  .string()
+  .trim()
+  .transform((v, ctx): RedisNode[] => {
+    const nodes: RedisNode[] = [];
+    for (const item of v
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean)) {
+      const [, bracketed, plain, port] = /^(?:\[([^\]]+)\]|([^:[\]\s]+))(?::(\d{1,5}))?$/.exec(item) ?? [];
+      const host = bracketed ?? plain;
+      const number = port === undefined ? 26379 : Number(port);
+      if (!host || number < 1 || number > 65535) {
+        ctx.addIssue({
+          code: "custom",
+          message: `must be host:port of each sentinel, separated by commas (not "${item}")`,
+        });
+        return z.NEVER;
+      }
+      nodes.push({ host, port: number });
+    }
+    if (nodes.length === 0) {
+      ctx.addIssue({ code: "custom", message: "must name at least one sentinel as host:port" });
+      return z.NEVER;
+    }
+    return nodes;
+  });
 
 /** "*", or guild, team and (Discord) user ids separated by commas; unset: none (docs/security.md says why). */
 const keyTenants = z
@@ -83,7 +113,9 @@ const schema = z.object({
     .string()
     .regex(/^\/api\//, "must be a path starting with /api/")
     .default("/api/thumbnails"),
-  STORE_URL: storeUrl.default("sqlite://data/bot.sqlite"),
+  STORE_URL: storeUrl.optional(),
+  REDIS_SENTINELS: sentinels.optional(),
+  REDIS_SENTINEL_NAME: shaped(/^[^\s]+$/, "must be the name the sentinels monitor the primary under"),
   // Fractions too: a soak test covers a day in half an hour, so its finished jobs expire in minutes.
   JOB_RETENTION_DAYS: z.coerce.number().positive("must be more than 0").max(3650).default(30),
   DISCORD_TOKEN: optionalText,
@@ -120,6 +152,8 @@ const schema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
+const DEFAULT_STORE_URL = "sqlite://data/bot.sqlite";
+
 /** Where the bot's HTTP server listens unless PORT (or SLACK_PORT) says otherwise. */
 export const DEFAULT_PORT = 3000;
 
@@ -146,6 +180,11 @@ export interface Config {
   /** The address the server listens on; undefined: every interface. */
   host?: string;
   storeUrl: string;
+  /**
+   * Redis found through Sentinel (REDIS_SENTINELS, REDIS_SENTINEL_NAME): `storeUrl` then gives
+   * only the credentials, database and TLS of the primary the sentinels name.
+   */
+  redisSentinel?: { nodes: RedisNode[]; name: string };
   /** How long a finished job's record is kept (its buttons work, `jobs` lists it), in milliseconds. */
   jobRetentionMs: number;
   discord?: {
@@ -221,13 +260,42 @@ function withoutCredentials(value: string): string {
   return redactText(value.replace(/^([a-z][\w+.-]*:\/*)?[^\s]*@/i, "$1[redacted]@"));
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  // An empty variable (`FOO=` in a .env file) means "not set", as people expect.
-  const present = Object.fromEntries(
-    Object.keys(schema.shape)
+/** An empty variable (`FOO=` in a .env file) means "not set", as people expect. */
+function presentIn(env: NodeJS.ProcessEnv, names: readonly string[]): Record<string, string> {
+  return Object.fromEntries(
+    names
       .map((name) => [name, env[name]?.trim()] as const)
       .filter(([, value]) => value !== undefined && value !== ""),
-  );
+  ) as Record<string, string>;
+}
+
+/** The first problem of a parse, as the one line naming its variable. */
+function firstIssue(error: z.ZodError, present: Record<string, string>): ConfigError {
+  const issue = error.issues[0]!;
+  const name = String(issue.path[0]);
+  const reason = issue.code === "invalid_type" ? "is required" : issue.message;
+  const shown =
+    SECRET_VARIABLES.has(name) || present[name] === undefined
+      ? ""
+      : ` (got "${withoutCredentials(present[name])}")`;
+  return new ConfigError(`${name} ${reason}${shown}.`);
+}
+
+const storeSchema = schema.pick({ STORE_URL: true, REDIS_SENTINELS: true, REDIS_SENTINEL_NAME: true });
+
+/** The store's settings alone, for the tools that open the bot's store (`npm run jobs`). */
+export function loadStoreConfig(
+  env: NodeJS.ProcessEnv = process.env,
+): Pick<Config, "storeUrl" | "redisSentinel"> {
+  const present = presentIn(env, Object.keys(storeSchema.shape));
+  const parsed = storeSchema.safeParse(present);
+  if (!parsed.success) throw firstIssue(parsed.error, present);
+  if (parsed.data.STORE_URL) addSecret(passwordOf(parsed.data.STORE_URL));
+  return storeSetting(parsed.data);
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const present = presentIn(env, Object.keys(schema.shape));
   // A first `npm start` with nothing set: say where to begin, not only the first missing name.
   if (
     present.MEDIA_API_URL === undefined &&
@@ -238,19 +306,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
   const parsed = schema.safeParse(present);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const name = String(issue.path[0]);
-    const reason = issue.code === "invalid_type" ? "is required" : issue.message;
-    const shown =
-      SECRET_VARIABLES.has(name) || present[name] === undefined
-        ? ""
-        : ` (got "${withoutCredentials(present[name])}")`;
-    throw new ConfigError(`${name} ${reason}${shown}.`);
-  }
+  if (!parsed.success) throw firstIssue(parsed.error, present);
   const v = parsed.data;
   for (const name of SECRET_VARIABLES) addSecret(v[name as keyof typeof v] as string | undefined);
-  addSecret(passwordOf(v.STORE_URL));
+  if (v.STORE_URL) addSecret(passwordOf(v.STORE_URL));
+  const store = storeSetting(v);
 
   if (v.DISCORD_PUBLIC_KEY && !v.DISCORD_TOKEN) {
     throw new ConfigError(
@@ -288,7 +348,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       thumbnailsListPath: v.MEDIA_THUMBNAILS_LIST_PATH,
     },
     rates: { userPerMinute: v.USER_COMMANDS_PER_MINUTE, tenantPerMinute: v.TENANT_COMMANDS_PER_MINUTE },
-    storeUrl: v.STORE_URL,
+    ...store,
     jobRetentionMs: Math.round(v.JOB_RETENTION_DAYS * 24 * 3600_000),
     discord: v.DISCORD_TOKEN
       ? {
@@ -313,6 +373,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...(v.INSTANCE_ID && { instanceId: v.INSTANCE_ID }),
     logLevel: v.LOG_LEVEL,
   };
+}
+
+/**
+ * STORE_URL alone (sqlite by default), or Redis through Sentinel: REDIS_SENTINELS and
+ * REDIS_SENTINEL_NAME together, with STORE_URL unset or a redis URL for the password and database
+ * (its host is the sentinels' to name).
+ */
+function storeSetting(v: z.infer<typeof storeSchema>): Pick<Config, "storeUrl" | "redisSentinel"> {
+  const { STORE_URL: url, REDIS_SENTINELS: nodes, REDIS_SENTINEL_NAME: name } = v;
+  if (!nodes && !name) return { storeUrl: url ?? DEFAULT_STORE_URL };
+  if (!nodes)
+    throw new ConfigError(
+      "REDIS_SENTINEL_NAME needs REDIS_SENTINELS: the sentinels (host:port, separated by commas) that name the primary.",
+    );
+  if (!name)
+    throw new ConfigError(
+      "REDIS_SENTINEL_NAME is required with REDIS_SENTINELS: the name the sentinels monitor the primary under (sentinel monitor <name> …).",
+    );
+  if (url?.startsWith("sqlite://"))
+    throw new ConfigError(
+      "STORE_URL is a sqlite file but REDIS_SENTINELS is set: unset STORE_URL, or give redis://[:password@]host[:port][/db] for the primary's password and database.",
+    );
+  return { storeUrl: url ?? `redis://${name}`, redisSentinel: { nodes, name } };
 }
 
 /**

@@ -25,7 +25,8 @@ const START_WAIT_MS = 150_000;
  * The start itself is on record meanwhile (start-intents.ts), so that a crash before the job is
  * tracked is told to the person rather than left silent. Budgets are checked and the job's cost
  * recorded around the start (spend/spending.ts), inside the claim: one person's starts are priced
- * in the order they were made.
+ * in the order they were made. The claim, the reservation and the intent are held by a replica of
+ * the store before the creation call: a failover then cannot forget that the start was made.
  */
 export async function startWithinLimit<T>(
   core: Core,
@@ -37,6 +38,7 @@ export async function startWithinLimit<T>(
   if (!core.availability.available) throw new StoreAwayError();
   const key = `start:${actor.platform}:${actor.tenantId}:${actor.userId}`;
   const { liveness } = core.engine;
+  const from = core.claims.checkpoint();
   const deadline = Date.now() + START_WAIT_MS;
   while (!(await liveness.claim(key, START_CLAIM_MS))) {
     if (Date.now() >= deadline)
@@ -54,6 +56,7 @@ export async function startWithinLimit<T>(
           core.logger.warn({ err: error, command: what.command }, "finished start not forgotten"),
         ));
       try {
+        await core.claims.replicated(from);
         return await start(recorded);
       } finally {
         await recorded();

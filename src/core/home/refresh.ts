@@ -1,3 +1,6 @@
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import type { Signals } from "../../store/index.js";
 import type { Logger } from "../base/log.js";
 import type { Actor } from "../base/ports.js";
 
@@ -9,8 +12,11 @@ import type { Actor } from "../base/ports.js";
  * Slack's views.publish allows about 100 calls a minute per workspace (Tier 4); one person's
  * busy jobs use at most one every few seconds.
  *
- * Who looks is known to this process only: a home opened through another replica is refreshed
- * by that replica's own job changes, and again whenever it is opened.
+ * Who looks is shared with every replica on the store (`signals`: Redis pub/sub): a home opened
+ * through one replica is watched by all, and published again by whichever replica moves that
+ * person's jobs. The opener publishes it when opened; the others wait for a change. A replica
+ * that was not connected when a home was opened (starting, or the store failing over) learns of
+ * it at its next opening. On sqlite, and without `signals`, this process alone.
  */
 
 export interface HomeClock {
@@ -26,7 +32,24 @@ export interface HomeRefreshOptions {
   /** How long after it was opened a home is kept current. */
   watchMs?: number;
   clock?: HomeClock;
+  /** The store's messages between replicas (store/signals.ts); without it, this process only. */
+  signals?: Pick<Signals, "publish" | "subscribe">;
 }
+
+/** The channel on which a replica says that a person opened their home. */
+export const HOMES_OPENED = "homes:opened";
+
+const opening = z.object({
+  from: z.string(),
+  actor: z.object({
+    platform: z.enum(["discord", "slack"]),
+    tenantId: z.string(),
+    userId: z.string(),
+    isAdmin: z.boolean(),
+    roleIds: z.array(z.string()),
+    rolesUnknown: z.literal(true).optional(),
+  }),
+});
 
 interface Watched {
   actor: Actor;
@@ -53,6 +76,9 @@ export class HomeRefresh {
   private readonly settleMs: number;
   private readonly watchMs: number;
   private readonly clock: HomeClock;
+  /** This process among the replicas: its own messages come back to it too. */
+  private readonly self = randomUUID();
+  private readonly unsubscribe: (() => void) | undefined;
 
   constructor(
     private readonly publish: (actor: Actor) => Promise<void>,
@@ -62,17 +88,39 @@ export class HomeRefresh {
     this.settleMs = options.settleMs ?? 500;
     this.watchMs = options.watchMs ?? 30 * 60_000;
     this.clock = options.clock ?? realClock;
+    this.unsubscribe = options.signals?.subscribe(HOMES_OPENED, (message) => this.heard(message));
   }
 
   /** `actor` opened their home: it is published at once (within the gap) and kept current. */
   opened(actor: Actor): void {
+    this.request(this.watch(actor), 0);
+    const message = JSON.stringify({ from: this.self, actor } satisfies z.infer<typeof opening>);
+    this.options.signals?.publish(HOMES_OPENED, message).catch((error: unknown) =>
+      // The other replicas learn of it at the next opening; this one keeps it current meanwhile.
+      this.options.logger.debug({ err: error, userId: actor.userId }, "home opening not shared"),
+    );
+  }
+
+  /** Another replica's opening: watched here too, published by the opener. */
+  private heard(message: string): void {
+    let parsed: z.infer<typeof opening>;
+    try {
+      parsed = opening.parse(JSON.parse(message));
+    } catch (error) {
+      this.options.logger.warn({ err: error }, "home opening from another replica unreadable");
+      return;
+    }
+    if (parsed.from !== this.self) this.watch(parsed.actor);
+  }
+
+  private watch(actor: Actor): Watched {
     const key = keyOf(actor);
     const now = this.clock.now();
     this.forgetStale(now);
     const entry = this.watched.get(key) ?? { actor, openedAt: now, busy: false, again: false };
     Object.assign(entry, { actor, openedAt: now });
     this.watched.set(key, entry);
-    this.request(entry, 0);
+    return entry;
   }
 
   /** Something of `person` changed (a job of theirs moved on): their home follows, paced. */
@@ -95,6 +143,7 @@ export class HomeRefresh {
 
   /** Forgets every home and its pending publish (the bot stops). */
   stop(): void {
+    this.unsubscribe?.();
     for (const entry of this.watched.values()) {
       if (entry.timer !== undefined) this.clock.clearTimeout(entry.timer);
     }

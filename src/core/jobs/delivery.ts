@@ -1,4 +1,11 @@
-import { Batch, type Claims, type JobRecord, type JobStore } from "../../store/index.js";
+import {
+  Batch,
+  type Claims,
+  type JobRecord,
+  type JobStore,
+  replicatedWrite,
+  type WriteCheckpoint,
+} from "../../store/index.js";
 import { NotPostedError, UndeliverableError } from "../base/errors.js";
 import type { Logger } from "../base/log.js";
 import type { JobHooks } from "./contract.js";
@@ -55,6 +62,8 @@ export class Delivery {
   async run(job: JobRecord, outcome?: Outcome): Promise<DeliveryResult> {
     const { liveness, claimMs } = this.deps;
     const key = `deliver:${job.id}`;
+    // The claim and the record's `delivering` are held by a replica before the post (see deliver).
+    const from = this.deps.claims.checkpoint();
     let held: boolean;
     try {
       // One delivery per job at a time in this engine (engine.ts): a claim of its own is a stale one.
@@ -65,7 +74,7 @@ export class Delivery {
     if (!held) return this.elsewhere(job, outcome);
     let result: DeliveryResult | undefined;
     try {
-      result = await this.deliver(job, outcome);
+      result = await this.deliver(job, outcome, from);
       return result;
     } finally {
       // Not released (store down): the claim dies with this process, or at its ttl.
@@ -98,8 +107,16 @@ export class Delivery {
     return { kind: "busy" };
   }
 
-  private async deliver(job: JobRecord, outcome: Outcome | undefined): Promise<DeliveryResult> {
-    const { store, hooks, logger } = this.deps;
+  /**
+   * A failover between the claim and the post must not let another engine post too: the claim
+   * and `delivering` are on a replica before the hook runs, and `delivered` before the claim goes.
+   */
+  private async deliver(
+    job: JobRecord,
+    outcome: Outcome | undefined,
+    from: WriteCheckpoint,
+  ): Promise<DeliveryResult> {
+    const { store, hooks, logger, claims } = this.deps;
     let current: JobRecord | undefined;
     try {
       // From the caller's record, not one read again: the write is a compare-and-swap on its
@@ -112,6 +129,7 @@ export class Delivery {
         if (!outcome) throw new Error(`job ${now.id} has no outcome to deliver (state ${now.state})`);
         return { ...outcomePatch(outcome), delivery: "delivering" };
       });
+      if (current?.delivery === "delivering") await claims.replicated(from);
     } catch (error) {
       return { kind: "retry", attempts: job.attempts + 1, error };
     }
@@ -131,11 +149,13 @@ export class Delivery {
     }
 
     try {
-      const done = await updateJob(store, current, () => ({
-        delivery: "delivered",
-        attempts: 0,
-        ...(posted === undefined ? {} : { result: posted }),
-      }));
+      const done = await replicatedWrite(claims, () =>
+        updateJob(store, current, () => ({
+          delivery: "delivered",
+          attempts: 0,
+          ...(posted === undefined ? {} : { result: posted }),
+        })),
+      );
       logger.info({ jobId: current.id, state: current.state }, "job delivered");
       return done ? { kind: "delivered", job: done } : { kind: "settled" };
     } catch (error) {

@@ -4,6 +4,7 @@ import {
   type JobRecord,
   type JobStore,
   newJobId,
+  replicatedWrite,
   type StoreAvailability,
 } from "../../store/index.js";
 import type { JobState, NormalizedStatus } from "../api/job-status.js";
@@ -142,6 +143,7 @@ class Engine implements JobEngine {
   /** At most one of each recurring scan at a time. */
   private readonly scanning = new Map<string, Promise<void>>();
   private readonly availability: JobEngineOptions["availability"];
+  private readonly claims: Claims;
 
   constructor(opts: JobEngineOptions) {
     const policy = resolvePolicy(opts.policy);
@@ -153,6 +155,7 @@ class Engine implements JobEngine {
     this.log = log;
     this.tasks = new Tasks(log);
     this.availability = opts.availability;
+    this.claims = opts.claims;
     opts.availability?.onBack(() => this.storeBack());
     this.liveness = new Liveness({
       claims: opts.claims,
@@ -212,18 +215,21 @@ class Engine implements JobEngine {
   async track(req: TrackRequest, announce?: Announce): Promise<JobRecord> {
     const { platform, tenantId, userId } = req.requester;
     const id = newJobId();
-    // The service has the job and its credits: a store away now delays the record, never loses it.
+    // The service has the job and its credits: a store away now delays the record, never loses
+    // it, and a replica holds it before anything follows (a failover cannot forget the job).
     const created = await despiteOutage(this.availability, () =>
-      this.store.create({
-        id,
-        kind: req.kind,
-        command: req.command,
-        serviceJobId: req.serviceJobId,
-        requester: { platform, tenantId, userId },
-        conversation: req.conversation,
-        message: req.message,
-        inputs: req.inputs,
-      }),
+      replicatedWrite(this.claims, () =>
+        this.store.create({
+          id,
+          kind: req.kind,
+          command: req.command,
+          serviceJobId: req.serviceJobId,
+          requester: { platform, tenantId, userId },
+          conversation: req.conversation,
+          message: req.message,
+          inputs: req.inputs,
+        }),
+      ),
     );
     // Before start() (or after stop()) the record is all: start() takes it up, as an orphan.
     const owned =
@@ -249,9 +255,11 @@ class Engine implements JobEngine {
     const message = await announce();
     if (!message) return job;
     try {
-      return (
-        (await despiteOutage(this.availability, () => updateJob(this.store, job, () => ({ message })))) ?? job
+      // Kept by a replica: a job whose message were forgotten would post its result apart from it.
+      const attached = await despiteOutage(this.availability, () =>
+        replicatedWrite(this.claims, () => updateJob(this.store, job, () => ({ message }))),
       );
+      return attached ?? job;
     } catch (error) {
       this.log.warn(
         { err: error, jobId: job.id },

@@ -1,6 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { StoreAvailability } from "../../store/availability.js";
-import type { BookRef, Budget, LedgerProbe, SpendStore } from "../../store/index.js";
+import {
+  type BookRef,
+  type Budget,
+  isStoreOutage,
+  type LedgerProbe,
+  type SpendStore,
+} from "../../store/index.js";
 import type { MediaApi } from "../api/client.js";
 import type { Usage } from "../api/schemas.js";
 import { BotError, QuotaExceededError } from "../base/errors.js";
@@ -248,8 +254,25 @@ export class Spending {
     return { book, holdId };
   }
 
+  /**
+   * A hold the store's outage kept from being given back (a start refused as the primary failed
+   * over) is given back once the store is back, in the background: until then, or until it
+   * lapses, it holds its budget back, and the refusal does not wait for it.
+   */
   private async giveBack(hold: Started["hold"]): Promise<void> {
-    if (hold) await this.deps.store.release(hold.book, hold.holdId);
+    if (!hold) return;
+    const release = () => this.deps.store.release(hold.book, hold.holdId);
+    try {
+      await release();
+    } catch (error) {
+      if (!this.deps.availability || !isStoreOutage(error)) throw error;
+      const later: Promise<void> = despiteOutage(this.deps.availability, release)
+        .catch((cause: unknown) =>
+          this.deps.logger.warn({ err: cause, holdId: hold.holdId }, "budget reservation not given back"),
+        )
+        .finally(() => this.settling.delete(later));
+      this.settling.add(later);
+    }
   }
 
   private async record(state: Started): Promise<void> {
