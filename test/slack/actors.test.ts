@@ -1,7 +1,6 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { webApi } from "@slack/bolt";
 import { pino } from "pino";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { Actors } from "../../src/slack/actors.js";
 import { singleWorkspace } from "../../src/slack/workspaces.js";
 import { type FakeSlack, startFakeSlack } from "../fakes/slack/index.js";
@@ -42,7 +41,17 @@ function actors(ttlMs = 60_000) {
 
 const listCalls = () => fake.calls.filter((c) => c.method === "usergroups.list");
 
+/** Moves the clock the kept answers are aged by; only Date is faked, so Slack's calls still run. */
+const age = (ms: number) => vi.setSystemTime(Date.now() + ms);
+
 describe("Actors.of", () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it("gives the user groups a user is in as roleIds, from usergroups.list with include_users", async () => {
     const ann = fake.addUser("ann");
     const bob = fake.addUser("bob");
@@ -86,7 +95,7 @@ describe("Actors.of", () => {
     // Joining a group counts once the kept answer is old.
     group.users.push(people[1]!.id);
     expect((await a.of(fake.teamId, people[1]!.id)).roleIds).toEqual([]);
-    await sleep(250);
+    age(250);
     expect((await a.of(fake.teamId, people[1]!.id)).roleIds).toEqual(["S0BURST01"]);
     expect(listCalls().length - calls).toBe(2);
   });
@@ -114,7 +123,7 @@ describe("Actors.of", () => {
     addUserGroup(workspace(), { id: "S0DESIGN1", handle: "designers", users: [ann.id] });
     const { actors: a, warnings } = actors(100);
     expect((await a.of(fake.teamId, ann.id)).roleIds).toEqual(["S0DESIGN1"]);
-    await sleep(150);
+    age(150);
     fake.fail({ method: "usergroups.list", error: "ratelimited" });
     const stale = await a.of(fake.teamId, ann.id);
     expect([stale.roleIds, stale.rolesUnknown]).toEqual([["S0DESIGN1"], undefined]);
@@ -146,7 +155,7 @@ describe("Actors.of", () => {
     expect(listCalls().at(-1)?.answered).toEqual({ ok: false, error: "missing_scope" });
     expect((await a.of(fake.teamId, ann.id)).roleIds).toEqual([]);
     expect(listCalls().length - calls).toBe(1);
-    await sleep(150);
+    age(150);
     // Old: asked again, still missing, not logged again.
     expect((await a.of(fake.teamId, ann.id)).roleIds).toEqual([]);
     expect(listCalls().length - calls).toBe(2);
@@ -158,7 +167,7 @@ describe("Actors.of", () => {
 
     // Reinstalled with the scope: the groups count once the kept answer is old.
     delete workspace().grantedScopes;
-    await sleep(150);
+    age(150);
     expect((await a.of(fake.teamId, ann.id)).roleIds).toEqual(["S0DESIGN1"]);
   });
 

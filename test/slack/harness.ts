@@ -222,7 +222,7 @@ export class SlackWorld {
   }
 
   /** Polls until `predicate` gives something; generous, since the whole suite may share the CPU. */
-  until<T>(predicate: () => T | undefined | null | false, timeoutMs = 5_000): Promise<T> {
+  until<T>(predicate: () => T | undefined | null | false, timeoutMs = 15_000): Promise<T> {
     return this.fake.waitFor(predicate, timeoutMs);
   }
 

@@ -142,12 +142,14 @@ describe("time scale on the real clock", () => {
     const { jobId } = (await real.call("POST", "/api/image/generate", { json: { name: "n", prompt: "p" } }))
       .body;
     let body = (await real.call("GET", `/api/image/${jobId}`)).body;
-    expect(body.status).toMatch(/^inference_/);
+    // Read back within its 40 ms, it was still running (a busy machine may read it later).
+    if (Date.now() - started < 40) expect(body.status).toMatch(/^inference_/);
     while (!body.downloadUrl) {
       await sleep(5);
       body = (await real.call("GET", `/api/image/${jobId}`)).body;
     }
     expect(Date.now() - started).toBeGreaterThanOrEqual(40);
-    expect(Date.now() - started).toBeLessThan(2_000);
+    // Unscaled, an image takes 20 s.
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });
