@@ -2,7 +2,11 @@ import { tenantKey } from "../common/types.js";
 import type { SqliteQuery } from "./keyv.js";
 import {
   cancelAnswer,
+  type Enqueued,
+  type NewEntry,
   parseEntries,
+  type QueueEntry,
+  type QueueLimits,
   type QueueOptions,
   type QueueStore,
   tenantCap,
@@ -54,6 +58,84 @@ const PRUNE_EVERY = 500;
 const running = (who: string) =>
   `(SELECT COUNT(*) FROM queue_slots s WHERE s.tenant = ${who}.tenant AND s.person = ${who}.person)`;
 
+/** Records the entry in one statement that also decides it: it starts, it waits, or its person's queue is full. */
+async function enqueueRow(query: SqliteQuery, entry: NewEntry, limits: QueueLimits): Promise<Enqueued> {
+  const tenant = tenantKey(entry.tenant);
+  // At once only when no one else's turn comes first: nobody with as few jobs running waits.
+  const [row] = await query(
+    `INSERT INTO queue_entries (id, tenant, person, seq, at, state, owner, payload)
+     SELECT ?1, ?2, ?3, COALESCE((SELECT MAX(seq) FROM queue_entries WHERE tenant = ?2), 0) + 1, ?4,
+            decided, ?5, ?6
+     FROM (SELECT CASE
+       WHEN NOT EXISTS (SELECT 1 FROM queue_entries WHERE tenant = ?2 AND person = ?3 AND state IN ${QUEUED_SQL})
+         AND (SELECT COUNT(*) FROM queue_slots WHERE tenant = ?2 AND person = ?3) < ?7
+         AND (SELECT COUNT(*) FROM queue_slots WHERE tenant = ?2) < ?9
+         AND NOT EXISTS (SELECT 1 FROM queue_entries w WHERE w.tenant = ?2 AND w.state = 'waiting'
+               AND ${running("w")} < ?7
+               AND ${running("w")} <= (SELECT COUNT(*) FROM queue_slots WHERE tenant = ?2 AND person = ?3))
+         THEN 'starting'
+       WHEN (SELECT COUNT(*) FROM queue_entries WHERE tenant = ?2 AND person = ?3 AND state IN ${QUEUED_SQL}) < ?8
+         THEN 'preparing'
+       END AS decided)
+     WHERE decided IS NOT NULL
+     RETURNING state`,
+    entry.id,
+    tenant,
+    entry.userId,
+    entry.at,
+    entry.owner,
+    entry.payload,
+    limits.person,
+    limits.queue,
+    tenantCap(limits),
+  );
+  if (!row) return { outcome: "full" };
+  if (row.state === "starting") return { outcome: "start" };
+  const [count] = await query(
+    `SELECT COUNT(*) AS ahead FROM queue_entries WHERE tenant = ? AND person = ? AND state IN ${QUEUED_SQL}
+     AND seq < (SELECT seq FROM queue_entries WHERE id = ?)`,
+    tenant,
+    entry.userId,
+    entry.id,
+  );
+  return { outcome: "queued", ahead: Number(count?.ahead ?? 0) };
+}
+
+/** The lists a person and their admins read. */
+function reads(
+  rows: (sql: string, ...params: unknown[]) => Promise<QueueEntry[]>,
+  fresh: () => number,
+): Pick<QueueStore, "get" | "queuedOf" | "recentOf" | "recentOfTenant"> {
+  return {
+    async get(id) {
+      return (await rows(`SELECT ${COLUMNS} FROM queue_entries WHERE id = ?`, id))[0];
+    },
+    queuedOf: (tenant, userId) =>
+      rows(
+        `SELECT ${COLUMNS} FROM queue_entries WHERE tenant = ? AND person = ? AND state IN ${QUEUED_SQL} ORDER BY seq`,
+        tenantKey(tenant),
+        userId,
+      ),
+    recentOf: (tenant, userId, limit) =>
+      rows(
+        `SELECT ${COLUMNS} FROM queue_entries WHERE tenant = ? AND person = ? AND (ended IS NULL OR ended >= ?)
+       ORDER BY at DESC, seq DESC LIMIT ?`,
+        tenantKey(tenant),
+        userId,
+        fresh(),
+        limit,
+      ),
+    recentOfTenant: (tenant, limit) =>
+      rows(
+        `SELECT ${COLUMNS} FROM queue_entries WHERE tenant = ? AND (ended IS NULL OR ended >= ?)
+       ORDER BY at DESC, seq DESC LIMIT ?`,
+        tenantKey(tenant),
+        fresh(),
+        limit,
+      ),
+  };
+}
+
 export async function sqliteQueue(query: SqliteQuery, options: QueueOptions): Promise<QueueStore> {
   for (const statement of SCHEMA) await query(statement);
   let added = 0;
@@ -66,45 +148,7 @@ export async function sqliteQueue(query: SqliteQuery, options: QueueOptions): Pr
     async enqueue(entry, limits) {
       added += 1;
       if (added % PRUNE_EVERY === 0) await query("DELETE FROM queue_entries WHERE ended < ?", fresh());
-      const tenant = tenantKey(entry.tenant);
-      // At once only when no one else's turn comes first: nobody with as few jobs running waits.
-      const [row] = await query(
-        `INSERT INTO queue_entries (id, tenant, person, seq, at, state, owner, payload)
-         SELECT ?1, ?2, ?3, COALESCE((SELECT MAX(seq) FROM queue_entries WHERE tenant = ?2), 0) + 1, ?4,
-                decided, ?5, ?6
-         FROM (SELECT CASE
-           WHEN NOT EXISTS (SELECT 1 FROM queue_entries WHERE tenant = ?2 AND person = ?3 AND state IN ${QUEUED_SQL})
-             AND (SELECT COUNT(*) FROM queue_slots WHERE tenant = ?2 AND person = ?3) < ?7
-             AND (SELECT COUNT(*) FROM queue_slots WHERE tenant = ?2) < ?9
-             AND NOT EXISTS (SELECT 1 FROM queue_entries w WHERE w.tenant = ?2 AND w.state = 'waiting'
-                   AND ${running("w")} < ?7
-                   AND ${running("w")} <= (SELECT COUNT(*) FROM queue_slots WHERE tenant = ?2 AND person = ?3))
-             THEN 'starting'
-           WHEN (SELECT COUNT(*) FROM queue_entries WHERE tenant = ?2 AND person = ?3 AND state IN ${QUEUED_SQL}) < ?8
-             THEN 'preparing'
-           END AS decided)
-         WHERE decided IS NOT NULL
-         RETURNING state`,
-        entry.id,
-        tenant,
-        entry.userId,
-        entry.at,
-        entry.owner,
-        entry.payload,
-        limits.person,
-        limits.queue,
-        tenantCap(limits),
-      );
-      if (!row) return { outcome: "full" };
-      if (row.state === "starting") return { outcome: "start" };
-      const [count] = await query(
-        `SELECT COUNT(*) AS ahead FROM queue_entries WHERE tenant = ? AND person = ? AND state IN ${QUEUED_SQL}
-         AND seq < (SELECT seq FROM queue_entries WHERE id = ?)`,
-        tenant,
-        entry.userId,
-        entry.id,
-      );
-      return { outcome: "queued", ahead: Number(count?.ahead ?? 0) };
+      return enqueueRow(query, entry, limits);
     },
     ready: (id, message) =>
       changed(
@@ -177,32 +221,7 @@ export async function sqliteQueue(query: SqliteQuery, options: QueueOptions): Pr
         ...ids,
       );
     },
-    async get(id) {
-      return (await rows(`SELECT ${COLUMNS} FROM queue_entries WHERE id = ?`, id))[0];
-    },
-    queuedOf: (tenant, userId) =>
-      rows(
-        `SELECT ${COLUMNS} FROM queue_entries WHERE tenant = ? AND person = ? AND state IN ${QUEUED_SQL} ORDER BY seq`,
-        tenantKey(tenant),
-        userId,
-      ),
-    recentOf: (tenant, userId, limit) =>
-      rows(
-        `SELECT ${COLUMNS} FROM queue_entries WHERE tenant = ? AND person = ? AND (ended IS NULL OR ended >= ?)
-         ORDER BY at DESC, seq DESC LIMIT ?`,
-        tenantKey(tenant),
-        userId,
-        fresh(),
-        limit,
-      ),
-    recentOfTenant: (tenant, limit) =>
-      rows(
-        `SELECT ${COLUMNS} FROM queue_entries WHERE tenant = ? AND (ended IS NULL OR ended >= ?)
-         ORDER BY at DESC, seq DESC LIMIT ?`,
-        tenantKey(tenant),
-        fresh(),
-        limit,
-      ),
+    ...reads(rows, fresh),
     async slots(tenant) {
       const found = await query("SELECT id, person FROM queue_slots WHERE tenant = ?", tenantKey(tenant));
       return found.map((row) => ({ id: String(row.id), userId: String(row.person) }));

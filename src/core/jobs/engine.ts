@@ -211,7 +211,7 @@ class Engine implements JobEngine {
 
   async track(req: TrackRequest, announce?: Announce): Promise<JobRecord> {
     const { platform, tenantId, userId } = req.requester;
-    const id = newJobId();
+    const id = req.id ?? newJobId();
     // The service has the job and its credits: a store away now delays the record, never loses it.
     const created = await despiteOutage(this.availability, () =>
       this.store.create({
