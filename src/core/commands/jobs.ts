@@ -5,6 +5,7 @@ import { card, type Line } from "../base/cards.js";
 import type { UndeliverableError } from "../base/errors.js";
 import { STATE_WORDS, viewOf } from "../render/job.js";
 import { listActions, listCard, pageOf } from "../render/lists.js";
+import { cancelButtons, waitingLine } from "../render/queue.js";
 import { isAdmin } from "../tenancy/tenancy.js";
 import { defineCommand } from "./define.js";
 import { AccessError } from "./errors.js";
@@ -94,8 +95,19 @@ export const jobs = defineCommand({
         ...(message && { link: { label: "Open its message", url: message } }),
       };
     });
+    const list = listCard("Your jobs", entries, paging, { empty: "You have no jobs yet." }, { list: "jobs" });
+    const waiting = options.page === 1 ? await services.listWaiting(actor) : [];
+    if (waiting.length === 0) return { reply: list };
     return {
-      reply: listCard("Your jobs", entries, paging, { empty: "You have no jobs yet." }, { list: "jobs" }),
+      reply: {
+        ...list,
+        tone: "progress",
+        lines: [
+          `Waiting their turn (nothing is charged until one starts):\n${waiting.map(waitingLine).join("\n")}`,
+          ...(list.fields.length > 0 ? list.lines : []),
+        ],
+        actions: [...cancelButtons(waiting), ...list.actions],
+      },
     };
   },
 });

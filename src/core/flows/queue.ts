@@ -3,7 +3,8 @@ import { conversationRef, json, messageRef, platform } from "../../common/types.
 import type { QueueEntry } from "../../store/queue.js";
 import type { Card } from "../base/cards.js";
 import { BotError } from "../base/errors.js";
-import type { ActionEvent, ChatAdapter, ConversationRef, MessageRef } from "../base/ports.js";
+import type { ActionEvent, Actor, ChatAdapter, ConversationRef, MessageRef } from "../base/ports.js";
+import type { WaitingJob } from "../commands/define.js";
 import { ActionError } from "../commands/errors.js";
 import { cancelledCard, interruptedCard, waitingCard } from "../render/queue.js";
 import { type TenantRef, tenantKey, tenantOf } from "../tenancy/tenancy.js";
@@ -227,6 +228,12 @@ class QueueTurns implements Turns {
 
 export function createTurns(core: () => Core, startQueued: StartQueued): Turns {
   return new QueueTurns(core, startQueued);
+}
+
+/** The person's jobs waiting their turn, first to start first. */
+export async function waitingOf(core: Core, actor: Actor): Promise<WaitingJob[]> {
+  const waiting = await core.queue.queuedOf(tenantOf(actor), actor.userId);
+  return waiting.map((entry, ahead) => ({ id: entry.id, title: viewOf(entry, startOf(entry)).title, ahead }));
 }
 
 /**

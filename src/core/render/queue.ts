@@ -1,7 +1,7 @@
 import { type Card, card } from "../base/cards.js";
 import { buttonOf } from "./controls.js";
 import type { JobView } from "./job.js";
-import { plural } from "./text.js";
+import { clip, plural } from "./text.js";
 
 /**
  * The cards of a job waiting its turn in its person's queue: where it stands (edited as it moves
@@ -24,6 +24,20 @@ export function waitingCard(view: JobView, ahead: number): Card {
     actions: [buttonOf(CANCEL_QUEUED, view.id, "Cancel", { style: "danger" })],
     footer: footer(view),
   });
+}
+
+/** How many waiting jobs a list offers a Cancel button for (the others: on their own messages). */
+export const CANCELS_LISTED = 4;
+
+/** "Image: a fox · 2 ahead": a waiting job in the jobs list and on the Home. */
+export const waitingLine = (job: { title: string; ahead: number }) =>
+  `${job.title} · ${job.ahead === 0 ? "next to start" : `${plural(job.ahead, "job")} ahead`}`;
+
+/** The Cancel buttons of the first waiting jobs, each named for its job. */
+export function cancelButtons(waiting: readonly { id: string; title: string }[]) {
+  return waiting
+    .slice(0, CANCELS_LISTED)
+    .map((job) => buttonOf(CANCEL_QUEUED, job.id, clip(`Cancel: ${job.title}`, 75), { style: "danger" }));
 }
 
 export function cancelledCard(view: JobView): Card {

@@ -97,6 +97,29 @@ describe("the queue of a person's jobs", () => {
     expect(started(h)).toEqual(["first", "second"]);
   });
 
+  it("the jobs list shows the waiting jobs apart from the running ones, each with a Cancel that works from there", async () => {
+    h = await Harness.start({ jobLimit: 1 });
+    h.emu.planNextJob("image", { durationMs: 3_000 });
+    await h.startJob("image.generate", { prompt: "first" });
+    const second = await h.startJob("image.generate", { prompt: "second" });
+    const third = await h.startJob("image.generate", { prompt: "third" });
+    await h.command("jobs");
+    const list = h.lastEphemeral();
+    expect(list.lines[0]).toBe(
+      "Waiting their turn (nothing is charged until one starts):\nImage: second · next to start\nImage: third · 1 job ahead",
+    );
+    expect(list.fields.map((f) => f.name)).toEqual(["Image: first"]);
+    const cancel = list.actions.find((a) => a.label === "Cancel: Image: second")!;
+    await h.bot.handleAction({
+      action: cancel.action,
+      jobId: cancel.jobId,
+      actor: actor(),
+      conversation: { platform: "discord", channelId: "channel-1" },
+    });
+    expect(text(h.chat.card(second))).toMatch(/Cancelled before it started/);
+    await saysQueued(h, third, 0);
+  });
+
   it("only the requester or an admin cancels a queued job", async () => {
     h = await Harness.start({ jobLimit: 1 });
     h.emu.planNextJob("image", { durationMs: 3_000 });
