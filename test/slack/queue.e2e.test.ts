@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CANCEL_QUEUED } from "../../src/core/render/queue.js";
-import { type Message, type SlackWorld, shown, slackWorldPerFile } from "./harness.js";
+import type { Message } from "../fakes/slack/index.js";
+import { type SlackWorld, shown, slackWorldPerFile } from "./harness.js";
 
 /**
  * The queue through the real Bolt app: commands past the running limit (3) post "Queued" at once,
