@@ -87,6 +87,12 @@ class QueueTurns implements Turns {
   /** Tenants being dispatched, and those asked again meanwhile: one dispatch loop per tenant here. */
   readonly #dispatching = new Set<string>();
   readonly #again = new Set<string>();
+  /** The entries this process is starting: never taken for a dead process's (recover). */
+  readonly #working = new Set<string>();
+  /** Entries asked for since then were not a former process's under the same name. */
+  readonly #since = Date.now();
+  /** The last work given under each key (inOrder). */
+  readonly #chains = new Map<string, Promise<unknown>>();
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
 
@@ -127,8 +133,16 @@ class QueueTurns implements Turns {
       const entry = await c.queue.get(id);
       const start = entry && startOf(entry);
       if (entry) moved.add(entry.userId);
+      // A person's picked entries are readied (their access, options, key read again) one after
+      // the other, so that they reach the service in their order.
+      const person = `queued:${tenantKey(tenant)}:${entry?.userId}`;
       if (entry && start)
-        this.#own(this.startQueued(entry, start, messageOf(entry)), "queued job not started");
+        this.#own(
+          this.holding(entry.id, () =>
+            this.inOrder(person, () => this.startQueued(entry, start, messageOf(entry))),
+          ),
+          "queued job not started",
+        );
       else await c.queue.end(id, "refused", "its request could not be read back.", Date.now());
       id = await c.queue.pick(tenant, limits, c.engine.liveness.id);
     }
@@ -156,6 +170,20 @@ class QueueTurns implements Turns {
     this.#own(loop(), "queue not dispatched");
   }
 
+  inOrder<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const before = this.#chains.get(key) ?? Promise.resolve();
+    const run = before.then(work, work);
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#chains.set(key, settled);
+    void settled.then(() => {
+      if (this.#chains.get(key) === settled) this.#chains.delete(key);
+    });
+    return run;
+  }
+
   async refused(id: string, tenant: TenantRef, why: unknown): Promise<void> {
     const c = this.core();
     // A job recorded before the fault runs: its place stays its own.
@@ -164,9 +192,21 @@ class QueueTurns implements Turns {
     this.dispatch(tenant);
   }
 
+  async holding<T>(id: string, work: () => Promise<T>): Promise<T> {
+    this.#working.add(id);
+    try {
+      return await work();
+    } finally {
+      this.#working.delete(id);
+    }
+  }
+
   async recover(instanceId: string): Promise<void> {
     const c = this.core();
+    const mine = instanceId === c.engine.liveness.id;
     for (const entry of await c.queue.ownedBy(instanceId)) {
+      // This process's own, under way: not a former process's (a restart under the same name).
+      if (this.#working.has(entry.id) || (mine && entry.at >= this.#since)) continue;
       if (entry.state !== "calling") await c.queue.requeue(entry.id, instanceId);
       // Its creation call may have been made: never made again. A recorded job runs on.
       else if (await c.engine.get(entry.id)) await c.queue.started(entry.id);

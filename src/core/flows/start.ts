@@ -91,40 +91,56 @@ export async function startInPlace<T>(
 ): Promise<T | undefined> {
   const { actor } = what;
   const key = `start:${actor.platform}:${actor.tenantId}:${actor.userId}`;
-  const { liveness } = core.engine;
-  const deadline = Date.now() + START_WAIT_MS;
-  try {
-    while (!(await liveness.claim(key, START_CLAIM_MS))) {
-      if (Date.now() >= deadline)
-        throw new StoreError("store.busy", `${key} stayed locked for ${START_WAIT_MS} ms`);
-      await sleep(50 + Math.random() * 50);
-    }
-  } catch (error) {
-    await core.turns.refused(id, tenantOf(actor), error);
-    throw error;
-  }
-  try {
-    // The one step a cancel races: whichever the store decides first wins, the other is told.
-    if (!(await core.queue.calling(id, liveness.id))) return undefined;
-    try {
-      const result = await core.spending.around(what, async () => {
-        const done = await core.starts.open(liveness.id, what);
-        try {
-          return await start();
-        } finally {
-          await done().catch((error: unknown) =>
-            core.logger.warn({ err: error, command: what.command }, "finished start not forgotten"),
-          );
+  // In the order their places were taken here; the claim orders them across processes.
+  return core.turns.holding(id, () =>
+    core.turns.inOrder(key, async () => {
+      const { liveness } = core.engine;
+      const deadline = Date.now() + START_WAIT_MS;
+      try {
+        while (!(await liveness.claim(key, START_CLAIM_MS))) {
+          if (Date.now() >= deadline)
+            throw new StoreError("store.busy", `${key} stayed locked for ${START_WAIT_MS} ms`);
+          await sleep(50 + Math.random() * 50);
         }
-      });
-      await core.queue.started(id);
-      return result;
-    } catch (error) {
-      await core.turns.refused(id, tenantOf(actor), error);
-      throw error;
-    }
-  } finally {
-    await liveness.release(key);
+      } catch (error) {
+        await core.turns.refused(id, tenantOf(actor), error);
+        throw error;
+      }
+      try {
+        return await startHolding(core, what, id, start);
+      } finally {
+        await liveness.release(key);
+      }
+    }),
+  );
+}
+
+/** The start itself, its person's claim held: a cancel may still come first; the budget decides. */
+async function startHolding<T>(
+  core: Core,
+  what: { command: string; actor: Actor; conversation: ConversationRef },
+  id: string,
+  start: () => Promise<T>,
+): Promise<T | undefined> {
+  const { liveness } = core.engine;
+  // The one step a cancel races: whichever the store decides first wins, the other is told.
+  if (!(await core.queue.calling(id, liveness.id))) return undefined;
+  try {
+    const result = await core.spending.around(what, async () => {
+      const done = await core.starts.open(liveness.id, what);
+      try {
+        return await start();
+      } finally {
+        await done().catch((error: unknown) =>
+          core.logger.warn({ err: error, command: what.command }, "finished start not forgotten"),
+        );
+      }
+    });
+    await core.queue.started(id);
+    return result;
+  } catch (error) {
+    await core.turns.refused(id, tenantOf(what.actor), error);
+    throw error;
   }
 }
 

@@ -16,6 +16,10 @@ export interface Turns {
    * already ask for the next.
    */
   freeEnded(tenant: TenantRef, userId: string, limit: number): Promise<void>;
+  /** Runs `work`, the start of entry `id`, which recover() then leaves alone. */
+  holding<T>(id: string, work: () => Promise<T>): Promise<T>;
+  /** Runs `work` after the works given earlier under `key` in this process, one at a time. */
+  inOrder<T>(key: string, work: () => Promise<T>): Promise<T>;
   /** Gives back the places of jobs no longer running, then starts what may start. */
   sweep(): Promise<void>;
   start(): void;
