@@ -102,15 +102,12 @@ await Promise.all(
   }),
 );
 const answeredMs = Date.now() - sent;
+// Every job ended once its person was told it is ready (the delivery's last step).
 const ended = async () => {
   for (;;) {
-    const jobs = await h.stores.jobs.listByTenant(
-      { platform: "discord", tenantId: actor().tenantId },
-      total + 10,
-    );
-    const over = jobs.filter((j) => j.state === "done" || j.state === "failed").length;
-    if (over >= total && prompts().length >= total) return;
-    if (Date.now() - sent > 30 * 60_000) throw new Error(`only ${over} of ${total} jobs ended after 30 min`);
+    const told = h.chat.posts.filter((p) => p.options.idempotencyKey?.endsWith(":ready")).length;
+    if (told >= total && prompts().length >= total) return;
+    if (Date.now() - sent > 30 * 60_000) throw new Error(`only ${told} of ${total} jobs ended after 30 min`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 };
