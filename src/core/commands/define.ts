@@ -76,6 +76,8 @@ export interface BotServices {
   listJobs(actor: Actor, limit: number): Promise<JobRecord[]>;
   /** The actor's jobs waiting their turn, first to start first. */
   listWaiting(actor: Actor): Promise<WaitingJob[]>;
+  /** Everyone's jobs waiting their turn in the actor's server or workspace, oldest asked first. */
+  listTenantWaiting(actor: Actor): Promise<(WaitingJob & { userId: string })[]>;
   /** Everyone's recent jobs in the actor's server or workspace, newest first. */
   listTenantJobs(actor: Actor, limit: number): Promise<JobRecord[]>;
   /** A link to the job's message, when it has one. */

@@ -70,13 +70,22 @@ export const jobs = defineCommand({
           ` · ${ageOf(job.createdAt, now)} ago · job ${job.id}${url ? ` · ${url}` : ""}`,
         ];
       });
-      if (lines.length === 0) return { reply: card("Everyone's jobs", "info", { lines: ["No jobs yet."] }) };
+      const waiting = options.page === 1 ? await services.listTenantWaiting(actor) : [];
+      const queued: Line[] = waiting.map((job) => [
+        `${waitingLine(job)} · `,
+        { userId: job.userId },
+        ` · job ${job.id}`,
+      ]);
+      if (queued.length > 0) queued.unshift("Waiting their turn (nothing is charged until one starts):");
+      if (lines.length === 0 && queued.length === 0) {
+        return { reply: card("Everyone's jobs", "info", { lines: ["No jobs yet."] }) };
+      }
       const running = all.filter((j) => RUNNING.has(j.state)).length;
       return {
         reply: card("Everyone's jobs", "info", {
-          lines,
-          actions: listActions([], paging, { list: "jobs_all" }),
-          footer: `${running} running. Page ${paging.page} of ${paging.totalPages}, ${paging.totalCount} in all.`,
+          lines: [...queued, ...lines],
+          actions: [...cancelButtons(waiting), ...listActions([], paging, { list: "jobs_all" })],
+          footer: `${running} running${waiting.length > 0 ? `, ${waiting.length} waiting` : ""}. Page ${paging.page} of ${paging.totalPages}, ${paging.totalCount} in all.`,
         }),
       };
     }

@@ -20,7 +20,7 @@ import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
 import { keepingFilled, layersFor } from "./preferences.js";
 import { privacyOf, privately } from "./privacy.js";
-import { type QueuedStart, reasonOf, waitingOf } from "./queue.js";
+import { type QueuedStart, reasonOf, tenantWaitingOf, waitingOf } from "./queue.js";
 import { settingsPanel } from "./settings.js";
 import { spendServices } from "./spend.js";
 import { launch, limitsOf, startInPlace, takePlace } from "./start.js";
@@ -65,6 +65,7 @@ export function botServices(core: Core, tenant: TenantRef): BotServices {
     forgetTenant: (actor) => core.cache.forget(tenantKey(tenantOf(actor))),
     listJobs: (actor, limit) => core.engine.listFor(actor, limit),
     listWaiting: (actor) => waitingOf(core, actor),
+    listTenantWaiting: (actor) => tenantWaitingOf(core, actor),
     listTenantJobs: (actor, limit) => core.jobs.listByTenant(tenantOf(actor), limit),
     messageUrl: (job) => {
       const message = messageOf(job);

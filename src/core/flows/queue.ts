@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { conversationRef, json, messageRef, platform } from "../../common/types.js";
-import type { QueueEntry } from "../../store/queue.js";
+import { QUEUED, type QueueEntry } from "../../store/queue.js";
 import type { Card } from "../base/cards.js";
 import { BotError } from "../base/errors.js";
 import type { ActionEvent, Actor, ChatAdapter, ConversationRef, MessageRef } from "../base/ports.js";
@@ -274,6 +274,25 @@ export function createTurns(core: () => Core, startQueued: StartQueued): Turns {
 export async function waitingOf(core: Core, actor: Actor): Promise<WaitingJob[]> {
   const waiting = await core.queue.queuedOf(tenantOf(actor), actor.userId);
   return waiting.map((entry, ahead) => ({ id: entry.id, title: viewOf(entry, startOf(entry)).title, ahead }));
+}
+
+/** How many of a tenant's waiting jobs an admin's list reads. */
+const TENANT_WAITING_READ = 200;
+
+/** Everyone's jobs waiting their turn in the actor's tenant, oldest asked first, with their place in their person's queue. */
+export async function tenantWaitingOf(
+  core: Core,
+  actor: Actor,
+): Promise<(WaitingJob & { userId: string })[]> {
+  const entries = (await core.queue.recentOfTenant(tenantOf(actor), TENANT_WAITING_READ))
+    .filter((entry) => QUEUED.has(entry.state))
+    .sort((a, b) => a.seq - b.seq);
+  const seen = new Map<string, number>();
+  return entries.map((entry) => {
+    const ahead = seen.get(entry.userId) ?? 0;
+    seen.set(entry.userId, ahead + 1);
+    return { id: entry.id, title: viewOf(entry, startOf(entry)).title, ahead, userId: entry.userId };
+  });
 }
 
 /**

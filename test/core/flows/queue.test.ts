@@ -120,6 +120,25 @@ describe("the queue of a person's jobs", () => {
     await saysQueued(h, third, 0);
   });
 
+  it("an admin sees everyone's waiting jobs in the jobs list with all, and cancels one from there", async () => {
+    h = await Harness.start({ jobLimit: 1 });
+    h.emu.planNextJob("image", { durationMs: 3_000 });
+    await h.startJob("image.generate", { prompt: "first" });
+    const second = await h.startJob("image.generate", { prompt: "second" });
+    await h.command("jobs", { all: true }, { actor: admin() });
+    const list = h.lastEphemeral();
+    expect(text(list)).toContain("Waiting their turn (nothing is charged until one starts):");
+    expect(list.footer).toMatch(/^1 running, 1 waiting\./);
+    const cancel = list.actions.find((a) => a.label === "Cancel: Image: second")!;
+    await h.bot.handleAction({
+      action: cancel.action,
+      jobId: cancel.jobId,
+      actor: admin(),
+      conversation: { platform: "discord", channelId: "channel-1" },
+    });
+    expect(text(h.chat.card(second))).toMatch(/Cancelled before it started/);
+  });
+
   it("only the requester or an admin cancels a queued job", async () => {
     h = await Harness.start({ jobLimit: 1 });
     h.emu.planNextJob("image", { durationMs: 3_000 });
