@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { CANCEL_QUEUED } from "../../src/core/render/queue.js";
 import { type DiscordWorld, discordWorldPerFile, ended, shown } from "./harness.js";
 
@@ -21,6 +21,18 @@ const started = () =>
 
 const image = (prompt: string, user = world.fake.users.requester) =>
   world.command({ name: "image", subcommand: "generate", options: { prompt }, user });
+
+/** Resolves once no job of the tenant holds a running place. */
+async function placesFree(): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while ((await world.stores.queue.slots(tenant())).length > 0) {
+    if (Date.now() > deadline) throw new Error("the tests before still hold running places");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+// The jobs of the test before give their places back once their results are delivered.
+beforeEach(placesFree);
 
 describe("jobs past the running limit on Discord", () => {
   it("five commands with a limit of three: three run, two wait showing their places, then start in order with one call each", async () => {
