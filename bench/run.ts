@@ -17,6 +17,7 @@ const BENCHMARKS: Record<string, string> = {
   chaos: "./chaos/main.ts",
   scale: "./scale/main.ts",
   spend: "./spend/main.ts",
+  queue: "./queue/main.ts",
   soak: "./soak/main.ts",
 };
 

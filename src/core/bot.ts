@@ -3,6 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Stores } from "../store/index.js";
 import type { MediaClient } from "./api/client.js";
 import { BotError } from "./base/errors.js";
+import { DEFAULT_JOB_LIMIT, DEFAULT_QUEUE_LIMIT } from "./base/limits.js";
 import type { Logger } from "./base/log.js";
 import type {
   ActionEvent,
@@ -16,10 +17,11 @@ import type {
 import type { Config } from "./config/config.js";
 import { type ActionForm, actionForm, type FormRequest, handleAction } from "./flows/actions.js";
 import { handleAutocomplete } from "./flows/autocomplete.js";
-import { botServices, handleCommand } from "./flows/command.js";
+import { botServices, handleCommand, startQueued } from "./flows/command.js";
 import type { Core } from "./flows/core.js";
 import { failureCard } from "./flows/failures.js";
 import { createHooks } from "./flows/hooks.js";
+import { createTurns } from "./flows/queue.js";
 import { linkingRefusedFiles } from "./flows/refused-files.js";
 import { publishHome } from "./flows/settings.js";
 import { StartIntents } from "./flows/start-intents.js";
@@ -49,14 +51,25 @@ export interface BotOptions {
   media: MediaClient;
   stores: Pick<
     Stores,
-    "jobs" | "tenants" | "claims" | "indexes" | "owned" | "keyv" | "spend" | "preferences" | "availability"
+    | "jobs"
+    | "tenants"
+    | "claims"
+    | "indexes"
+    | "owned"
+    | "keyv"
+    | "spend"
+    | "preferences"
+    | "availability"
+    | "queue"
   >;
   /** Polling policy, engine identity (tests shrink the policy) and the requests it yields to. */
   engine?: Pick<JobEngineOptions, "policy" | "instanceId" | "intake">;
   logger: Logger;
   clock?: { now(): number };
-  /** Jobs one person may have running at once. Default 3. */
+  /** Jobs one person may have running at once, unless the tenant set its own. Default 3. */
   jobLimit?: number;
+  /** Jobs one person may have waiting their turn, unless the tenant set its own. Default 10. */
+  queueLimit?: number;
   /** How long the avatar, voice and mockup lists are reused for autocomplete. Default 60 s. */
   pickListTtlMs?: number;
   /** How homes (Slack's App Home) are paced; tests shorten it. */
@@ -97,7 +110,7 @@ export class RestartingError extends BotError {
   }
 }
 
-export const DEFAULT_JOB_LIMIT = 3;
+export { DEFAULT_JOB_LIMIT, DEFAULT_QUEUE_LIMIT };
 
 export function createBot(options: BotOptions): Bot {
   const { media: client, stores, logger } = options;
@@ -134,13 +147,18 @@ export function createBot(options: BotOptions): Bot {
     logger,
     ...options.homes,
   });
+  // Turns move only after the start, once the core below exists.
+  const turns = createTurns(
+    () => core,
+    (...queued) => startQueued(core, ...queued),
+  );
   const engine = createJobEngine({
     store: stores.jobs,
     claims: stores.claims,
     indexes: stores.indexes,
     hooks: createHooks({ adapter, media, remember, logger, changed: (job) => homes.changed(job.requester) }),
     logger,
-    leftBehind: (instanceId) => starts.tellLeftBehind(instanceId, adapter, logger),
+    leftBehind: (id) => starts.tellLeftBehind(id, adapter, logger).then(() => turns.recover(id)),
     availability: stores.availability,
     ...(options.clock && { clock: options.clock }),
     ...options.engine,
@@ -166,6 +184,9 @@ export function createBot(options: BotOptions): Bot {
       (options.clock ?? Date).now(),
     ),
     jobLimit: options.jobLimit ?? DEFAULT_JOB_LIMIT,
+    queueLimit: options.queueLimit ?? DEFAULT_QUEUE_LIMIT,
+    queue: stores.queue,
+    turns,
     availability: stores.availability,
     adapter,
     media,
@@ -194,7 +215,7 @@ export function createBot(options: BotOptions): Bot {
     openHome: (actor) => {
       if (!stopping) homes.opened(actor);
     },
-    start: () => engine.start(),
+    start: () => engine.start().then(() => turns.start()),
     async stop({ deadlineMs = Number.POSITIVE_INFINITY } = {}) {
       stopping = true;
       homes.stop();
@@ -206,6 +227,7 @@ export function createBot(options: BotOptions): Bot {
       await (Number.isFinite(deadlineMs)
         ? Promise.race([done, sleep(deadlineMs, undefined, { ref: false })])
         : done);
+      await turns.stop();
       await engine.stop({ deadlineMs: Math.max(0, deadline - Date.now()) });
     },
   };

@@ -8,6 +8,7 @@ import { JobStore, type JobStoreOptions } from "./jobs.js";
 import { DEFAULT_STORE_URL, openKeyvBackend } from "./keyv.js";
 import { OwnedRecords } from "./owned.js";
 import { PreferenceStore } from "./preferences.js";
+import { openQueue, type QueueStore } from "./queue.js";
 import type { LinkState, SentinelSetting } from "./redis-link.js";
 import { createSecretBox } from "./secrets.js";
 import { openSignals, type Signals } from "./signals.js";
@@ -44,6 +45,16 @@ export type {
   PreferenceStore,
   Preset,
 } from "./preferences.js";
+export type {
+  Cancel,
+  Enqueued,
+  NewEntry,
+  QueueEntry,
+  QueueLimits,
+  QueueState,
+  QueueStore,
+} from "./queue.js";
+export { ENDED, QUEUED } from "./queue.js";
 export type { LinkState, RedisNode, SentinelSetting, WriteCheckpoint } from "./redis-link.js";
 export { SecretsError, type SecretsErrorCode } from "./secrets.js";
 export type { Signals } from "./signals.js";
@@ -71,6 +82,8 @@ export interface Stores {
   spend: SpendStore;
   /** Each person's option defaults and presets. */
   preferences: PreferenceStore;
+  /** Jobs waiting for their person's (or tenant's) running limit, and the running places. */
+  queue: QueueStore;
   /** For the engine's own claims (polling, delivery). Keys starting with `lock:` are the stores'. */
   claims: Claims;
   /** Named sets of ids (the engine's record of which instance owns which jobs). */
@@ -129,6 +142,7 @@ export async function openStores(
         await openSpendBooks(backend.connection, SPEND_KEEP_MS),
       ),
       preferences: new PreferenceStore(backend.keyv("preferences"), claims),
+      queue: await openQueue(backend.connection, { keepMs: jobs.retentionMs }),
       claims,
       indexes,
       keyv: (namespace) => backend.keyv(namespace),

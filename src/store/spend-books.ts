@@ -244,7 +244,7 @@ return step
 const RECORDS_SLICE = 1_000;
 
 /** Runs the scripts above: each is sent once and run by its hash after (EVALSHA); a server that lost it gets it again. */
-function scriptRunner(client: RedisClientType) {
+export function scriptRunner(client: RedisClientType) {
   const shas = new Map<string, string>();
   return async (script: string, options: { keys: string[]; arguments: string[] }) => {
     let sha = shas.get(script);

@@ -24,6 +24,12 @@ export interface TenantSettings {
   presets: Preset[];
   /** Whether people may have results delivered to them only (a shared account may want every spend seen). */
   privateResults: "allowed" | "forbidden";
+  /** Jobs one person may have running at once; null: the bot's default. */
+  runningLimit: number | null;
+  /** Jobs one person may have waiting past that; null: the bot's default. */
+  queueLimit: number | null;
+  /** Jobs the whole tenant may have running at once; null: no limit of its own. */
+  tenantRunningLimit: number | null;
   /** Whether the tenant has its own API key; the key itself only comes from `getApiKey`. */
   hasApiKey: boolean;
   /** Epoch milliseconds of the last change, or null for a tenant never set up. */
@@ -42,12 +48,16 @@ export interface TenantPatch {
   /** The new list, or a change of the current one (made under the record's claim; it may throw to refuse). */
   presets?: Preset[] | ((current: Preset[]) => Preset[]);
   privateResults?: TenantSettings["privateResults"];
+  runningLimit?: number | null;
+  queueLimit?: number | null;
+  tenantRunningLimit?: number | null;
 }
 
 /** Alerts at 20 % and 5 % of credits or quota left, unless an admin picks others. */
 export const DEFAULT_ALERT_AT = [0.2, 0.05];
 
 const ids = z.array(z.string().min(1));
+const limit = z.number().int().nonnegative().max(1000);
 const defaults = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]));
 const recordSchema = z.object({
   /** The `v1:...` ciphertext of secrets.ts, never the key. */
@@ -63,6 +73,10 @@ const recordSchema = z.object({
   // Absent in records written before presets and private results existed.
   presets: z.array(presetSchema).default([]),
   privateResults: z.enum(["allowed", "forbidden"]).default("allowed"),
+  // Absent in records written before the queue existed.
+  runningLimit: limit.nullable().default(null),
+  queueLimit: limit.nullable().default(null),
+  tenantRunningLimit: limit.nullable().default(null),
   updatedAt: z.number().int().nonnegative(),
 });
 type TenantRecord = z.infer<typeof recordSchema>;
@@ -105,6 +119,9 @@ export class TenantStore {
             ? patch.presets(current?.presets ?? [])
             : (patch.presets ?? current?.presets ?? []),
         privateResults: patch.privateResults ?? current?.privateResults ?? "allowed",
+        runningLimit: kept(patch.runningLimit, current?.runningLimit),
+        queueLimit: kept(patch.queueLimit, current?.queueLimit),
+        tenantRunningLimit: kept(patch.tenantRunningLimit, current?.tenantRunningLimit),
         updatedAt: Date.now(),
       });
       await lease.confirm();
@@ -130,6 +147,10 @@ export class TenantStore {
   }
 }
 
+/** A patch's value when it names one (null clears it), else the current one. */
+const kept = (patched: number | null | undefined, current: number | null | undefined) =>
+  patched !== undefined ? patched : (current ?? null);
+
 function view(record: TenantRecord | undefined): TenantSettings {
   return {
     allowedRoleIds: record?.allowedRoleIds ?? [],
@@ -140,6 +161,9 @@ function view(record: TenantRecord | undefined): TenantSettings {
     alertAt: record?.alertAt ?? DEFAULT_ALERT_AT,
     presets: record?.presets ?? [],
     privateResults: record?.privateResults ?? "allowed",
+    runningLimit: record?.runningLimit ?? null,
+    queueLimit: record?.queueLimit ?? null,
+    tenantRunningLimit: record?.tenantRunningLimit ?? null,
     hasApiKey: Boolean(record?.apiKey),
     updatedAt: record?.updatedAt ?? null,
   };

@@ -15,7 +15,7 @@ discordWorldPerFile((started) => {
 describe("a burst of commands from one person", () => {
   it("leaves another person's command answered within a second", async () => {
     // Each start takes the service 600 ms, and the first three jobs keep running: the burst's
-    // starts wait for one another (and then for the person's job limit).
+    // starts wait for one another (and then in the person's queue, until it is full).
     world.emu.inject({ method: "POST", path: "/api/image/generate", delayMs: 600, times: 20 });
     for (let n = 0; n < 3; n++) world.emu.planNextJob("image", { durationMs: 30_000 });
     const burst = await Promise.all(
@@ -32,9 +32,10 @@ describe("a burst of commands from one person", () => {
     expect(isEphemeral(help)).toBe(true);
     expect(shown(help)).toContain("Help");
     expect(waited, `answered after ${waited} ms`).toBeLessThan(1_000);
-    // The burst itself is still served, in order: three jobs, then the person's job limit.
+    // The burst itself is still served, in order: three jobs, ten queued, then the queue is full.
     const answers = await Promise.all(burst.map((interaction) => world.answer(interaction)));
-    expect(answers.filter((a) => shown(a).includes("jobs running")).length).toBe(17);
+    expect(answers.filter((a) => shown(a).includes("ahead of you")).length).toBe(10);
+    expect(answers.filter((a) => shown(a).includes("3 jobs running and 10 waiting")).length).toBe(7);
     expect(world.creations("/api/image/generate")).toHaveLength(3);
   });
 });

@@ -18,10 +18,30 @@ describeEachBackend("tenants", (ctx) => {
       alertAt: [0.2, 0.05],
       presets: [],
       privateResults: "allowed",
+      runningLimit: null,
+      queueLimit: null,
+      tenantRunningLimit: null,
       hasApiKey: false,
       updatedAt: null,
     });
     expect(await tenants.getApiKey(guild)).toBeUndefined();
+  });
+
+  it("keeps the running limit, the queue's length and the tenant's limit an admin set, and null clears one", async () => {
+    const { tenants } = await ctx.open();
+    await tenants.update(guild, { runningLimit: 2, queueLimit: 5, tenantRunningLimit: 20 });
+    await tenants.update(guild, { allowedRoleIds: ["r1"] });
+    expect(await tenants.get(guild)).toMatchObject({
+      runningLimit: 2,
+      queueLimit: 5,
+      tenantRunningLimit: 20,
+    });
+    await tenants.update(guild, { tenantRunningLimit: null });
+    expect(await tenants.get(guild)).toMatchObject({
+      runningLimit: 2,
+      queueLimit: 5,
+      tenantRunningLimit: null,
+    });
   });
 
   it("stores the API key encrypted and gives it back only through getApiKey", async () => {

@@ -37,6 +37,16 @@ export class JobLimitError extends BotError {
   }
 }
 
+/** A person's queue is full: the job past it is refused, nothing recorded. */
+export class QueueFullError extends BotError {
+  readonly code = "limit.queue";
+  constructor(running: number, queued: number) {
+    super(
+      `You already have ${running} jobs running and ${queued} waiting, the most one person may queue. Cancel one (see the jobs command) or wait for one to start, then try again.`,
+    );
+  }
+}
+
 export class SetupError extends BotError {
   constructor(
     readonly code: `setup.${string}`,

@@ -57,6 +57,14 @@ export interface OptionInfo {
   file?: FileSpec;
 }
 
+/** A job waiting its turn in its person's queue (flows/queue.ts). */
+export interface WaitingJob {
+  id: string;
+  title: string;
+  /** How many of the person's jobs start before it. */
+  ahead: number;
+}
+
 /** What a command may use besides its options: the service and the bot's own records. */
 export interface BotServices {
   client: MediaClient;
@@ -66,6 +74,10 @@ export interface BotServices {
   /** Forgets the tenant's cached pick lists, after its API key changed. */
   forgetTenant(actor: Actor): void;
   listJobs(actor: Actor, limit: number): Promise<JobRecord[]>;
+  /** The actor's jobs waiting their turn, first to start first. */
+  listWaiting(actor: Actor): Promise<WaitingJob[]>;
+  /** Everyone's jobs waiting their turn in the actor's server or workspace, oldest asked first. */
+  listTenantWaiting(actor: Actor): Promise<(WaitingJob & { userId: string })[]>;
   /** Everyone's recent jobs in the actor's server or workspace, newest first. */
   listTenantJobs(actor: Actor, limit: number): Promise<JobRecord[]>;
   /** A link to the job's message, when it has one. */

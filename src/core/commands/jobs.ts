@@ -5,6 +5,7 @@ import { card, type Line } from "../base/cards.js";
 import type { UndeliverableError } from "../base/errors.js";
 import { STATE_WORDS, viewOf } from "../render/job.js";
 import { listActions, listCard, pageOf } from "../render/lists.js";
+import { cancelButtons, waitingLine } from "../render/queue.js";
 import { isAdmin } from "../tenancy/tenancy.js";
 import { defineCommand } from "./define.js";
 import { AccessError } from "./errors.js";
@@ -69,13 +70,22 @@ export const jobs = defineCommand({
           ` · ${ageOf(job.createdAt, now)} ago · job ${job.id}${url ? ` · ${url}` : ""}`,
         ];
       });
-      if (lines.length === 0) return { reply: card("Everyone's jobs", "info", { lines: ["No jobs yet."] }) };
+      const waiting = options.page === 1 ? await services.listTenantWaiting(actor) : [];
+      const queued: Line[] = waiting.map((job) => [
+        `${waitingLine(job)} · `,
+        { userId: job.userId },
+        ` · job ${job.id}`,
+      ]);
+      if (queued.length > 0) queued.unshift("Waiting their turn (nothing is charged until one starts):");
+      if (lines.length === 0 && queued.length === 0) {
+        return { reply: card("Everyone's jobs", "info", { lines: ["No jobs yet."] }) };
+      }
       const running = all.filter((j) => RUNNING.has(j.state)).length;
       return {
         reply: card("Everyone's jobs", "info", {
-          lines,
-          actions: listActions([], paging, { list: "jobs_all" }),
-          footer: `${running} running. Page ${paging.page} of ${paging.totalPages}, ${paging.totalCount} in all.`,
+          lines: [...queued, ...lines],
+          actions: [...cancelButtons(waiting), ...listActions([], paging, { list: "jobs_all" })],
+          footer: `${running} running${waiting.length > 0 ? `, ${waiting.length} waiting` : ""}. Page ${paging.page} of ${paging.totalPages}, ${paging.totalCount} in all.`,
         }),
       };
     }
@@ -94,8 +104,19 @@ export const jobs = defineCommand({
         ...(message && { link: { label: "Open its message", url: message } }),
       };
     });
+    const list = listCard("Your jobs", entries, paging, { empty: "You have no jobs yet." }, { list: "jobs" });
+    const waiting = options.page === 1 ? await services.listWaiting(actor) : [];
+    if (waiting.length === 0) return { reply: list };
     return {
-      reply: listCard("Your jobs", entries, paging, { empty: "You have no jobs yet." }, { list: "jobs" }),
+      reply: {
+        ...list,
+        tone: "progress",
+        lines: [
+          `Waiting their turn (nothing is charged until one starts):\n${waiting.map(waitingLine).join("\n")}`,
+          ...(list.fields.length > 0 ? list.lines : []),
+        ],
+        actions: [...cancelButtons(waiting), ...list.actions],
+      },
     };
   },
 });

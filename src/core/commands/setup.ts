@@ -3,10 +3,11 @@ import { SecretsError } from "../../store/secrets.js";
 import type { TenantPatch, TenantSettings } from "../../store/tenants.js";
 import { type Card, card } from "../base/cards.js";
 import { UnauthorizedError } from "../base/errors.js";
+import { DEFAULT_JOB_LIMIT, DEFAULT_QUEUE_LIMIT } from "../base/limits.js";
 import { isPersonal, tenantOf } from "../tenancy/tenancy.js";
 import { defineCommand } from "./define.js";
 import { AccessError, InputError, SetupError } from "./errors.js";
-import { flag, IMAGE_ASPECT_RATIOS, text } from "./options.js";
+import { flag, IMAGE_ASPECT_RATIOS, text, wholeNumber } from "./options.js";
 
 /** "<@&123>, <@U42|ann>, 456" -> ["123", "U42", "456"]; "none" (or "everyone") clears the list. */
 export function idList(value: string, option: string): string[] {
@@ -34,6 +35,9 @@ const SHARED_ONLY = [
   "alerts_channel",
   "alert_at",
   "private_results",
+  "running_limit",
+  "queue_length",
+  "server_running_limit",
 ] as const;
 
 function settingsCard(
@@ -75,6 +79,11 @@ function settingsCard(
           settings.privateResults === "allowed"
             ? "Allowed (delivery private)"
             : "Forbidden: every job shows in its channel",
+        inline: true,
+      },
+      {
+        name: "Jobs at once",
+        value: `${settings.runningLimit ?? `${DEFAULT_JOB_LIMIT} (default)`} running per person, ${settings.queueLimit ?? `${DEFAULT_QUEUE_LIMIT} (default)`} more queued; ${settings.tenantRunningLimit ? `${settings.tenantRunningLimit} running in all` : "no limit in all"}`,
         inline: true,
       },
       aspect,
@@ -140,6 +149,21 @@ export const setup = defineCommand({
         "Whether people may have jobs delivered to them only (forbidden: every job shows in its channel)",
       )
       .optional(),
+    running_limit: wholeNumber(
+      1,
+      50,
+      `Jobs one person may have running at once (default ${DEFAULT_JOB_LIMIT})`,
+    ).optional(),
+    queue_length: wholeNumber(
+      0,
+      100,
+      `Jobs one person may have queued past that (default ${DEFAULT_QUEUE_LIMIT})`,
+    ).optional(),
+    server_running_limit: wholeNumber(
+      0,
+      1000,
+      "Jobs everyone here may have running at once, the rest queued in turn (0: no limit)",
+    ).optional(),
   }),
   secret: ["api_key"],
   submit: "Save",
@@ -183,6 +207,10 @@ export const setup = defineCommand({
     }
     if (options.alert_at !== undefined) patch.alertAt = alertFractions(options.alert_at);
     if (options.private_results !== undefined) patch.privateResults = options.private_results;
+    if (options.running_limit !== undefined) patch.runningLimit = options.running_limit;
+    if (options.queue_length !== undefined) patch.queueLimit = options.queue_length;
+    if (options.server_running_limit !== undefined)
+      patch.tenantRunningLimit = options.server_running_limit || null;
     if (options.remove_api_key) patch.apiKey = null;
     if (options.api_key !== undefined) {
       // A mistyped key would otherwise only show up as failures on everyone's next command.

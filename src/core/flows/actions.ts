@@ -3,6 +3,7 @@ import type { MediaApi } from "../api/client.js";
 import type { ActionEvent, Choice, ConversationRef } from "../base/ports.js";
 import type { FormDef } from "../commands/define.js";
 import { MAX_CHOICES, type PickItem, type PickSource } from "../media/catalog-cache.js";
+import { CANCEL_QUEUED } from "../render/queue.js";
 import { clip } from "../render/text.js";
 import { personOf, tenantKey, tenantOf } from "../tenancy/tenancy.js";
 import { admit, jobOf } from "./admit.js";
@@ -24,6 +25,7 @@ import {
 import { admitList, type ListClick, listValue, runList } from "./list-actions.js";
 import { runSteps, type Step } from "./pipeline.js";
 import { actorOnJob } from "./privacy.js";
+import { cancelQueued } from "./queue.js";
 import {
   admitSettings,
   panel,
@@ -156,6 +158,12 @@ const answer: Step<{ core: Core; event: ActionEvent }> = {
   },
 };
 
+/** A queued job's Cancel: no job record is behind it yet (flows/queue.ts). */
+const cancelStep: Step<{ core: Core; event: ActionEvent }> = {
+  name: "cancel",
+  run: ({ core, event }) => cancelQueued(core, event),
+};
+
 /**
  * One handler per kind of action: the steps a click goes through, in order. A kind is its
  * definitions' `on` (actions/define.ts), the context its steps share, and this list.
@@ -174,6 +182,7 @@ export const HANDLERS: {
 };
 
 export async function handleAction(core: Core, event: ActionEvent): Promise<void> {
+  if (event.action === CANCEL_QUEUED) return runSteps([answer, cancelStep], { core, event });
   const def = actionByName(event.action);
   switch (def?.on) {
     case "list":

@@ -1,25 +1,29 @@
+import type { QueueEntry } from "../../store/queue.js";
 import type { TenantSettings } from "../../store/tenants.js";
 import { resultMediaId } from "../actions/follow-ups.js";
 import type { MediaApi } from "../api/client.js";
 import { BotError } from "../base/errors.js";
 import { commandsTotal } from "../base/metrics.js";
-import type { CommandEvent } from "../base/ports.js";
+import type { CommandEvent, ConversationRef, MessageRef } from "../base/ports.js";
 import { COMMANDS, commandByName, describeOptions } from "../commands/catalogue.js";
 import type { AnyCommand, BotServices, CommandContext } from "../commands/define.js";
 import { InputError, noApiKey } from "../commands/errors.js";
 import { withLinkedFiles } from "../commands/linked-files.js";
+import { titleFrom } from "../commands/options.js";
 import { byOption, checkFiles, parseFilled } from "../commands/validate.js";
 import { messageOf } from "../jobs/records.js";
 import { openAll, uploadAll } from "../media/uploads.js";
+import { notStartedCard, waitingCard } from "../render/queue.js";
 import { isPersonal, type TenantRef, tenantKey, tenantOf } from "../tenancy/tenancy.js";
 import { admit, jobOf } from "./admit.js";
 import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
 import { keepingFilled, layersFor } from "./preferences.js";
 import { privacyOf, privately } from "./privacy.js";
+import { type QueuedStart, reasonOf, tenantWaitingOf, waitingOf } from "./queue.js";
 import { settingsPanel } from "./settings.js";
 import { spendServices } from "./spend.js";
-import { launch, startWithinLimit } from "./start.js";
+import { launch, limitsOf, startInPlace, takePlace } from "./start.js";
 import { endStepAtStart, outsideStep, tellRefusal } from "./steps.js";
 
 /**
@@ -60,6 +64,8 @@ export function botServices(core: Core, tenant: TenantRef): BotServices {
     preferences: core.preferences,
     forgetTenant: (actor) => core.cache.forget(tenantKey(tenantOf(actor))),
     listJobs: (actor, limit) => core.engine.listFor(actor, limit),
+    listWaiting: (actor) => waitingOf(core, actor),
+    listTenantWaiting: (actor) => tenantWaitingOf(core, actor),
     listTenantJobs: (actor, limit) => core.jobs.listByTenant(tenantOf(actor), limit),
     messageUrl: (job) => {
       const message = messageOf(job);
@@ -134,6 +140,133 @@ async function reusedResults(core: Core, event: CommandEvent): Promise<Record<st
   return reused;
 }
 
+/**
+ * What a starting command does once its place is taken: its creation call, then its job's message
+ * (the queued message, when it waited). Undefined when a cancel came first.
+ */
+async function startJob(
+  core: Core,
+  command: AnyCommand,
+  ctx: CommandContext<Record<string, unknown>>,
+  place: { id: string; where: ConversationRef; note?: string | undefined; message?: MessageRef | undefined },
+): Promise<void> {
+  const { actor, conversation } = ctx;
+  const adapter = core.adapter(actor.platform);
+  const { id, where, note, message } = place;
+  await startInPlace(core, { command: command.name, actor, conversation: where }, id, async (recorded) => {
+    const outcome = await command.run(ctx);
+    if ("reply" in outcome) {
+      await adapter.post(conversation, outcome.reply, { ephemeral: command.ephemeral ?? false });
+      return;
+    }
+    const job = await launch(core, adapter, {
+      command: command.name,
+      started: keepingFilled(outcome.job, ctx.filled),
+      actor,
+      conversation: where,
+      id,
+      recorded,
+      ...(message && { message }),
+      ...(note && { note }),
+    });
+    if (conversation.step === "start") await endStepAtStart(adapter, conversation, job.id, core.logger);
+  });
+}
+
+/** The title a queued job's message shows before its command names it: its kind, and its prompt. */
+function queuedTitle(command: AnyCommand, options: Record<string, unknown>): string {
+  const [family = command.name] = command.name.split(".");
+  const kind = `${family[0]?.toUpperCase() ?? ""}${family.slice(1).replaceAll("_", " ")}`;
+  return typeof options.prompt === "string" && options.prompt.trim()
+    ? `${kind}: ${titleFrom(options.prompt)}`
+    : kind;
+}
+
+/**
+ * A starting command past its person's running limit waits its turn: its message says so at once
+ * (with a Cancel button) and becomes the job's message when it starts. A command with files
+ * attached cannot wait (the platforms' files are read while the gesture lasts): it is refused as
+ * before, when no place is free.
+ */
+async function placeOrQueue(
+  core: Core,
+  command: AnyCommand,
+  event: CommandEvent,
+  ctx: CommandContext<Record<string, unknown>>,
+  settings: TenantSettings,
+  shown: { where: ConversationRef; note?: string | undefined },
+): Promise<void> {
+  const { actor, conversation } = event;
+  const limits = await limitsOf(core, tenantOf(actor), settings);
+  const files = Object.values(event.attachments).some((list) => list.length > 0);
+  const title = queuedTitle(command, event.options);
+  const payload: QueuedStart = {
+    command: command.name,
+    options: event.options as QueuedStart["options"],
+    ...(event.links && { links: event.links }),
+    ...(event.results && { results: event.results }),
+    actor,
+    conversation,
+    where: shown.where,
+    title,
+    ...(shown.note && { note: shown.note }),
+  };
+  const place = await takePlace(core, actor, limits, files ? undefined : JSON.stringify(payload));
+  if (place.ahead === undefined) return startJob(core, command, ctx, { id: place.id, ...shown });
+  const adapter = core.adapter(actor.platform);
+  const view = { id: place.id, title, ...(shown.note && { note: shown.note }) };
+  const message = await adapter.post(shown.where, waitingCard(view, place.ahead)).catch((error: unknown) => {
+    core.logger.warn({ err: error, command: command.name }, "queued job's message not posted");
+    return undefined;
+  });
+  await core.queue.ready(place.id, message ? JSON.stringify(message) : null);
+  if (!message) {
+    await adapter
+      .post(conversation, waitingCard(view, place.ahead), { ephemeral: true })
+      .catch(() => undefined);
+  }
+  // A place may have freed while the message was posted (nobody starts a job still being prepared).
+  core.turns.dispatch(tenantOf(actor));
+}
+
+/** A queued command's turn: checked again as its person stands now (access, key, options), then started. */
+export async function startQueued(
+  core: Core,
+  entry: QueueEntry,
+  queued: QueuedStart,
+  message: MessageRef | undefined,
+): Promise<void> {
+  const { actor, conversation, where } = queued;
+  const tenant = tenantOf(actor);
+  const adapter = core.adapter(actor.platform);
+  try {
+    const command = commandByName(queued.command);
+    if (!command)
+      throw new InputError("input.unknown_command", `There is no command "${queued.command}" any more.`);
+    const settings = await core.tenancy.settings(tenant);
+    core.tenancy.checkAccess(actor, conversation, settings, command);
+    const event: CommandEvent = {
+      command: command.name,
+      options: queued.options,
+      attachments: {},
+      actor,
+      conversation,
+      ...(queued.links && { links: queued.links }),
+      ...(queued.results && { results: queued.results }),
+    };
+    const ctx = await commandContext(core, command, event, settings, await reusedResults(core, event));
+    await startJob(core, command, ctx, { id: entry.id, where, note: queued.note, message });
+    commandsTotal.inc({ command: command.name, outcome: "ok" });
+  } catch (error) {
+    await core.turns.refused(entry.id, tenant, error);
+    if (await core.engine.get(entry.id)) return;
+    const card = notStartedCard({ id: entry.id, title: queued.title }, reasonOf(error));
+    await (message ? adapter.edit(message, card) : adapter.post(where, card)).catch((cause: unknown) =>
+      core.logger.warn({ err: cause, jobId: entry.id }, "refused queued job not told"),
+    );
+  }
+}
+
 export async function handleCommand(core: Core, gesture: CommandEvent): Promise<void> {
   // Option names are read once, here: what follows reads them as the options name them.
   const event = { ...gesture, options: byOption(gesture.options) };
@@ -156,25 +289,14 @@ export async function handleCommand(core: Core, gesture: CommandEvent): Promise<
     // A step that ends once the job is started leaves the job to its person's DM.
     const base = conversation.step === "start" ? outsideStep(conversation) : conversation;
     const where = privacy.private ? privately(base, base.channelId) : base;
-    const answer = async (recorded?: () => Promise<void>) => {
+    if (command.starts) {
+      await placeOrQueue(core, command, event, ctx, settings, { where, note: privacy.note });
+    } else {
       const outcome = await command.run(ctx);
       if ("reply" in outcome) {
         await adapter.post(conversation, outcome.reply, { ephemeral: command.ephemeral ?? false });
-      } else {
-        const job = await launch(core, adapter, {
-          command: command.name,
-          started: keepingFilled(outcome.job, ctx.filled),
-          actor,
-          conversation: where,
-          ...(privacy.note && { note: privacy.note }),
-          ...(recorded && { recorded }),
-        });
-        if (conversation.step === "start") await endStepAtStart(adapter, conversation, job.id, core.logger);
       }
-    };
-    await (command.starts
-      ? startWithinLimit(core, { command: command.name, actor, conversation: where }, answer)
-      : answer());
+    }
     commandsTotal.inc({ command: command.name, outcome: "ok" });
   } catch (error) {
     // A name outside the catalogue is counted as "unknown": labels stay a closed set.

@@ -2,6 +2,7 @@ import type { StoreAvailability } from "../../store/availability.js";
 import type { Claims } from "../../store/claims.js";
 import type { JobStore } from "../../store/jobs.js";
 import type { PreferenceStore } from "../../store/preferences.js";
+import type { QueueStore } from "../../store/queue.js";
 import type { SpendStore } from "../../store/spend.js";
 import type { MediaApi, MediaClient } from "../api/client.js";
 import type { Logger } from "../base/log.js";
@@ -13,6 +14,7 @@ import type { Names } from "../spend/names.js";
 import type { Spending } from "../spend/spending.js";
 import type { Tenancy, TenantKey, TenantRef } from "../tenancy/tenancy.js";
 import type { StartIntents } from "./start-intents.js";
+import type { Turns } from "./turns.js";
 
 /** Everything the flows share; built once by createBot. */
 export interface Core {
@@ -35,8 +37,14 @@ export interface Core {
   names: Names;
   /** Each person's option defaults and presets. */
   preferences: PreferenceStore;
-  /** Jobs one person may have running at once. */
+  /** Jobs one person may have running at once, unless the tenant set its own. */
   jobLimit: number;
+  /** Jobs one person may have waiting their turn, unless the tenant set its own. */
+  queueLimit: number;
+  /** The jobs waiting their turn, and the running places (store/queue.ts). */
+  queue: QueueStore;
+  /** What moves the queue: starts whose turn came, the messages of those waiting. */
+  turns: Turns;
   /** Whether the store answers: a start is refused at once while it does not. */
   availability: Pick<StoreAvailability, "available" | "whenAvailable">;
   adapter(platform: Platform): ChatAdapter;

@@ -16,7 +16,7 @@ import type { Core } from "./core.js";
 import { step } from "./pipeline.js";
 import { keepingFilled, layersFor, withUnaskedSettings } from "./preferences.js";
 import { actorOnJob, checkFollowUp, privately, privateOrigin } from "./privacy.js";
-import { launch, startWithinLimit } from "./start.js";
+import { launch, limitsOf, startInPlace, takePlace } from "./start.js";
 import { outsideStep } from "./steps.js";
 
 /**
@@ -213,8 +213,10 @@ async function startAs(
   // A follow-up of a private result is private too, where it was clicked (the ephemeral message, the DM).
   const from = privateOrigin(job);
   const conversation = from ? privately(event.conversation, from) : event.conversation;
-  await startWithinLimit(core, { command, actor, conversation }, async (recorded) => {
+  // A click is answered while it lasts: it takes a free place or is refused, it does not wait.
+  const place = await takePlace(core, actor, await limitsOf(core, job.tenant));
+  await startInPlace(core, { command, actor, conversation }, place.id, async (recorded) => {
     const started = await start(await core.media(job.tenant));
-    await launch(core, adapter, { command, started, actor, conversation, recorded });
+    await launch(core, adapter, { command, started, actor, conversation, id: place.id, recorded });
   });
 }

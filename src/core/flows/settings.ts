@@ -106,8 +106,9 @@ async function activityOf(
   conversation: ConversationRef,
   media: MediaApi | undefined,
   logger: Core["logger"],
-): Promise<Pick<PanelView, "running" | "results" | "latest" | "spending">> {
+): Promise<Pick<PanelView, "running" | "waiting" | "results" | "latest" | "spending">> {
   const jobs = await services.listJobs(actor, JOBS_READ);
+  const waiting = await services.listWaiting(actor);
   const now = Date.now();
   const finished = jobs.filter((j) => !RUNNING.has(j.state)).slice(0, RESULTS_SHOWN);
   const newest = finished.find((j) => j.state === "done");
@@ -125,6 +126,7 @@ async function activityOf(
   }
   return {
     running: jobs.filter((j) => RUNNING.has(j.state)).map((j) => entryOf(j, services, now)),
+    waiting,
     results: finished.map((j) => entryOf(j, services, now)),
     ...(newest && { latest: { id: newest.id, title: viewOf(newest).title, controls: controlsFor(newest) } }),
     ...(spending && { spending }),

@@ -8,6 +8,8 @@ import type { Actor, ConversationRef, Json, MessageRef } from "../base/ports.js"
  */
 
 export interface TrackRequest {
+  /** The job's id when it was chosen before the start (a queued job keeps its queue entry's). */
+  id?: string;
   kind: JobKind;
   /** Catalogue command that started it: "image.generate", "photo_avatar.design", ... */
   command: string;

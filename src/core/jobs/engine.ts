@@ -214,7 +214,7 @@ class Engine implements JobEngine {
 
   async track(req: TrackRequest, announce?: Announce): Promise<JobRecord> {
     const { platform, tenantId, userId } = req.requester;
-    const id = newJobId();
+    const id = req.id ?? newJobId();
     // The service has the job and its credits: a store away now delays the record, never loses
     // it, and a replica holds it before anything follows (a failover cannot forget the job).
     const created = await despiteOutage(this.availability, () =>

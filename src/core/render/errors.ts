@@ -15,6 +15,7 @@ const TITLES: [prefix: string, title: string][] = [
   ["limit.rate", "Slow down"],
   ["limit.budget_unknown", "Try again in a moment"],
   ["limit.budget", "Over budget"],
+  ["limit.queue", "Your queue is full"],
   ["limit.", "Too many jobs running"],
   ["setup.", "Setup needed"],
   ["action.choice_unconfirmed", "Checking what the media service did"],

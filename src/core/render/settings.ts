@@ -14,6 +14,7 @@ import type { BudgetView } from "../spend/data/model.js";
 import { budgetLine } from "./budgets.js";
 import { controlButton, controlSelect } from "./controls.js";
 import { STATE_WORDS } from "./job.js";
+import { cancelButtons, waitingLine } from "./queue.js";
 import { clip, inSentence, plural } from "./text.js";
 import { PLACE, type Place, typed } from "./words.js";
 
@@ -98,6 +99,8 @@ export interface PanelView {
   presets: PresetView[];
   serverPresets: PresetView[];
   running: ActivityEntry[];
+  /** The viewer's jobs waiting their turn, shown apart from the running ones, each with a Cancel. */
+  waiting?: { id: string; title: string; ahead: number }[];
   results: ActivityEntry[];
   /** The newest result's follow-ups (Edit, Remix...), under the panel's list of jobs; `id` is among `results`. */
   latest?: { id: string; title: string; controls: CardAction[] };
@@ -248,6 +251,12 @@ function activityCard(view: PanelView): Card {
       ? `Running:\n${view.running.map(runningLine).join("\n")}`
       : "Nothing running right now.",
   ];
+  const waiting = view.waiting ?? [];
+  if (waiting.length > 0) {
+    lines.push(
+      `Waiting their turn (nothing is charged until one starts):\n${waiting.map(waitingLine).join("\n")}`,
+    );
+  }
   const fields: Card["fields"] = [];
   // Spending first: the results end the card.
   if (view.spending) {
@@ -279,7 +288,7 @@ function activityCard(view: PanelView): Card {
   return card("Your jobs", view.running.length > 0 ? "progress" : "info", {
     lines,
     fields,
-    actions: view.latest?.controls ?? [],
+    actions: [...cancelButtons(waiting), ...(view.latest?.controls ?? [])],
   });
 }
 

@@ -104,14 +104,13 @@ describe("jobs over time", () => {
     );
   });
 
-  it("a person may run at most the limit of jobs at once; the next is refused before any call", async () => {
+  it("a person may run at most the limit of jobs at once; the next waits its turn, with no call yet", async () => {
     h = await Harness.start({ jobLimit: 2 });
     for (let i = 0; i < 2; i++) h.emu.planNextJob("image", { durationMs: 5_000 });
     await h.startJob("image.generate", { prompt: "one" });
     await h.startJob("image.generate", { prompt: "two" });
-    await h.command("image.generate", { prompt: "three" });
-    expect(h.lastEphemeral()).toMatchObject({ title: "Too many jobs running" });
-    expect(h.lastEphemeral().lines[0]).toMatch(/You already have 2 jobs running.*see the jobs command/);
+    const third = await h.startJob("image.generate", { prompt: "three" });
+    expect(text(h.chat.card(third))).toMatch(/Queued: 0 ahead of you/);
     expect(h.creations("/api/image/generate")).toHaveLength(2);
 
     // Someone else is not affected.
@@ -130,9 +129,10 @@ describe("jobs over time", () => {
     for (let i = 0; i < 5; i++) h.emu.planNextJob("image", { durationMs: 5_000 });
     await Promise.all(["a", "b", "c", "d", "e"].map((prompt) => h!.command("image.generate", { prompt })));
     expect(h.creations("/api/image/generate")).toHaveLength(2);
-    const refusals = h.chat.posts.filter(
-      (p) => p.options.ephemeral && isCard(p.message) && p.message.title === "Too many jobs running",
+    const waiting = h.chat.posts.filter(
+      (p) =>
+        isCard(p.message) && p.message.lines.some((line) => /^Queued: \d ahead of you/.test(String(line))),
     );
-    expect(refusals).toHaveLength(3);
+    expect(waiting).toHaveLength(3);
   });
 });

@@ -1,0 +1,131 @@
+import { beforeEach, describe, expect, it } from "vitest";
+import { CANCEL_QUEUED } from "../../src/core/render/queue.js";
+import type { Message } from "../fakes/slack/index.js";
+import { type SlackWorld, shown, slackWorldPerFile } from "./harness.js";
+
+/**
+ * The queue through the real Bolt app: commands past the running limit (3) post "Queued" at once,
+ * a message that becomes the job's when it starts; Cancel costs nothing; a cancel racing the start
+ * is one or the other; people take turns under a workspace limit.
+ */
+
+let world: SlackWorld;
+slackWorldPerFile((started) => {
+  world = started;
+});
+
+const tenant = () => ({ platform: "slack" as const, tenantId: world.fake.teamId });
+
+const started = () =>
+  world.creations("/api/image/generate").map((call) => (call.json as { prompt: string }).prompt);
+
+/** Runs `/media image generate <prompt>` and resolves with the job's message once posted. */
+async function image(prompt: string, user = world.fake.users.requester.id): Promise<Message> {
+  const index = world.jobCount();
+  await world.command(`image generate ${prompt}`, user);
+  return world.jobMessage(index);
+}
+
+const cancelOf = (message: Message) =>
+  JSON.stringify(message.blocks).match(new RegExp(`"action_id":"(media:${CANCEL_QUEUED}:[^"]+)"`))?.[1];
+
+const latest = (message: Message) => world.fake.messages().find((m) => m.ts === message.ts)!;
+
+/** Resolves once no job of the tenant holds a running place. */
+async function placesFree(): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while ((await world.stores.queue.slots(tenant())).length > 0) {
+    if (Date.now() > deadline) throw new Error("the tests before still hold running places");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+// The jobs of the test before give their places back once their results are delivered.
+beforeEach(placesFree);
+
+describe("jobs past the running limit on Slack", () => {
+  it("five commands with a limit of three: three run, two wait showing their places, then start in order with one call each", async () => {
+    const before = started().length;
+    for (const duration of [1_500, 4_000, 4_000]) world.emu.planNextJob("image", { durationMs: duration });
+    const messages = [];
+    for (const prompt of ["s1", "s2", "s3", "s4", "s5"]) messages.push(await image(prompt));
+    expect(started().slice(before)).toEqual(["s1", "s2", "s3"]);
+    expect(shown(messages[3]!)).toContain("Queued: 0 ahead of you");
+    expect(shown(messages[4]!)).toContain("Queued: 1 ahead of you");
+    expect(cancelOf(messages[4]!)).toBeDefined();
+
+    await world.finished(messages[0]!.ts);
+    await world.until(() => started().length === before + 4);
+    await world.shows(messages[4]!.ts, (m) => shown(m).includes("Queued: 0 ahead of you"));
+    for (const message of messages) await world.finished(message.ts, 20_000);
+    expect(started().slice(before)).toEqual(["s1", "s2", "s3", "s4", "s5"]);
+  }, 40_000);
+
+  it("a Cancel before the start makes no creation call and says so; a double click cancels once", async () => {
+    const before = started().length;
+    for (let n = 0; n < 3; n++) world.emu.planNextJob("image", { durationMs: 1_500 });
+    const running = [];
+    for (const prompt of ["r1", "r2", "r3"]) running.push(await image(prompt));
+    const queued = await image("never");
+    const actionId = cancelOf(queued)!;
+    const click = () => world.fake.blockAction(world.eventsUrl, { actionId, message: queued.ts });
+    await Promise.all([click(), click()]);
+    await world.shows(queued.ts, (m) =>
+      shown(m).includes("Cancelled before it started: nothing was charged"),
+    );
+    expect(cancelOf(latest(queued))).toBeUndefined();
+    for (const message of running) await world.finished(message.ts);
+    const next = await image("after");
+    await world.finished(next.ts);
+    expect(started().slice(before)).toEqual(["r1", "r2", "r3", "after"]);
+  }, 40_000);
+
+  it("a Cancel racing the start either wins with no call or is told it had already started, never both", async () => {
+    const before = started().length;
+    for (let n = 0; n < 3; n++) world.emu.planNextJob("image", { durationMs: 800 });
+    const running = [];
+    for (const prompt of ["t1", "t2", "t3"]) running.push(await image(prompt));
+    const queued = await image("raced");
+    const actionId = cancelOf(queued)!;
+    const told = world.ephemeralTexts().length;
+    // Clicked the moment the first running job's message says it ended: the place frees then.
+    await world.finished(running[0]!.ts);
+    await world.fake.blockAction(world.eventsUrl, { actionId, message: queued.ts });
+    const outcome = await world.until(() => {
+      if (shown(latest(queued)).includes("Cancelled before it started")) return "cancelled";
+      return world
+        .ephemeralTexts()
+        .slice(told)
+        .some((t) => t.includes("It had already started"))
+        ? "started"
+        : undefined;
+    });
+    for (const message of running) await world.finished(message.ts);
+    if (outcome === "cancelled") {
+      expect(started().slice(before)).toEqual(["t1", "t2", "t3"]);
+    } else {
+      await world.finished(queued.ts);
+      expect(started().slice(before)).toEqual(["t1", "t2", "t3", "raced"]);
+    }
+  }, 40_000);
+
+  it("under a workspace-wide limit, another person's first job goes before the next of someone's queue", async () => {
+    await world.stores.tenants.update(tenant(), { tenantRunningLimit: 2 });
+    try {
+      const before = started().length;
+      world.emu.planNextJob("image", { durationMs: 1_500 });
+      world.emu.planNextJob("image", { durationMs: 6_000 });
+      const mine = [];
+      for (const prompt of ["m1", "m2", "m3", "m4"]) mine.push(await image(prompt));
+      const theirs = await image("o1", world.fake.users.other.id);
+      expect(shown(theirs)).toContain("Queued: 0 ahead of you");
+      expect(started().slice(before)).toEqual(["m1", "m2"]);
+      await world.finished(mine[0]!.ts);
+      await world.until(() => started().length >= before + 3);
+      expect(started().slice(before, before + 3)).toEqual(["m1", "m2", "o1"]);
+      for (const message of [...mine, theirs]) await world.finished(message.ts, 20_000);
+    } finally {
+      await world.stores.tenants.update(tenant(), { tenantRunningLimit: null });
+    }
+  }, 40_000);
+});
