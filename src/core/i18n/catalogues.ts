@@ -1,0 +1,41 @@
+import en from "./locales/en.json" with { type: "json" };
+
+/**
+ * The message catalogues, one JSON file per locale in `locales/`, keyed by meaning
+ * ("job.queued.line"): ICU MessageFormat, English the reference every other locale matches
+ * key for key (test/core/i18n/catalogues.test.ts). Adding a language is adding its file here.
+ */
+
+export type MessageKey = keyof typeof en;
+export type Catalogue = Readonly<Record<MessageKey, string>>;
+
+/** The locales people can choose, as BCP 47 tags; English first, the fallback of every other. */
+export const LOCALES = ["en"] as const;
+export type Locale = (typeof LOCALES)[number];
+
+export const ENGLISH: Catalogue = en;
+
+const shipped: Record<Locale, Catalogue> = { en };
+
+/**
+ * Catalogues beside the shipped ones, which nobody can choose: the pseudo-locale the end-to-end
+ * tests run in (accented, longer), added by the test that uses it.
+ */
+const added = new Map<string, Catalogue>();
+
+export function addCatalogue(locale: string, catalogue: Catalogue): void {
+  added.set(locale, catalogue);
+}
+
+export function catalogueOf(locale: string): Catalogue | undefined {
+  return (shipped as Record<string, Catalogue>)[locale] ?? added.get(locale);
+}
+
+/** The tags with a catalogue: the shipped locales, then any added one. */
+export function knownLocales(): string[] {
+  return [...LOCALES, ...added.keys()];
+}
+
+export function isMessageKey(key: string): key is MessageKey {
+  return Object.hasOwn(ENGLISH, key);
+}
