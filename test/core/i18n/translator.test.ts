@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { NetworkError, RateLimitedError, UploadFailedError } from "../../../src/core/base/errors.js";
+import {
+  NetworkError,
+  RateLimitedError,
+  ServiceFailureError,
+  UploadFailedError,
+} from "../../../src/core/base/errors.js";
 import { InputError } from "../../../src/core/base/refusals.js";
 import { command, msg } from "../../../src/core/i18n/msg.js";
 import { english, translatorFor } from "../../../src/core/i18n/translator.js";
@@ -36,5 +41,25 @@ describe("the translator", () => {
     expect(errorCard(new InputError("input.invalid_option", "seed must be a number.")).lines).toEqual([
       "seed must be a number.",
     ]);
+  });
+});
+
+describe("an error in the reader's language", () => {
+  it("says the title and the sentence in German, the service's reason quoted as it came", () => {
+    const t = translatorFor("de-DE");
+    const failed = errorCard(new ServiceFailureError("prompt too long"), {}, t);
+    expect(failed.title).toBe("Der Mediendienst hat abgelehnt");
+    expect(failed.lines).toEqual([
+      "Das konnte der Mediendienst nicht: prompt too long. Prüf die Optionen und versuch es noch einmal.",
+    ]);
+    expect(errorCard(new RateLimitedError(1000), {}, t).lines[0]).toContain("Warte 1 Sekunde und");
+  });
+
+  it("says Japanese without spaces between clauses and with a counter for seconds", () => {
+    const t = translatorFor("ja");
+    expect(errorCard(new RateLimitedError(30_000), {}, t).lines[0]).toBe(
+      "メディアサービスへのリクエストが多すぎます。30 秒待ってからもう一度お試しください。",
+    );
+    expect(errorCard(new TypeError("boom"), { reference: "ab12cd34" }, t).footer).toBe("参照番号 ab12cd34");
   });
 });
