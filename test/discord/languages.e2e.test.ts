@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { addPseudoLocale, bypasses, PSEUDO } from "../core/i18n/pseudo.js";
-import { type DiscordWorld, discordWorldPerFile, isEphemeral, shown } from "./harness.js";
+import { type DiscordWorld, discordWorldPerFile, ended, isEphemeral, shown } from "./harness.js";
 
 /**
  * Each person is answered in the language of their Discord client (the interaction's `locale`),
@@ -59,6 +59,46 @@ describe("a refusal in the person's language", () => {
     expect(shown(answer)).toContain(
       "O serviço de mídia recusou a solicitação: prompt contains blocked words.",
     );
+  });
+});
+
+describe("a whole job in the person's language", () => {
+  it("shows a German user's job in German from the queue to its result, and a failed one", async () => {
+    const gerd = world.fake.addUser("gerd", { locale: "de" });
+    world.emu.planNextJob("image", { durationMs: 1500 });
+    const sent = await world.command({
+      name: "image",
+      subcommand: "generate",
+      options: { prompt: "ein Fuchs im Schnee" },
+      user: gerd,
+    });
+    // Queued, then working: each state in German, as the job's message is edited.
+    await world.jobMessage(sent, (m) => shown(m).includes("In der Warteschlange"));
+    const working = await world.jobMessage(sent, (m) => shown(m).includes("In Arbeit"));
+    expect(shown(working)).toMatch(/Auftrag [\w-]+/);
+    const done = await world.jobMessage(sent);
+    expect(done.embeds[0]?.color).toBe(0x57f287);
+    expect(shown(done)).toMatch(/Auftrag [\w-]+/);
+    // The image is attached, so no download link; the footer names the job in German.
+    expect(done.attachments).toHaveLength(1);
+    expect(shown(done)).not.toMatch(/Download the image|Job [\w-]+/);
+    const notice = await world.until(() =>
+      world.notices(gerd.id).find((m) => m.content.includes("ist fertig.")),
+    );
+    expect(notice.content).toContain("ist fertig.");
+
+    world.emu.planNextJob("image", { fail: "unsafe prompt" });
+    const failing = await world.command({
+      name: "image",
+      subcommand: "generate",
+      options: { prompt: "noch ein Fuchs" },
+      user: gerd,
+    });
+    const failed = await world.jobMessage(failing, ended);
+    expect(shown(failed)).toContain(
+      "Der Mediendienst konnte diesen Auftrag nicht abschließen: unsafe prompt.",
+    );
+    expect(shown(failed)).toContain("prüf das Konto mit dem Befehl usage");
   });
 });
 

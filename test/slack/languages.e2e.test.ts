@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { addPseudoLocale, bypasses, PSEUDO } from "../core/i18n/pseudo.js";
 import type { FakeSlack } from "../fakes/slack/index.js";
-import { type SlackWorld, slackWorldPerFile } from "./harness.js";
+import { headerOf, type SlackWorld, shown, slackWorldPerFile } from "./harness.js";
 
 /**
  * Each person is answered in the language they read Slack in (users.info with `include_locale`),
@@ -41,6 +41,41 @@ describe("a refusal in the person's language", () => {
     const english = await world.answer("image generate a fox");
     expect(english).toContain("API key not accepted");
     expect(english).not.toContain("API キー");
+  });
+});
+
+/** The job message whose footer says, in Japanese, which job it is. */
+const japaneseJob = (prompt: string) =>
+  world.until(() =>
+    world
+      .channelMessages()
+      .find((m) => JSON.stringify(m.blocks).includes('"text":"ジョブ ') && shown(m).includes(prompt)),
+  );
+
+describe("a whole job in the person's language", () => {
+  it("shows a Japanese user's job in Japanese from the queue to its result, and a failed one", async () => {
+    const hana = fake.addUser("hana");
+    hana.locale = "ja-JP";
+    world.emu.planNextJob("image", { durationMs: 1500 });
+    await world.command("image generate a fox in the snow", hana.id);
+    const running = await japaneseJob("a fox in the snow");
+    const moving = await world.shows(running.ts, (m) => /処理中|待機中/.test(shown(m)));
+    expect(shown(moving)).toMatch(/ジョブ [\w-]+/);
+    const done = await world.shows(running.ts, (m) => headerOf(m)?.startsWith("✅") ?? false);
+    expect(shown(done)).toContain("画像をダウンロード");
+    expect(shown(done)).not.toMatch(/Download the image|"Job /);
+    const notice = await world.until(() =>
+      world
+        .channelMessages()
+        .find((m) => m.text.includes(`<@${hana.id}>`) && m.text.includes("の準備ができました")),
+    );
+    expect(notice.text).toContain("の準備ができました。");
+
+    world.emu.planNextJob("image", { fail: "unsafe prompt" });
+    await world.command("image generate another fox", hana.id);
+    const failing = await japaneseJob("another fox");
+    const failed = await world.shows(failing.ts, (m) => headerOf(m)?.startsWith("❌") ?? false);
+    expect(shown(failed)).toContain("メディアサービスはこのジョブを完了できませんでした: unsafe prompt。");
   });
 });
 

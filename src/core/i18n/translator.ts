@@ -23,7 +23,7 @@ export interface Translator {
   number(value: number, options?: FormatNumberOptions): string;
   /** "12.3 MB", "12,3 Mo". */
   bytes(bytes: number): string;
-  /** "3 min, 20 sec", "1h, 5 Min.": to the second under an hour, to the minute above. */
+  /** "45 s", "3 min 20 s", "1 Std. 5 Min.": to the second under an hour, to the minute above. */
   duration(ms: number): string;
   /** An ISO date or time as the day it is in UTC ("Dec 1, 2026"); unparsable input as given. */
   day(iso: string): string;
@@ -94,23 +94,6 @@ function create(locale: string, platform: Platform | undefined): Translator {
     return [SLACK_COMMAND, commandName(ref.command), ...flags].join(" ");
   };
 
-  function bytes(count: number): string {
-    const mb = count / (1024 * 1024);
-    return intl.formatNumber(mb >= 10 ? Math.round(mb) : Math.round(mb * 10) / 10, {
-      style: "unit",
-      unit: "megabyte",
-    });
-  }
-  function duration(ms: number): string {
-    const seconds = Math.max(0, Math.round(ms / 1000));
-    const parts =
-      seconds < 3600
-        ? { minutes: Math.floor(seconds / 60), seconds: seconds % 60 }
-        : { hours: Math.floor(seconds / 3600), minutes: Math.floor(seconds / 60) % 60 };
-    const shown = Object.fromEntries(Object.entries(parts).filter(([, n]) => n > 0));
-    return intl.formatDuration(Object.keys(shown).length > 0 ? shown : { seconds: 0 }, { style: "short" });
-  }
-
   /** Each value as the message takes it: a nested message said, a list joined, a command typed. */
   const resolved = (values: Values | undefined, mentions: Mention[] | undefined) => {
     const out: Record<string, string | number> = {};
@@ -129,8 +112,8 @@ function create(locale: string, platform: Platform | undefined): Translator {
     }
     if (isMsg(value)) return formatted(value, mentions);
     if ("command" in value) return commandText(value);
-    if ("bytes" in value) return bytes(value.bytes);
-    if ("ms" in value) return duration(value.ms);
+    if ("bytes" in value) return bytesIn(intl, value.bytes);
+    if ("ms" in value) return durationIn(format, value.ms);
     const person = value as Mention;
     if (!mentions) return `@${person.userId}`;
     mentions.push(person);
@@ -156,8 +139,8 @@ function create(locale: string, platform: Platform | undefined): Translator {
         .filter((piece) => piece !== "");
     },
     number: (value, options) => intl.formatNumber(value, options),
-    bytes,
-    duration,
+    bytes: (count) => bytesIn(intl, count),
+    duration: (ms) => durationIn(format, ms),
     day(iso) {
       const parsed = Date.parse(iso);
       return Number.isNaN(parsed) ? iso : intl.formatDate(parsed, { dateStyle: "medium", timeZone: "UTC" });
@@ -170,6 +153,37 @@ function create(locale: string, platform: Platform | undefined): Translator {
     commandName,
     optionName,
   };
+}
+
+/** To the megabyte from 10 MB, to a tenth below: "12 MB", "5.0 MB", "5,0 Mo". */
+function bytesIn(intl: IntlShape, count: number): string {
+  const mb = count / (1024 * 1024);
+  const digits = mb >= 10 ? 0 : 1;
+  return intl.formatNumber(mb, {
+    style: "unit",
+    unit: "megabyte",
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  });
+}
+
+/**
+ * "45 s", "3 min 20 s", "1 h 5 min", said through the catalogue (`Intl.DurationFormat` writes
+ * English as "3 min, 20 sec"): to the second under an hour, to the minute above.
+ */
+function durationIn(say: (key: MessageKey, values: Values) => string, ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 60) return say("duration.seconds", { s: seconds });
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) {
+    return seconds % 60
+      ? say("duration.minutes_seconds", { m: minutes, s: seconds % 60 })
+      : say("duration.minutes", { m: minutes });
+  }
+  const hours = Math.floor(minutes / 60);
+  return minutes % 60
+    ? say("duration.hours_minutes", { h: hours, m: minutes % 60 })
+    : say("duration.hours", { h: hours });
 }
 
 /** Where a mention sits in a formatted line until it is put back: a private-use character. */

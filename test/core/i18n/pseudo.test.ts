@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { Card } from "../../../src/core/base/cards.js";
 import {
   AbortedError,
   AttachmentReadError,
@@ -25,6 +26,18 @@ import { JobLimitError, noApiKey } from "../../../src/core/base/refusals.js";
 import { knownLocales } from "../../../src/core/i18n/catalogues.js";
 import { translatorFor } from "../../../src/core/i18n/translator.js";
 import { errorCard } from "../../../src/core/render/errors.js";
+import {
+  failedJobCard,
+  type JobView,
+  progressCard,
+  queuedCard,
+  readyNotice,
+  resultCard,
+  undeliverableCard,
+  unpostedCard,
+  untrackedCard,
+  variantsCard,
+} from "../../../src/core/render/job.js";
 import { DISCORD_LIMITS } from "../../../src/discord/limits.js";
 import { SLACK_LIMITS } from "../../../src/slack/limits.js";
 import { addPseudoLocale, bypasses, PSEUDO } from "./pseudo.js";
@@ -69,6 +82,42 @@ function catalogued(reason: string): BotError[] {
 
 const textOf = (line: unknown) => (typeof line === "string" ? line : JSON.stringify(line));
 
+/** Every card of a job, from the queue to its end, in `locale`. */
+function jobCards(locale: string, reason: string): Card[] {
+  const view: JobView = { id: "job-1", title: "fox", locale };
+  const status = { state: "working", progress: 40, message: undefined } as const;
+  return [
+    queuedCard(view),
+    progressCard(view, { ...status, state: "working" } as Parameters<typeof progressCard>[1], 95_000),
+    progressCard(view, { ...status, state: "retrying" } as Parameters<typeof progressCard>[1]),
+    variantsCard(view, ["https://x/1.png", "https://x/2.png"]),
+    resultCard(view, {
+      kind: "video",
+      name: "v.mp4",
+      url: "https://x/v.mp4",
+      oversize: { bytes: 9e8, limit: 2.5e7 },
+    }),
+    resultCard(view, { kind: "image", name: "i.png", oversize: { bytes: 9e8, limit: 2.5e7 } }),
+    failedJobCard(view, { serviceReason: reason }),
+    failedJobCard(view, {}),
+    undeliverableCard(view, reason),
+    untrackedCard(view),
+    unpostedCard(view),
+  ];
+}
+
+const everything = (card: Card) =>
+  [
+    card.title,
+    ...card.lines.map(textOf),
+    ...card.fields.flatMap((f) => [f.name, f.value]),
+    ...card.links.map((l) => l.label),
+    ...card.media.map((m) => m.name),
+    ...card.actions.map((a) => a.label),
+    card.progress?.label ?? "",
+    card.footer ?? "",
+  ].join("\n");
+
 describe("the pseudo-locale", () => {
   it("shows every catalogued error with no English of its own: only the service's words stay as they came", () => {
     const t = translatorFor(PSEUDO);
@@ -89,6 +138,22 @@ describe("the pseudo-locale", () => {
       return found.length > 0 ? [`${error.code}: ${found.join(" ")}`] : [];
     });
     expect(plain).toEqual([]);
+  });
+
+  it("shows every card of a job with no English of its own: only its title and the service's words", () => {
+    const plain = jobCards(PSEUDO, "blocked words").flatMap((card) => {
+      const found = bypasses(everything(card), [
+        "blocked words",
+        "usage",
+        "jobs",
+        "video list",
+        "mockup assets",
+        "thumbnail list",
+      ]);
+      return found.length > 0 ? [found.join(" ")] : [];
+    });
+    expect(plain).toEqual([]);
+    expect(bypasses(readyNotice({ id: "job-1", title: "fox", locale: PSEUDO }, false).text)).toEqual([]);
   });
 
   it("finds a sentence that bypasses the catalogue", () => {
@@ -112,6 +177,20 @@ describe("every language within the platforms' limits", () => {
       }
     }
     expect(knownLocales()).toContain(PSEUDO);
+    expect(over).toEqual([]);
+  });
+
+  it("keeps the buttons, links and progress labels of a job's cards within Discord's and Slack's", () => {
+    const label = Math.min(DISCORD_LIMITS.buttonLabel, SLACK_LIMITS.buttonText);
+    const over = knownLocales().flatMap((locale) =>
+      jobCards(locale, LONGEST_REASON).flatMap((card) => [
+        ...[...card.actions.map((a) => a.label), ...card.links.map((l) => l.label)]
+          .filter((text) => text.length > label)
+          .map((text) => `${locale} button ${text}`),
+        ...(card.lines.map(textOf).join("\n").length > SLACK_LIMITS.sectionText ? [`${locale} section`] : []),
+        ...((card.progress?.label.length ?? 0) > label ? [`${locale} progress`] : []),
+      ]),
+    );
     expect(over).toEqual([]);
   });
 });
