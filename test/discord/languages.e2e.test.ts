@@ -82,6 +82,11 @@ describe("a whole job in the person's language", () => {
     // The image is attached, so no download link; the footer names the job in German.
     expect(done.attachments).toHaveLength(1);
     expect(shown(done)).not.toMatch(/Download the image|Job [\w-]+/);
+    // The buttons under the result are theirs too.
+    const labels = JSON.stringify(done.components);
+    expect(labels).toContain('"label":"Neu erzeugen"');
+    expect(labels).toContain('"label":"Bearbeiten"');
+    expect(labels).not.toContain('"label":"Regenerate"');
     const notice = await world.until(() =>
       world.notices(gerd.id).find((m) => m.content.includes("ist fertig.")),
     );

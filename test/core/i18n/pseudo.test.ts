@@ -23,7 +23,7 @@ import {
   UploadFailedError,
 } from "../../../src/core/base/errors.js";
 import { JobLimitError, noApiKey } from "../../../src/core/base/refusals.js";
-import { knownLocales } from "../../../src/core/i18n/catalogues.js";
+import { ENGLISH, knownLocales, type MessageKey } from "../../../src/core/i18n/catalogues.js";
 import { translatorFor } from "../../../src/core/i18n/translator.js";
 import { errorCard } from "../../../src/core/render/errors.js";
 import {
@@ -177,6 +177,18 @@ describe("every language within the platforms' limits", () => {
       }
     }
     expect(knownLocales()).toContain(PSEUDO);
+    expect(over).toEqual([]);
+  });
+
+  it("keeps the labels of the buttons under a result within Discord's and Slack's", () => {
+    const label = Math.min(DISCORD_LIMITS.buttonLabel, SLACK_LIMITS.buttonText);
+    const over = knownLocales().flatMap((locale) => {
+      const t = translatorFor(locale);
+      return Object.keys(ENGLISH)
+        .filter((key) => key.startsWith("action."))
+        .map((key) => t.text(key as MessageKey, { n: 9 }))
+        .filter((text) => text.length > label);
+    });
     expect(over).toEqual([]);
   });
 
