@@ -59,9 +59,16 @@ describe("a whole job in the person's language", () => {
     world.emu.planNextJob("image", { durationMs: 1500 });
     await world.command("image generate a fox in the snow", hana.id);
     const running = await japaneseJob("a fox in the snow");
-    const moving = await world.shows(running.ts, (m) => /処理中|待機中/.test(shown(m)));
-    expect(shown(moving)).toMatch(/ジョブ [\w-]+/);
     const done = await world.shows(running.ts, (m) => headerOf(m)?.startsWith("✅") ?? false);
+    expect(shown(done)).toMatch(/ジョブ [\w-]+/);
+    // On the way, each state in Japanese, as the job's message was posted and updated.
+    const edits = JSON.stringify(
+      fake.calls
+        .filter((c) => c.method === "chat.update" || c.method === "chat.postMessage")
+        .map((c) => c.args),
+    );
+    expect(edits).toContain("待機中");
+    expect(edits).toContain("処理中");
     expect(shown(done)).toContain("画像をダウンロード");
     expect(shown(done)).not.toMatch(/Download the image|"Job /);
     const notice = await world.until(() =>
