@@ -62,6 +62,22 @@ describe("a refusal in the person's language", () => {
   });
 });
 
+describe("a bad option in the person's language", () => {
+  it("names the option as typed and says in German what is wrong with it", async () => {
+    const grete = world.fake.addUser("grete", { locale: "de" });
+    const answer = await world.run({
+      name: "image",
+      subcommand: "generate",
+      options: { prompt: "   " },
+      user: grete,
+    });
+    expect(isEphemeral(answer)).toBe(true);
+    expect(shown(answer)).toContain("Prüf den Befehl");
+    expect(shown(answer)).toContain("prompt fehlt");
+    expect(shown(answer)).not.toContain("is required");
+  });
+});
+
 describe("a whole job in the person's language", () => {
   it("shows a German user's job in German from the queue to its result, and a failed one", async () => {
     const gerd = world.fake.addUser("gerd", { locale: "de" });

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Attachment } from "../base/ports.js";
+import { type Msg, msg } from "../i18n/msg.js";
 import { fill, type Layer } from "../preferences/layers.js";
 import type { Filled } from "../render/recipe.js";
 import { clip, megabytes } from "../render/text.js";
@@ -22,50 +23,44 @@ export function byOption<T>(raw: Record<string, T>): Record<string, T> {
 
 type Issue = z.core.$ZodIssue;
 
-function expectedWords(expected: string): string {
-  switch (expected) {
-    case "int":
-      return "a whole number";
-    case "number":
-      return "a number";
-    case "boolean":
-      return "true or false";
-    default:
-      return "text";
-  }
-}
-
-function explain(issue: Issue, given: unknown): string {
+/** What is wrong with one option's value, as a message of the catalogues. */
+function explain(issue: Issue, given: unknown): Msg {
   switch (issue.code) {
     case "invalid_type":
-      return given === undefined ? "is required" : `must be ${expectedWords(issue.expected)}`;
+      return given === undefined ? msg("input.is_required") : msg("input.must_be", { kind: issue.expected });
     case "invalid_value":
-      return `must be one of ${issue.values.map(String).join(", ")}`;
+      return msg("input.one_of", { values: issue.values.map(String).join(", ") });
     case "invalid_union":
       // The only unions in the catalogue are the yes/no flags.
-      return "must be true or false";
+      return msg("input.must_be", { kind: "boolean" });
     case "too_small":
       if (issue.origin === "string") {
         return Number(issue.minimum) <= 1
-          ? "must not be empty"
-          : `needs at least ${issue.minimum} characters`;
+          ? msg("input.not_empty")
+          : msg("input.min_characters", { n: String(issue.minimum) });
       }
-      return `must be at least ${issue.minimum}`;
+      // As written, not as a number of the reader's language: "2147483647", an option's bound.
+      return msg("input.at_least", { n: String(issue.minimum) });
     case "too_big":
       return issue.origin === "string"
-        ? `takes at most ${issue.maximum} characters`
-        : `must be at most ${issue.maximum}`;
+        ? msg("input.max_characters", { n: String(issue.maximum) })
+        : msg("input.at_most", { n: String(issue.maximum) });
     case "invalid_format":
-      return issue.message.startsWith("Invalid") ? "has the wrong format" : issue.message;
+      return issue.message.startsWith("Invalid") ? msg("input.wrong_format") : ownWords(issue.message);
     default:
-      return issue.message;
+      return ownWords(issue.message);
   }
 }
 
-function shown(value: unknown): string {
+/** A check's own sentence (a refinement of an option's schema), still English in every language. */
+const ownWords = (text: string) => msg("input.own_words", { text });
+
+/** One option's problem, with the value given when it can be shown. */
+function problem(option: string, issue: Issue, value: unknown): Msg {
+  const what = explain(issue, value);
   return typeof value === "string" || typeof value === "number" || typeof value === "boolean"
-    ? ` (got "${clip(String(value), 40)}")`
-    : "";
+    ? msg("input.problem_given", { option, what, value: clip(String(value), 40) })
+    : msg("input.problem", { option, what });
 }
 
 /** Missing values: adapters send "" for an empty modal field and null for an unset one. */
@@ -108,7 +103,11 @@ export function parseFilled<C extends FormDef>(
     const known = [...Object.keys(shape), ...fileOptions].join(", ") || "none";
     throw new InputError(
       "input.unknown_option",
-      `${def.name.replace(".", " ")} has no option ${unknown.join(", ")}. Its options: ${known}.`,
+      msg("input.unknown_option", {
+        command: def.name.replace(".", " "),
+        unknown: unknown.join(", "),
+        known,
+      }),
     );
   }
   const filled = fill(shape, given, layers);
@@ -116,11 +115,14 @@ export function parseFilled<C extends FormDef>(
 
   const parsed = (def.options as z.ZodObject).safeParse(given);
   if (parsed.success) return { options: parsed.data as z.output<C["options"]>, filled };
-  const problems = parsed.error.issues.map((issue) => {
+  // One problem per option and kind: zod may report the same twice.
+  const seen = new Map<string, Msg>();
+  for (const issue of parsed.error.issues) {
     const option = String(issue.path[0] ?? "options");
-    return `${option} ${explain(issue, given[option])}${shown(given[option])}`;
-  });
-  throw new InputError("input.invalid_option", `${[...new Set(problems)].join("; ")}.`);
+    const said = problem(option, issue, given[option]);
+    seen.set(JSON.stringify(said), said);
+  }
+  throw new InputError("input.invalid_option", msg("input.problems", { problems: [...seen.values()] }));
 }
 
 /**

@@ -23,6 +23,8 @@ import {
   UploadFailedError,
 } from "../../../src/core/base/errors.js";
 import { JobLimitError, noApiKey } from "../../../src/core/base/refusals.js";
+import { commandByName } from "../../../src/core/commands/catalogue.js";
+import { parseOptions } from "../../../src/core/commands/validate.js";
 import { ENGLISH, knownLocales, type MessageKey } from "../../../src/core/i18n/catalogues.js";
 import { translatorFor } from "../../../src/core/i18n/translator.js";
 import { errorCard } from "../../../src/core/render/errors.js";
@@ -154,6 +156,34 @@ describe("the pseudo-locale", () => {
     });
     expect(plain).toEqual([]);
     expect(bypasses(readyNotice({ id: "job-1", title: "fox", locale: PSEUDO }, false).text)).toEqual([]);
+  });
+
+  it("says what is wrong with a command's options with no English but the options' names and values", () => {
+    const t = translatorFor(PSEUDO);
+    const image = commandByName("image.generate")!;
+    let refused: unknown;
+    try {
+      parseOptions(image, { prompt: "", seed: "twelve", aspect_ratio: "5:7", colour: "red" });
+    } catch (error) {
+      refused = error;
+    }
+    const card = errorCard(refused, {}, t);
+    expect(card.title).toBe(t.text("error_title.input"));
+    expect(
+      bypasses(card.lines.map(textOf).join("\n"), [
+        "image generate",
+        "colour",
+        ...Object.keys(image.options.shape),
+      ]),
+    ).toEqual([]);
+    try {
+      parseOptions(image, { prompt: "", seed: "twelve" });
+    } catch (error) {
+      refused = error;
+    }
+    const lines = errorCard(refused, {}, t).lines.map(textOf).join("\n");
+    expect(lines).toContain("twelve");
+    expect(bypasses(lines, ["prompt", "seed", "twelve"])).toEqual([]);
   });
 
   it("finds a sentence that bypasses the catalogue", () => {

@@ -56,6 +56,7 @@ export function addPseudoLocale(): void {
  */
 export function bypasses(text: string, allowed: readonly string[] = []): string[] {
   let rest = text;
-  for (const value of allowed) rest = rest.replaceAll(value, " ");
+  // Longest first: "negative_prompt" before "prompt".
+  for (const value of [...allowed].sort((a, b) => b.length - a.length)) rest = rest.replaceAll(value, " ");
   return rest.match(/[A-Za-z]{4,}/g) ?? [];
 }
