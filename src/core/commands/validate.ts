@@ -3,7 +3,7 @@ import type { Attachment } from "../base/ports.js";
 import { type Msg, msg } from "../i18n/msg.js";
 import { fill, type Layer } from "../preferences/layers.js";
 import type { Filled } from "../render/recipe.js";
-import { clip, megabytes } from "../render/text.js";
+import { clip } from "../render/text.js";
 import type { FormDef } from "./define.js";
 import { InputError } from "./errors.js";
 import { effectiveType, typeLabel } from "./files.js";
@@ -143,22 +143,26 @@ export function checkFiles(
     throw new InputError(
       "input.unexpected_file",
       accepted.length > 0
-        ? `${def.name.replace(".", " ")} takes files only as ${accepted.join(", ")} (not ${stray.join(", ")}).`
-        : `${def.name.replace(".", " ")} takes no files: run it again without the attachment.`,
+        ? msg("input.files_only_as", {
+            command: def.name.replace(".", " "),
+            accepted: accepted.join(", "),
+            stray: stray.join(", "),
+          })
+        : msg("input.no_files", { command: def.name.replace(".", " ") }),
     );
   }
 
   const checked: Record<string, Attachment[]> = {};
   for (const [option, spec] of Object.entries(specs)) {
     const files = (Object.hasOwn(given, option) ? given[option] : undefined)?.filter(Boolean) ?? [];
-    const accepts = `${typeLabel(spec.types)} up to ${megabytes(spec.maxBytes)}`;
+    const accepts = { types: typeLabel(spec.types), size: { bytes: spec.maxBytes } };
     if (files.length === 0 && spec.required) {
-      throw new InputError("input.missing_file", `Attach a file as ${option} (${accepts}).`);
+      throw new InputError("input.missing_file", msg("input.missing_file", { option, ...accepts }));
     }
     if (files.length > spec.max) {
       throw new InputError(
         "input.too_many_files",
-        `${option} takes at most ${spec.max} file${spec.max === 1 ? "" : "s"}; ${files.length} were attached.`,
+        msg("input.too_many_files", { option, max: spec.max, count: files.length }),
       );
     }
     checked[option] = files.map((file) => {
@@ -166,17 +170,27 @@ export function checkFiles(
       if (!spec.types.includes(contentType)) {
         throw new InputError(
           "input.file_type",
-          `"${clip(file.name, 60)}" is not a file ${option} accepts (${contentType || "unknown type"}). Attach ${accepts}.`,
+          msg("input.file_type", {
+            file: clip(file.name, 60),
+            option,
+            type: contentType || "unknown",
+            ...accepts,
+          }),
         );
       }
       if (file.size > spec.maxBytes) {
         throw new InputError(
           "input.file_size",
-          `"${clip(file.name, 60)}" is ${megabytes(file.size)}, more than the ${megabytes(spec.maxBytes)} ${option} accepts. Attach a smaller file.`,
+          msg("input.file_size", {
+            file: clip(file.name, 60),
+            size: { bytes: file.size },
+            limit: { bytes: spec.maxBytes },
+            option,
+          }),
         );
       }
       if (file.size <= 0) {
-        throw new InputError("input.file_empty", `"${clip(file.name, 60)}" is empty. Attach the file again.`);
+        throw new InputError("input.file_empty", msg("input.file_empty", { file: clip(file.name, 60) }));
       }
       return contentType === file.contentType ? file : { ...file, contentType, open: () => file.open() };
     });

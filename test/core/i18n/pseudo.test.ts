@@ -22,9 +22,10 @@ import {
   UnauthorizedError,
   UploadFailedError,
 } from "../../../src/core/base/errors.js";
+import type { Attachment } from "../../../src/core/base/ports.js";
 import { JobLimitError, noApiKey } from "../../../src/core/base/refusals.js";
 import { commandByName } from "../../../src/core/commands/catalogue.js";
-import { parseOptions } from "../../../src/core/commands/validate.js";
+import { checkFiles, parseOptions } from "../../../src/core/commands/validate.js";
 import { ENGLISH, knownLocales, type MessageKey } from "../../../src/core/i18n/catalogues.js";
 import { translatorFor } from "../../../src/core/i18n/translator.js";
 import { errorCard } from "../../../src/core/render/errors.js";
@@ -184,6 +185,54 @@ describe("the pseudo-locale", () => {
     const lines = errorCard(refused, {}, t).lines.map(textOf).join("\n");
     expect(lines).toContain("twelve");
     expect(bypasses(lines, ["prompt", "seed", "twelve"])).toEqual([]);
+  });
+
+  it("refuses a wrong, missing or oversized file with no English but its name, option and types", () => {
+    const t = translatorFor(PSEUDO);
+    const edit = commandByName("image.edit")!;
+    const file = (name: string, contentType: string, size: number) => ({
+      name,
+      contentType,
+      size,
+      open: () => Promise.reject(new Error("not read")),
+    });
+    const attempts: Record<string, Attachment[]>[] = [
+      {},
+      { image: [file("notes.txt", "text/plain", 5)] },
+      { image: [file("huge.png", "image/png", 2 ** 40)] },
+      { image: [file("empty.png", "image/png", 0)] },
+      { mask: [file("mask.png", "image/png", 5)] },
+    ];
+    const codes: string[] = [];
+    const plain = attempts.flatMap((attachments) => {
+      let refused: unknown;
+      try {
+        checkFiles(edit, attachments);
+      } catch (error) {
+        refused = error;
+        codes.push((error as BotError).code);
+      }
+      const lines = errorCard(refused, {}, t).lines.map(textOf).join("\n");
+      return bypasses(lines, [
+        "image edit",
+        "image",
+        "mask",
+        "notes.txt",
+        "huge.png",
+        "empty.png",
+        "text/plain",
+        "JPEG",
+        "WEBP",
+      ]);
+    });
+    expect(codes).toEqual([
+      "input.missing_file",
+      "input.file_type",
+      "input.file_size",
+      "input.file_empty",
+      "input.unexpected_file",
+    ]);
+    expect(plain).toEqual([]);
   });
 
   it("finds a sentence that bypasses the catalogue", () => {
