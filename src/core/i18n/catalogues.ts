@@ -41,7 +41,3 @@ export function catalogueOf(locale: string): Catalogue | undefined {
 export function knownLocales(): string[] {
   return [...LOCALES, ...added.keys()];
 }
-
-export function isMessageKey(key: string): key is MessageKey {
-  return Object.hasOwn(ENGLISH, key);
-}

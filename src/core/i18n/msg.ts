@@ -16,14 +16,9 @@ export interface Mention {
   readonly userId: string;
 }
 
-/**
- * A command as its reader types it: on Discord under its names in their language
- * (`/einstellungen bereich:server`), on Slack after the app's slash command
- * (`/media settings --scope server`).
- */
+/** A command, named as it is typed in every language ("the video list command"). */
 export interface CommandRef {
   readonly command: string;
-  readonly options?: Readonly<Record<string, string | number>>;
 }
 
 /** A size in bytes, said in megabytes ("12.3 MB", "12,3 Mo"). */
@@ -31,7 +26,7 @@ export interface Bytes {
   readonly bytes: number;
 }
 
-/** A length of time, said as people say it ("3 min, 20 sec"). */
+/** A length of time, said as people say it ("3 min 20 s"). */
 export interface Lasting {
   readonly ms: number;
 }
@@ -59,8 +54,8 @@ export function msg(key: MessageKey, values?: Values): Msg {
   return values === undefined ? { key } : { key, values };
 }
 
-export function command(name: string, options?: Record<string, string | number>): CommandRef {
-  return options === undefined ? { command: name } : { command: name, options };
+export function command(name: string): CommandRef {
+  return { command: name };
 }
 
 export const isMsg = (value: unknown): value is Msg =>
