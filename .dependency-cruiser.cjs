@@ -6,6 +6,7 @@
  * Bottom-up:
  *   src/common           the types and the error root every layer shares (a leaf)
  *   src/store            the records, on sqlite or Redis (beside it the neutral src/metrics-registry.ts)
+ *   src/core/i18n        the message catalogues and the translator (a leaf of the core)
  *   src/core/base        what the whole core stands on: errors, logs, metrics, cards, the chat port
  *   src/core/api         the media service's client
  *   src/core/render      cards from view models (spending's plain data, src/core/spend/data, below it)
@@ -21,6 +22,7 @@ const COMMON = "^src/common/";
 const STORE = "^src/store/";
 const NEUTRAL = "^src/metrics-registry[.]ts$";
 const CORE = "^src/core/";
+const I18N = "^src/core/i18n/";
 const BASE = "^src/core/base/";
 const API = "^src/core/api/";
 const RENDER = "^src/core/render/";
@@ -90,26 +92,34 @@ module.exports = {
       to: { path: ADAPTERS, pathNot: "^src/$1/" },
     },
     {
+      name: "i18n-is-a-leaf",
+      severity: "error",
+      comment: "The catalogues and the translator import nothing of the core: every layer may say things.",
+      from: { path: I18N },
+      to: { path: CORE, pathNot: I18N },
+    },
+    {
       name: "base-imports-base",
       severity: "error",
-      comment: "The core's base modules import only each other (and the store's record types).",
+      comment:
+        "The core's base modules import only each other, the catalogues (and the store's record types).",
       from: { path: BASE },
-      to: { path: CORE, pathNot: BASE },
+      to: { path: CORE, pathNot: [BASE, I18N] },
     },
     {
       name: "api-imports-base",
       severity: "error",
       comment: "The service client knows nothing of the bot: its settings are its own parameters.",
       from: { path: API },
-      to: { path: CORE, pathNot: [BASE, API] },
+      to: { path: CORE, pathNot: [BASE, I18N, API] },
     },
     {
       name: "render-imports-view-models",
       severity: "error",
       comment:
-        "Renderers turn view models into cards: base, api types, spending's view models and render only.",
+        "Renderers turn view models into cards: base, the catalogues, api types, spending's view models and render only.",
       from: { path: RENDER },
-      to: { path: CORE, pathNot: [BASE, API, RENDER, SPEND_DATA] },
+      to: { path: CORE, pathNot: [BASE, I18N, API, RENDER, SPEND_DATA] },
     },
     {
       name: "spend-data-is-plain",

@@ -254,7 +254,11 @@ function serviceAccess({ media: client, stores, logger, config }: BotOptions) {
 }
 
 async function refuseWhileStopping(core: Core, event: CommandEvent | ActionEvent): Promise<void> {
-  const card = await failureCard(new RestartingError(), { logger: core.logger, context: {} });
+  const card = await failureCard(new RestartingError(), {
+    logger: core.logger,
+    context: {},
+    reader: event.actor,
+  });
   await tellRefusal(core.adapter(event.actor.platform), event.conversation, card).catch((error: unknown) =>
     core.logger.warn({ err: error }, "could not answer during the stop"),
   );

@@ -10,8 +10,13 @@ import { placeOf } from "./places.js";
  */
 export function actorOf(interaction: BaseInteraction): Actor {
   const userId = interaction.user.id;
+  // Every interaction says the language of the person's client; one from a server, the server's.
+  const locales = {
+    locale: interaction.locale,
+    ...(interaction.guildLocale && { placeLocale: interaction.guildLocale }),
+  };
   if (placeOf(interaction) !== "server") {
-    return { platform: "discord", tenantId: userId, userId, isAdmin: true, roleIds: [] };
+    return { platform: "discord", tenantId: userId, userId, isAdmin: true, roleIds: [], ...locales };
   }
   const member = interaction.member;
   const roles = !member ? [] : Array.isArray(member.roles) ? member.roles : [...member.roles.cache.keys()];
@@ -22,5 +27,6 @@ export function actorOf(interaction: BaseInteraction): Actor {
     isAdmin: interaction.memberPermissions?.has(PermissionFlagsBits.ManageGuild) ?? false,
     // The @everyone role has the guild's id and says nothing about the person.
     roleIds: roles.filter((id) => id !== interaction.guildId),
+    ...locales,
   };
 }

@@ -2,6 +2,12 @@ import type { Logger } from "../core/base/log.js";
 import type { Actor } from "../core/base/ports.js";
 import type { Workspaces } from "./workspaces.js";
 
+/** What users.info says of a person that the core needs: admin or not, the language they read Slack in. */
+interface Person {
+  isAdmin: boolean;
+  locale?: string;
+}
+
 /** A workspace's user groups: who is in which (user id -> group ids, S…), and each group's handle. */
 interface Groups {
   members: ReadonlyMap<string, readonly string[]>;
@@ -26,8 +32,9 @@ const GROUPS_WITHIN_MS = 5_000;
 const STALE_MS = 15 * 60_000;
 
 /**
- * Who clicked or typed: Slack's payloads name the user but not their role, so admin (workspace
- * admin or owner) comes from users.info, cached for a few minutes per user. The cache holds the
+ * Who clicked or typed: Slack's payloads name the user but not their role or language, so admin
+ * (workspace admin or owner) and their locale ("de-DE", `include_locale`) come from users.info,
+ * cached for a few minutes per user. The cache holds the
  * answer while it is on its way too, so a burst of commands from one person asks once. Each
  * workspace is asked with its own token.
  *
@@ -47,7 +54,7 @@ const STALE_MS = 15 * 60_000;
  * `quick`, which makes no call and knows no admin and no groups.
  */
 export class Actors {
-  private readonly admins = new Map<string, { at: number; isAdmin: Promise<boolean> }>();
+  private readonly people = new Map<string, { at: number; person: Promise<Person> }>();
   private readonly groups = new Map<string, { at: number; groups: Promise<Groups | undefined> }>();
   /** Each workspace's last answer, for when Slack does not answer. */
   private readonly answered = new Map<string, { at: number; groups: Groups }>();
@@ -61,12 +68,13 @@ export class Actors {
   ) {}
 
   async of(teamId: string, userId: string): Promise<Actor> {
-    const [isAdmin, groups] = await Promise.all([this.isAdmin(teamId, userId), this.groupsOf(teamId)]);
+    const [person, groups] = await Promise.all([this.person(teamId, userId), this.groupsOf(teamId)]);
     return {
       platform: "slack",
       tenantId: teamId,
       userId,
-      isAdmin,
+      isAdmin: person.isAdmin,
+      ...(person.locale && { locale: person.locale }),
       roleIds: [...(groups?.members.get(userId) ?? [])],
       ...(!groups && { rolesUnknown: true as const }),
     };
@@ -89,27 +97,34 @@ export class Actors {
     return (await this.groupsOf(teamId))?.handles ?? new Map();
   }
 
-  private isAdmin(teamId: string, userId: string): Promise<boolean> {
+  /**
+   * One users.info per person (with their locale: `include_locale`), cached for `ttlMs` and shared
+   * while on its way.
+   */
+  private person(teamId: string, userId: string): Promise<Person> {
     const key = `${teamId}:${userId}`;
-    const cached = this.admins.get(key);
-    if (cached && Date.now() - cached.at < this.ttlMs) return cached.isAdmin;
+    const cached = this.people.get(key);
+    if (cached && Date.now() - cached.at < this.ttlMs) return cached.person;
     const entry = {
       at: Date.now(),
-      isAdmin: this.workspaces
+      person: this.workspaces
         .client(teamId)
-        .then((client) => client.users.info({ user: userId }))
+        .then((client) => client.users.info({ user: userId, include_locale: true }))
         .then(
-          ({ user }) => Boolean(user?.is_admin || user?.is_owner || user?.is_primary_owner),
-          (error: unknown) => {
+          ({ user }): Person => ({
+            isAdmin: Boolean(user?.is_admin || user?.is_owner || user?.is_primary_owner),
+            ...(user?.locale && { locale: user.locale }),
+          }),
+          (error: unknown): Person => {
             // Not knowing means not an admin, and is not kept: the next gesture asks again.
-            if (this.admins.get(key) === entry) this.admins.delete(key);
+            if (this.people.get(key) === entry) this.people.delete(key);
             this.logger.warn({ err: error, userId }, "users.info failed; treating the user as a member");
-            return false;
+            return { isAdmin: false };
           },
         ),
     };
-    this.admins.set(key, entry);
-    return entry.isAdmin;
+    this.people.set(key, entry);
+    return entry.person;
   }
 
   private groupsOf(teamId: string): Promise<Groups | undefined> {

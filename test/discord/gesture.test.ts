@@ -41,6 +41,9 @@ describe.each(["gateway", "http"] as const)("the gesture of an interaction over 
       userId: fake.users.requester.id,
       isAdmin: false,
       roleIds: [],
+      // The language of the person's client, and the server's.
+      locale: "en-US",
+      placeLocale: "en-US",
     });
     expect(gesture.channelId).toBe(fake.channel.id);
     expect(gesture.message).toBeUndefined();
@@ -80,6 +83,7 @@ describe.each(["gateway", "http"] as const)("the gesture of an interaction over 
       userId: user,
       isAdmin: true,
       roleIds: [],
+      locale: "en-US",
     });
     expect(gesture.channelId).toBe(fake.dmChannel(user));
     expect(gesture.lane).toBe(`discord::${user}`);

@@ -70,6 +70,7 @@ describe("Actors.of", () => {
       userId: cy.id,
       isAdmin: false,
       roleIds: [],
+      locale: "en-US",
     });
     expect((await a.of(fake.teamId, fake.users.admin.id)).isAdmin).toBe(true);
     // One call for the workspace, asking for the members.
@@ -169,6 +170,19 @@ describe("Actors.of", () => {
     delete workspace().grantedScopes;
     age(150);
     expect((await a.of(fake.teamId, ann.id)).roleIds).toEqual(["S0DESIGN1"]);
+  });
+
+  it("gives the language the person reads Slack in, from the same users.info as their role, kept a while", async () => {
+    const yuki = fake.addUser("yuki");
+    yuki.locale = "ja-JP";
+    const { actors: a } = actors();
+    const infos = () => fake.calls.filter((c) => c.method === "users.info" && c.args.user === yuki.id);
+
+    expect(await a.of(fake.teamId, yuki.id)).toMatchObject({ locale: "ja-JP", isAdmin: false });
+    expect((await a.of(fake.teamId, yuki.id)).locale).toBe("ja-JP");
+    expect(infos()).toHaveLength(1);
+    // Slack says the locale only when asked for it (the fake leaves it out otherwise).
+    expect(String(infos()[0]?.args.include_locale)).toBe("true");
   });
 
   it("quick makes no call and knows no groups", async () => {

@@ -1,6 +1,8 @@
 import type { JobRecord } from "../../store/jobs.js";
 import type { CardAction } from "../base/cards.js";
+import { translatorFor } from "../i18n/translator.js";
 import { type ButtonOptions, buttonOf } from "../render/controls.js";
+import { viewOf } from "../render/job.js";
 import { confirm, confirmBoth } from "./choose.js";
 import type { AnyAction } from "./define.js";
 import {
@@ -60,15 +62,19 @@ export function actionButton(
   return buttonOf(name, jobId, label, options);
 }
 
-/** The buttons under a finished job: every action with a button that applies to it, in catalogue order. */
+/**
+ * The buttons under a finished job: every action with a button that applies to it, in catalogue
+ * order, in the language of its requester.
+ */
 export function controlsFor(job: JobRecord): CardAction[] {
+  const t = translatorFor(viewOf(job).locale);
   return ACTIONS.flatMap((def: AnyAction) => {
     if (def.on === "list" || def.on === "settings") return [];
     const button = def.button;
     if (!button || !def.appliesTo(job)) return [];
     const values = button.values?.(job) ?? [{ label: button.label, value: undefined }];
     return values.map((v) =>
-      actionButton(def.name as ActionName, job.id, v.label, {
+      actionButton(def.name as ActionName, job.id, t.say(v.label), {
         style: button.style,
         ...(v.value !== undefined && { value: v.value }),
       }),

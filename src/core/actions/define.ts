@@ -8,6 +8,7 @@ import type { Logger } from "../base/log.js";
 import type { ActionEvent, Attachment, ChatAdapter } from "../base/ports.js";
 import type { AnyCommand, CommandContext, FormDef, StartedJob } from "../commands/define.js";
 import { ActionError } from "../commands/errors.js";
+import type { Msg } from "../i18n/msg.js";
 import type { JobEngine } from "../jobs/engine.js";
 import type { CatalogCache, PickItem, PickSource } from "../media/catalog-cache.js";
 import type { ListName } from "../render/lists.js";
@@ -97,9 +98,10 @@ export interface ActionDef<N extends string = string, V = unknown, S extends z.Z
    * several things (each avatar of a pair). Actions without one are placed by their renderer.
    */
   button?: {
-    label: string;
+    /** Said in the language of the job's requester, whom the result's message speaks to. */
+    label: Msg;
     style?: ButtonStyle;
-    values?(job: JobRecord): { label: string; value: string }[];
+    values?(job: JobRecord): { label: Msg; value: string }[];
   };
   /** The job offers this action (checked again on every click: the message may be old). */
   appliesTo(job: JobRecord): boolean;

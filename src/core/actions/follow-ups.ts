@@ -19,6 +19,7 @@ import {
   videoCinematic,
   voiceOrOwn,
 } from "../commands/video.js";
+import { msg } from "../i18n/msg.js";
 import { openAll, uploadAll } from "../media/uploads.js";
 import { filledOf, inReadingOrder } from "../render/recipe.js";
 import { tenantKey } from "../tenancy/tenancy.js";
@@ -87,7 +88,7 @@ export const animateForm: FormDef<typeof animateOptions> = {
 export const edit = defineAction({
   name: "edit",
   who: "anyone",
-  button: { label: "Edit" },
+  button: { label: msg("action.edit") },
   form: { title: "Edit image", of: () => editForm },
   appliesTo: isImage,
   run: (ctx) => {
@@ -101,7 +102,7 @@ export const edit = defineAction({
 export const animateImage = defineAction({
   name: "animate_image",
   who: "anyone",
-  button: { label: "Animate" },
+  button: { label: msg("action.animate") },
   form: { title: "Animate image", of: () => animateForm },
   appliesTo: isImage,
   run: (ctx) => {
@@ -119,7 +120,7 @@ const remixed = (command: AnyCommand) => inReadingOrder(madeWith(command));
 export const remix = defineAction({
   name: "remix",
   who: "anyone",
-  button: { label: "Remix" },
+  button: { label: msg("action.remix") },
   form: {
     title: "Remix",
     of: (job) => {
@@ -163,7 +164,7 @@ export const remix = defineAction({
 export const regenerate = defineAction({
   name: "regenerate",
   who: "anyone",
-  button: { label: "Regenerate" },
+  button: { label: msg("action.regenerate") },
   claim: {
     key: (job, event) => `regenerate:${job.id}:${event.actor.userId}`,
     ttlMs: REPEAT_CLAIM_MS,
@@ -197,7 +198,7 @@ function spokenRequestOf(job: Pick<JobRecord, "inputs">): SpokenVideoRequest | u
 export const regenerateSpoken = defineAction({
   name: "regenerate_spoken",
   who: "anyone",
-  button: { label: "Regenerate" },
+  button: { label: msg("action.regenerate") },
   form: {
     title: "Regenerate",
     of: () => ({
@@ -237,12 +238,12 @@ export const avatarVideo = defineAction({
   who: "anyone",
   value: z.string().regex(/^[1-9]$/),
   button: {
-    label: "Make a video",
+    label: msg("action.make_video"),
     style: "primary",
     values: (job) => {
       const ids = avatarIdsOf(job);
       return ids.map((_, i) => ({
-        label: ids.length === 1 ? "Make a video" : `Make a video with avatar ${i + 1}`,
+        label: ids.length === 1 ? msg("action.make_video") : msg("action.make_video_with", { n: i + 1 }),
         value: String(i + 1),
       }));
     },
@@ -291,7 +292,7 @@ function mockupIdOf(job: Pick<JobRecord, "inputs">): string | undefined {
 export const animateMockup = defineAction({
   name: "animate_mockup",
   who: "anyone",
-  button: { label: "Animate" },
+  button: { label: msg("action.animate") },
   form: {
     title: "Animate mockup",
     of: (): FormDef<typeof animationOptions> => ({
@@ -337,7 +338,7 @@ const MOCKUP_FORMS: Record<string, FormDef<typeof instructionOptions>> = {
 export const useInMockup = defineAction({
   name: "use_in_mockup",
   who: "anyone",
-  button: { label: "Use in mockup" },
+  button: { label: msg("action.use_in_mockup") },
   form: { title: "Use in a mockup", of: (job) => MOCKUP_FORMS[String(assetTypeOf(job))]! },
   appliesTo: (job) =>
     (job.command === "mockup.asset" || job.command === "mockup.asset_edit") &&

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { FormDef } from "../commands/define.js";
 import { settingsFor } from "../commands/made-with.js";
 import { text } from "../commands/options.js";
+import { msg } from "../i18n/msg.js";
 import { addPreset, PRESET_NAME_MAX } from "../preferences/presets.js";
 import { presetSavedCard } from "../render/presets.js";
 import { personOf } from "../tenancy/tenancy.js";
@@ -24,7 +25,7 @@ const nameForm: FormDef<typeof nameOptions> = {
 export const savePreset = defineAction({
   name: "save_preset",
   who: "anyone",
-  button: { label: "Save as preset" },
+  button: { label: msg("action.save_preset") },
   form: { title: "Save as preset", of: () => nameForm },
   appliesTo: (job) => job.state === "done" && Object.keys(settingsFor(job)).length > 0,
   run: async ({ core, job, event, adapter, fields }) => {

@@ -1,16 +1,19 @@
 import { CodedError } from "../../common/coded-error.js";
+import { command, type Msg, msg } from "../i18n/msg.js";
+import { english } from "../i18n/translator.js";
 import type { Json } from "./ports.js";
 
 /**
  * Errors the bot shows to people. Every one carries a stable `code` (for logs, metrics and tests)
- * and a `userMessage`: one plain sentence for the chat that says what to do, with no secrets and no
- * stack detail. `message` and `cause` are the log detail and never reach the chat.
+ * and `said`: what to tell the person, as a message of the catalogues (one plain sentence that
+ * says what to do, with no secrets and no stack detail), put into words in its reader's language
+ * where it is shown. `message` and `cause` are the log detail and never reach the chat.
  *
  * The core adds its own subclasses (bad input, permissions, ...) the same way:
  *
  *   class InvalidOptionError extends BotError {
  *     readonly code = "input.invalid_option";
- *     constructor(option: string) { super(`The option ${option} is not valid.`); }
+ *     constructor(option: string) { super(msg("error.input.invalid", { option })); }
  *   }
  */
 
@@ -20,25 +23,45 @@ export interface BotErrorOptions {
   cause?: unknown;
 }
 
+/**
+ * What a person is told: a message of the catalogues, or plain English text from a refusal not
+ * yet moved into them (shown as it is in every language, which the catalogue test counts).
+ */
+export type Said = Msg | string;
+
 export abstract class BotError extends CodedError {
-  readonly userMessage: string;
+  /** What its person is told, in their language where it is shown. */
+  readonly said: Said;
   /**
    * True when the same call may succeed later without anyone changing anything (network trouble,
    * timeouts, 429, 5xx): a poller keeps trying, a command tells the user to try again.
    */
   readonly retryable: boolean = false;
 
-  constructor(userMessage: string, options: BotErrorOptions = {}) {
-    super(options.message ?? userMessage, options.cause === undefined ? undefined : { cause: options.cause });
-    this.userMessage = userMessage;
+  constructor(said: Said, options: BotErrorOptions = {}) {
+    super(
+      options.message ?? inEnglish(said),
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
+    this.said = said;
+  }
+
+  /** What its person is told, in English: what is stored with a job and read by the logs. */
+  get userMessage(): string {
+    return inEnglish(this.said);
   }
 }
 
+const inEnglish = (said: Said) => (typeof said === "string" ? said : english().say(said));
+
 /** What to show for anything that was thrown: our sentence, or a generic one that leaks nothing. */
 export function userMessageOf(error: unknown): string {
-  return error instanceof BotError
-    ? error.userMessage
-    : "Something went wrong inside the bot. Try again; if it keeps happening, tell the bot's operator.";
+  return inEnglish(saidOf(error));
+}
+
+/** What a person is told of anything that was thrown, before it is put into their language. */
+export function saidOf(error: unknown): Said {
+  return error instanceof BotError ? error.said : msg("error.internal");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -62,7 +85,7 @@ export abstract class ServiceError extends BotError {
   readonly serviceMessage: string | undefined;
 
   constructor(
-    userMessage: string,
+    said: Said,
     init: { status?: number; serviceMessage?: string; context?: string; detail?: string; cause?: unknown },
   ) {
     // Log detail: "GET /api/usage: HTTP 401 Invalid API key", "POST /api/image/edit: connect ECONNREFUSED ..."
@@ -71,8 +94,8 @@ export abstract class ServiceError extends BotError {
       [init.status === undefined ? undefined : `HTTP ${init.status}`, init.serviceMessage]
         .filter(Boolean)
         .join(" ");
-    super(userMessage, {
-      message: [init.context, detail || userMessage].filter(Boolean).join(": "),
+    super(said, {
+      message: [init.context, detail || inEnglish(said)].filter(Boolean).join(": "),
       cause: init.cause,
     });
     this.status = init.status;
@@ -87,7 +110,7 @@ export class ServiceFailureError extends ServiceError {
   readonly details: unknown;
 
   constructor(serviceMessage: string, details?: unknown, context?: string) {
-    super(`The media service could not do that: ${quote(serviceMessage)}. Check the options and try again.`, {
+    super(msg("error.service.failure", { reason: quote(serviceMessage) }), {
       status: 200,
       serviceMessage,
       context,
@@ -107,10 +130,11 @@ export class QuotaExceededError extends ServiceError {
   readonly details: unknown;
 
   constructor(status: number, serviceMessage: string, details?: unknown, context?: string) {
-    super(
-      `The media service account is out of credits or over its plan limit (${quote(serviceMessage)}). Run the usage command to see the balance and reset date; an admin can upgrade the plan.`,
-      { status, serviceMessage, context },
-    );
+    super(msg("error.service.quota", { reason: quote(serviceMessage), usage: command("usage") }), {
+      status,
+      serviceMessage,
+      context,
+    });
     this.details = details;
   }
 }
@@ -128,8 +152,8 @@ export class BadRequestError extends ServiceError {
   constructor(status: number, serviceMessage?: string, context?: string) {
     super(
       serviceMessage
-        ? `The media service rejected the request: ${quote(serviceMessage)}. Check the options and try again.`
-        : "The media service rejected the request. Check the options and try again.",
+        ? msg("error.service.bad_request", { reason: quote(serviceMessage) })
+        : msg("error.service.bad_request_silent"),
       { status, serviceMessage, context },
     );
   }
@@ -139,20 +163,18 @@ export class UnauthorizedError extends ServiceError {
   readonly code = "service.unauthorized";
   /** `answered` is false when the bot has no usable key and did not ask the service at all. */
   constructor(serviceMessage?: string, context?: string, answered = true) {
-    super(
-      "The media service API key for this server or workspace is missing or invalid. An admin can set one with the setup command.",
-      { status: answered ? 401 : undefined, serviceMessage, context },
-    );
+    super(msg("error.service.unauthorized", { setup: command("setup") }), {
+      status: answered ? 401 : undefined,
+      serviceMessage,
+      context,
+    });
   }
 }
 
 export class ForbiddenError extends ServiceError {
   readonly code = "service.forbidden";
   constructor(serviceMessage?: string, context?: string) {
-    super(
-      "The API key of this server or workspace may not use that job or item. Use it from the server or workspace that created it, or ask an admin.",
-      { status: 403, serviceMessage, context },
-    );
+    super(msg("error.service.forbidden"), { status: 403, serviceMessage, context });
   }
 }
 
@@ -161,8 +183,8 @@ export class NotFoundError extends ServiceError {
   constructor(serviceMessage?: string, context?: string) {
     super(
       serviceMessage
-        ? `The media service could not find that (${quote(serviceMessage)}). Check the id, and that it belongs to this server's or workspace's account.`
-        : "The media service could not find that. Check the id, and that it belongs to this server's or workspace's account.",
+        ? msg("error.service.not_found", { reason: quote(serviceMessage) })
+        : msg("error.service.not_found_silent"),
       { status: 404, serviceMessage, context },
     );
   }
@@ -175,13 +197,16 @@ export class RateLimitedError extends ServiceError {
   readonly retryAfterMs: number | undefined;
 
   constructor(retryAfterMs?: number, serviceMessage?: string, context?: string) {
-    const wait =
-      retryAfterMs === undefined ? "a minute" : `${Math.max(1, Math.ceil(retryAfterMs / 1000))} seconds`;
-    super(`The media service is receiving too many requests. Wait ${wait} and try again.`, {
-      status: 429,
-      serviceMessage,
-      context,
-    });
+    super(
+      retryAfterMs === undefined
+        ? msg("error.service.rate_limited")
+        : msg("error.service.rate_limited_for", { seconds: Math.max(1, Math.ceil(retryAfterMs / 1000)) }),
+      {
+        status: 429,
+        serviceMessage,
+        context,
+      },
+    );
     this.retryAfterMs = retryAfterMs;
   }
 }
@@ -191,7 +216,7 @@ export class ServiceUnavailableError extends ServiceError {
   readonly code = "service.unavailable";
   override readonly retryable = true;
   constructor(status: number, serviceMessage?: string, context?: string) {
-    super("The media service is having trouble right now. Try again in a few minutes.", {
+    super(msg("error.service.unavailable"), {
       status,
       serviceMessage,
       context,
@@ -204,14 +229,11 @@ export class NetworkError extends ServiceError {
   readonly code = "service.network";
   override readonly retryable = true;
   constructor(cause: unknown, context?: string) {
-    super(
-      "The bot could not reach the media service. Try again in a minute; if it keeps happening, tell the bot's operator.",
-      {
-        context,
-        detail: (cause as Error | undefined)?.message ?? String(cause),
-        cause,
-      },
-    );
+    super(msg("error.service.network"), {
+      context,
+      detail: (cause as Error | undefined)?.message ?? String(cause),
+      cause,
+    });
   }
 }
 
@@ -220,7 +242,7 @@ export class TimeoutError extends ServiceError {
   override readonly retryable = true;
   readonly timeoutMs: number;
   constructor(timeoutMs: number, context?: string, cause?: unknown) {
-    super("The media service took too long to answer. Try again in a minute.", {
+    super(msg("error.service.timeout"), {
       context,
       detail: `no progress for ${timeoutMs} ms`,
       cause,
@@ -237,35 +259,36 @@ export class LinkRefusedError extends ServiceError {
   readonly code = "service.link_refused";
   override readonly retryable = true;
   constructor(status: number, serviceMessage?: string, context?: string) {
-    super(
-      "The media service refused its own file link (it may have expired). Try again in a minute; if it keeps happening, tell the bot's operator.",
-      { status, serviceMessage, context },
-    );
+    super(msg("error.service.link_refused"), { status, serviceMessage, context });
   }
 }
 
 /**
  * Where the result of each paid creation call shows up, for a person told that the call's answer
- * was lost. Images have no list in the bot: the service's own site is where to look.
+ * was lost: the list command of its kind. Images have no list in the bot: the service's own site
+ * is where to look (no command).
  */
-const CREATION_LISTS: Record<string, string> = {
-  "/api/video/create": "the video list command",
-  "/api/video/cinematic/create": "the video list command",
-  "/api/image/generate": "the media service's site",
-  "/api/image/edit": "the media service's site",
-  "/api/image/inpaint": "the media service's site",
-  "/api/avatar/design/create": "the avatars command",
-  "/api/avatar/from-selfie/create": "the avatars command",
-  "/api/avatar/from-selfie/enhance": "the avatars command",
-  "/api/mockup/generate": "the mockup list command",
-  "/api/mockup/video": "the mockup videos command",
-  "/api/mockup/asset/generate": "the mockup assets command",
-  "/api/mockup/asset/edit": "the mockup assets command",
-  "/api/thumbnail/generate": "the thumbnail list command",
+const CREATION_LISTS: Record<string, string | null> = {
+  "/api/video/create": "video.list",
+  "/api/video/cinematic/create": "video.list",
+  "/api/image/generate": null,
+  "/api/image/edit": null,
+  "/api/image/inpaint": null,
+  "/api/avatar/design/create": "avatars",
+  "/api/avatar/from-selfie/create": "avatars",
+  "/api/avatar/from-selfie/enhance": "avatars",
+  "/api/mockup/generate": "mockup.list",
+  "/api/mockup/video": "mockup.videos",
+  "/api/mockup/asset/generate": "mockup.assets",
+  "/api/mockup/asset/edit": "mockup.assets",
+  "/api/thumbnail/generate": "thumbnail.list",
 };
 
-/** Where a creation call's result is listed; undefined for calls that create nothing paid. */
-export function creationListOf(path: string): string | undefined {
+/**
+ * Where a creation call's result is listed (a list command, or null: the service's site);
+ * undefined for calls that create nothing paid.
+ */
+export function creationListOf(path: string): string | null | undefined {
   return CREATION_LISTS[path];
 }
 
@@ -276,12 +299,14 @@ export function creationListOf(path: string): string | undefined {
  */
 export class OutcomeUnknownError extends ServiceError {
   readonly code = "service.outcome_unknown";
-  /** Where the job will show up if it was created. */
-  readonly listedIn: string;
+  /** The list command where the job will show up if it was created; null: the service's site. */
+  readonly listedIn: string | null;
 
-  constructor(listedIn: string, lost: ServiceError) {
+  constructor(listedIn: string | null, lost: ServiceError) {
     super(
-      `The media service did not answer, so the bot cannot tell whether the job was created. It may have been created and charged: look for it with ${listedIn} in a few minutes before running the command again.`,
+      listedIn === null
+        ? msg("error.service.outcome_unknown_site")
+        : msg("error.service.outcome_unknown", { list: command(listedIn) }),
       {
         status: lost.status,
         context: undefined,
@@ -297,10 +322,12 @@ export class OutcomeUnknownError extends ServiceError {
 export class InvalidResponseError extends ServiceError {
   readonly code = "service.invalid_response";
   constructor(detail: string, status: number | undefined, context?: string, cause?: unknown) {
-    super(
-      "The media service sent an answer the bot does not understand. Try again later; if it keeps happening, tell the bot's operator.",
-      { status, context, detail: status === undefined ? detail : `HTTP ${status} ${detail}`, cause },
-    );
+    super(msg("error.service.invalid_response"), {
+      status,
+      context,
+      detail: status === undefined ? detail : `HTTP ${status} ${detail}`,
+      cause,
+    });
   }
 }
 
@@ -308,7 +335,7 @@ export class InvalidResponseError extends ServiceError {
 export class AbortedError extends ServiceError {
   readonly code = "service.aborted";
   constructor(context?: string, cause?: unknown) {
-    super("The request to the media service was cancelled.", { context, detail: "aborted", cause });
+    super(msg("error.service.aborted"), { context, detail: "aborted", cause });
   }
 }
 
@@ -356,7 +383,7 @@ export function serviceErrorFor(answer: ServiceAnswer, context: string): Service
 export class AttachmentReadError extends BotError {
   readonly code = "upload.source_failed";
   constructor(detail: string, cause?: unknown) {
-    super("The attached file could not be read completely. Attach it again and retry.", {
+    super(msg("error.upload.source_failed"), {
       message: detail,
       cause,
     });
@@ -371,10 +398,10 @@ export class UploadFailedError extends BotError {
   readonly code = "upload.failed";
   override readonly retryable: boolean;
   constructor(fileName: string, failure: ServiceError) {
-    super(
-      `The file "${quote(fileName)}" could not be uploaded to the media service, so nothing was created or charged. ${failure.userMessage}`,
-      { message: `upload of ${fileName}: ${failure.message}`, cause: failure },
-    );
+    super(msg("error.upload.failed", { file: quote(fileName), why: failure.said }), {
+      message: `upload of ${fileName}: ${failure.message}`,
+      cause: failure,
+    });
     this.retryable = failure.retryable;
   }
 }
@@ -392,10 +419,7 @@ export class StoreAwayError extends BotError {
   readonly code = "bot.store_unavailable";
   override readonly retryable = true;
   constructor(options: BotErrorOptions = {}) {
-    super(
-      "The bot cannot reach its storage right now, so nothing was started and nothing was charged. Try again in a moment.",
-      options,
-    );
+    super(msg("error.store_unavailable"), options);
   }
 }
 
@@ -416,12 +440,12 @@ export class UndeliverableError extends BotError {
 
 /**
  * Nothing of a finished job could reach its person: the conversation refused the bot, and so did
- * their DM (or the job was theirs alone). The job ends at once with `userMessage` as its reason,
+ * their DM (or the job was theirs alone). The job ends at once with `said` as its reason,
  * which the jobs list shows with the result's link, when it has one.
  */
 export class NotPostedError extends UndeliverableError {
   constructor(
-    reason: string,
+    reason: Said,
     /** What the job made, kept as its result (its `url` is the link the jobs list shows). */
     readonly result: Json,
     options: BotErrorOptions = {},
@@ -434,7 +458,7 @@ export class NotPostedError extends UndeliverableError {
  * The platform refused, for good, a file the bot tried to upload: over what this server or
  * workspace accepts from the bot, uploads turned off by its admins, a file type they do not allow.
  * The message itself would be accepted: the core delivers the same result as its link instead,
- * once, and `userMessage` is the line that says why (the adapter's words, naming the limit where
+ * once, and `said` is the line that says why (the adapter's words, naming the limit where
  * the platform gives it). Never retried: the same upload would be refused again.
  */
 export class FileRefusedError extends BotError {
@@ -445,7 +469,7 @@ export class FileRefusedError extends BotError {
 export class MessageGoneError extends BotError {
   readonly code = "chat.message_gone";
   constructor(options: BotErrorOptions = {}) {
-    super("The message was deleted.", options);
+    super(msg("error.chat.message_gone"), options);
   }
 }
 
@@ -456,6 +480,6 @@ export class MessageGoneError extends BotError {
 export class StepEndedError extends BotError {
   readonly code = "chat.step_ended";
   constructor(options: BotErrorOptions = {}) {
-    super("The workflow step had already ended.", options);
+    super(msg("error.chat.step_ended"), options);
   }
 }

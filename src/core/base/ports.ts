@@ -26,6 +26,13 @@ export interface Actor {
    * group asks `ChatAdapter.rolesOf` before a start, refusing it when that cannot say either.
    */
   rolesUnknown?: true;
+  /**
+   * The language the person reads their platform in, as a BCP 47 tag (Discord's interaction
+   * `locale`, Slack's users.info `locale`): what the bot answers them in, when it speaks it.
+   */
+  locale?: string;
+  /** The server's own language (Discord's `guild_locale`), after the person's and the tenant's choice. */
+  placeLocale?: string;
 }
 
 /** A person, a role (a Slack user group) or a channel of a tenant, to be named for people. */

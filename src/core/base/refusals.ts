@@ -1,5 +1,6 @@
+import { command, msg } from "../i18n/msg.js";
 import { type Line, plainText } from "./cards.js";
-import { BotError, type BotErrorOptions } from "./errors.js";
+import { BotError, type BotErrorOptions, type Said } from "./errors.js";
 
 /**
  * The core's own refusals. Codes are grouped by family (the error card picks its title by
@@ -11,10 +12,10 @@ import { BotError, type BotErrorOptions } from "./errors.js";
 export class InputError extends BotError {
   constructor(
     readonly code: `input.${string}`,
-    userMessage: string,
+    said: Said,
     options?: BotErrorOptions,
   ) {
-    super(userMessage, options);
+    super(said, options);
   }
 }
 
@@ -31,9 +32,7 @@ export class AccessError extends BotError {
 export class JobLimitError extends BotError {
   readonly code = "limit.jobs";
   constructor(limit: number) {
-    super(
-      `You already have ${limit} jobs running, the most one person can run at once. Wait for one to finish (see the jobs command), then try again.`,
-    );
+    super(msg("error.limit.jobs", { limit, jobs: command("jobs") }));
   }
 }
 
@@ -50,20 +49,20 @@ export class QueueFullError extends BotError {
 export class SetupError extends BotError {
   constructor(
     readonly code: `setup.${string}`,
-    userMessage: string,
+    said: Said,
     options?: { message?: string; cause?: unknown },
   ) {
-    super(userMessage, options);
+    super(said, options);
   }
 }
 
 export class ActionError extends BotError {
   constructor(
     readonly code: `action.${string}`,
-    userMessage: string,
+    said: Said,
     options: BotErrorOptions = {},
   ) {
-    super(userMessage, options);
+    super(said, options);
   }
 }
 
@@ -71,13 +70,8 @@ export class ActionError extends BotError {
  * Said to a person who is their own tenant: they can fix it themselves, in their DM with the bot.
  * Only Discord has such tenants (user installs), hence its command's syntax.
  */
-const NO_OWN_KEY =
-  "You have no media service API key of your own yet, and outside a server that added the bot your own key pays. In your DM with the bot, run /setup api_key:True and enter it (it is checked, then stored encrypted); or ask the bot's operator to let you use theirs.";
-
 export const noApiKey = (personal: boolean) =>
   new SetupError(
     "setup.no_key",
-    personal
-      ? NO_OWN_KEY
-      : "This server or workspace has no media service API key yet: an admin must run the setup command and enter one.",
+    personal ? msg("error.setup.no_own_key") : msg("error.setup.no_key", { setup: command("setup") }),
   );

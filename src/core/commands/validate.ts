@@ -1,8 +1,9 @@
 import type { z } from "zod";
 import type { Attachment } from "../base/ports.js";
+import { type Msg, msg } from "../i18n/msg.js";
 import { fill, type Layer } from "../preferences/layers.js";
 import type { Filled } from "../render/recipe.js";
-import { clip, megabytes } from "../render/text.js";
+import { clip } from "../render/text.js";
 import type { FormDef } from "./define.js";
 import { InputError } from "./errors.js";
 import { effectiveType, typeLabel } from "./files.js";
@@ -22,50 +23,44 @@ export function byOption<T>(raw: Record<string, T>): Record<string, T> {
 
 type Issue = z.core.$ZodIssue;
 
-function expectedWords(expected: string): string {
-  switch (expected) {
-    case "int":
-      return "a whole number";
-    case "number":
-      return "a number";
-    case "boolean":
-      return "true or false";
-    default:
-      return "text";
-  }
-}
-
-function explain(issue: Issue, given: unknown): string {
+/** What is wrong with one option's value, as a message of the catalogues. */
+function explain(issue: Issue, given: unknown): Msg {
   switch (issue.code) {
     case "invalid_type":
-      return given === undefined ? "is required" : `must be ${expectedWords(issue.expected)}`;
+      return given === undefined ? msg("input.is_required") : msg("input.must_be", { kind: issue.expected });
     case "invalid_value":
-      return `must be one of ${issue.values.map(String).join(", ")}`;
+      return msg("input.one_of", { values: issue.values.map(String).join(", ") });
     case "invalid_union":
       // The only unions in the catalogue are the yes/no flags.
-      return "must be true or false";
+      return msg("input.must_be", { kind: "boolean" });
     case "too_small":
       if (issue.origin === "string") {
         return Number(issue.minimum) <= 1
-          ? "must not be empty"
-          : `needs at least ${issue.minimum} characters`;
+          ? msg("input.not_empty")
+          : msg("input.min_characters", { n: String(issue.minimum) });
       }
-      return `must be at least ${issue.minimum}`;
+      // As written, not as a number of the reader's language: "2147483647", an option's bound.
+      return msg("input.at_least", { n: String(issue.minimum) });
     case "too_big":
       return issue.origin === "string"
-        ? `takes at most ${issue.maximum} characters`
-        : `must be at most ${issue.maximum}`;
+        ? msg("input.max_characters", { n: String(issue.maximum) })
+        : msg("input.at_most", { n: String(issue.maximum) });
     case "invalid_format":
-      return issue.message.startsWith("Invalid") ? "has the wrong format" : issue.message;
+      return issue.message.startsWith("Invalid") ? msg("input.wrong_format") : ownWords(issue.message);
     default:
-      return issue.message;
+      return ownWords(issue.message);
   }
 }
 
-function shown(value: unknown): string {
+/** A check's own sentence (a refinement of an option's schema), still English in every language. */
+const ownWords = (text: string) => msg("input.own_words", { text });
+
+/** One option's problem, with the value given when it can be shown. */
+function problem(option: string, issue: Issue, value: unknown): Msg {
+  const what = explain(issue, value);
   return typeof value === "string" || typeof value === "number" || typeof value === "boolean"
-    ? ` (got "${clip(String(value), 40)}")`
-    : "";
+    ? msg("input.problem_given", { option, what, value: clip(String(value), 40) })
+    : msg("input.problem", { option, what });
 }
 
 /** Missing values: adapters send "" for an empty modal field and null for an unset one. */
@@ -108,7 +103,11 @@ export function parseFilled<C extends FormDef>(
     const known = [...Object.keys(shape), ...fileOptions].join(", ") || "none";
     throw new InputError(
       "input.unknown_option",
-      `${def.name.replace(".", " ")} has no option ${unknown.join(", ")}. Its options: ${known}.`,
+      msg("input.unknown_option", {
+        command: def.name.replace(".", " "),
+        unknown: unknown.join(", "),
+        known,
+      }),
     );
   }
   const filled = fill(shape, given, layers);
@@ -116,11 +115,14 @@ export function parseFilled<C extends FormDef>(
 
   const parsed = (def.options as z.ZodObject).safeParse(given);
   if (parsed.success) return { options: parsed.data as z.output<C["options"]>, filled };
-  const problems = parsed.error.issues.map((issue) => {
+  // One problem per option and kind: zod may report the same twice.
+  const seen = new Map<string, Msg>();
+  for (const issue of parsed.error.issues) {
     const option = String(issue.path[0] ?? "options");
-    return `${option} ${explain(issue, given[option])}${shown(given[option])}`;
-  });
-  throw new InputError("input.invalid_option", `${[...new Set(problems)].join("; ")}.`);
+    const said = problem(option, issue, given[option]);
+    seen.set(JSON.stringify(said), said);
+  }
+  throw new InputError("input.invalid_option", msg("input.problems", { problems: [...seen.values()] }));
 }
 
 /**
@@ -141,22 +143,26 @@ export function checkFiles(
     throw new InputError(
       "input.unexpected_file",
       accepted.length > 0
-        ? `${def.name.replace(".", " ")} takes files only as ${accepted.join(", ")} (not ${stray.join(", ")}).`
-        : `${def.name.replace(".", " ")} takes no files: run it again without the attachment.`,
+        ? msg("input.files_only_as", {
+            command: def.name.replace(".", " "),
+            accepted: accepted.join(", "),
+            stray: stray.join(", "),
+          })
+        : msg("input.no_files", { command: def.name.replace(".", " ") }),
     );
   }
 
   const checked: Record<string, Attachment[]> = {};
   for (const [option, spec] of Object.entries(specs)) {
     const files = (Object.hasOwn(given, option) ? given[option] : undefined)?.filter(Boolean) ?? [];
-    const accepts = `${typeLabel(spec.types)} up to ${megabytes(spec.maxBytes)}`;
+    const accepts = { types: typeLabel(spec.types), size: { bytes: spec.maxBytes } };
     if (files.length === 0 && spec.required) {
-      throw new InputError("input.missing_file", `Attach a file as ${option} (${accepts}).`);
+      throw new InputError("input.missing_file", msg("input.missing_file", { option, ...accepts }));
     }
     if (files.length > spec.max) {
       throw new InputError(
         "input.too_many_files",
-        `${option} takes at most ${spec.max} file${spec.max === 1 ? "" : "s"}; ${files.length} were attached.`,
+        msg("input.too_many_files", { option, max: spec.max, count: files.length }),
       );
     }
     checked[option] = files.map((file) => {
@@ -164,17 +170,27 @@ export function checkFiles(
       if (!spec.types.includes(contentType)) {
         throw new InputError(
           "input.file_type",
-          `"${clip(file.name, 60)}" is not a file ${option} accepts (${contentType || "unknown type"}). Attach ${accepts}.`,
+          msg("input.file_type", {
+            file: clip(file.name, 60),
+            option,
+            type: contentType || "unknown",
+            ...accepts,
+          }),
         );
       }
       if (file.size > spec.maxBytes) {
         throw new InputError(
           "input.file_size",
-          `"${clip(file.name, 60)}" is ${megabytes(file.size)}, more than the ${megabytes(spec.maxBytes)} ${option} accepts. Attach a smaller file.`,
+          msg("input.file_size", {
+            file: clip(file.name, 60),
+            size: { bytes: file.size },
+            limit: { bytes: spec.maxBytes },
+            option,
+          }),
         );
       }
       if (file.size <= 0) {
-        throw new InputError("input.file_empty", `"${clip(file.name, 60)}" is empty. Attach the file again.`);
+        throw new InputError("input.file_empty", msg("input.file_empty", { file: clip(file.name, 60) }));
       }
       return contentType === file.contentType ? file : { ...file, contentType, open: () => file.open() };
     });

@@ -147,6 +147,7 @@ const answer: Step<{ core: Core; event: ActionEvent }> = {
         media: await core.media(tenantOf(event.actor)).catch(() => undefined),
         logger: core.logger,
         context: { action: event.action, jobId: event.jobId },
+        reader: event.actor,
       });
       await core
         .adapter(event.actor.platform)

@@ -309,6 +309,7 @@ export async function handleCommand(core: Core, gesture: CommandEvent): Promise<
       media,
       logger: core.logger,
       context: { command: event.command, tenant },
+      reader: actor,
     });
     await tellRefusal(adapter, conversation, card).catch((cause: unknown) =>
       core.logger.error({ err: cause, command: event.command }, "could not answer"),

@@ -216,7 +216,9 @@ export async function publishHome(
     const view = await panelView(core, services, actor, homeConversation(actor), show, "home");
     cards = homeCards(view);
   } catch (error) {
-    cards = [await failureCard(error, { logger: core.logger, context: { home: actor.userId } })];
+    cards = [
+      await failureCard(error, { logger: core.logger, context: { home: actor.userId }, reader: actor }),
+    ];
   }
   await adapter.publishHome(actor, cards);
 }

@@ -9,6 +9,7 @@ import { jobTransitionsTotal } from "../base/metrics.js";
 import type { Actor, ChatAdapter, ConversationRef, MessageRef } from "../base/ports.js";
 import type { StartedJob } from "../commands/define.js";
 import { JobLimitError, QueueFullError } from "../commands/errors.js";
+import { readerLocale } from "../i18n/locale.js";
 import { despiteOutage } from "../jobs/despite-outage.js";
 import { queuedCard, unpostedCard, untrackedCard } from "../render/job.js";
 import { currentTap } from "../spend/tap.js";
@@ -184,7 +185,9 @@ export async function launch(
   },
 ): Promise<JobRecord> {
   const { command, started, actor, conversation, note, id, message } = request;
-  const view = { id: "", title: started.title, ...(note && { note }) };
+  // Every card of the job speaks its requester's language, kept with the job for the cards to come.
+  const locale = readerLocale(actor);
+  const view = { id: "", title: started.title, ...(note && { note }), locale };
   // Before the job is tracked: its result is read through the shared key's lists by this id.
   await despiteOutage(core.availability, () => core.remember(tenantOf(actor), [started.serviceJobId])).catch(
     (error: unknown) =>
@@ -217,7 +220,7 @@ export async function launch(
         requester: actor,
         conversation,
         message: null,
-        inputs: { ...started.inputs, title: started.title, ...(note && { note }) },
+        inputs: { ...started.inputs, title: started.title, ...(note && { note }), locale },
       },
       announce,
     );

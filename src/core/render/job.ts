@@ -1,8 +1,10 @@
 import type { JobRecord } from "../../store/jobs.js";
 import type { JobState, NormalizedStatus } from "../api/job-status.js";
 import { type Card, type CardAction, type CardMedia, card } from "../base/cards.js";
+import { command } from "../i18n/msg.js";
+import { english, type Translator, translatorFor } from "../i18n/translator.js";
 import { controlButton } from "./controls.js";
-import { duration, inSentence, megabytes, plural } from "./text.js";
+import { inSentence } from "./text.js";
 
 /**
  * The cards of one job's message, from "queued" to its result. Every card of a job carries the
@@ -15,36 +17,46 @@ export interface JobView {
   title: string;
   /** Said under every card of the job (why it shows in the channel though meant private). */
   note?: string;
+  /** The requester's language, which every card of the job speaks; English when absent. */
+  locale?: string;
 }
 
-/** The view of a job record: its id, and the title and note its inputs keep. */
+const tOf = (view: JobView): Translator => translatorFor(view.locale);
+
+/** The view of a job record: its id, and the title, note and language its inputs keep. */
 export function viewOf(job: Pick<JobRecord, "id" | "inputs">): JobView {
-  const inputs = job.inputs as { title?: unknown; note?: unknown } | null;
+  const inputs = job.inputs as { title?: unknown; note?: unknown; locale?: unknown } | null;
+  const locale = typeof inputs?.locale === "string" ? inputs.locale : undefined;
   return {
     id: job.id,
-    title: typeof inputs?.title === "string" ? inputs.title : "Media job",
+    title: typeof inputs?.title === "string" ? inputs.title : translatorFor(locale).text("job.untitled"),
     ...(typeof inputs?.note === "string" && { note: inputs.note }),
+    ...(locale && { locale }),
   };
 }
 
 /** Where a job stands, in the words of the lists that show it (jobs, the settings panel). */
-export const STATE_WORDS: Record<JobState, string> = {
-  queued: "Queued",
-  working: "Working",
-  retrying: "Retrying at the service",
-  needs_choice: "Waiting for your choice",
-  done: "Done",
-  failed: "Failed",
-};
+export function stateWord(state: JobState, t: Translator = english()): string {
+  return t.text(`job.state.${state}`);
+}
+
+export const STATE_WORDS = Object.fromEntries(
+  (["queued", "working", "retrying", "needs_choice", "done", "failed"] as const).map((state) => [
+    state,
+    stateWord(state),
+  ]),
+) as Record<JobState, string>;
 
 /** Before the engine has a record there is no id to show yet. */
 const footer = (view: JobView) =>
-  [view.id && `Job ${view.id}`, view.note].filter(Boolean).join(" · ") || undefined;
+  [view.id && tOf(view).text("job.footer", { id: view.id }), view.note].filter(Boolean).join(" · ") ||
+  undefined;
 
 export function queuedCard(view: JobView): Card {
+  const t = tOf(view);
   return card(view.title, "progress", {
-    lines: ["Queued at the media service. This message updates as the job moves on."],
-    progress: { percent: null, label: "Queued" },
+    lines: [t.text("job.queued.line")],
+    progress: { percent: null, label: t.text("job.progress.queued") },
     footer: footer(view),
   });
 }
@@ -53,28 +65,27 @@ export function queuedCard(view: JobView): Card {
  * How long the job has run, and once the service reports progress, about how long is left: the
  * time so far scaled by the share still to do (the service gives no estimate of its own).
  */
-export function timing(elapsedMs: number, percent: number | null): string {
-  const ran = `Running for ${duration(elapsedMs)}`;
-  if (percent === null || percent <= 0 || percent >= 100) return `${ran}.`;
-  return `${ran}, about ${duration((elapsedMs * (100 - percent)) / percent)} left.`;
+export function timing(elapsedMs: number, percent: number | null, t: Translator = english()): string {
+  const ran = t.duration(elapsedMs);
+  if (percent === null || percent <= 0 || percent >= 100) return t.text("job.running_for", { ran });
+  return t.text("job.running_for_left", { ran, left: t.duration((elapsedMs * (100 - percent)) / percent) });
 }
 
 /** `elapsedMs`: how long the job has run, shown with the progress. */
 export function progressCard(view: JobView, status: NormalizedStatus, elapsedMs?: number): Card {
-  const ran = elapsedMs === undefined ? [] : [timing(elapsedMs, status.progress)];
+  const t = tOf(view);
+  const ran = elapsedMs === undefined ? [] : [timing(elapsedMs, status.progress, t)];
   if (status.state === "retrying") {
     return card(view.title, "warning", {
-      lines: [
-        "The media service hit a temporary problem and is retrying on its own. Nothing to do: this message keeps updating.",
-      ],
-      progress: { percent: status.progress, label: "Retrying" },
+      lines: [t.text("job.retrying.line")],
+      progress: { percent: status.progress, label: t.text("job.progress.retrying") },
       footer: footer(view),
     });
   }
   if (status.state === "working") {
     return card(view.title, "progress", {
       lines: [...(status.message ? [status.message] : []), ...ran],
-      progress: { percent: status.progress, label: "Working" },
+      progress: { percent: status.progress, label: t.text("job.progress.working") },
       footer: footer(view),
     });
   }
@@ -82,20 +93,25 @@ export function progressCard(view: JobView, status: NormalizedStatus, elapsedMs?
 }
 
 export function variantsCard(view: JobView, previewUrls: readonly [string, string]): Card {
+  const t = tOf(view);
   return card(view.title, "info", {
-    lines: [
-      "Two variants are ready. Keep the one you like, or both. Only the requester or an admin can choose.",
-    ],
+    lines: [t.text("job.variants.line")],
     media: previewUrls.map((url, i) => ({
       kind: "image",
-      name: `Variant ${i + 1}`,
+      name: t.text("job.variants.name", { n: i + 1 }),
       url,
-      alt: `Variant ${i + 1}`,
+      alt: t.text("job.variants.name", { n: i + 1 }),
     })),
     actions: [
-      controlButton("confirm", view.id, "Keep 1", { style: "primary", value: "1" }),
-      controlButton("confirm", view.id, "Keep 2", { style: "primary", value: "2" }),
-      controlButton("confirm_both", view.id, "Keep both", { style: "success" }),
+      controlButton("confirm", view.id, t.text("job.variants.keep", { n: 1 }), {
+        style: "primary",
+        value: "1",
+      }),
+      controlButton("confirm", view.id, t.text("job.variants.keep", { n: 2 }), {
+        style: "primary",
+        value: "2",
+      }),
+      controlButton("confirm_both", view.id, t.text("job.variants.keep_both"), { style: "success" }),
     ],
     footer: footer(view),
   });
@@ -111,14 +127,14 @@ export function confirmingCard(view: JobView, choice: string): Card {
 }
 
 export function photoAvatarCard(view: JobView, avatarIds: readonly string[]): Card {
+  const t = tOf(view);
   return card(view.title, "success", {
-    lines: [
-      avatarIds.length === 1
-        ? "Your photo avatar is ready. Use its id as the avatar of a video."
-        : `Your ${plural(avatarIds.length, "photo avatar")} are ready. Use an id as the avatar of a video.`,
-    ],
+    lines: [t.text("job.photo_avatar.ready", { count: avatarIds.length })],
     fields: avatarIds.map((id, i) => ({
-      name: avatarIds.length === 1 ? "Avatar id" : `Avatar ${i + 1} id`,
+      name:
+        avatarIds.length === 1
+          ? t.text("job.photo_avatar.id")
+          : t.text("job.photo_avatar.nth_id", { n: i + 1 }),
       value: id,
       inline: true,
     })),
@@ -136,21 +152,19 @@ export function resultCard(
   result: ResultMediaView,
   extra: { lines?: string[]; fields?: Card["fields"]; recipe?: Card["recipe"]; actions?: CardAction[] } = {},
 ): Card {
+  const t = tOf(view);
   const { oversize, ...media } = result;
-  const what = result.kind === "video" ? "video" : "image";
+  const kind = result.kind === "video" ? "video" : "image";
   const lines = [...(extra.lines ?? [])];
   if (oversize) {
-    lines.push(
-      media.url
-        ? `The ${what} is ${megabytes(oversize.bytes)}, more than the ${megabytes(oversize.limit)} this conversation accepts, so it is not attached: use the download link (valid for about a day).`
-        : `The ${what} is ${megabytes(oversize.bytes)}, more than the ${megabytes(oversize.limit)} this conversation accepts, so it cannot be posted here. It is saved in the media service account.`,
-    );
+    const sizes = { kind, size: t.bytes(oversize.bytes), limit: t.bytes(oversize.limit) };
+    lines.push(t.text(media.url ? "job.result.oversize_linked" : "job.result.oversize_saved", sizes));
   }
   return card(view.title, "success", {
     lines,
     fields: extra.fields ?? [],
     ...(extra.recipe && extra.recipe.length > 0 && { recipe: extra.recipe }),
-    links: media.url ? [{ label: `Download the ${what}`, url: media.url }] : [],
+    links: media.url ? [{ label: t.text("job.result.download", { kind }), url: media.url }] : [],
     media: oversize ? (media.url ? [media] : []) : [media],
     actions: extra.actions ?? [],
     footer: footer(view),
@@ -162,13 +176,14 @@ export function resultCard(
  * the bot's full sentence (it stopped waiting for a stuck job, it could not read the status).
  */
 export function failedJobCard(view: JobView, why: { serviceReason?: string; explanation?: string }): Card {
+  const t = tOf(view);
   const lines = why.explanation
     ? [why.explanation]
     : [
         why.serviceReason
-          ? `The media service could not finish this job: ${why.serviceReason.replace(/[.!\s]+$/, "")}.`
-          : "The media service could not finish this job.",
-        "Try again, perhaps with a different prompt or file. If it keeps failing, check the account with the usage command.",
+          ? t.text("job.failed.reason", { reason: why.serviceReason.replace(/[.!\s]+$/, "") })
+          : t.text("job.failed.silent"),
+        t.text("job.failed.advice", { usage: command("usage") }),
       ];
   return card(view.title, "error", { lines, footer: footer(view) });
 }
@@ -176,7 +191,7 @@ export function failedJobCard(view: JobView, why: { serviceReason?: string; expl
 /** A job whose result the bot could not fetch or post: say so instead of leaving "working" forever. */
 export function undeliverableCard(view: JobView, reason: string): Card {
   return card(view.title, "error", {
-    lines: ["The job finished at the media service, but the bot could not fetch the result.", reason],
+    lines: [tOf(view).text("job.undeliverable.line"), reason],
     footer: footer(view),
   });
 }
@@ -184,10 +199,7 @@ export function undeliverableCard(view: JobView, reason: string): Card {
 /** The service took the job but the bot could not record it (store down): the message will not move. */
 export function untrackedCard(view: JobView): Card {
   return card(view.title, "error", {
-    lines: [
-      "The media service accepted this job, but the bot could not keep track of it, so this message will not update.",
-      "The result will show up in the service's lists (video list, mockup assets, thumbnail list) when it is ready.",
-    ],
+    lines: [tOf(view).text("job.untracked.line"), tOf(view).text("job.untracked.where")],
   });
 }
 
@@ -196,12 +208,13 @@ export function untrackedCard(view: JobView): Card {
  * platform said), what arrives, and what not to do.
  */
 export function unpostedCard(view: JobView, reason?: string): Card {
+  const t = tOf(view);
   return card(view.title, "warning", {
     lines: [
-      "The media service accepted this job, but the bot could not post its message in this channel, so its progress will not show here.",
+      t.text("job.unposted.line"),
       ...(reason ? [reason] : []),
-      "The result is posted here when it is ready, if the bot can post here by then. The jobs command shows how the job is going.",
-      "Running the command again would start, and pay for, a second job.",
+      t.text("job.unposted.later", { jobs: command("jobs") }),
+      t.text("job.unposted.again"),
     ],
     footer: footer(view),
   });
@@ -224,5 +237,5 @@ export function divertedCard(shown: Card, reason: string): Card {
 /** The short post that tells the requester a job ended (the job's own message is an edit, which pings nobody). */
 export function readyNotice(view: JobView, failed: boolean): { text: string } {
   const title = inSentence(view.title);
-  return { text: failed ? `${title}: the job failed (details above).` : `${title} is ready.` };
+  return { text: tOf(view).text(failed ? "job.notice.failed" : "job.notice.ready", { title }) };
 }

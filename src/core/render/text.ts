@@ -1,3 +1,5 @@
+import { english } from "../i18n/translator.js";
+
 /** Small text helpers the renderers share; plain text only (adapters escape and format). */
 
 /**
@@ -34,19 +36,14 @@ export function day(iso: string | undefined): string | undefined {
   return Number.isNaN(parsed) ? iso : new Date(parsed).toISOString().slice(0, 10);
 }
 
+/** "12 MB", "5.0 MB", in English: a card in the reader's language asks its translator. */
 export function megabytes(bytes: number): string {
-  const mb = bytes / (1024 * 1024);
-  return `${mb >= 10 ? Math.round(mb) : mb.toFixed(1)} MB`;
+  return english().bytes(bytes);
 }
 
 /** "45 s", "3 min 20 s", "1 h 5 min": a duration as people say it, to the second under an hour. */
 export function duration(ms: number): string {
-  const seconds = Math.max(0, Math.round(ms / 1000));
-  if (seconds < 60) return `${seconds} s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return seconds % 60 ? `${minutes} min ${seconds % 60} s` : `${minutes} min`;
-  const hours = Math.floor(minutes / 60);
-  return minutes % 60 ? `${hours} h ${minutes % 60} min` : `${hours} h`;
+  return english().duration(ms);
 }
 
 /** "film_35mm_editorial" -> "Film 35mm editorial", for select labels and cards. */

@@ -143,7 +143,8 @@ export interface FakeDiscord {
     /** op 7 to one shard (0 by default). */
     requestReconnect(shardId?: number): Promise<void>;
   };
-  addUser(username: string, options?: { admin?: boolean }): APIUser;
+  /** A member of the seeded guild; `locale`: the language of their Discord client (en-US). */
+  addUser(username: string, options?: { admin?: boolean; locale?: string }): APIUser;
   /**
    * A member posts in a channel (the seeded one by default): files become attachments; a link
    * becomes the embed Discord's link preview makes, its image served through Discord's media
@@ -433,8 +434,9 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       skipHeartbeatAcks: (count) => gateway.skipHeartbeatAcks(count),
       requestReconnect: (shardId) => gateway.requestReconnect(shardId),
     },
-    addUser(username, { admin = false } = {}) {
+    addUser(username, { admin = false, locale } = {}) {
       const user = world.addUser(username);
+      if (locale) world.locales.set(user.id, locale);
       world.addMember(seededGuild.id, user.id, admin ? [world.adminRole(seededGuild.id).id] : []);
       return user;
     },

@@ -149,7 +149,7 @@ export function interactionBase(
     token: origin.token,
     version: 1 as const,
     channel_id: channel.id,
-    locale: Locale.EnglishUS,
+    locale: world.locales.get(origin.userId) ?? Locale.EnglishUS,
     entitlements: [],
     attachment_size_limit: world.interactionUploadLimit(origin.userId, channel.id),
   };

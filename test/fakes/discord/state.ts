@@ -118,6 +118,8 @@ export interface InteractionRecord {
 /** Everything the fake Discord knows; the routes and the injectors read and change it. */
 export class World {
   readonly users = new Map<string, APIUser>();
+  /** The language each person's Discord client is set to (an interaction's `locale`); en-US if unset. */
+  readonly locales = new Map<string, string>();
   readonly guilds = new Map<string, GuildRecord>();
   readonly channels = new Map<string, ChannelRecord>();
   /** Insertion order is posting order. */

@@ -23,6 +23,8 @@ export interface SlackUser {
   is_app_user: false;
   tz: string;
   tz_offset: number;
+  /** The language the person reads Slack in; users.info gives it only with `include_locale`. */
+  locale: string;
   updated: number;
   profile: { real_name: string; display_name: string; image_72: string; bot_id?: string };
 }
@@ -651,6 +653,7 @@ export class SlackState {
       is_app_user: false,
       tz: "Europe/Berlin",
       tz_offset: 3600,
+      locale: "en-US",
       updated: 1_700_000_000,
       profile: {
         real_name: realName,

@@ -34,7 +34,12 @@ export const workspaceMethods: Record<string, Method> = {
     token: "bot",
     run({ state, args, team }) {
       const user = state.users.get(str(args, "user") ?? "");
-      return user && user.team_id === team.id ? { ok: true, user } : fail("user_not_found");
+      if (!user || user.team_id !== team.id) return fail("user_not_found");
+      // Slack leaves the locale out unless asked for it.
+      return {
+        ok: true,
+        user: str(args, "include_locale") === "true" ? user : { ...user, locale: undefined },
+      };
     },
   },
   "conversations.info": {

@@ -1,0 +1,103 @@
+import { describe, expect, it } from "vitest";
+import { addPseudoLocale, bypasses, PSEUDO } from "../core/i18n/pseudo.js";
+import type { FakeSlack } from "../fakes/slack/index.js";
+import { headerOf, type SlackWorld, shown, slackWorldPerFile } from "./harness.js";
+
+/**
+ * Each person is answered in the language they read Slack in (users.info with `include_locale`),
+ * whatever the language of the others in the same workspace.
+ */
+
+let world: SlackWorld;
+let fake: FakeSlack;
+
+slackWorldPerFile((started) => {
+  world = started;
+  fake = started.fake;
+});
+
+const refuseKey = () =>
+  world.emu.inject({
+    method: "POST",
+    path: "/api/image/generate",
+    status: 401,
+    body: { error: "Invalid API key" },
+  });
+
+describe("a refusal in the person's language", () => {
+  it("tells a Japanese user in Japanese and an English user of the same workspace in English", async () => {
+    const yuki = fake.addUser("yuki");
+    yuki.locale = "ja-JP";
+    refuseKey();
+    const japanese = await world.answer("image generate a fox", yuki.id);
+    expect(japanese).toContain("API キーが受け付けられませんでした");
+    expect(japanese).toContain("管理者が setup コマンドで設定できます。");
+    expect(japanese).not.toContain("API key not accepted");
+    // Asked once with the person's admin flag, and only where it was asked for.
+    const asked = fake.calls.filter((c) => c.method === "users.info" && c.args.user === yuki.id);
+    expect(asked.filter((c) => String(c.args.include_locale) === "true")).toHaveLength(1);
+
+    refuseKey();
+    const english = await world.answer("image generate a fox");
+    expect(english).toContain("API key not accepted");
+    expect(english).not.toContain("API キー");
+  });
+});
+
+/** The job message whose footer says, in Japanese, which job it is. */
+const japaneseJob = (prompt: string) =>
+  world.until(() =>
+    world
+      .channelMessages()
+      .find((m) => JSON.stringify(m.blocks).includes('"text":"ジョブ ') && shown(m).includes(prompt)),
+  );
+
+describe("a whole job in the person's language", () => {
+  it("shows a Japanese user's job in Japanese from the queue to its result, and a failed one", async () => {
+    const hana = fake.addUser("hana");
+    hana.locale = "ja-JP";
+    world.emu.planNextJob("image", { durationMs: 1500 });
+    await world.command("image generate a fox in the snow", hana.id);
+    const running = await japaneseJob("a fox in the snow");
+    const done = await world.shows(running.ts, (m) => headerOf(m)?.startsWith("✅") ?? false);
+    expect(shown(done)).toMatch(/ジョブ [\w-]+/);
+    // On the way, each state in Japanese, as the job's message was posted and updated.
+    const edits = JSON.stringify(
+      fake.calls
+        .filter((c) => c.method === "chat.update" || c.method === "chat.postMessage")
+        .map((c) => c.args),
+    );
+    expect(edits).toContain("待機中");
+    expect(edits).toContain("処理中");
+    expect(shown(done)).toContain("画像をダウンロード");
+    expect(shown(done)).not.toMatch(/Download the image|"Job /);
+    const notice = await world.until(() =>
+      world
+        .channelMessages()
+        .find((m) => m.text.includes(`<@${hana.id}>`) && m.text.includes("の準備ができました")),
+    );
+    expect(notice.text).toContain("の準備ができました。");
+
+    world.emu.planNextJob("image", { fail: "unsafe prompt" });
+    await world.command("image generate another fox", hana.id);
+    const failing = await japaneseJob("another fox");
+    const failed = await world.shows(failing.ts, (m) => headerOf(m)?.startsWith("❌") ?? false);
+    expect(shown(failed)).toContain("メディアサービスはこのジョブを完了できませんでした: unsafe prompt。");
+  });
+});
+
+describe("the pseudo-locale", () => {
+  it("shows a refusal with no English of its own: its title and sentence come from the catalogue", async () => {
+    addPseudoLocale();
+    const pat = fake.addUser("pat");
+    pat.locale = PSEUDO;
+    refuseKey();
+    const answer = await world.answer("image generate a fox", pat.id);
+    const [text, blocks] = [answer.slice(0, answer.indexOf("\n")), answer.slice(answer.indexOf("\n") + 1)];
+    expect(text).toContain("ÀÞÍ ķéý ñóţ àççéþţéđ");
+    // What the blocks show (their text fields): none of it is English of the bot's own.
+    const shownInBlocks = [...blocks.matchAll(/"text":"([^"]*)"/g)].map((m) => m[1]).join("\n");
+    expect(shownInBlocks).toContain("àççéþţéđ");
+    expect(bypasses(shownInBlocks, ["setup"])).toEqual([]);
+  });
+});
