@@ -5,6 +5,7 @@ import { CHART_HEIGHT, CHART_WIDTH } from "../../src/core/render/spend-chart.js"
 import type { InjectedInteraction } from "../fakes/discord/index.js";
 import { type Operation, PRICES } from "../fakes/media-api/accounts.js";
 import type { Emulator, RecordedCall } from "../fakes/media-api/index.js";
+import { exportRows } from "../spend-csv.js";
 import { DiscordWorld, ended, isEphemeral, shown } from "./harness.js";
 
 /**
@@ -296,40 +297,7 @@ describe("usage and its export", () => {
     const file = answer.attachments.find((a) => a.filename === exportName());
     expect(file, JSON.stringify(answer.attachments.map((a) => a.filename))).toBeDefined();
     const csv = fake.file(file!)!.toString("utf8");
-    const [header, ...lines] = csv.split("\r\n").filter(Boolean);
-    expect(header).toBe(
-      "time,person,person id,channel,channel id,kind,command,credits,job id,service job id,status",
-    );
-    const rows = lines.map((line) => {
-      // As a spreadsheet shows the cells: a guarded cell (or an id of digits) without the apostrophe that keeps it text.
-      const cells = line.split(",").map((cell) => cell.replace(/^'(?=[=+\-@\t\r\d])/, ""));
-      const [
-        time,
-        person,
-        personId,
-        channel,
-        channelId,
-        kind,
-        command,
-        credits,
-        jobId,
-        serviceJobId,
-        status,
-      ] = cells;
-      return {
-        time,
-        person,
-        personId,
-        channel,
-        channelId,
-        kind,
-        command,
-        credits,
-        jobId,
-        serviceJobId,
-        status,
-      };
-    });
+    const rows = exportRows(csv);
 
     // One row per creation call, and one creation call per row.
     expect(creations(emu)).toEqual(made.map((m) => m.call));

@@ -6,6 +6,7 @@ import {
   type SlackUser,
   startFakeSlack,
 } from "../fakes/slack/index.js";
+import { type ExportRow, exportRows } from "../spend-csv.js";
 import { actionIds, headerOf, jobIdOf, SlackWorld, shown } from "./harness.js";
 
 /**
@@ -68,17 +69,8 @@ function regenerate(world: SlackWorld, message: Message, channel: string, user: 
   return world.fake.blockAction(world.eventsUrl, { actionId: action!, message: message.ts, channel, user });
 }
 
-interface Row {
-  person: string;
-  personId: string;
-  channel: string;
-  channelId: string;
-  command: string;
-  jobId: string;
-}
-
 /** The admin's export of the period, read back from their DM: one row a job. */
-async function exported(world: SlackWorld): Promise<Row[]> {
+async function exported(world: SlackWorld): Promise<ExportRow[]> {
   const { fake } = world;
   const uploads = fake.uploads.length;
   await world.command("usage export", fake.users.admin.id);
@@ -92,18 +84,7 @@ async function exported(world: SlackWorld): Promise<Row[]> {
       .find((f) => f.id === upload.fileId),
   );
   const response = await fetch(file.url_private, { headers: { authorization: `Bearer ${fake.botToken}` } });
-  const [, ...lines] = (await response.text()).split("\r\n").filter(Boolean);
-  return lines.map((line) => {
-    const [, person, personId, channel, channelId, , command, , jobId] = line.split(",");
-    return {
-      person: person!,
-      personId: personId!,
-      channel: channel!,
-      channelId: channelId!,
-      command: command!,
-      jobId: jobId!,
-    };
-  });
+  return exportRows(await response.text());
 }
 
 /** No creation call arrives late: a start past its budget never makes one. */

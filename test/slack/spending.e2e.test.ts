@@ -5,6 +5,7 @@ import { type Operation, PRICES } from "../fakes/media-api/accounts.js";
 import type { Emulator, RecordedCall } from "../fakes/media-api/index.js";
 import { solidPng } from "../fakes/media-api/png.js";
 import { type Message, type SlackFile, type SlackUser, startFakeSlack } from "../fakes/slack/index.js";
+import { exportRows } from "../spend-csv.js";
 import { headerOf, jobIdOf, SlackWorld, shown } from "./harness.js";
 
 /**
@@ -317,40 +318,7 @@ describe("usage and its export", () => {
     const { card, bytes } = await direct("usage export", fake.users.admin, exportName());
     expect(shown(card)).toContain("Spending export: 4 jobs this period");
     const csv = bytes.toString("utf8");
-    const [header, ...lines] = csv.split("\r\n").filter(Boolean);
-    expect(header).toBe(
-      "time,person,person id,channel,channel id,kind,command,credits,job id,service job id,status",
-    );
-    const rows = lines.map((line) => {
-      // As a spreadsheet shows the cells: a guarded cell (or an id of digits) without the apostrophe that keeps it text.
-      const cells = line.split(",").map((cell) => cell.replace(/^'(?=[=+\-@\t\r\d])/, ""));
-      const [
-        time,
-        person,
-        personId,
-        channel,
-        channelId,
-        kind,
-        command,
-        credits,
-        jobId,
-        serviceJobId,
-        status,
-      ] = cells;
-      return {
-        time,
-        person,
-        personId,
-        channel,
-        channelId,
-        kind,
-        command,
-        credits,
-        jobId,
-        serviceJobId,
-        status,
-      };
-    });
+    const rows = exportRows(csv);
 
     // One row per creation call, and one creation call per row.
     expect(creations(emu)).toEqual(made.map((m) => m.call));

@@ -1,0 +1,98 @@
+import { afterEach, expect } from "vitest";
+import { CrashWorld, type Instance } from "./crash-world.js";
+import { until } from "./main-process.js";
+import { headerOf, jobIdOf } from "./slack/harness.js";
+
+/**
+ * `kill -9` of the real bot (src/main.ts, on Slack) while 4 people have 3 jobs running each and
+ * 20 more waiting their turn in the store, then a restart under the same INSTANCE_ID: every job
+ * that waited starts once (one creation call each), none is lost, and each person's start in the
+ * order they asked. Run on a sqlite file (queue-crash.e2e.test.ts) and on a real redis-server
+ * (queue-crash-redis.e2e.test.ts), two files so that the two run side by side.
+ */
+
+const INSTANCE = "queue-crash";
+const PEOPLE = 4;
+const EACH = 8;
+/**
+ * Long enough that the 12 first still run once the 32 commands are in: Slack takes about one
+ * message a second in a channel, which the bot keeps to.
+ */
+const RUNNING_MS = 60_000;
+
+let world: CrashWorld | undefined;
+let instance: Instance | undefined;
+afterEach(async () => {
+  await instance?.bot.kill();
+  await world?.close();
+  world = undefined;
+  instance = undefined;
+});
+
+const prompt = (person: number, n: number) => `crash-queue-${person}-${n}`;
+
+export async function killWithAQueue(storeUrl?: string): Promise<void> {
+  world = await CrashWorld.start({
+    discord: false,
+    // Eight commands a person in a few seconds: the command rates would slow them down.
+    env: { USER_COMMANDS_PER_MINUTE: "0", TENANT_COMMANDS_PER_MINUTE: "0" },
+    ...(storeUrl && { storeUrl }),
+  });
+  const w = world;
+  instance = await w.startInstance(INSTANCE);
+  const users = [
+    w.slack.users.requester.id,
+    w.slack.users.other.id,
+    w.slack.addUser("third").id,
+    w.slack.addUser("fourth").id,
+  ];
+  const made = () =>
+    w.emu.callsTo("POST", "/api/image/generate").map((c) => (c.json as { prompt: string }).prompt);
+  const jobs = () => w.slack.messages().filter((m) => jobIdOf(m));
+  const waiting = () => jobs().filter((m) => JSON.stringify(m.blocks).includes("ahead of you"));
+  for (let n = 0; n < PEOPLE * 3; n++) w.emu.planNextJob("image", { durationMs: RUNNING_MS });
+
+  // Each person's commands one after the other, the four people at once.
+  await Promise.all(
+    users.map(async (user, person) => {
+      for (let n = 0; n < EACH; n++) {
+        const before = jobs().length;
+        await w.slack.slashCommand(instance!.slackEventsUrl, {
+          text: `image generate ${prompt(person, n)}`,
+          user,
+        });
+        await until(
+          () => jobs().length > before,
+          10_000,
+          () => `no message for ${prompt(person, n)}`,
+        );
+      }
+    }),
+  );
+  await until(
+    () => waiting().length === PEOPLE * (EACH - 3),
+    50_000,
+    () => `${waiting().length} waiting, ${jobs().length} messages, ${made().length} made`,
+  );
+  expect(made()).toHaveLength(PEOPLE * 3);
+
+  await instance.bot.kill();
+  instance = await w.startInstance(INSTANCE);
+
+  const all = PEOPLE * EACH;
+  await until(
+    () => jobs().filter((m) => headerOf(m)?.startsWith("✅")).length === all,
+    120_000,
+    () =>
+      `${jobs().filter((m) => headerOf(m)?.startsWith("✅")).length} of ${all} done; made ${made().length}\n${instance!.bot.tail()}`,
+  );
+  const calls = made();
+  expect(calls).toHaveLength(all);
+  expect(new Set(calls).size).toBe(all);
+  for (let person = 0; person < PEOPLE; person++) {
+    expect(calls.filter((p) => p.startsWith(`crash-queue-${person}-`))).toEqual(
+      Array.from({ length: EACH }, (_, n) => prompt(person, n)),
+    );
+  }
+  expect(jobs()).toHaveLength(all);
+}
