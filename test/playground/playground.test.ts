@@ -6,17 +6,14 @@
  * docs/workflow-steps-slack.png.
  */
 import { createHash } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { BrowserContext, Locator, Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHART_HEIGHT, CHART_WIDTH } from "../../src/core/render/spend-chart.js";
-import { browser as aBrowser, h264, launchBrowser } from "../browser.js";
+import { browser as aBrowser, h264 } from "../browser.js";
 import { renderPicture } from "../fakes/media-api/pictures.js";
-import { type PlaygroundServer, startServer } from "./server.js";
-import { type PlaygroundWorld, startWorld } from "./world.js";
+import { LAPTOP, openPlayground, type PlaygroundInBrowser } from "./in-browser.js";
+import type { PlaygroundWorld } from "./world.js";
 
 /** The photo a person picks for an edit: a fox, as the emulator draws one, without its words. */
 const fox = renderPicture({ kind: "generate", prompt: "a red fox", aspectRatio: "1:1" }, [], { bare: true });
@@ -26,31 +23,17 @@ const SETTINGS_SCREENSHOT = fileURLToPath(new URL("../../docs/settings-discord.p
 const HOME_SCREENSHOT = fileURLToPath(new URL("../../docs/home-slack.png", import.meta.url));
 const STEPS_SCREENSHOT = fileURLToPath(new URL("../../docs/workflow-steps-slack.png", import.meta.url));
 
-/** A laptop's screen: the page must fit it, and the docs' pictures are taken at it. */
-const LAPTOP = { width: 1280, height: 800 };
-
 aBrowser.describe("the playground in a browser", () => {
+  let playground: PlaygroundInBrowser;
   let world: PlaygroundWorld;
-  let server: PlaygroundServer;
-  let browser: BrowserContext;
   let page: Page;
-  let profile: string;
 
   beforeAll(async () => {
-    world = await startWorld({ scale: 0.01 });
-    server = await startServer(world);
-    profile = mkdtempSync(join(tmpdir(), "playground-chromium-"));
-    browser = await launchBrowser(profile, LAPTOP);
-    page = await browser.newPage();
-    await page.goto(server.url);
+    playground = await openPlayground();
+    ({ world, page } = playground);
   }, 30_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await world?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
-  });
+  afterAll(() => playground?.close());
 
   const discord = () => page.locator("#discord");
   const slack = () => page.locator("#slack");

@@ -3,41 +3,26 @@
  * message says where it waits, with a Cancel button that works from the page.
  * PLAYGROUND_SCREENSHOT=1 also writes docs/queue-discord.png.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { BrowserContext, Locator, Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { browser as aBrowser, launchBrowser } from "../browser.js";
-import { type PlaygroundServer, startServer } from "./server.js";
-import { type PlaygroundWorld, startWorld } from "./world.js";
+import { browser as aBrowser } from "../browser.js";
+import { openPlayground, type PlaygroundInBrowser } from "./in-browser.js";
+import type { PlaygroundWorld } from "./world.js";
 
 const SCREENSHOT = fileURLToPath(new URL("../../docs/queue-discord.png", import.meta.url));
-const LAPTOP = { width: 1280, height: 800 };
 
 aBrowser.describe("the queue in the playground", () => {
+  let playground: PlaygroundInBrowser;
   let world: PlaygroundWorld;
-  let server: PlaygroundServer;
-  let browser: BrowserContext;
   let page: Page;
-  let profile: string;
 
   beforeAll(async () => {
-    world = await startWorld({ scale: 0.01 });
-    server = await startServer(world);
-    profile = mkdtempSync(join(tmpdir(), "playground-chromium-"));
-    browser = await launchBrowser(profile, LAPTOP);
-    page = await browser.newPage();
-    await page.goto(server.url);
+    playground = await openPlayground();
+    ({ world, page } = playground);
   }, 30_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await world?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
-  });
+  afterAll(() => playground?.close());
 
   const discord = () => page.locator("#discord");
   const shows = (locator: Locator) =>
