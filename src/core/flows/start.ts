@@ -219,7 +219,9 @@ export async function launch(
         serviceJobId: started.serviceJobId,
         requester: actor,
         conversation,
-        message: null,
+        // A job that waited its turn has its message already: on record with it, a crash before the
+        // message is edited still finds it, and posts nothing beside it.
+        message: message ?? null,
         inputs: { ...started.inputs, title: started.title, ...(note && { note }), locale },
       },
       announce,
