@@ -46,7 +46,7 @@ export interface JobEngineOptions {
    */
   instanceId?: string;
   /** The bot's incoming requests: status reads and deliveries wait while a burst of them arrives. */
-  intake?: Pick<Intake, "settled">;
+  intake?: Pick<Intake, "settled" | "heldFor">;
   /**
    * The store's outages: a job the service accepted while the store is away is recorded once it
    * is back, and the work that waited resumes at once then rather than at its next backoff.

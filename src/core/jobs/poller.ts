@@ -51,7 +51,7 @@ export interface PollerOptions {
   /** Status reads and progress edits that keep failing are logged once with a count. */
   incidents: Incidents;
   /** The bot's incoming requests: a read waits while a burst of them is acknowledged. */
-  intake?: Pick<Intake, "settled"> | undefined;
+  intake?: Pick<Intake, "settled" | "heldFor"> | undefined;
 }
 
 /**
@@ -219,7 +219,10 @@ export class Poller extends ScheduledPart {
 
   /** One status read, run by the queue of caps; resolves when the read is over, not its handling. */
   private async read(entry: Polled): Promise<void> {
-    await this.opts.intake?.settled();
+    // Awaited only while a burst is held: otherwise the read goes out in the same turn the caps
+    // queue counted it, so what the service sees keeps to the caps the queue keeps.
+    const { intake } = this.opts;
+    if (intake && intake.heldFor() > 0) await intake.settled();
     if (!this.isPolling(entry)) return;
     const { policy, now } = this.opts;
     if (!this.ctx.owns()) {
