@@ -20,6 +20,7 @@ import {
   panelCard,
 } from "../render/settings.js";
 import { isAdmin, tenantKey, tenantOf } from "../tenancy/tenancy.js";
+import { learnLanguages } from "./admit.js";
 import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
 
@@ -198,6 +199,7 @@ const homeConversation = (actor: Actor): ConversationRef => ({ platform: actor.p
 export async function admitHome(core: Core, actor: Actor): Promise<TenantSettings> {
   const settings = await core.tenancy.settings(tenantOf(actor));
   core.tenancy.checkAccess(actor, { channelId: settings.allowedChannelIds[0] ?? "" }, settings);
+  await learnLanguages(core, actor, settings);
   return settings;
 }
 
