@@ -44,6 +44,44 @@ describe("a refusal in the person's language", () => {
   });
 });
 
+describe("the workspace's language", () => {
+  it("answers in the language an admin set with /media setup language those whose Slack gives no language the bot speaks", async () => {
+    const { admin } = fake.users;
+    // Setup always opens its form on Slack (the API key is never typed in a channel).
+    const setLanguage = async (language: string) => {
+      const before = world.ephemeralTexts(admin.id).length;
+      await world.submit(await world.openForm("setup", admin.id), { language });
+      return world.until(() =>
+        world
+          .ephemeralTexts(admin.id)
+          .slice(before)
+          .find((t) => t.includes("Settings saved")),
+      );
+    };
+    expect(await setLanguage("de")).toContain("Deutsch");
+    const nolocale = fake.addUser("noor");
+    delete nolocale.locale;
+    const korean = fake.addUser("min");
+    korean.locale = "ko-KR";
+    for (const person of [nolocale, korean]) {
+      refuseKey();
+      const german = await world.answer("image generate a fox", person.id);
+      expect(german).toContain("API-Schlüssel nicht akzeptiert");
+    }
+    // A person whose Slack is in a language the bot speaks keeps theirs.
+    refuseKey();
+    expect(await world.answer("image generate a fox")).toContain("API key not accepted");
+
+    // A person's own choice comes before everything: French for this one, whatever Slack says.
+    await world.answer("settings --language fr", korean.id);
+    refuseKey();
+    expect(await world.answer("image generate a fox", korean.id)).toContain("Clé API refusée");
+    await setLanguage("automatic");
+    refuseKey();
+    expect(await world.answer("image generate a fox", nolocale.id)).toContain("API key not accepted");
+  });
+});
+
 /** The job message whose footer says, in Japanese, which job it is. */
 const japaneseJob = (prompt: string) =>
   world.until(() =>
