@@ -44,6 +44,29 @@ describe("a refusal in the person's language", () => {
   });
 });
 
+describe("a language chosen on the Home", () => {
+  it("answers a person who picked Français on their Home in French though their Slack is English", async () => {
+    const paul = fake.addUser("paul");
+    await fake.openHome(world.eventsUrl, paul.id);
+    const select = await world.until(() =>
+      (fake.home(paul.id)?.blocks ?? [])
+        .map((b) => (b as { accessory?: { action_id: string; options?: { value: string }[] } }).accessory)
+        .find((a) => a?.action_id === "media:my_language:mine"),
+    );
+    // Each language is offered in its own words.
+    expect(JSON.stringify(select.options)).toContain("Français");
+    expect(JSON.stringify(select.options)).toContain("日本語");
+    await fake.homeAction(world.eventsUrl, { user: paul.id, actionId: select.action_id, value: "fr" });
+    await world.until(() =>
+      JSON.stringify(fake.home(paul.id)?.blocks ?? []).includes("Le bot vous parle désormais en Français."),
+    );
+    refuseKey();
+    const french = await world.answer("image generate a fox", paul.id);
+    expect(french).toContain("Clé API refusée");
+    expect(french).not.toContain("API key not accepted");
+  });
+});
+
 describe("the workspace's language", () => {
   it("answers in the language an admin set with /media setup language those whose Slack gives no language the bot speaks", async () => {
     const { admin } = fake.users;
