@@ -142,6 +142,46 @@ describe("a language of the person's own choice", () => {
     expect(shown(english)).toContain("API key not accepted");
   });
 
+  it("offers the language on the settings panel's Presets tab, each in its own words, and answers in the one picked", async () => {
+    type Component = {
+      type: number;
+      custom_id?: string;
+      label?: string;
+      options?: { label: string; value: string }[];
+    };
+    const components = (m: { components?: unknown }) =>
+      ((m.components ?? []) as { components: Component[] }[]).flatMap((r) => r.components);
+    const haru = world.fake.addUser("haru");
+    const panel = await world.run({ name: "settings", user: haru });
+    const tab = components(panel).find((c) => c.type === 2 && c.label === "Presets")!;
+    await world.fake.clickButton(panel, tab.custom_id!, haru);
+    const presets = await world.until(() => {
+      const now = world.fake.message(panel.id);
+      return now && shown(now).includes("Automatic:") ? now : undefined;
+    });
+    const select = components(presets).find((c) => c.type === 3 && c.options?.some((o) => o.value === "fr"))!;
+    // Discord's select options read "Language: Français", as every default's select does.
+    expect(select.options?.map((o) => o.label)).toEqual(
+      ["Automatic", "English", "Deutsch", "Français", "Español", "Português (Brasil)", "日本語"].map(
+        (name) => `Language: ${name}`,
+      ),
+    );
+    await world.fake.selectMenu(presets, select.custom_id!, ["ja"], haru);
+    const answered = await world.until(() => {
+      const now = world.fake.message(panel.id);
+      return now && shown(now).includes("ボットは今後日本語で話します。") ? now : undefined;
+    });
+    expect(shown(answered)).toContain("ボットは日本語で話します。");
+    refuseKey();
+    const japanese = await world.run({
+      name: "image",
+      subcommand: "generate",
+      options: { prompt: "狐" },
+      user: haru,
+    });
+    expect(shown(japanese)).toContain("API キーが受け付けられませんでした");
+  });
+
   it("answers in the server's language set with /setup language someone whose client's language the bot does not speak, and only them", async () => {
     const admin = world.fake.addUser("ada", { admin: true });
     await world.run({ name: "setup", options: { language: "de" }, user: admin });

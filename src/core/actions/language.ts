@@ -27,8 +27,9 @@ export const myLanguage = defineAction({
     if (chosen) event.actor.chosenLocale = chosen;
     else delete event.actor.chosenLocale;
     const t = translatorFor(readerLocale(event.actor));
+    // The Presets tab holds the select in a message; the panel stays there.
     return {
-      section: "defaults",
+      section: "presets",
       notice:
         value === AUTOMATIC
           ? t.text("language.saved_automatic")
