@@ -73,7 +73,10 @@ describe("the workspace's language", () => {
     // Setup always opens its form on Slack (the API key is never typed in a channel).
     const setLanguage = async (language: string) => {
       const before = world.ephemeralTexts(admin.id).length;
-      await world.submit(await world.openForm("setup", admin.id), { language });
+      const form = await world.openForm("setup", admin.id);
+      // Each language is offered in its own words.
+      expect(JSON.stringify(form)).toContain('"text":"Português (Brasil)"');
+      await world.submit(form, { language });
       return world.until(() =>
         world
           .ephemeralTexts(admin.id)

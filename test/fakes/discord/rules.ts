@@ -212,11 +212,20 @@ function optionRules(options: Json[], path: string): Issue[] {
   return issues;
 }
 
+/** A field's length as Discord counts it toward a command's size: its longest localization or itself. */
+function longest(value: unknown, localizations: unknown): number {
+  const localized = isObject(localizations) ? Object.values(localizations).map(text) : [];
+  return Math.max(text(value).length, ...localized.map((l) => l.length));
+}
+
 function commandChars(node: Json): number {
   return (
-    text(node.name).length +
-    text(node.description).length +
-    list(node.choices).reduce((n, c) => n + text(c.name).length + String(c.value ?? "").length, 0) +
+    longest(node.name, node.name_localizations) +
+    longest(node.description, node.description_localizations) +
+    list(node.choices).reduce(
+      (n, c) => n + longest(c.name, c.name_localizations) + String(c.value ?? "").length,
+      0,
+    ) +
     list(node.options).reduce((n, o) => n + commandChars(o), 0)
   );
 }
