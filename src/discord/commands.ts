@@ -22,6 +22,7 @@ import {
 import type { AnyCommand } from "../core/commands/define.js";
 import { humanize, isFormOnly } from "./forms.js";
 import { DISCORD_LIMITS as L } from "./limits.js";
+import { localized } from "./localizations.js";
 import { cut } from "./render/text.js";
 
 /**
@@ -197,16 +198,20 @@ function topLevel(group: CommandGroup): CommandJson {
 }
 
 export function applicationCommands(): CommandJson[] {
-  return commandGroups().map(topLevel);
+  return commandGroups()
+    .map(topLevel)
+    .map((command) => localized(command));
 }
 
 /** Apps > "Edit image", ... on a message: the catalogue's images from the chat (no options, no description). */
 export function messageCommands(): RESTPostAPIContextMenuApplicationCommandsJSONBody[] {
-  return IMAGE_INPUTS.map((input) => ({
-    type: ApplicationCommandType.Message,
-    name: input.label,
-    ...REACH.everywhere,
-  }));
+  return IMAGE_INPUTS.map((input) =>
+    localized({
+      type: ApplicationCommandType.Message,
+      name: input.label,
+      ...REACH.everywhere,
+    }),
+  );
 }
 
 /** Everything the bot registers: slash commands and message commands, in one overwrite. */

@@ -44,6 +44,70 @@ describe("a refusal in the person's language", () => {
   });
 });
 
+describe("a language chosen on the Home", () => {
+  it("answers a person who picked Français on their Home in French though their Slack is English", async () => {
+    const paul = fake.addUser("paul");
+    await fake.openHome(world.eventsUrl, paul.id);
+    const select = await world.until(() =>
+      (fake.home(paul.id)?.blocks ?? [])
+        .map((b) => (b as { accessory?: { action_id: string; options?: { value: string }[] } }).accessory)
+        .find((a) => a?.action_id === "media:my_language:mine"),
+    );
+    // Each language is offered in its own words.
+    expect(JSON.stringify(select.options)).toContain("Français");
+    expect(JSON.stringify(select.options)).toContain("日本語");
+    await fake.homeAction(world.eventsUrl, { user: paul.id, actionId: select.action_id, value: "fr" });
+    await world.until(() =>
+      JSON.stringify(fake.home(paul.id)?.blocks ?? []).includes("Le bot vous parle désormais en Français."),
+    );
+    refuseKey();
+    const french = await world.answer("image generate a fox", paul.id);
+    expect(french).toContain("Clé API refusée");
+    expect(french).not.toContain("API key not accepted");
+  });
+});
+
+describe("the workspace's language", () => {
+  it("answers in the language an admin set with /media setup language those whose Slack gives no language the bot speaks", async () => {
+    const { admin } = fake.users;
+    // Setup always opens its form on Slack (the API key is never typed in a channel).
+    const setLanguage = async (language: string) => {
+      const before = world.ephemeralTexts(admin.id).length;
+      const form = await world.openForm("setup", admin.id);
+      // Each language is offered in its own words.
+      expect(JSON.stringify(form)).toContain('"text":"Português (Brasil)"');
+      await world.submit(form, { language });
+      return world.until(() =>
+        world
+          .ephemeralTexts(admin.id)
+          .slice(before)
+          .find((t) => t.includes("Settings saved")),
+      );
+    };
+    expect(await setLanguage("de")).toContain("Deutsch");
+    const nolocale = fake.addUser("noor");
+    delete nolocale.locale;
+    const korean = fake.addUser("min");
+    korean.locale = "ko-KR";
+    for (const person of [nolocale, korean]) {
+      refuseKey();
+      const german = await world.answer("image generate a fox", person.id);
+      expect(german).toContain("API-Schlüssel nicht akzeptiert");
+    }
+    // A person whose Slack is in a language the bot speaks keeps theirs.
+    refuseKey();
+    expect(await world.answer("image generate a fox")).toContain("API key not accepted");
+
+    // A person's own choice comes before everything: French for this one, whatever Slack says.
+    await world.answer("settings --language fr", korean.id);
+    refuseKey();
+    expect(await world.answer("image generate a fox", korean.id)).toContain("Clé API refusée");
+    await setLanguage("automatic");
+    refuseKey();
+    expect(await world.answer("image generate a fox", nolocale.id)).toContain("API key not accepted");
+  });
+});
+
 /** The job message whose footer says, in Japanese, which job it is. */
 const japaneseJob = (prompt: string) =>
   world.until(() =>

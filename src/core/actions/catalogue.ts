@@ -15,6 +15,7 @@ import {
   remix,
   useInMockup,
 } from "./follow-ups.js";
+import { myLanguage } from "./language.js";
 import { page, show } from "./lists.js";
 import { savePreset } from "./save-preset.js";
 import { deletePreset, myDefault, negativePrompt, panel, serverDefault } from "./settings.js";
@@ -36,6 +37,7 @@ export const ACTIONS = [
   show,
   panel,
   myDefault,
+  myLanguage,
   serverDefault,
   negativePrompt,
   deletePreset,

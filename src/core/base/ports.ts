@@ -33,6 +33,12 @@ export interface Actor {
   locale?: string;
   /** The server's own language (Discord's `guild_locale`), after the person's and the tenant's choice. */
   placeLocale?: string;
+  /**
+   * The language the person chose in the bot (`/settings language`), and their tenant's default
+   * (`/setup language`): read from their records once the gesture is admitted (flows/admit.ts).
+   */
+  chosenLocale?: string;
+  tenantLocale?: string;
 }
 
 /** A person, a role (a Slack user group) or a channel of a tenant, to be named for people. */

@@ -1,5 +1,5 @@
 import type { OptionValue, OptionValues } from "../../store/preferences.js";
-import type { Setting } from "../preferences/layers.js";
+import { isSetting, type Setting } from "../preferences/layers.js";
 import { styleLabel } from "../render/text.js";
 import { InputError } from "./errors.js";
 import { ANIMATION_STYLES, IMAGE_ASPECT_RATIOS, RESOLUTIONS } from "./options.js";
@@ -42,13 +42,15 @@ export function defaultValue(option: Setting, raw: unknown): OptionValue {
   return parsed.data;
 }
 
-/** `current` with `set` applied and `clear` removed ("all": every default). */
+/** `current` with `set` applied and `clear` removed ("all": every setting; a chosen language stays). */
 export function changedDefaults(
   current: OptionValues,
   set: Partial<Record<Setting, OptionValue>>,
   clear: readonly (Setting | "all")[] = [],
 ): OptionValues {
-  const next: OptionValues = clear.includes("all") ? {} : { ...current };
+  const next: OptionValues = clear.includes("all")
+    ? Object.fromEntries(Object.entries(current).filter(([option]) => !isSetting(option)))
+    : { ...current };
   for (const option of clear) delete next[option];
   for (const [option, value] of Object.entries(set)) if (value !== undefined) next[option] = value;
   return next;

@@ -1,5 +1,13 @@
 import { z } from "zod";
-import type { OptionValue } from "../../store/preferences.js";
+import type { OptionValue, OptionValues } from "../../store/preferences.js";
+import {
+  AUTOMATIC,
+  chosenLanguage,
+  LANGUAGE_CHOICES,
+  LANGUAGE_NAMES,
+  type LanguageChoice,
+  withLanguage,
+} from "../i18n/languages.js";
 import { SETTINGS, type Setting } from "../preferences/layers.js";
 import { sectionOf, valueText } from "../render/settings.js";
 import { PLACE } from "../render/words.js";
@@ -21,6 +29,12 @@ const CLEARABLE = [...SETTINGS, "all"] as const;
 const spoken = (option: string, value: OptionValue) =>
   `${optionLabel(option).toLowerCase()} ${valueText(value)}`;
 
+const languageWord = (choice: LanguageChoice) => (choice === AUTOMATIC ? AUTOMATIC : LANGUAGE_NAMES[choice]);
+
+/** `defaults` with the language chosen, when one was. */
+const withChoice = (defaults: OptionValues, choice: LanguageChoice | undefined) =>
+  choice === undefined ? defaults : withLanguage(defaults, choice);
+
 export const settings = defineCommand({
   name: "settings",
   help: "Your defaults, presets, jobs and spending; with options, set your defaults",
@@ -31,17 +45,21 @@ export const settings = defineCommand({
       .describe("Whose defaults to set: yours (mine, the default) or, for admins, the server's")
       .optional(),
     clear: z.enum(CLEARABLE).describe("A default to remove (all: every one)").optional(),
+    language: z
+      .enum(LANGUAGE_CHOICES)
+      .describe("The language the bot speaks to you in (automatic: your app's)")
+      .optional(),
   }),
   picks: { avatar: "avatars", voice: "voices" },
   ephemeral: true,
   usesService: false,
   async run({ options, actor, conversation, settings: tenant, services }) {
-    const { scope = "mine", clear, ...values } = options;
+    const { scope = "mine", clear, language, ...values } = options;
     const set = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Partial<
       Record<Setting, OptionValue>
     >;
     const server = scope === "server";
-    if (Object.keys(set).length === 0 && clear === undefined) {
+    if (Object.keys(set).length === 0 && clear === undefined && language === undefined) {
       return { reply: await services.panel(actor, conversation, server ? { section: "server" } : {}) };
     }
     const cleared = clear === undefined ? [] : [clear];
@@ -53,15 +71,20 @@ export const settings = defineCommand({
         );
       }
       await services.tenants.update(tenantOf(actor), {
-        defaults: changedDefaults(tenant.defaults, set, cleared),
+        defaults: withChoice(changedDefaults(tenant.defaults, set, cleared), language),
       });
     } else {
-      await services.preferences.update(personOf(actor), (current) => ({
+      const saved = await services.preferences.update(personOf(actor), (current) => ({
         ...current,
-        defaults: changedDefaults(current.defaults, set, cleared),
+        defaults: withChoice(changedDefaults(current.defaults, set, cleared), language),
       }));
+      // What answers this gesture is in the language just chosen.
+      const chosen = chosenLanguage(saved.defaults);
+      if (chosen) actor.chosenLocale = chosen;
+      else delete actor.chosenLocale;
     }
     const said = [
+      ...(language === undefined ? [] : [`language ${languageWord(language)}`]),
       ...Object.entries(set).map(([option, value]) => spoken(option, value)),
       ...cleared.map((option) =>
         option === "all" ? "every default cleared" : `${optionLabel(option)} cleared`,

@@ -4,6 +4,13 @@ import type { TenantPatch, TenantSettings } from "../../store/tenants.js";
 import { type Card, card } from "../base/cards.js";
 import { UnauthorizedError } from "../base/errors.js";
 import { DEFAULT_JOB_LIMIT, DEFAULT_QUEUE_LIMIT } from "../base/limits.js";
+import {
+  AUTOMATIC,
+  chosenLanguage,
+  LANGUAGE_CHOICES,
+  LANGUAGE_NAMES,
+  withLanguage,
+} from "../i18n/languages.js";
 import { isPersonal, tenantOf } from "../tenancy/tenancy.js";
 import { defineCommand } from "./define.js";
 import { AccessError, InputError, SetupError } from "./errors.js";
@@ -58,7 +65,14 @@ function settingsCard(
     value: String(settings.defaults.aspect_ratio ?? "Service default"),
     inline: true,
   };
-  if (personal) return card(title, "success", { lines, fields: [{ name: "API key", value: key }, aspect] });
+  const chosen = chosenLanguage(settings.defaults);
+  const language = {
+    name: "Language",
+    value: chosen ? LANGUAGE_NAMES[chosen] : `${AUTOMATIC} (each person's app)`,
+    inline: true,
+  };
+  if (personal)
+    return card(title, "success", { lines, fields: [{ name: "API key", value: key }, aspect, language] });
   return card(title, "success", {
     lines,
     fields: [
@@ -87,6 +101,7 @@ function settingsCard(
         inline: true,
       },
       aspect,
+      language,
     ],
   });
 }
@@ -164,6 +179,10 @@ export const setup = defineCommand({
       1000,
       "Jobs everyone here may have running at once, the rest queued in turn (0: no limit)",
     ).optional(),
+    language: z
+      .enum(LANGUAGE_CHOICES)
+      .describe("The bot's language for people whose app's language it does not speak")
+      .optional(),
   }),
   secret: ["api_key"],
   submit: "Save",
@@ -201,6 +220,9 @@ export const setup = defineCommand({
     if (options.admins !== undefined) patch.adminUserIds = idList(options.admins, "admins");
     if (options.default_aspect_ratio !== undefined) {
       patch.defaults = { ...settings.defaults, aspect_ratio: options.default_aspect_ratio };
+    }
+    if (options.language !== undefined) {
+      patch.defaults = withLanguage(patch.defaults ?? settings.defaults, options.language);
     }
     if (options.alerts_channel !== undefined) {
       patch.alertChannelId = alertChannel(options.alerts_channel, conversation.channelId);
@@ -249,6 +271,9 @@ export const setup = defineCommand({
       throw error;
     }
     if ("apiKey" in patch) services.forgetTenant(actor);
+    const language = chosenLanguage(saved.defaults);
+    if (language) actor.tenantLocale = language;
+    else delete actor.tenantLocale;
     return { reply: settingsCard("Settings saved", saved, services.hasFallbackKey, personal) };
   },
 });

@@ -2,7 +2,8 @@ import type { JobRecord } from "../../store/jobs.js";
 import type { TenantSettings } from "../../store/tenants.js";
 import type { Actor, ConversationRef, EntryKind } from "../base/ports.js";
 import type { AnyCommand } from "../commands/define.js";
-import { tenantOf } from "../tenancy/tenancy.js";
+import { chosenLanguage } from "../i18n/languages.js";
+import { personOf, tenantOf } from "../tenancy/tenancy.js";
 import type { Core } from "./core.js";
 
 /**
@@ -29,7 +30,22 @@ export async function admit(core: Core, entry: Entry): Promise<TenantSettings> {
   const settings = await core.tenancy.settings(tenantOf(entry.actor));
   core.tenancy.checkAccess(entry.actor, entry.conversation, settings, entry.command);
   if (entry.kind !== "autocomplete") core.rates.take(entry.actor);
+  await learnLanguages(core, entry.actor, settings);
   return settings;
+}
+
+/**
+ * Puts the person's own language choice and their tenant's default on `actor`, so that whatever
+ * answers this gesture (a reply, a refusal, the job it starts) speaks the language the order of
+ * `readerLocale` picks.
+ */
+export async function learnLanguages(core: Core, actor: Actor, settings: TenantSettings): Promise<void> {
+  const mine = chosenLanguage((await core.preferences.get(personOf(actor))).defaults);
+  const tenants = chosenLanguage(settings.defaults);
+  if (mine) actor.chosenLocale = mine;
+  else delete actor.chosenLocale;
+  if (tenants) actor.tenantLocale = tenants;
+  else delete actor.tenantLocale;
 }
 
 /** The job `jobId` when it is the actor's tenant's; undefined for another tenant's or a forgotten one. */

@@ -8,6 +8,8 @@ import type { Actor, ConversationRef } from "../base/ports.js";
 import { DEFAULT_CHOICES, optionLabel } from "../commands/default-options.js";
 import type { BotServices } from "../commands/define.js";
 import { ageOf, RUNNING } from "../commands/jobs.js";
+import { chosenLanguage } from "../i18n/languages.js";
+import { readerLocale } from "../i18n/locale.js";
 import type { PickItem, PickSource } from "../media/catalog-cache.js";
 import { SETTINGS } from "../preferences/layers.js";
 import { viewOf } from "../render/job.js";
@@ -20,6 +22,7 @@ import {
   panelCard,
 } from "../render/settings.js";
 import { isAdmin, tenantKey, tenantOf } from "../tenancy/tenancy.js";
+import { learnLanguages } from "./admit.js";
 import type { Core } from "./core.js";
 import { failureCard } from "./failures.js";
 
@@ -175,6 +178,10 @@ export async function panelView(
     privateResults: settings.privateResults,
     ...(notice && { notice }),
     home: core.adapter(actor.platform).publishHome !== undefined,
+    language: {
+      ...(chosenLanguage(preferences.defaults) && { chosen: chosenLanguage(preferences.defaults)! }),
+      speaking: readerLocale(actor),
+    },
   };
 }
 
@@ -198,6 +205,7 @@ const homeConversation = (actor: Actor): ConversationRef => ({ platform: actor.p
 export async function admitHome(core: Core, actor: Actor): Promise<TenantSettings> {
   const settings = await core.tenancy.settings(tenantOf(actor));
   core.tenancy.checkAccess(actor, { channelId: settings.allowedChannelIds[0] ?? "" }, settings);
+  await learnLanguages(core, actor, settings);
   return settings;
 }
 

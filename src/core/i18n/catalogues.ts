@@ -1,15 +1,29 @@
-import de from "./locales/de.json" with { type: "json" };
-import en from "./locales/en.json" with { type: "json" };
-import es from "./locales/es.json" with { type: "json" };
-import fr from "./locales/fr.json" with { type: "json" };
-import ja from "./locales/ja.json" with { type: "json" };
-import ptBR from "./locales/pt-BR.json" with { type: "json" };
+import deMain from "./locales/de.json" with { type: "json" };
+import enMain from "./locales/en.json" with { type: "json" };
+import esMain from "./locales/es.json" with { type: "json" };
+import frMain from "./locales/fr.json" with { type: "json" };
+import jaMain from "./locales/ja.json" with { type: "json" };
+import ptBRMain from "./locales/pt-BR.json" with { type: "json" };
+import deLanguage from "./locales/settings-language/de.json" with { type: "json" };
+import enLanguage from "./locales/settings-language/en.json" with { type: "json" };
+import esLanguage from "./locales/settings-language/es.json" with { type: "json" };
+import frLanguage from "./locales/settings-language/fr.json" with { type: "json" };
+import jaLanguage from "./locales/settings-language/ja.json" with { type: "json" };
+import ptBRLanguage from "./locales/settings-language/pt-BR.json" with { type: "json" };
 
 /**
  * The message catalogues, one JSON file per locale in `locales/`, keyed by meaning
  * ("job.queued.line"): ICU MessageFormat, English the reference every other locale matches
  * key for key (test/core/i18n/catalogues.test.ts). Adding a language is adding its file here.
  */
+
+// An area's messages may live in a file of their own (`locales/<area>/<tag>.json`), merged here.
+const en = { ...enMain, ...enLanguage };
+const de = { ...deMain, ...deLanguage };
+const fr = { ...frMain, ...frLanguage };
+const es = { ...esMain, ...esLanguage };
+const ptBR = { ...ptBRMain, ...ptBRLanguage };
+const ja = { ...jaMain, ...jaLanguage };
 
 export type MessageKey = keyof typeof en;
 export type Catalogue = Readonly<Record<MessageKey, string>>;

@@ -12,6 +12,7 @@ export type PlacedAction =
   | "show"
   | "panel"
   | "my_default"
+  | "my_language"
   | "server_default"
   | "delete_preset"
   | "negative_prompt";

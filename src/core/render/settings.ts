@@ -14,6 +14,7 @@ import type { BudgetView } from "../spend/data/model.js";
 import { budgetLine } from "./budgets.js";
 import { controlButton, controlSelect } from "./controls.js";
 import { STATE_WORDS } from "./job.js";
+import { type LanguageView, languageCard, languageLine, languageSelect } from "./language.js";
 import { cancelButtons, waitingLine } from "./queue.js";
 import { clip, inSentence, plural } from "./text.js";
 import { PLACE, type Place, typed } from "./words.js";
@@ -110,6 +111,8 @@ export interface PanelView {
   notice?: { tone: Tone; text: string };
   /** The platform has a home that shows all of this and keeps it current (Slack's App Home). */
   home: boolean;
+  /** The person's language and their choice of it, on their home. */
+  language?: LanguageView;
 }
 
 /** A default's value as people read it: a flag is yes or no. */
@@ -339,8 +342,18 @@ export function panelCard(view: PanelView): Card {
   const home = view.home
     ? ["Your Home tab with the bot shows all of this and follows your jobs as they run."]
     : [];
+  // A message's rows are few (Discord's five): the language's select rides on the Presets tab.
+  const language =
+    view.section === "presets" && view.language
+      ? { lines: [languageLine(view.language)], selects: [languageSelect(view.language)] }
+      : { lines: [], selects: [] };
   return withNotice(
-    { ...shown, lines: [...shown.lines, ...home], actions: [...tabs, ...shown.actions] },
+    {
+      ...shown,
+      lines: [...shown.lines, ...language.lines, ...home],
+      actions: [...tabs, ...shown.actions],
+      ...(language.selects.length > 0 && { selects: [...(shown.selects ?? []), ...language.selects] }),
+    },
     view.notice,
   );
 }
@@ -350,8 +363,9 @@ export function homeCards(view: PanelView): Card[] {
   const order: PanelSection[] = ["activity", "defaults", "video", "presets", "server"];
   const shown = order.filter((s) => sectionsOf(view).includes(s));
   const noticed = shown.includes(view.section) ? view.section : "activity";
-  return shown.map((s) => {
+  const cards = shown.map((s) => {
     const section = sectionCard(view, s);
     return s === noticed ? withNotice(section, view.notice) : section;
   });
+  return view.language ? [...cards, languageCard(view.language)] : cards;
 }

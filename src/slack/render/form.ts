@@ -3,6 +3,7 @@ import type { InputBlock, InputBlockElement, KnownBlock, ModalView, PlainTextOpt
 import type { Choice } from "../../core/base/ports.js";
 import type { OptionInfo } from "../../core/commands/catalogue.js";
 import type { FormDef } from "../../core/commands/define.js";
+import { commandTexts } from "../../core/i18n/command-texts.js";
 import { spoken } from "../../core/render/help.js";
 import { megabytes } from "../../core/render/text.js";
 import { SLACK_LIMITS as L } from "../limits.js";
@@ -98,7 +99,11 @@ function numberElement(info: OptionInfo, value: string | undefined): InputBlockE
 function selectElement(info: OptionInfo, choices: string[], value: string | undefined): InputBlockElement {
   const options: PlainTextOption[] = choices
     .slice(0, L.selectOptions)
-    .map((choice) => ({ text: plain(choice, L.optionText), value: choice }));
+    // A choice's label as the commands' English words name it (a language in its own words: Deutsch).
+    .map((choice) => ({
+      text: plain(commandTexts("en").choices[choice] ?? choice, L.optionText),
+      value: choice,
+    }));
   const initial = options.find((o) => o.value === value);
   return {
     type: "static_select",

@@ -21,4 +21,14 @@ describe("the reader's language", () => {
     expect(readerLocale(undefined)).toBe("en");
     expect(localeOf([undefined, null, "ja-JP"])).toBe("ja");
   });
+
+  it("puts the person's own choice first and their tenant's default after their platform's language", () => {
+    const reader = { chosenLocale: "fr", locale: "de", tenantLocale: "ja", placeLocale: "es-ES" };
+    expect(readerLocale(reader)).toBe("fr");
+    expect(readerLocale({ ...reader, chosenLocale: undefined })).toBe("de");
+    // A client in a language the bot does not speak, or none given (Slack): the tenant's default.
+    expect(readerLocale({ ...reader, chosenLocale: undefined, locale: "ko" })).toBe("ja");
+    expect(readerLocale({ tenantLocale: "ja", placeLocale: "es-ES" })).toBe("ja");
+    expect(readerLocale({ locale: "ko", placeLocale: "es-ES" })).toBe("es");
+  });
 });

@@ -10,6 +10,7 @@ import {
   ChannelType,
   ComponentType,
   InteractionType,
+  Locale,
   MessageFlags,
   ApplicationCommandOptionType as Opt,
 } from "discord-api-types/v10";
@@ -88,6 +89,17 @@ type Resolved = Partial<
 const fail = (message: string): never => {
   throw new Error(`fake Discord: ${message}`);
 };
+
+/**
+ * Whether `typed` names a command, subcommand or option as a person whose client is in `locale`
+ * sees it: its `name_localizations` entry there, or its own name. Whichever they typed, the
+ * interaction carries the own name, as Discord's does.
+ */
+const names = (
+  entity: { name: string; name_localizations?: Partial<Record<string, string | null>> | null },
+  typed: string,
+  locale: string,
+) => typed === entity.name || typed === entity.name_localizations?.[locale];
 
 /**
  * Builds interactions the way Discord's client would: only for registered commands, with the
@@ -172,7 +184,8 @@ export function createInjector(deps: InjectorDeps) {
     const { guildId, userId, channelId } = where;
     const guildCommands = guildId ? [...(world.guildCommands.get(guildId)?.values() ?? [])] : [];
     const all = [...guildCommands, ...world.globalCommands.values()];
-    const command = all.find((c) => c.name === name && (c.type ?? 1) === type);
+    const locale = world.locales.get(userId) ?? Locale.EnglishUS;
+    const command = all.find((c) => names(c, name, locale) && (c.type ?? 1) === type);
     if (!command) {
       return fail(
         `/${name} is not registered here (registered: ${all.map((c) => c.name).join(", ") || "none"})`,
@@ -218,11 +231,11 @@ export function createInjector(deps: InjectorDeps) {
   }
 
   /** Descends into the group and subcommand; returns the options there and a wrapper for the values. */
-  function descend(command: APIApplicationCommand, input: CommandInput) {
+  function descend(command: APIApplicationCommand, input: CommandInput, locale: string) {
     let level = (command.options ?? []) as APIApplicationCommandOption[];
     const wrap: ((options: Json[]) => Json[])[] = [];
     if (input.group) {
-      const group = level.find((o) => o.type === Opt.SubcommandGroup && o.name === input.group);
+      const group = level.find((o) => o.type === Opt.SubcommandGroup && names(o, input.group!, locale));
       if (!group || group.type !== Opt.SubcommandGroup)
         return fail(`/${command.name} has no group ${input.group}`);
       wrap.push((options) => [{ type: Opt.SubcommandGroup, name: group.name, options }]);
@@ -233,7 +246,7 @@ export function createInjector(deps: InjectorDeps) {
       fail(`/${command.name} needs one of: ${subcommands.map((o) => o.name).join(", ")}`);
     }
     if (input.subcommand) {
-      const sub = level.find((o) => o.type === Opt.Subcommand && o.name === input.subcommand);
+      const sub = level.find((o) => o.type === Opt.Subcommand && names(o, input.subcommand!, locale));
       if (!sub || sub.type !== Opt.Subcommand)
         return fail(`/${command.name} has no subcommand ${input.subcommand}`);
       wrap.unshift((options) => [{ type: Opt.Subcommand, name: sub.name, options }]);
@@ -325,14 +338,25 @@ export function createInjector(deps: InjectorDeps) {
   function commandData(input: CommandInput | AutocompleteInput, autocomplete: boolean) {
     const where = place(input);
     const { command, owners } = findCommand(input.name, where);
-    const { level, wrap } = descend(command, input);
+    const locale = world.locales.get(where.userId) ?? Locale.EnglishUS;
+    const { level, wrap } = descend(command, input, locale);
+    // Options typed under the names the person's client shows, sent under their own names.
     const given = { ...input.options };
+    for (const option of level) {
+      const shown = (
+        option.name_localizations as Partial<Record<string, string | null>> | null | undefined
+      )?.[locale];
+      if (shown && shown !== option.name && shown in given) {
+        given[option.name] = given[shown]!;
+        delete given[shown];
+      }
+    }
     const files = "attachments" in input ? [...(input.attachments ?? [])] : [];
     const focused = "focused" in input ? input.focused : undefined;
     const resolved: Resolved = {};
     const values: Json[] = [];
     for (const option of level) {
-      if (option.name === focused) {
+      if (focused !== undefined && names(option, focused, locale)) {
         if (!("autocomplete" in option) || !option.autocomplete)
           fail(`option ${option.name} has no autocomplete`);
         values.push({
@@ -342,7 +366,7 @@ export function createInjector(deps: InjectorDeps) {
           focused: true,
         });
       } else if (option.type === Opt.Attachment) {
-        const file = files.find((f) => f.option === option.name);
+        const file = files.find((f) => names(option, f.option, locale));
         if (file) {
           files.splice(files.indexOf(file), 1);
           const attachment = storeUpload(where.channelId, file);

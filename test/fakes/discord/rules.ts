@@ -1,3 +1,4 @@
+import { Locale } from "discord-api-types/v10";
 import type { Issue } from "./validate.js";
 
 // Discord refuses these with 400 / 50035 (or 50006) although the OpenAPI schemas accept them.
@@ -25,6 +26,10 @@ const COMMAND_TOTAL = 8000;
 const MODAL_TOP_LEVEL = 5;
 // Discord's documented pattern for command and option names (CHAT_INPUT commands must be lowercase).
 const NAME = /^[-_'\p{L}\p{N}\p{sc=Deva}\p{sc=Thai}]{1,32}$/u;
+
+const LOCALES: ReadonlySet<string> = new Set(Object.values(Locale));
+const DESCRIPTION = 100;
+const CHOICE_NAME = 100;
 
 const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null;
 const list = (value: unknown): Json[] => (Array.isArray(value) ? value.filter(isObject) : []);
@@ -134,6 +139,33 @@ export function modalRules(data: Json, prefix: string): Issue[] {
   return issues;
 }
 
+/**
+ * A localization map (`name_localizations`, `description_localizations`): keyed by Discord's
+ * locales only, each value held to the rule of the field it localizes. Discord refuses the whole
+ * registration otherwise (50035).
+ */
+function localizationRules(
+  map: unknown,
+  path: string,
+  valid: (value: string, locale: string) => string | undefined,
+): Issue[] {
+  if (map == null) return [];
+  if (!isObject(map)) return [{ path, message: "a localization map must be an object" }];
+  return Object.entries(map).flatMap(([locale, value]): Issue[] => {
+    if (!LOCALES.has(locale))
+      return [{ path: `${path}.${locale}`, message: `"${locale}" is not a Discord locale` }];
+    const problem = typeof value === "string" ? valid(value, locale) : "must be a string";
+    return problem ? [{ path: `${path}.${locale}`, message: problem }] : [];
+  });
+}
+
+const lowercaseName = (value: string, locale: string) =>
+  NAME.test(value) && value === value.toLocaleLowerCase(locale)
+    ? undefined
+    : `"${value}" is not a valid lowercase name`;
+const withinLength = (max: number) => (value: string) =>
+  value.length >= 1 && value.length <= max ? undefined : `"${value}" is not 1-${max} characters`;
+
 function optionRules(options: Json[], path: string): Issue[] {
   const issues: Issue[] = [];
   const names = new Set<string>();
@@ -151,6 +183,21 @@ function optionRules(options: Json[], path: string): Issue[] {
     if (names.has(name))
       issues.push({ path: `${here}.name`, message: `option name "${name}" is used twice` });
     names.add(name);
+    issues.push(
+      ...localizationRules(option.name_localizations, `${here}.name_localizations`, lowercaseName),
+      ...localizationRules(
+        option.description_localizations,
+        `${here}.description_localizations`,
+        withinLength(DESCRIPTION),
+      ),
+      ...list(option.choices).flatMap((choice, c) =>
+        localizationRules(
+          choice.name_localizations,
+          `${here}.choices.${c}.name_localizations`,
+          withinLength(CHOICE_NAME),
+        ),
+      ),
+    );
     if (option.type !== 1 && option.type !== 2) {
       if (option.required === true && optionalSeen) {
         issues.push({ path: `${here}.required`, message: "required options must come before optional ones" });
@@ -165,11 +212,20 @@ function optionRules(options: Json[], path: string): Issue[] {
   return issues;
 }
 
+/** A field's length as Discord counts it toward a command's size: its longest localization or itself. */
+function longest(value: unknown, localizations: unknown): number {
+  const localized = isObject(localizations) ? Object.values(localizations).map(text) : [];
+  return Math.max(text(value).length, ...localized.map((l) => l.length));
+}
+
 function commandChars(node: Json): number {
   return (
-    text(node.name).length +
-    text(node.description).length +
-    list(node.choices).reduce((n, c) => n + text(c.name).length + String(c.value ?? "").length, 0) +
+    longest(node.name, node.name_localizations) +
+    longest(node.description, node.description_localizations) +
+    list(node.choices).reduce(
+      (n, c) => n + longest(c.name, c.name_localizations) + String(c.value ?? "").length,
+      0,
+    ) +
     list(node.options).reduce((n, o) => n + commandChars(o), 0)
   );
 }
@@ -185,6 +241,14 @@ export function commandRules(command: Json, path: string): Issue[] {
     if (!text(command.description)) {
       issues.push({ path: `${path}.description`, message: "a slash command needs a description" });
     }
+    issues.push(
+      ...localizationRules(command.name_localizations, `${path}.name_localizations`, lowercaseName),
+      ...localizationRules(
+        command.description_localizations,
+        `${path}.description_localizations`,
+        withinLength(DESCRIPTION),
+      ),
+    );
   } else {
     if (text(command.description) || list(command.options).length) {
       issues.push({ path, message: "user and message commands take no description and no options" });
@@ -192,6 +256,9 @@ export function commandRules(command: Json, path: string): Issue[] {
     if (name.length < 1 || name.length > 32) {
       issues.push({ path: `${path}.name`, message: `"${name}" is not 1-32 characters` });
     }
+    issues.push(
+      ...localizationRules(command.name_localizations, `${path}.name_localizations`, withinLength(32)),
+    );
   }
   issues.push(...optionRules(list(command.options), `${path}.options`));
   const chars = commandChars(command);

@@ -23,8 +23,11 @@ export interface SlackUser {
   is_app_user: false;
   tz: string;
   tz_offset: number;
-  /** The language the person reads Slack in; users.info gives it only with `include_locale`. */
-  locale: string;
+  /**
+   * The language the person reads Slack in; users.info gives it only with `include_locale`, and
+   * not at all where Slack has none for the account (a test deletes it).
+   */
+  locale?: string;
   updated: number;
   profile: { real_name: string; display_name: string; image_72: string; bot_id?: string };
 }
