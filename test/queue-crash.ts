@@ -1,7 +1,7 @@
 import { afterEach, expect } from "vitest";
 import { CrashWorld, type Instance } from "./crash-world.js";
 import { until } from "./main-process.js";
-import { headerOf, jobIdOf } from "./slack/harness.js";
+import { headerOf, jobIdOf, shown } from "./slack/harness.js";
 
 /**
  * `kill -9` of the real bot (src/main.ts, on Slack) while 4 people have 3 jobs running each and
@@ -15,10 +15,11 @@ const INSTANCE = "queue-crash";
 const PEOPLE = 4;
 const EACH = 8;
 /**
- * Long enough that the 12 first still run once the 32 commands are in: Slack takes about one
- * message a second in a channel, which the bot keeps to.
+ * The 12 first run until the test ends them (finishServiceJobs) after the restart: they must still
+ * run once the 32 commands are in, however long a loaded machine takes for those (Slack takes
+ * about one message a second in a channel, which the bot keeps to).
  */
-const RUNNING_MS = 60_000;
+const RUNNING_MS = 10 * 60_000;
 
 let world: CrashWorld | undefined;
 let instance: Instance | undefined;
@@ -46,9 +47,17 @@ export async function killWithAQueue(storeUrl?: string): Promise<void> {
     w.slack.addUser("third").id,
     w.slack.addUser("fourth").id,
   ];
+  // Each person asks in a channel of their own: Slack takes about one message a second per channel
+  // (which the bot keeps to), so 32 messages in one channel would take half a minute to post.
+  const channels = users.map((_, person) => w.slack.addChannel(`queue-${person}`));
   const made = () =>
     w.emu.callsTo("POST", "/api/image/generate").map((c) => (c.json as { prompt: string }).prompt);
-  const jobs = () => w.slack.messages().filter((m) => jobIdOf(m));
+  // Every job message, in the seeded channel too: a job's result posted apart from its message
+  // would be a 33rd.
+  const jobs = () =>
+    [w.slack.channelId, ...channels]
+      .flatMap((channel) => w.slack.messages(channel))
+      .filter((m) => jobIdOf(m));
   const waiting = () => jobs().filter((m) => JSON.stringify(m.blocks).includes("ahead of you"));
   for (let n = 0; n < PEOPLE * 3; n++) w.emu.planNextJob("image", { durationMs: RUNNING_MS });
 
@@ -56,14 +65,16 @@ export async function killWithAQueue(storeUrl?: string): Promise<void> {
   await Promise.all(
     users.map(async (user, person) => {
       for (let n = 0; n < EACH; n++) {
-        const before = jobs().length;
         await w.slack.slashCommand(instance!.slackEventsUrl, {
           text: `image generate ${prompt(person, n)}`,
           user,
+          channel: channels[person],
         });
+        // Its first message: a running job's shows its id only from its first edit, once the
+        // service says it has left its own queue (30 s into a 10-minute job).
         await until(
-          () => jobs().length > before,
-          10_000,
+          () => w.slack.messages(channels[person]).some((m) => shown(m).includes(prompt(person, n))),
+          30_000,
           () => `no message for ${prompt(person, n)}`,
         );
       }
@@ -77,6 +88,7 @@ export async function killWithAQueue(storeUrl?: string): Promise<void> {
   expect(made()).toHaveLength(PEOPLE * 3);
 
   await instance.bot.kill();
+  w.finishServiceJobs(RUNNING_MS);
   instance = await w.startInstance(INSTANCE);
 
   const all = PEOPLE * EACH;

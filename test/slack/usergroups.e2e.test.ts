@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { budgetTarget } from "../../src/core/commands/budget.js";
 import { startFakeSlack } from "../fakes/slack/index.js";
@@ -53,12 +52,15 @@ describe("a budget of 2 jobs for the user group @designers", () => {
     await image(world(), "second kite", bob.id);
     expect(world().creations(IMAGE)).toHaveLength(2);
 
-    const refused = await world().answer("image generate third kite", ann.id);
+    const thirdKite = () => world().answer("image generate third kite", ann.id);
+    const refused = await thirdKite();
     expect(refused).toContain(
       "This would go over the budget of a user group you are in: 2 of 2 jobs used this period, 0 left.",
     );
     expect(refused).toContain("Nothing was started or charged.");
-    await sleep(300); // a late creation call would show by now
+    // The same start again is the barrier: once it is refused too, a late creation call of the
+    // first would have arrived.
+    expect(await thirdKite()).toContain("This would go over the budget of a user group you are in");
     expect(world().creations(IMAGE)).toHaveLength(2);
     expect(world().jobCount()).toBe(2);
 
@@ -116,11 +118,16 @@ describe("a user group's budget when Slack does not say who is in the group", ()
       { ok: false, error: "internal_error" },
       { ok: false, error: "internal_error" },
     ]);
-    await sleep(300); // a late creation call would show by now
-    expect(world().creations(IMAGE)).toHaveLength(0);
 
-    // Slack answers again: the group's budget binds its member, and no one else.
+    // Slack answers again: the group's budget binds its member, and no one else. Ann's next start
+    // takes the same path, so once it made its call, a late one of the refused start would have
+    // come before it.
     await image(world(), "first kite", ann.id);
+    expect(
+      world()
+        .creations(IMAGE)
+        .map((c) => (c.json as { prompt: string }).prompt),
+    ).toEqual(["first kite"]);
     const over = await world().answer("image generate second kite", ann.id);
     expect(over).toContain("This would go over the budget of a user group you are in: 1 of 1 jobs");
     await image(world(), "outside kite", outsider.id);
@@ -142,10 +149,13 @@ describe("a workspace that did not grant usergroups:read", () => {
     expect(world().creations(IMAGE)).toHaveLength(1);
 
     await world().answer("budget group:S2 --jobs 5", fake.users.admin.id);
-    const refused = await world().answer("image generate a kite without the scope", bo.id);
+    const withoutScope = () => world().answer("image generate a kite without the scope", bo.id);
+    const refused = await withoutScope();
     expect(refused).toContain("Your user groups could not be read from Slack just now");
     expect(refused).toContain("if this keeps happening, tell an admin");
-    await sleep(300);
+    // The same start again is the barrier: once it is refused too, a late creation call of the
+    // first would have arrived.
+    expect(await withoutScope()).toContain("Your user groups could not be read from Slack just now");
     expect(world().creations(IMAGE)).toHaveLength(1);
     const lists = fake.calls.filter((c) => c.method === "usergroups.list");
     expect(new Set(lists.map((c) => c.answered.error))).toEqual(new Set(["missing_scope"]));
