@@ -53,7 +53,7 @@ export type StartQueued = (
 /** A job in these states holds its running place. */
 const RUNNING: ReadonlySet<string> = new Set(["queued", "working", "retrying"]);
 
-/** How often the places of jobs that ended unannounced (a crash between the delivery and its news) are looked for. */
+/** How often the places of jobs that ended unannounced (a crash between the outcome and its news) are looked for. */
 export const SWEEP_MS = 30_000;
 
 const messageOf = (entry: QueueEntry): MessageRef | undefined => {
@@ -248,7 +248,9 @@ class QueueTurns implements Turns {
 
   start(): void {
     const c = this.core();
-    c.engine.onEnded((job) => {
+    // Given back once the service said the job is over, not once its result is posted: the next
+    // start need not wait for an upload. The delivery is the engine's, durable on its own.
+    c.engine.onOutcome((job) => {
       this.#own(
         c.queue.release(job.tenant, [job.id]).then(() => this.dispatch(job.tenant)),
         "running place not given back",
