@@ -129,22 +129,22 @@ class QueueTurns implements Turns {
     const c = this.core();
     const limits = await limitsOf(c, tenant);
     const moved = new Set<string>();
-    for (let id = await c.queue.pick(tenant, limits, c.engine.liveness.id); id; ) {
-      const entry = await c.queue.get(id);
-      const start = entry && startOf(entry);
-      if (entry) moved.add(entry.userId);
+    const pick = () => c.queue.pick(tenant, limits, c.engine.liveness.id);
+    for (let entry = await pick(); entry; entry = await pick()) {
+      const start = startOf(entry);
+      moved.add(entry.userId);
       // A person's picked entries are readied (their access, options, key read again) one after
       // the other, so that they reach the service in their order.
-      const person = `queued:${tenantKey(tenant)}:${entry?.userId}`;
-      if (entry && start)
+      const person = `queued:${tenantKey(tenant)}:${entry.userId}`;
+      const picked = entry;
+      if (start)
         this.#own(
-          this.holding(entry.id, () =>
-            this.inOrder(person, () => this.startQueued(entry, start, messageOf(entry))),
+          this.holding(picked.id, () =>
+            this.inOrder(person, () => this.startQueued(picked, start, messageOf(picked))),
           ),
           "queued job not started",
         );
-      else await c.queue.end(id, "refused", "its request could not be read back.", Date.now());
-      id = await c.queue.pick(tenant, limits, c.engine.liveness.id);
+      else await c.queue.end(entry.id, "refused", "its request could not be read back.", Date.now());
     }
     for (const userId of moved) await this.show(tenant, userId);
   }
