@@ -358,7 +358,7 @@ function markdown(): string {
     `- \`uptime\` before: ${loadBefore}`,
     `- \`uptime\` after: ${loadAfter}`,
     "",
-    `${total} \`image generate\` commands at once from ${people} people (${each} each) of one tenant: running limit ${PERSON_LIMIT} per person and ${TENANT_LIMIT} for the tenant, queue length ${each}. The whole bot in one process (createBot, sqlite stores, the engine), against the media API emulator; every job takes ${durationMs} ms at the service.`,
+    `${total} \`image generate\` commands at once from ${people} people (${each} each) of one tenant: running limit ${PERSON_LIMIT} per person and ${TENANT_LIMIT} for the tenant, queue length ${each}. The whole bot in one process (createBot, sqlite stores, the engine), against the media API emulator ${values["same-process"] ? "in the same process (`--same-process`)" : "in a process of its own"}; every job takes ${durationMs} ms at the service.`,
     "",
     "| figure | value | target | verdict |",
     "|---|---|---|---|",
