@@ -92,9 +92,10 @@ export interface QueueStore {
   /**
    * The next entry of the tenant to start, if a place is free: the head of the queue of the
    * person with the fewest jobs running (then the one served longest ago, then the first asked)
-   * among those under their limit. It is `owner`'s, starting, and holds a slot.
+   * among those under their limit. It is `owner`'s, starting, and holds a slot; answered whole, so
+   * that a dispatcher starts it without reading it again.
    */
-  pick(tenant: TenantRef, limits: QueueLimits, owner: string): Promise<string | undefined>;
+  pick(tenant: TenantRef, limits: QueueLimits, owner: string): Promise<QueueEntry | undefined>;
   /** A starting entry of `owner` goes on to its creation call; false when a cancel came first. */
   calling(id: string, owner: string): Promise<boolean>;
   /** The started job's record took over: the entry goes, its slot stays. */

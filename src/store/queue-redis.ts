@@ -133,9 +133,11 @@ redis.call('HSET', entry(id), 'state', 'waiting', 'owner', '', 'message', ARGV[2
 return 1
 `;
 
-/** ARGV: tenant, owner, running limit, tenant cap. Answers the id picked, or false. */
+/** ARGV: tenant, owner, running limit, tenant cap. Answers the entry picked (its hash's fields and values), or false. */
 const PICK = `${LUA_COMMON}
-return pick(ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]))
+local id = pick(ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]))
+if not id then return false end
+return redis.call('HGETALL', entry(id))
 `;
 
 /** ARGV: id, owner. */
@@ -240,7 +242,10 @@ export function redisQueue(client: RedisClientType, options: QueueOptions): Queu
     ready: async (id, message) => (await queueScript(READY, [id, message ?? ""])) === 1,
     async pick(tenant, limits, owner) {
       const reply = await queueScript(PICK, [tenantKey(tenant), owner, limits.person, tenantCap(limits)]);
-      return typeof reply === "string" ? reply : undefined;
+      if (!Array.isArray(reply)) return undefined;
+      const fields: Record<string, string> = {};
+      for (let i = 0; i + 1 < reply.length; i += 2) fields[String(reply[i])] = String(reply[i + 1]);
+      return parseEntries([fields])[0];
     },
     calling: async (id, owner) => (await queueScript(CALLING, [id, owner])) === 1,
     async started(id) {

@@ -157,7 +157,7 @@ export async function sqliteQueue(query: SqliteQuery, options: QueueOptions): Pr
         id,
       ),
     async pick(tenant, limits, owner) {
-      const [row] = await query(
+      const picked = await rows(
         `UPDATE queue_entries SET state = 'starting', owner = ?1
          WHERE state = 'waiting' AND id = (
            SELECT e.id FROM queue_entries e LEFT JOIN queue_turns t ON t.tenant = e.tenant AND t.person = e.person
@@ -168,13 +168,13 @@ export async function sqliteQueue(query: SqliteQuery, options: QueueOptions): Pr
              AND (SELECT COUNT(*) FROM queue_slots WHERE tenant = ?2) < ?4
            ORDER BY ${running("e")}, COALESCE(t.tick, 0), e.seq
            LIMIT 1)
-         RETURNING id`,
+         RETURNING ${COLUMNS}`,
         owner,
         tenantKey(tenant),
         limits.person,
         tenantCap(limits),
       );
-      return row ? String(row.id) : undefined;
+      return picked[0];
     },
     calling: (id, owner) =>
       changed(

@@ -53,7 +53,7 @@ export type StartQueued = (
 /** A job in these states holds its running place. */
 const RUNNING: ReadonlySet<string> = new Set(["queued", "working", "retrying"]);
 
-/** How often the places of jobs that ended unannounced (a crash between the delivery and its news) are looked for. */
+/** How often the places of jobs that ended unannounced (a crash between the outcome and its news) are looked for. */
 export const SWEEP_MS = 30_000;
 
 const messageOf = (entry: QueueEntry): MessageRef | undefined => {
@@ -129,22 +129,22 @@ class QueueTurns implements Turns {
     const c = this.core();
     const limits = await limitsOf(c, tenant);
     const moved = new Set<string>();
-    for (let id = await c.queue.pick(tenant, limits, c.engine.liveness.id); id; ) {
-      const entry = await c.queue.get(id);
-      const start = entry && startOf(entry);
-      if (entry) moved.add(entry.userId);
+    const pick = () => c.queue.pick(tenant, limits, c.engine.liveness.id);
+    for (let entry = await pick(); entry; entry = await pick()) {
+      const start = startOf(entry);
+      moved.add(entry.userId);
       // A person's picked entries are readied (their access, options, key read again) one after
       // the other, so that they reach the service in their order.
-      const person = `queued:${tenantKey(tenant)}:${entry?.userId}`;
-      if (entry && start)
+      const person = `queued:${tenantKey(tenant)}:${entry.userId}`;
+      const picked = entry;
+      if (start)
         this.#own(
-          this.holding(entry.id, () =>
-            this.inOrder(person, () => this.startQueued(entry, start, messageOf(entry))),
+          this.holding(picked.id, () =>
+            this.inOrder(person, () => this.startQueued(picked, start, messageOf(picked))),
           ),
           "queued job not started",
         );
-      else await c.queue.end(id, "refused", "its request could not be read back.", Date.now());
-      id = await c.queue.pick(tenant, limits, c.engine.liveness.id);
+      else await c.queue.end(entry.id, "refused", "its request could not be read back.", Date.now());
     }
     for (const userId of moved) await this.show(tenant, userId);
   }
@@ -248,7 +248,9 @@ class QueueTurns implements Turns {
 
   start(): void {
     const c = this.core();
-    c.engine.onEnded((job) => {
+    // Given back once the service said the job is over, not once its result is posted: the next
+    // start need not wait for an upload. The delivery is the engine's, durable on its own.
+    c.engine.onOutcome((job) => {
       this.#own(
         c.queue.release(job.tenant, [job.id]).then(() => this.dispatch(job.tenant)),
         "running place not given back",

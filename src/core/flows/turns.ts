@@ -12,7 +12,7 @@ export interface Turns {
   recover(instanceId: string): Promise<void>;
   /**
    * Gives back the places `userId` holds for jobs that are over, when they hold `limit` or more: a
-   * job whose result was just posted may not have given its place back yet, and its person may
+   * job whose outcome just came may not have given its place back yet, and its person may
    * already ask for the next.
    */
   freeEnded(tenant: TenantRef, userId: string, limit: number): Promise<void>;

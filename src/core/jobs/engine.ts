@@ -14,7 +14,7 @@ import type { Actor } from "../base/ports.js";
 import type { Intake } from "../intake/intake.js";
 import { Choices } from "./choices.js";
 import type { Announce, JobHooks, TrackRequest } from "./contract.js";
-import { type Closed, Deliveries } from "./deliveries.js";
+import { Deliveries } from "./deliveries.js";
 import { Delivery } from "./delivery.js";
 import { despiteOutage } from "./despite-outage.js";
 import { defaultInstanceId, Liveness } from "./liveness.js";
@@ -91,13 +91,16 @@ export interface JobEngine {
    */
   stop(options?: { deadlineMs?: number }): Promise<void>;
   /**
-   * `listener` hears of each job whose delivery this engine closed: its outcome posted, or closed
-   * as not posted (the person could not be reached). Once per job among the engines sharing a
-   * store, since one write closes it; a process that dies between that write and the call tells
-   * nobody, and the record says delivered all the same. The place to start what waited for a
-   * job to end.
+   * `listener` hears of each job whose outcome this engine learned (the service said done or
+   * failed, a flow finished it, or the engine gave up on it), or found recorded and not yet
+   * delivered, just before the delivery starts: whatever waited for the job to end (a running place
+   * it held) need not wait for its result to be posted. The delivery goes on whatever the listener
+   * does, and is durable: a crash from here on posts the outcome once all the same (delivery.ts).
+   * The record given may not say the outcome yet (it is recorded as the delivery starts). A job may
+   * be told of more than once (two engines finishing it, a restart reading its status again), so a
+   * listener must not mind hearing it twice.
    */
-  onEnded(listener: (job: JobRecord) => void): void;
+  onOutcome(listener: (job: JobRecord) => void): void;
   /** Who this instance is, and claims that a crash of the holder frees at once. */
   readonly liveness: Liveness;
 }
@@ -135,7 +138,7 @@ class Engine implements JobEngine {
   private readonly deliveries: Deliveries;
   /** The engine's own work in the background: releases of finished jobs, recovery scans. */
   private readonly tasks: Tasks;
-  private readonly endedListeners: ((job: JobRecord) => void)[] = [];
+  private readonly outcomeListeners: ((job: JobRecord) => void)[] = [];
   private running = false;
   /** The heartbeat lapsed and is held again: jobs taken over meanwhile are being dropped. */
   private reclaiming = false;
@@ -205,7 +208,8 @@ class Engine implements JobEngine {
       logger: log,
       claimMs: policy.deliveryClaimMs,
     });
-    this.deliveries = new Deliveries({ delivery, closed: (id, result) => this.closed(id, result) }, shared);
+    // A job whose delivery is over for good belongs to nobody.
+    this.deliveries = new Deliveries({ delivery, closed: (id) => this.disown(id) }, shared);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -304,8 +308,8 @@ class Engine implements JobEngine {
     return this.store.countActiveByRequester(requesterOf(actor));
   }
 
-  onEnded(listener: (job: JobRecord) => void): void {
-    this.endedListeners.push(listener);
+  onOutcome(listener: (job: JobRecord) => void): void {
+    this.outcomeListeners.push(listener);
   }
 
   async start(): Promise<void> {
@@ -397,8 +401,10 @@ class Engine implements JobEngine {
     }
     if (!this.running) return;
     if (job.delivery === "delivered") this.tasks.hold(this.disown(id));
-    else if (isTerminal(job.state)) this.deliveries.take(job);
-    else if (job.state === "needs_choice") this.choices.wait(job, { show: first === "spread" });
+    else if (isTerminal(job.state)) {
+      this.tellOutcome(job);
+      this.deliveries.take(job);
+    } else if (job.state === "needs_choice") this.choices.wait(job, { show: first === "spread" });
     else this.poller.take(job, first);
   }
 
@@ -458,21 +464,19 @@ class Engine implements JobEngine {
     const held = (await this.poller.release(id)) ?? this.choices.release(id);
     const job = newest(held, known) ?? (await this.store.get(id));
     if (!job) throw new Error(`no job ${id} to deliver`);
+    this.tellOutcome(job);
     return this.deliveries.deliver(job, outcome);
   }
 
-  /** A job's delivery is over for good: it belongs to nobody, and whoever waited for its end hears of it. */
-  private async closed(id: string, result: Closed): Promise<void> {
-    if (result.kind !== "settled") {
-      for (const listener of this.endedListeners) {
-        try {
-          listener(result.job);
-        } catch (error) {
-          this.log.error({ err: error, jobId: id }, "a listener of ended jobs failed");
-        }
+  /** Whoever waits for the job's end hears of it before its delivery, which a listener's fault never stops. */
+  private tellOutcome(job: JobRecord): void {
+    for (const listener of this.outcomeListeners) {
+      try {
+        listener(job);
+      } catch (error) {
+        this.log.error({ err: error, jobId: job.id }, "a listener of jobs' outcomes failed");
       }
     }
-    await this.disown(id);
   }
 
   /**

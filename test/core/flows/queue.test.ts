@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { isCard } from "../../../src/core/base/cards.js";
 import type { MessageRef } from "../../../src/core/base/ports.js";
 import { CANCEL_QUEUED } from "../../../src/core/render/queue.js";
 import { actor, admin, Harness, text } from "../bot/harness.js";
@@ -49,6 +50,39 @@ describe("the queue of a person's jobs", () => {
 
     for (const ref of refs) expect((await h.finished(ref, 20_000)).tone).toBe("success");
     expect(started(h)).toEqual(["p1", "p2", "p3", "p4", "p5"]);
+  });
+
+  it("the next job starts once its predecessor is done at the service, while that one's result is still being uploaded", async () => {
+    h = await Harness.start({ jobLimit: 1 });
+    h.emu.planNextJob("image", { durationMs: 500 });
+    const first = await h.startJob("image.generate", { prompt: "first" });
+    const second = await h.startJob("image.generate", { prompt: "second" });
+    await saysQueued(h, second, 0);
+    // The first's result is uploaded slowly: its edit waits until the test lets it through.
+    let letThrough!: () => void;
+    const upload = new Promise<void>((resolve) => {
+      letThrough = resolve;
+    });
+    const edit = h.chat.edit.bind(h.chat);
+    let uploading = false;
+    h.chat.edit = async (ref, message) => {
+      if (ref.messageId === first.messageId && isCard(message) && message.tone === "success") {
+        uploading = true;
+        await upload;
+      }
+      return edit(ref, message);
+    };
+
+    await eventually(() => started(h!).includes("second") || undefined, 10_000);
+    expect(started(h)).toEqual(["first", "second"]);
+    // Still being delivered: the first job's message does not show its result yet.
+    expect(uploading).toBe(true);
+    expect(h.chat.card(first).tone).not.toBe("success");
+
+    letThrough();
+    expect((await h.finished(first)).tone).toBe("success");
+    expect((await h.finished(second)).tone).toBe("success");
+    expect(started(h)).toEqual(["first", "second"]);
   });
 
   it("a cancel before the start makes no creation call and says so; a second click cancels nothing more", async () => {

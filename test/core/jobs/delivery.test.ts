@@ -172,33 +172,54 @@ describe("delivery", () => {
     expect(hooks.delivered[0]?.status?.state).toBe("done");
   });
 
-  it("tells of each job whose delivery closed once, on one engine, however many engines finish it", async () => {
+  it("tells of each job's outcome before its delivery, a slow delivery still pending and one that cannot be posted alike", async () => {
     const hooks = [new RecordingHooks(world.api), new RecordingHooks(world.api)];
     const a = (await world.engine(hooks[0]!, { instanceId: "pod-0" })).engine;
     const b = (await world.engine(hooks[1]!, { instanceId: "pod-1" })).engine;
-    const heard: { engine: string; jobId: string; delivery: string }[] = [];
+    const heard: { engine: string; jobId: string }[] = [];
     for (const [name, engine] of [
       ["a", a],
       ["b", b],
     ] as const)
-      engine.onEnded((job) => heard.push({ engine: name, jobId: job.id, delivery: job.delivery }));
+      engine.onOutcome((job) => heard.push({ engine: name, jobId: job.id }));
     await Promise.all([a.start(), b.start()]);
+    // Every delivery on `a` waits (a slow upload) until the test lets them through.
+    let letThrough!: () => void;
+    const uploads = new Promise<void>((resolve) => {
+      letThrough = resolve;
+    });
     let refused = "";
-    hooks[0]!.beforeDeliver = (job) => {
+    hooks[0]!.beforeDeliver = async (job) => {
+      await uploads;
       if (job.id === refused) throw new NotPostedError("This channel no longer exists.", null);
     };
     const polled = await a.track(await world.serviceJob("image", { durationMs: 200 }));
     const nobodyReached = await a.track(await world.serviceJob("image", { durationMs: 200 }));
     refused = nobodyReached.id;
     const finished = await b.track(await world.serviceJob("mockup", { durationMs: 5_000 }));
-    await Promise.all([a.finish(finished.id, done), b.finish(finished.id, done)]);
+    const finishing = Promise.all([a.finish(finished.id, done), b.finish(finished.id, done)]);
 
-    await until("three ends told", () => heard.length >= 3);
-    // Stopped engines have nothing left in flight that could tell of an end again.
-    await Promise.all([a.stop(), b.stop()]);
-    expect(heard.map((h) => h.jobId).sort()).toEqual([polled.id, nobodyReached.id, finished.id].sort());
-    expect(heard.every((h) => h.delivery === "delivered")).toBe(true);
+    const told = (id: string) => heard.some((h) => h.jobId === id);
+    await until("the outcomes told", () => [polled.id, nobodyReached.id, finished.id].every(told));
+    // Told while their deliveries wait: nothing of theirs is posted yet.
+    expect(hooks[0]!.for(hooks[0]!.delivered, polled.id)).toHaveLength(0);
+    expect((await a.get(polled.id))?.delivery).not.toBe("delivered");
+    expect((await a.get(nobodyReached.id))?.delivery).not.toBe("delivered");
     expect(heard.find((h) => h.jobId === polled.id)?.engine).toBe("a");
+
+    letThrough();
+    await finishing;
+    await until("delivered", async () =>
+      (await Promise.all([polled, nobodyReached, finished].map((j) => a.get(j.id)))).every(
+        (j) => j?.delivery === "delivered",
+      ),
+    );
+    await Promise.all([a.stop(), b.stop()]);
+    // Delivered once each all the same, the one nobody could reach closed as not posted.
+    const delivered = [...hooks[0]!.delivered, ...hooks[1]!.delivered].map((d) => d.jobId).sort();
+    expect(delivered).toEqual([polled.id, finished.id].sort());
+    expect((await a.get(nobodyReached.id))?.error?.code).toBeDefined();
+    expect(new Set(heard.map((h) => h.jobId))).toEqual(new Set([polled.id, nobodyReached.id, finished.id]));
   });
 
   it("shares a store between two engines: each job polled by one, delivered once", async () => {
