@@ -19,6 +19,7 @@ import { AccountReadings, PROBE_TIMEOUT_MS } from "./account.js";
 import type { SpendAlerts } from "./alerts.js";
 import { applicable, type BudgetSubject, dayOf, HOLD_TTL_MS, holdItems, jobFields } from "./budgets.js";
 import { budgetUnitText, spendKindOf } from "./data/kinds.js";
+import { Lull } from "./lull.js";
 import { type Origin, originOf } from "./origin.js";
 import { keyIdOf, OPEN_PERIOD, periodOf, readingOf } from "./readings.js";
 import { runTapped, StartTap } from "./tap.js";
@@ -32,6 +33,9 @@ import { runTapped, StartTap } from "./tap.js";
  * Nothing here ever repeats or delays a creation call; a fault in the bookkeeping after the call
  * is logged, never shown as a failed job.
  */
+
+/** How long a made job's bookkeeping waits at most for the starts under way (lull.ts). */
+const BOOKKEEPING_WAIT_MS = 500;
 
 export class BudgetError extends BotError {
   readonly code = "limit.budget";
@@ -108,6 +112,8 @@ export class Spending {
   private readonly reading = new Map<string, Promise<unknown>>();
   /** The bookkeeping of starts made, landing after them. */
   private readonly settling = new Set<Promise<void>>();
+  /** The starts under way, which the bookkeeping of those made waits for (lull.ts). */
+  private readonly lull = new Lull(BOOKKEEPING_WAIT_MS);
 
   constructor(private readonly deps: SpendingDeps) {
     this.now = deps.now ?? Date.now;
@@ -123,7 +129,11 @@ export class Spending {
   }
 
   /** Runs `start` (whose creation call is paid) within the budgets, and records what it cost. */
-  async around<T>(paid: PaidStart, start: () => Promise<T>): Promise<T> {
+  around<T>(paid: PaidStart, start: () => Promise<T>): Promise<T> {
+    return this.lull.during(() => this.within(paid, start));
+  }
+
+  private async within<T>(paid: PaidStart, start: () => Promise<T>): Promise<T> {
     const kind = spendKindOf(paid.command);
     const origin = originOf(paid.actor, paid.conversation);
     const { tenant } = origin;
@@ -177,9 +187,12 @@ export class Spending {
     }
     tap.close();
     // The job is made: its bookkeeping goes on without holding the start (the person's next
-    // command, the burst it is in). Until it lands the reservation stands for it, so no budget can
-    // be passed meanwhile; a graceful stop waits for it (`settled`).
-    const settling: Promise<void> = despiteOutage(this.deps.availability, () => this.record(state))
+    // command, the burst it is in), once the starts under way have made their calls. Until it
+    // lands the reservation stands for it, so no budget can be passed meanwhile; a graceful stop
+    // waits for it (`settled`).
+    const settling: Promise<void> = this.lull
+      .whenQuiet()
+      .then(() => despiteOutage(this.deps.availability, () => this.record(state)))
       .catch((error: unknown) =>
         this.deps.logger.warn(
           { err: error, command: paid.command, jobId: tap.jobId },
