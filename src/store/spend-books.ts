@@ -505,6 +505,9 @@ const SCHEMA = [
  * one row per budget instead of summing the holds under way (which made a burst's n checks cost
  * n squared). A field's row goes when its last hold does, so no rounding is carried over.
  */
+/** How long a reservation's row (its answer) is kept to be read back, far longer than that takes. */
+const REQUESTS_KEPT_MS = 60_000;
+
 const HELD = [
   `CREATE TABLE spend_held (book TEXT NOT NULL, field TEXT NOT NULL, amount REAL NOT NULL,
    holds INTEGER NOT NULL, PRIMARY KEY (book, field)) WITHOUT ROWID`,
@@ -526,8 +529,11 @@ const HELD = [
   // A reservation is one row here, which this trigger checks and carries out whole inside its
   // INSERT: the book's lapsed holds given back, then the first item it would break written on the
   // row, or every item held. Rows inserted together are checked one after the other, in their
-  // order, each seeing the holds of those before.
+  // order, each seeing the holds of those before. The rows are read back (a read, which takes no
+  // lock) and left for the next INSERTs to delete: one write per batch.
+  "CREATE INDEX IF NOT EXISTS spend_requests_by_time ON spend_requests (at)",
   `CREATE TRIGGER spend_reserve AFTER INSERT ON spend_requests BEGIN
+     DELETE FROM spend_requests WHERE at <= NEW.at - ${REQUESTS_KEPT_MS};
      DELETE FROM spend_holds WHERE book = NEW.book AND at <= NEW.lapsed;
      UPDATE spend_requests SET refused = (
        SELECT json_array(n, taken) FROM (
@@ -630,15 +636,15 @@ function sqliteReservations(query: SqliteQuery): SpendBooks["reserve"] {
       ]),
     );
     const rows = await query(
-      `DELETE FROM spend_requests WHERE hold IN (${batch.map(() => "?").join(", ")}) RETURNING hold, refused`,
+      `SELECT hold, refused FROM spend_requests WHERE hold IN (${batch.map(() => "?").join(", ")})`,
       ...batch.map(({ hold }) => hold.id),
     );
-    const refusals = new Map(
-      rows.map((row) => [String(row.hold), typeof row.refused === "string" ? row.refused : undefined]),
-    );
+    const answers = new Map(rows.map((row) => [String(row.hold), row.refused]));
     return batch.map(({ hold }) => {
-      const refused = refusals.get(hold.id);
-      if (!refused) return undefined;
+      const refused = answers.get(hold.id);
+      // Its row gone already would mean its answer unknown: never taken as reserved.
+      if (refused === undefined) throw new Error(`the answer to reservation ${hold.id} was not found`);
+      if (typeof refused !== "string") return undefined;
       const [index, taken] = JSON.parse(refused) as [number, number];
       return { index, taken };
     });

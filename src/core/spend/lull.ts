@@ -20,7 +20,9 @@ export class Lull {
       return await work();
     } finally {
       this.underWay -= 1;
-      if (this.underWay === 0) this.open();
+      // On the loop's next turn: the ended starts' callers go on first (a burst's last start is
+      // not held up by the bookkeeping of the 200 before it), and a start begun meanwhile counts.
+      if (this.underWay === 0 && this.waiting) setImmediate(() => this.underWay === 0 && this.open());
     }
   }
 

@@ -135,18 +135,20 @@ export class Spending {
 
   private async within<T>(paid: PaidStart, start: () => Promise<T>): Promise<T> {
     const kind = spendKindOf(paid.command);
+    // Unknown kinds start nothing paid.
+    if (!kind) return start();
     const origin = originOf(paid.actor, paid.conversation);
     const { tenant } = origin;
-    const key = kind && (await this.shared(`key:${tenantKey(tenant)}`, () => this.deps.apiKey(tenant)));
-    // Without a key the command is refused before any call; unknown kinds start nothing paid.
-    if (!kind || !key) return start();
+    // The budgets are read while the key and then the account are: a start waits for the slower.
+    const budgets = this.shared(`budgets:${tenantKey(tenant)}`, () => this.deps.store.budgets(tenant));
+    // Awaited below, unless there is no key: its failure is then no one's to hear.
+    budgets.catch(() => undefined);
+    const key = await this.shared(`key:${tenantKey(tenant)}`, () => this.deps.apiKey(tenant));
+    // Without a key the command is refused before any call.
+    if (!key) return start();
     const keyId = keyIdOf(key.value);
     const media = this.deps.mediaWith(tenant, key);
-    // The account and the budgets are read at once: a start waits for the slower of the two.
-    const [probe, rules] = await Promise.all([
-      this.readings.probe(keyId, media),
-      this.shared(`budgets:${tenantKey(tenant)}`, () => this.deps.store.budgets(tenant)),
-    ]);
+    const [probe, rules] = await Promise.all([this.readings.probe(keyId, media), budgets]);
     const period = await this.periodFor(keyId, probe?.usage);
     const subject: BudgetSubject = {
       userId: paid.actor.userId,

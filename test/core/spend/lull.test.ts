@@ -43,6 +43,17 @@ describe("the bookkeeping's wait for the starts under way", () => {
     expect(await settledYet(quiet)).toBe(true);
   });
 
+  it("lets the caller of the last start go on before the bookkeeping begins", async () => {
+    const lull = new Lull(500);
+    const order: string[] = [];
+    const start = underWay(lull);
+    void lull.whenQuiet().then(() => order.push("bookkeeping"));
+    void start.done.then(() => order.push("the start's caller"));
+    start.end();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(order).toEqual(["the start's caller", "bookkeeping"]);
+  });
+
   it("waits no longer than its bound under a stream of starts that never pauses", async () => {
     const lull = new Lull(500);
     let current = underWay(lull);
