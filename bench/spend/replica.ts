@@ -7,8 +7,8 @@
  * A burst: `starts` paid starts at once, all begun at the epoch ms `at` (the replicas of one
  * burst begin together), each by a person of its own in one tenant, each a real creation call
  * (POST /api/image/generate). With `spending`, each goes through `Spending.around` (probe,
- * budgets, the atomic check and reservation, the record, the settlement); without, the creation
- * call alone. The answer: when the last start ended, how many were made, refused by a budget, or
+ * budgets, the atomic check and reservation, then the record and the settlement once the starts
+ * under way have made their calls); without, the creation call alone. The answer: when the last start ended, how many were made, refused by a budget, or
  * failed otherwise (a store that gave up: must be none).
  */
 import { randomUUID } from "node:crypto";
@@ -37,6 +37,8 @@ export interface BurstOrder {
 export interface BurstAnswer {
   /** Epoch ms when the last of this replica's starts ended. */
   endedAt: number;
+  /** Epoch ms when the last of its creation calls began (with spending: after its reservation). */
+  calledAt: number;
   /** Epoch ms when the last start's bookkeeping (record, counts, price) had landed after it. */
   settledAt: number;
   made: number;
@@ -71,7 +73,9 @@ const spending = new Spending({
 });
 
 async function burst(order: BurstOrder): Promise<BurstAnswer> {
+  let calledAt = 0;
   const create = async (n: number) => {
+    calledAt = Date.now();
     const created = await api.images.generate({ prompt: `a fox ${n}`, name: `fox ${n}` });
     // What launch() does once the job is tracked: the start's job, for its spend record.
     currentTap()?.tracked({ id: randomUUID(), serviceJobId: created.jobId });
@@ -99,6 +103,7 @@ async function burst(order: BurstOrder): Promise<BurstAnswer> {
   const failures = outcomes.filter((o) => o.status === "rejected" && !(o.reason instanceof BudgetError));
   return {
     endedAt,
+    calledAt,
     settledAt,
     made: outcomes.filter((o) => o.status === "fulfilled").length,
     refused,

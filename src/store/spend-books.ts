@@ -137,33 +137,70 @@ end
 
 /**
  * KEYS: tallies, held sums, holds, holds by time, costs (of one book).
- * ARGV: keep ms, hold id, command, now, lapsed up to, then (field, "1" credits | "0" jobs, limit)...
- * Answers 0 when reserved, else {item number (1-based), used and held of it as text}. A hold
- * reserved already (the same reservation sent again after its answer was lost) is not held twice.
+ * ARGV: keep ms, then per reservation: hold id, command, now, lapsed up to, number of items, then
+ * (field, "1" credits | "0" jobs, limit) per item.
+ * Checks the reservations in turn, each against the sums as the ones before it left them (read
+ * once per field, then kept here), and answers one entry per reservation: 0 when reserved, else
+ * {item number (1-based), used and held of it as text}. A hold reserved already (the same
+ * reservation sent again after its answer was lost) is not held twice.
  */
 const RESERVE = `${LUA_COMMON}
-if redis.call('HEXISTS', KEYS[3], ARGV[2]) == 1 then return 0 end
-for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', ARGV[5])) do
-  release(KEYS[2], KEYS[3], KEYS[4], id)
+local used, held, estimates, reserved = {}, {}, {}, {}
+local swept = nil
+local function sum(cache, key, field)
+  local value = cache[field]
+  if value == nil then
+    value = tonumber(redis.call('HGET', key, field) or '0')
+    cache[field] = value
+  end
+  return value
 end
-local estimate = math.max(1, tonumber(redis.call('HGET', KEYS[5], ARGV[3]) or '1'))
-local items = {}
-local n = 0
-for i = 6, #ARGV, 3 do
-  n = n + 1
-  local amount = 1
-  if ARGV[i + 1] == '1' then amount = estimate end
-  local limit = tonumber(ARGV[i + 2])
-  local taken = tonumber(redis.call('HGET', KEYS[1], ARGV[i]) or '0') + tonumber(redis.call('HGET', KEYS[2], ARGV[i]) or '0')
-  if taken + amount > limit or taken >= limit then return {n, tostring(taken)} end
-  items[#items + 1] = ARGV[i]
-  items[#items + 1] = tostring(amount)
+local answers = {}
+local i = 2
+while i <= #ARGV do
+  local id, command, at, lapsed, count = ARGV[i], ARGV[i + 1], ARGV[i + 2], tonumber(ARGV[i + 3]), tonumber(ARGV[i + 4])
+  local first = i + 5
+  i = first + 3 * count
+  local answer = 0
+  if not reserved[id] and redis.call('HEXISTS', KEYS[3], id) == 0 then
+    if swept == nil or lapsed > swept then
+      for _, old in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', lapsed)) do
+        release(KEYS[2], KEYS[3], KEYS[4], old)
+      end
+      swept = lapsed
+      held = {}
+    end
+    if estimates[command] == nil then
+      estimates[command] = math.max(1, tonumber(redis.call('HGET', KEYS[5], command) or '1'))
+    end
+    local items = {}
+    for n = 1, count do
+      local j = first + 3 * (n - 1)
+      local field, limit = ARGV[j], tonumber(ARGV[j + 2])
+      local amount = 1
+      if ARGV[j + 1] == '1' then amount = estimates[command] end
+      local taken = sum(used, KEYS[1], field) + sum(held, KEYS[2], field)
+      if taken + amount > limit or taken >= limit then
+        answer = {n, tostring(taken)}
+        break
+      end
+      items[#items + 1] = field
+      items[#items + 1] = tostring(amount)
+    end
+    if answer == 0 then
+      for j = 1, #items, 2 do
+        redis.call('HINCRBYFLOAT', KEYS[2], items[j], items[j + 1])
+        held[items[j]] = held[items[j]] + tonumber(items[j + 1])
+      end
+      redis.call('HSET', KEYS[3], id, table.concat(items, '\\t'))
+      redis.call('ZADD', KEYS[4], at, id)
+      reserved[id] = true
+    end
+  end
+  answers[#answers + 1] = answer
 end
-for j = 1, #items, 2 do redis.call('HINCRBYFLOAT', KEYS[2], items[j], items[j + 1]) end
-redis.call('HSET', KEYS[3], ARGV[2], table.concat(items, '\\t'))
-redis.call('ZADD', KEYS[4], ARGV[4], ARGV[2])
 for k = 2, 4 do touch(KEYS[k]) end
-return 0
+return answers
 `;
 
 /** KEYS: held sums, holds, holds by time. ARGV: keep ms, hold id. */
@@ -268,22 +305,42 @@ function redisBooks(client: RedisClientType, keepMs: number): SpendBooks {
   const owners = (list: readonly Owner[]) =>
     list.map((o) => `${key("tally", o.book)}\t${o.field}`).join("\n");
   const keep = String(keepMs);
+  /** A batch's reservations, one script call per book, each answered in the batch's order. */
+  const reserveAll = async (batch: readonly Reservation[]) => {
+    const byBook = new Map<string, Hold[]>();
+    for (const { book, hold } of batch) {
+      const holds = byBook.get(book);
+      if (holds) holds.push(hold);
+      else byBook.set(book, [hold]);
+    }
+    const answers = new Map<Hold, Refused>();
+    await Promise.all(
+      [...byBook].map(async ([book, holds]) => {
+        const reply = (await run(RESERVE, {
+          keys: [key("tally", book), ...holdKeys(book), key("cost", book)],
+          arguments: [
+            keep,
+            ...holds.flatMap((hold) => [
+              hold.id,
+              hold.command,
+              String(hold.at),
+              String(hold.lapsedUpTo),
+              String(hold.items.length),
+              ...hold.items.flatMap((item) => [item.field, item.credits ? "1" : "0", String(item.limit)]),
+            ]),
+          ],
+        })) as unknown[];
+        holds.forEach((hold, i) => {
+          const refused = reply[i];
+          if (Array.isArray(refused))
+            answers.set(hold, { index: Number(refused[0]) - 1, taken: Number(refused[1]) });
+        });
+      }),
+    );
+    return batch.map(({ hold }) => answers.get(hold));
+  };
   return {
-    async reserve(book, hold) {
-      const reply = await run(RESERVE, {
-        keys: [key("tally", book), ...holdKeys(book), key("cost", book)],
-        arguments: [
-          keep,
-          hold.id,
-          hold.command,
-          String(hold.at),
-          String(hold.lapsedUpTo),
-          ...hold.items.flatMap((item) => [item.field, item.credits ? "1" : "0", String(item.limit)]),
-        ],
-      });
-      if (!Array.isArray(reply)) return undefined;
-      return { index: Number(reply[0]) - 1, taken: Number(reply[1]) };
-    },
+    reserve: batchedReservations((batch) => reserveAll(batch)),
     async release(book, holdId) {
       await run(RELEASE, { keys: holdKeys(book), arguments: [keep, holdId] });
     },
@@ -373,7 +430,6 @@ const SCHEMA = [
    PRIMARY KEY (book, field)) WITHOUT ROWID`,
   `CREATE TABLE IF NOT EXISTS spend_holds (book TEXT NOT NULL, hold TEXT NOT NULL, field TEXT NOT NULL,
    amount REAL NOT NULL, at INTEGER NOT NULL, PRIMARY KEY (book, hold, field)) WITHOUT ROWID`,
-  "CREATE INDEX IF NOT EXISTS spend_holds_by_field ON spend_holds (book, field, at)",
   `CREATE TABLE IF NOT EXISTS spend_costs (book TEXT NOT NULL, command TEXT NOT NULL, cost REAL NOT NULL,
    PRIMARY KEY (book, command)) WITHOUT ROWID`,
   `CREATE TABLE IF NOT EXISTS spend_ledger (ledger TEXT NOT NULL, credits REAL NOT NULL, counters INTEGER NOT NULL,
@@ -439,12 +495,46 @@ const SCHEMA = [
      DELETE FROM spend_holds WHERE book = NEW.hold_book AND hold = NEW.hold;
      DELETE FROM spend_settlements WHERE id = NEW.id;
    END`,
-  // A reservation is one row here, which this trigger checks and carries out whole inside its
-  // INSERT: the first item it would break is written on the row, or every item is held. Rows
-  // inserted together are checked one after the other, each seeing the holds of those before.
+  // A reservation: one row, checked and carried out by its trigger (HELD below).
   `CREATE TABLE IF NOT EXISTS spend_requests (hold TEXT PRIMARY KEY, book TEXT NOT NULL, command TEXT NOT NULL,
    at INTEGER NOT NULL, lapsed INTEGER NOT NULL, items TEXT NOT NULL, refused TEXT)`,
-  `CREATE TRIGGER IF NOT EXISTS spend_reserve AFTER INSERT ON spend_requests BEGIN
+];
+
+/**
+ * What the holds of a book add up to per field, kept by triggers on the holds: a reservation reads
+ * one row per budget instead of summing the holds under way (which made a burst's n checks cost
+ * n squared). A field's row goes when its last hold does, so no rounding is carried over.
+ */
+/** How long a reservation's row (its answer) is kept to be read back, far longer than that takes. */
+const REQUESTS_KEPT_MS = 60_000;
+
+const HELD = [
+  `CREATE TABLE spend_held (book TEXT NOT NULL, field TEXT NOT NULL, amount REAL NOT NULL,
+   holds INTEGER NOT NULL, PRIMARY KEY (book, field)) WITHOUT ROWID`,
+  `CREATE TRIGGER spend_holds_held AFTER INSERT ON spend_holds BEGIN
+     INSERT INTO spend_held (book, field, amount, holds) VALUES (NEW.book, NEW.field, NEW.amount, 1)
+     ON CONFLICT (book, field) DO UPDATE SET amount = amount + excluded.amount, holds = holds + 1;
+   END`,
+  `CREATE TRIGGER spend_holds_freed AFTER DELETE ON spend_holds BEGIN
+     UPDATE spend_held SET amount = amount - OLD.amount, holds = holds - 1
+     WHERE book = OLD.book AND field = OLD.field;
+     DELETE FROM spend_held WHERE book = OLD.book AND field = OLD.field AND holds <= 0;
+   END`,
+  // The holds of an earlier version, summed once.
+  `INSERT INTO spend_held (book, field, amount, holds)
+   SELECT book, field, SUM(amount), COUNT(*) FROM spend_holds GROUP BY book, field`,
+  "DROP INDEX IF EXISTS spend_holds_by_field",
+  "CREATE INDEX IF NOT EXISTS spend_holds_by_time ON spend_holds (book, at)",
+  "DROP TRIGGER IF EXISTS spend_reserve",
+  // A reservation is one row here, which this trigger checks and carries out whole inside its
+  // INSERT: the book's lapsed holds given back, then the first item it would break written on the
+  // row, or every item held. Rows inserted together are checked one after the other, in their
+  // order, each seeing the holds of those before. The rows are read back (a read, which takes no
+  // lock) and left for the next INSERTs to delete: one write per batch.
+  "CREATE INDEX IF NOT EXISTS spend_requests_by_time ON spend_requests (at)",
+  `CREATE TRIGGER spend_reserve AFTER INSERT ON spend_requests BEGIN
+     DELETE FROM spend_requests WHERE at <= NEW.at - ${REQUESTS_KEPT_MS};
+     DELETE FROM spend_holds WHERE book = NEW.book AND at <= NEW.lapsed;
      UPDATE spend_requests SET refused = (
        SELECT json_array(n, taken) FROM (
          SELECT CAST(i.key AS INTEGER) AS n, json_extract(i.value, '$[2]') AS lim,
@@ -452,8 +542,7 @@ const SCHEMA = [
              THEN MAX(1, COALESCE((SELECT cost FROM spend_costs WHERE book = NEW.book AND command = NEW.command), 1))
              ELSE 1 END AS amount,
            COALESCE((SELECT amount FROM spend_tallies WHERE book = NEW.book AND field = json_extract(i.value, '$[0]')), 0)
-           + COALESCE((SELECT SUM(h.amount) FROM spend_holds AS h
-                       WHERE h.book = NEW.book AND h.field = json_extract(i.value, '$[0]') AND h.at > NEW.lapsed), 0)
+           + COALESCE((SELECT amount FROM spend_held WHERE book = NEW.book AND field = json_extract(i.value, '$[0]')), 0)
              AS taken
          FROM json_each(NEW.items) AS i)
        WHERE taken + amount > lim OR taken >= lim ORDER BY n LIMIT 1)
@@ -479,58 +568,87 @@ const PRUNE_EVERY = 1_000;
 const SETTLE_WINDOW_MS = 5;
 /** Settlements in one statement: twelve parameters each, under the 999 of older sqlite builds. */
 const SETTLE_BATCH = 80;
-/**
- * Reservations on sqlite wait this long to be checked together (each in turn, in one statement):
- * short, since a start waits for its answer before its creation call.
- */
-const RESERVE_WINDOW_MS = 2;
-/** Reservations in one statement: six parameters each. */
-const RESERVE_BATCH = 150;
-
 const marks = (rows: number, columns: number) =>
   Array.from({ length: rows }, () => `(${Array.from({ length: columns }, () => "?").join(", ")})`).join(", ");
 
-/** Reservations on sqlite: a burst's go in one INSERT, whose trigger checks and holds each row in turn. */
-function sqliteReservations(query: SqliteQuery): SpendBooks["reserve"] {
-  let reserved = 0;
+/**
+ * Reservations wait this long to be checked together, each in turn in the order they came, in
+ * one statement (sqlite) or one script call per book (Redis): short, since a start waits for its
+ * answer before its creation call. A burst's starts ask within a millisecond or two of each other
+ * (they wait on the same reads of the key and the budgets).
+ */
+const RESERVE_WINDOW_MS = 2;
+/** Reservations checked in one statement (six parameters each on sqlite) or one script call. */
+const RESERVE_BATCH = 150;
+
+interface Reservation {
+  book: string;
+  hold: Hold;
+}
+
+/**
+ * The store's check of many reservations at once: each checked against the books as the ones
+ * before it in `batch` left them, its answer at the same place.
+ */
+type CheckAll = (batch: readonly Reservation[]) => Promise<(Refused | undefined)[]>;
+
+/** Reservations gathered for `RESERVE_WINDOW_MS` and checked by one call of `checkAll`. */
+function batchedReservations(checkAll: CheckAll): SpendBooks["reserve"] {
   /** Each reservation's answer, from its batch until its caller takes it. */
-  const answers = new Map<string, Refused | undefined>();
-  const reserving = new Batch<{ book: string; hold: Hold }>(
-    async (items) => {
-      await query(
-        `INSERT INTO spend_requests (hold, book, command, at, lapsed, items) VALUES ${marks(items.length, 6)}`,
-        ...items.flatMap(({ book, hold }) => [
-          hold.id,
-          book,
-          hold.command,
-          hold.at,
-          hold.lapsedUpTo,
-          JSON.stringify(hold.items.map((item) => [item.field, item.credits ? 1 : 0, item.limit])),
-        ]),
-      );
-      const rows = await query(
-        `DELETE FROM spend_requests WHERE hold IN (${items.map(() => "?").join(", ")}) RETURNING hold, refused`,
-        ...items.map(({ hold }) => hold.id),
-      );
-      for (const row of rows) {
-        const refused =
-          typeof row.refused === "string" ? (JSON.parse(row.refused) as [number, number]) : undefined;
-        answers.set(String(row.hold), refused && { index: refused[0], taken: refused[1] });
-      }
+  const answers = new Map<Reservation, Refused | undefined>();
+  const reserving = new Batch<Reservation>(
+    async (batch) => {
+      const refused = await checkAll(batch);
+      for (const [i, reservation] of batch.entries()) answers.set(reservation, refused[i]);
     },
     RESERVE_WINDOW_MS,
     RESERVE_BATCH,
   );
-
   return async (book, hold) => {
     if (hold.items.length === 0) return undefined;
-    reserved += 1;
-    if (reserved % PRUNE_EVERY === 0) await query("DELETE FROM spend_holds WHERE at <= ?", hold.lapsedUpTo);
-    await reserving.add({ book, hold });
-    const answer = answers.get(hold.id);
-    answers.delete(hold.id);
+    const reservation = { book, hold };
+    await reserving.add(reservation);
+    const answer = answers.get(reservation);
+    answers.delete(reservation);
     return answer;
   };
+}
+
+/** Reservations on sqlite: a batch is one INSERT, whose trigger checks and holds each row in turn. */
+function sqliteReservations(query: SqliteQuery): SpendBooks["reserve"] {
+  let reserved = 0;
+  return batchedReservations(async (batch) => {
+    reserved += batch.length;
+    // Books no start reserves in again keep their lapsed holds until swept here.
+    if (reserved >= PRUNE_EVERY) {
+      reserved = 0;
+      await query("DELETE FROM spend_holds WHERE at <= ?", batch[0]!.hold.lapsedUpTo);
+    }
+    await query(
+      `INSERT INTO spend_requests (hold, book, command, at, lapsed, items) VALUES ${marks(batch.length, 6)}`,
+      ...batch.flatMap(({ book, hold }) => [
+        hold.id,
+        book,
+        hold.command,
+        hold.at,
+        hold.lapsedUpTo,
+        JSON.stringify(hold.items.map((item) => [item.field, item.credits ? 1 : 0, item.limit])),
+      ]),
+    );
+    const rows = await query(
+      `SELECT hold, refused FROM spend_requests WHERE hold IN (${batch.map(() => "?").join(", ")})`,
+      ...batch.map(({ hold }) => hold.id),
+    );
+    const answers = new Map(rows.map((row) => [String(row.hold), row.refused]));
+    return batch.map(({ hold }) => {
+      const refused = answers.get(hold.id);
+      // Its row gone already would mean its answer unknown: never taken as reserved.
+      if (refused === undefined) throw new Error(`the answer to reservation ${hold.id} was not found`);
+      if (typeof refused !== "string") return undefined;
+      const [index, taken] = JSON.parse(refused) as [number, number];
+      return { index, taken };
+    });
+  });
 }
 
 /** Settlements on sqlite: a burst's go in one INSERT, whose trigger carries out each row whole, in order. */
@@ -602,8 +720,28 @@ function sqliteSettlements(query: SqliteQuery): SpendBooks["settle"] {
   };
 }
 
+/**
+ * Sets up the held sums once per file (HELD), in one transaction that takes the write lock first:
+ * replicas opening the file together set it up once, and no hold lands between the sums of those
+ * already there and the triggers that count the next ones.
+ */
+async function keepHeldSums(query: SqliteQuery): Promise<void> {
+  await query("BEGIN IMMEDIATE");
+  try {
+    const [kept] = await query(
+      "SELECT 1 AS kept FROM sqlite_master WHERE type = 'table' AND name = 'spend_held'",
+    );
+    if (!kept) for (const statement of HELD) await query(statement);
+    await query("COMMIT");
+  } catch (error) {
+    await query("ROLLBACK").catch(() => undefined);
+    throw error;
+  }
+}
+
 async function sqliteBooks(query: SqliteQuery): Promise<SpendBooks> {
   for (const statement of SCHEMA) await query(statement);
+  await keepHeldSums(query);
   const reserve = sqliteReservations(query);
   const settle = sqliteSettlements(query);
   return {

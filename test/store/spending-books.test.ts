@@ -1,8 +1,11 @@
 import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import fc from "fast-check";
 import { pino } from "pino";
-import { expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { attribute } from "../../src/core/spend/attribution.js";
 import { applicable, HOLD_TTL_MS, holdItems, jobFields } from "../../src/core/spend/budgets.js";
 import type { Reading } from "../../src/core/spend/data/model.js";
@@ -14,7 +17,7 @@ import {
   type SpendStore,
   type Stores,
 } from "../../src/store/index.js";
-import { describeEachBackend } from "./backends.js";
+import { describeEachBackend, sqlite } from "./backends.js";
 import { describeRedis } from "./redis-server.js";
 
 /**
@@ -126,6 +129,42 @@ describeEachBackend("budgets' sums", (ctx) => {
     expect(await spend.reserve(book, holdOf(rules, person("bob")))).toBeUndefined();
     await spend.release(book, first.id);
     expect(await spend.reserve(book, holdOf(rules, ann))).toBeUndefined();
+  });
+
+  it("checks reservations sent at once in the order they came: exactly those that fit are held, each refusal says what those before it took", async () => {
+    const { spend } = await ctx.open();
+    const rules: Budget[] = [
+      { scope: "everyone", id: "", unit: "jobs", limit: 4 },
+      { scope: "user", id: "*", unit: "jobs", limit: 1 },
+    ];
+    const other = { tenant: { platform: "slack" as const, tenantId: "T2" }, period };
+    // Ann twice (her second over her own budget), then five others: everyone's budget takes four.
+    const holds = ["ann", "ann", "bob", "cat", "dan", "eve", "fay"].map((name) =>
+      holdOf(rules, person(name)),
+    );
+    // All in the same moment, so checked in one batch, with another tenant's start in its own book.
+    const answers = await Promise.all([
+      ...holds.map((hold) => spend.reserve(book, hold)),
+      spend.reserve(other, holdOf(rules, person("ann"))),
+    ]);
+    expect(answers).toEqual([
+      undefined,
+      { index: 1, taken: 1 },
+      undefined,
+      undefined,
+      undefined,
+      { index: 0, taken: 4 },
+      { index: 0, taken: 4 },
+      undefined,
+    ]);
+    expect(await spend.holds(book)).toBe(4);
+    expect(await spend.holds(other)).toBe(1);
+    // The refused hold nothing: giving back one that fit lets exactly one more in.
+    await spend.release(book, holds[0]!.id);
+    const [gus, hal] = await Promise.all(
+      ["gus", "hal"].map((name) => spend.reserve(book, holdOf(rules, person(name)))),
+    );
+    expect([gus, hal]).toEqual([undefined, { index: 0, taken: 4 }]);
   });
 
   it("counts a made job once its hold is given back, and its real cost is the next credit reservation", async () => {
@@ -331,6 +370,41 @@ describeRedis("budgets' sums across a failover", (server) => {
       expect(await spend.holds(book)).toBe(1);
     } finally {
       await stores.close();
+    }
+  });
+});
+
+describe("held sums in a file of an earlier version (sqlite)", () => {
+  it("count the holds already in the file once this version opens it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "spend-held-"));
+    const file = join(dir, "bot.sqlite");
+    const open = () => openStores(`sqlite://${file}`, undefined, pino({ level: "silent" }));
+    try {
+      const rules: Budget[] = [{ scope: "everyone", id: "", unit: "jobs", limit: 3 }];
+      const before = await open();
+      const first = holdOf(rules, person("ann"));
+      expect(await reserveOrRefuse(before.spend, first)).toBe(true);
+      expect(await reserveOrRefuse(before.spend, holdOf(rules, person("bob")))).toBe(true);
+      await before.close();
+      // As an earlier version left the file: holds, and no sums of them.
+      for (const sql of [
+        "DROP TRIGGER spend_holds_held",
+        "DROP TRIGGER spend_holds_freed",
+        "DROP TABLE spend_held",
+      ]) {
+        await sqlite(file, sql);
+      }
+      const after = await open();
+      try {
+        expect(await reserveOrRefuse(after.spend, holdOf(rules, person("cat")))).toBe(true);
+        expect(await after.spend.reserve(book, holdOf(rules, person("dan")))).toEqual({ index: 0, taken: 3 });
+        await after.spend.release(book, first.id);
+        expect(await reserveOrRefuse(after.spend, holdOf(rules, person("dan")))).toBe(true);
+      } finally {
+        await after.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

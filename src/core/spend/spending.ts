@@ -19,6 +19,7 @@ import { AccountReadings, PROBE_TIMEOUT_MS } from "./account.js";
 import type { SpendAlerts } from "./alerts.js";
 import { applicable, type BudgetSubject, dayOf, HOLD_TTL_MS, holdItems, jobFields } from "./budgets.js";
 import { budgetUnitText, spendKindOf } from "./data/kinds.js";
+import { Lull } from "./lull.js";
 import { type Origin, originOf } from "./origin.js";
 import { keyIdOf, OPEN_PERIOD, periodOf, readingOf } from "./readings.js";
 import { runTapped, StartTap } from "./tap.js";
@@ -32,6 +33,9 @@ import { runTapped, StartTap } from "./tap.js";
  * Nothing here ever repeats or delays a creation call; a fault in the bookkeeping after the call
  * is logged, never shown as a failed job.
  */
+
+/** How long a made job's bookkeeping waits at most for the starts under way (lull.ts). */
+const BOOKKEEPING_WAIT_MS = 500;
 
 export class BudgetError extends BotError {
   readonly code = "limit.budget";
@@ -108,6 +112,8 @@ export class Spending {
   private readonly reading = new Map<string, Promise<unknown>>();
   /** The bookkeeping of starts made, landing after them. */
   private readonly settling = new Set<Promise<void>>();
+  /** The starts under way, which the bookkeeping of those made waits for (lull.ts). */
+  private readonly lull = new Lull(BOOKKEEPING_WAIT_MS);
 
   constructor(private readonly deps: SpendingDeps) {
     this.now = deps.now ?? Date.now;
@@ -123,27 +129,56 @@ export class Spending {
   }
 
   /** Runs `start` (whose creation call is paid) within the budgets, and records what it cost. */
-  async around<T>(paid: PaidStart, start: () => Promise<T>): Promise<T> {
+  around<T>(paid: PaidStart, start: () => Promise<T>): Promise<T> {
+    return this.lull.during(() => this.within(paid, start));
+  }
+
+  private async within<T>(paid: PaidStart, start: () => Promise<T>): Promise<T> {
     const kind = spendKindOf(paid.command);
+    // Unknown kinds start nothing paid.
+    if (!kind) return start();
     const origin = originOf(paid.actor, paid.conversation);
     const { tenant } = origin;
-    const key = kind && (await this.shared(`key:${tenantKey(tenant)}`, () => this.deps.apiKey(tenant)));
-    // Without a key the command is refused before any call; unknown kinds start nothing paid.
-    if (!kind || !key) return start();
+    // The budgets are read while the key and then the account are: a start waits for the slower.
+    const budgets = this.shared(`budgets:${tenantKey(tenant)}`, () => this.deps.store.budgets(tenant));
+    // Awaited below, unless there is no key: its failure is then no one's to hear.
+    budgets.catch(() => undefined);
+    const key = await this.shared(`key:${tenantKey(tenant)}`, () => this.deps.apiKey(tenant));
+    // Without a key the command is refused before any call.
+    if (!key) return start();
     const keyId = keyIdOf(key.value);
     const media = this.deps.mediaWith(tenant, key);
-    // The account and the budgets are read at once: a start waits for the slower of the two.
-    const [probe, rules] = await Promise.all([
-      this.readings.probe(keyId, media),
-      this.shared(`budgets:${tenantKey(tenant)}`, () => this.deps.store.budgets(tenant)),
-    ]);
-    const period = await this.periodFor(keyId, probe?.usage);
+    // Never rejects: a probe that fails is no reading.
+    const probing = this.readings.probe(keyId, media);
+    const rules = await budgets;
     const subject: BudgetSubject = {
       userId: paid.actor.userId,
       roleIds: await this.rolesFor(paid.actor, rules),
       channelId: origin.channelId,
     };
-    const hold = await this.reserve({ tenant, period }, rules, subject, kind, paid);
+    // While the probe is on its way the reservation is made in the period this process last saw
+    // the key in; a probe that shows another (the account's reset) has it made again there.
+    const known = this.periods.get(keyId);
+    const early =
+      known === undefined ? undefined : this.reserve({ tenant, period: known }, rules, subject, kind, paid);
+    // Awaited below, or its hold given back.
+    early?.catch(() => undefined);
+    const probe = await probing;
+    let period: string;
+    try {
+      period = await this.periodFor(keyId, probe?.usage);
+    } catch (error) {
+      await this.giveBack(await early?.catch(() => undefined)).catch((cause: unknown) =>
+        this.deps.logger.warn({ err: cause, command: paid.command }, "budget reservation not given back"),
+      );
+      throw error;
+    }
+    let hold: Started["hold"];
+    if (early && period === known) hold = await early;
+    else {
+      await this.giveBack(await early?.catch(() => undefined));
+      hold = await this.reserve({ tenant, period }, rules, subject, kind, paid);
+    }
     const tap = new StartTap();
     const state: Started = {
       paid,
@@ -177,9 +212,12 @@ export class Spending {
     }
     tap.close();
     // The job is made: its bookkeeping goes on without holding the start (the person's next
-    // command, the burst it is in). Until it lands the reservation stands for it, so no budget can
-    // be passed meanwhile; a graceful stop waits for it (`settled`).
-    const settling: Promise<void> = despiteOutage(this.deps.availability, () => this.record(state))
+    // command, the burst it is in), once the starts under way have made their calls. Until it
+    // lands the reservation stands for it, so no budget can be passed meanwhile; a graceful stop
+    // waits for it (`settled`).
+    const settling: Promise<void> = this.lull
+      .whenQuiet()
+      .then(() => despiteOutage(this.deps.availability, () => this.record(state)))
       .catch((error: unknown) =>
         this.deps.logger.warn(
           { err: error, command: paid.command, jobId: tap.jobId },

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { isCard } from "../../../src/core/base/cards.js";
 import { registry } from "../../../src/core/base/metrics.js";
 import { eventually } from "../fake-adapter.js";
@@ -12,6 +12,7 @@ import { actor, admin, CHANNEL, Harness, text } from "./harness.js";
 const ALERTS = "alerts-1";
 let h: Harness | undefined;
 afterEach(async () => {
+  vi.useRealTimers();
   await h?.close();
   h = undefined;
 });
@@ -90,6 +91,24 @@ describe("budgets", () => {
     await h.command("budget", { for: "the designers", jobs: 3 }, { actor: admin() });
     expect(text(h.lastEphemeral())).toMatch(
       /for takes a person, role or channel mention .*not "the designers"/,
+    );
+  });
+
+  it("a new period frees a person's budget from its first start, though the bot last saw the old one", async () => {
+    // Only the clock: the emulator's reset date follows it, a moment before and after midnight.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(new Date("2026-11-30T23:59:59.000Z"));
+    h = await Harness.start();
+    await h.command("budget", { for: "<@member-1>", jobs: 1 }, { actor: admin() });
+    await h.startJob("image.generate", { prompt: "fox" }, { actor: member(1) });
+    await h.command("image.generate", { prompt: "fox again" }, { actor: member(1) });
+    expect(text(h.lastEphemeral())).toMatch(/over your budget: 1 of 1 jobs used this period/);
+    vi.setSystemTime(new Date("2026-12-01T00:00:01.000Z"));
+    await h.startJob("image.generate", { prompt: "fox in december" }, { actor: member(1) });
+    expect(h.creations("/api/image/generate")).toHaveLength(2);
+    await h.command("image.generate", { prompt: "fox again in december" }, { actor: member(1) });
+    expect(text(h.lastEphemeral())).toMatch(
+      /over your budget: 1 of 1 jobs used this period.*resets on 2027-01-01/,
     );
   });
 
