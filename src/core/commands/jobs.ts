@@ -112,7 +112,7 @@ export const jobs = defineCommand({
         ...list,
         tone: "progress",
         lines: [
-          `Waiting their turn (nothing is charged until one starts):\n${waiting.map(waitingLine).join("\n")}`,
+          `Waiting their turn (nothing is charged until one starts):\n${waiting.map((job) => waitingLine(job)).join("\n")}`,
           ...(list.fields.length > 0 ? list.lines : []),
         ],
         actions: [...cancelButtons(waiting), ...list.actions],

@@ -7,6 +7,7 @@ import type { ActionEvent, Attachment, ChatAdapter } from "../base/ports.js";
 import type { FormDef, StartedJob } from "../commands/define.js";
 import { AccessError, ActionError } from "../commands/errors.js";
 import { checkFiles, parseFilled } from "../commands/validate.js";
+import { msg } from "../i18n/msg.js";
 import { conversationOf } from "../jobs/records.js";
 import type { Filled } from "../render/recipe.js";
 import { plural } from "../render/text.js";
@@ -88,7 +89,7 @@ export const admitClick = step<Pick<JobClick, "core" | "event" | "def" | "admitt
       conversation: from ? { channelId: from } : event.conversation,
     });
     if (!job) throw await notHere(core, event);
-    if (!def) throw new ActionError("action.invalid", OLD_CONTROL);
+    if (!def) throw new ActionError("action.invalid", msg(OLD_CONTROL));
     click.admitted = { def, job, settings };
   },
 );
@@ -98,11 +99,10 @@ export const who = step<Pick<JobClick, "event" | "admitted">>("who", (click) => 
   const { def, job, settings } = admittedOf(click);
   const { actor } = click.event;
   if (def.who === "requester" && job.requester.userId !== actor.userId && !isAdmin(actor, settings)) {
-    throw new AccessError("access.not_requester", [
-      "Only ",
-      { userId: job.requester.userId },
-      ", who started this job, or an admin can use its buttons.",
-    ]);
+    throw new AccessError(
+      "access.not_requester",
+      msg("refusal.access.not_requester", { person: { userId: job.requester.userId } }),
+    );
   }
 });
 
@@ -193,11 +193,10 @@ async function notHere(core: Core, event: ActionEvent): Promise<Error> {
     job.tenant.platform === event.actor.platform &&
     isPersonal({ tenantId: job.tenant.tenantId, userId: job.requester.userId });
   if (!own) return unknownJob(core);
-  return new AccessError("access.not_requester", [
-    "Only ",
-    { userId: job.requester.userId },
-    " can use this result's buttons: their own API key pays for what they start. Run the command yourself.",
-  ]);
+  return new AccessError(
+    "access.not_requester",
+    msg("refusal.access.own_key", { person: { userId: job.requester.userId } }),
+  );
 }
 
 /** Starts `command`'s job as the clicker, within their job limit, and posts its message. */

@@ -1,15 +1,37 @@
-import de from "./locales/de.json" with { type: "json" };
-import en from "./locales/en.json" with { type: "json" };
-import es from "./locales/es.json" with { type: "json" };
-import fr from "./locales/fr.json" with { type: "json" };
-import ja from "./locales/ja.json" with { type: "json" };
-import ptBR from "./locales/pt-BR.json" with { type: "json" };
+import deBase from "./locales/de.json" with { type: "json" };
+import enBase from "./locales/en.json" with { type: "json" };
+import esBase from "./locales/es.json" with { type: "json" };
+import frBase from "./locales/fr.json" with { type: "json" };
+import jaBase from "./locales/ja.json" with { type: "json" };
+import deJobs from "./locales/jobs/de.json" with { type: "json" };
+import enJobs from "./locales/jobs/en.json" with { type: "json" };
+import esJobs from "./locales/jobs/es.json" with { type: "json" };
+import frJobs from "./locales/jobs/fr.json" with { type: "json" };
+import jaJobs from "./locales/jobs/ja.json" with { type: "json" };
+import ptBRJobs from "./locales/jobs/pt-BR.json" with { type: "json" };
+import ptBRBase from "./locales/pt-BR.json" with { type: "json" };
+import deRefusals from "./locales/refusals/de.json" with { type: "json" };
+import enRefusals from "./locales/refusals/en.json" with { type: "json" };
+import esRefusals from "./locales/refusals/es.json" with { type: "json" };
+import frRefusals from "./locales/refusals/fr.json" with { type: "json" };
+import jaRefusals from "./locales/refusals/ja.json" with { type: "json" };
+import ptBRRefusals from "./locales/refusals/pt-BR.json" with { type: "json" };
 
 /**
- * The message catalogues, one JSON file per locale in `locales/`, keyed by meaning
- * ("job.queued.line"): ICU MessageFormat, English the reference every other locale matches
- * key for key (test/core/i18n/catalogues.test.ts). Adding a language is adding its file here.
+ * The message catalogues, one per locale, keyed by meaning ("job.queued.line"): ICU
+ * MessageFormat, English the reference every other locale matches key for key
+ * (test/core/i18n/catalogues.test.ts). Adding a language is adding its files here.
+ *
+ * A locale's catalogue is its main file (`locales/<tag>.json`) and one file per area moved into
+ * the catalogues since (`locales/<area>/<tag>.json`): areas are added without rewriting the main
+ * file, and no key is in two files (the catalogue test).
  */
+const en = { ...enBase, ...enRefusals, ...enJobs };
+const de = { ...deBase, ...deRefusals, ...deJobs };
+const fr = { ...frBase, ...frRefusals, ...frJobs };
+const es = { ...esBase, ...esRefusals, ...esJobs };
+const ptBR = { ...ptBRBase, ...ptBRRefusals, ...ptBRJobs };
+const ja = { ...jaBase, ...jaRefusals, ...jaJobs };
 
 export type MessageKey = keyof typeof en;
 export type Catalogue = Readonly<Record<MessageKey, string>>;
@@ -19,6 +41,9 @@ export const LOCALES = ["en", "de", "fr", "es", "pt-BR", "ja"] as const;
 export type Locale = (typeof LOCALES)[number];
 
 export const ENGLISH: Catalogue = en;
+
+/** A schema's error message that names a message of the catalogues (a control's value). */
+export const isMessageKey = (text: string): text is MessageKey => Object.hasOwn(ENGLISH, text);
 
 /** `satisfies`: a catalogue that misses a key of English does not compile. */
 const shipped = { en, de, fr, es, "pt-BR": ptBR, ja } satisfies Record<Locale, Catalogue>;
