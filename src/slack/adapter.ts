@@ -20,6 +20,7 @@ import type {
   PostOptions,
   StepOutcome,
 } from "../core/base/ports.js";
+import { msg } from "../core/i18n/msg.js";
 import { type CallOptions, DEFAULT_PACING, leftNothing, type PacingPolicy, SlackCalls } from "./calls.js";
 import { slackErrorCode } from "./error-code.js";
 import type { Ledger } from "./ledger.js";
@@ -97,7 +98,7 @@ const stepEnded = (error: unknown): unknown => {
   if (code === undefined || !(error instanceof BotError)) return error;
   return STEP_ENDED.has(code)
     ? new StepEndedError({ message: `Slack ${code}`, cause: error })
-    : new UndeliverableError("Slack refused to complete the workflow step.", {
+    : new UndeliverableError(msg("platform.slack.step_refused"), {
         message: `Slack ${code}`,
         cause: error,
       });

@@ -3,6 +3,7 @@ import type { MediaApi } from "../api/client.js";
 import type { FilePart } from "../api/multipart.js";
 import { CinematicCreateInput, ScriptedVideoInput } from "../api/resources/videos.js";
 import { readerLocale } from "../i18n/locale.js";
+import { msg } from "../i18n/msg.js";
 import { translatorFor } from "../i18n/translator.js";
 import type { PickItem } from "../media/catalog-cache.js";
 import { videoMedia } from "../media/files.js";
@@ -66,8 +67,7 @@ export async function startSpokenVideo(
 /** The avatar's own voice when none was chosen; some avatars have none. */
 export function voiceOrOwn(voice: string | undefined, avatar: PickItem | undefined): string {
   const voiceId = voice ?? avatar?.voiceId;
-  if (!voiceId)
-    throw new InputError("input.no_voice", "This avatar has no voice of its own: choose a voice.");
+  if (!voiceId) throw new InputError("input.no_voice", msg("refusal.input.no_voice"));
   return voiceId;
 }
 
@@ -103,10 +103,7 @@ export const videoAvatar = defineCommand({
   async run({ options, media, attachments, open, lookup }) {
     const { avatar: avatarId, script } = options;
     if (!avatarId) {
-      throw new InputError(
-        "input.no_avatar",
-        "Pick an avatar for the video with its avatar option, or set a default avatar in your settings (or use a preset that has one).",
-      );
+      throw new InputError("input.no_avatar", msg("refusal.input.no_avatar", { avatar: "avatar" }));
     }
     const withAudio = (attachments.audio?.length ?? 0) > 0;
     if (withAudio === Boolean(script)) {

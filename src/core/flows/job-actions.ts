@@ -10,7 +10,6 @@ import { checkFiles, parseFilled } from "../commands/validate.js";
 import { msg } from "../i18n/msg.js";
 import { conversationOf } from "../jobs/records.js";
 import type { Filled } from "../render/recipe.js";
-import { plural } from "../render/text.js";
 import { isAdmin, isPersonal } from "../tenancy/tenancy.js";
 import { admit, jobOf } from "./admit.js";
 import type { Core } from "./core.js";
@@ -112,9 +111,7 @@ export const appliesTo = step<Pick<JobClick, "admitted">>("applies-to", (click) 
   if (!def.appliesTo(job)) {
     throw new ActionError(
       "action.not_ready",
-      job.state === "done"
-        ? "This result does not offer that any more."
-        : "This works once the job is finished.",
+      msg(job.state === "done" ? "refusal.action.no_longer_offered" : "refusal.action.once_finished"),
     );
   }
 });
@@ -175,11 +172,10 @@ export const run = step<JobClick>("run", async (click) => {
 const unknownJob = (core: Pick<Core, "jobs">) => {
   const days = core.jobs.retentionMs / 86_400_000;
   const kept =
-    days >= 1 ? plural(Math.round(days), "day") : plural(Math.max(1, Math.round(days * 24)), "hour");
-  return new ActionError(
-    "action.unknown_job",
-    `The bot no longer knows this job (finished jobs are kept for ${kept}). Run the command again.`,
-  );
+    days >= 1
+      ? { unit: "day", count: Math.round(days) }
+      : { unit: "hour", count: Math.max(1, Math.round(days * 24)) };
+  return new ActionError("action.unknown_job", msg("refusal.action.job_unknown", kept));
 };
 
 /**

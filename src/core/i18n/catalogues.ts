@@ -9,6 +9,12 @@ import esJobs from "./locales/jobs/es.json" with { type: "json" };
 import frJobs from "./locales/jobs/fr.json" with { type: "json" };
 import jaJobs from "./locales/jobs/ja.json" with { type: "json" };
 import ptBRJobs from "./locales/jobs/pt-BR.json" with { type: "json" };
+import dePlatforms from "./locales/platforms/de.json" with { type: "json" };
+import enPlatforms from "./locales/platforms/en.json" with { type: "json" };
+import esPlatforms from "./locales/platforms/es.json" with { type: "json" };
+import frPlatforms from "./locales/platforms/fr.json" with { type: "json" };
+import jaPlatforms from "./locales/platforms/ja.json" with { type: "json" };
+import ptBRPlatforms from "./locales/platforms/pt-BR.json" with { type: "json" };
 import ptBRBase from "./locales/pt-BR.json" with { type: "json" };
 import deRefusals from "./locales/refusals/de.json" with { type: "json" };
 import enRefusals from "./locales/refusals/en.json" with { type: "json" };
@@ -26,12 +32,12 @@ import ptBRRefusals from "./locales/refusals/pt-BR.json" with { type: "json" };
  * the catalogues since (`locales/<area>/<tag>.json`): areas are added without rewriting the main
  * file, and no key is in two files (the catalogue test).
  */
-const en = { ...enBase, ...enRefusals, ...enJobs };
-const de = { ...deBase, ...deRefusals, ...deJobs };
-const fr = { ...frBase, ...frRefusals, ...frJobs };
-const es = { ...esBase, ...esRefusals, ...esJobs };
-const ptBR = { ...ptBRBase, ...ptBRRefusals, ...ptBRJobs };
-const ja = { ...jaBase, ...jaRefusals, ...jaJobs };
+const en = { ...enBase, ...enRefusals, ...enJobs, ...enPlatforms };
+const de = { ...deBase, ...deRefusals, ...deJobs, ...dePlatforms };
+const fr = { ...frBase, ...frRefusals, ...frJobs, ...frPlatforms };
+const es = { ...esBase, ...esRefusals, ...esJobs, ...esPlatforms };
+const ptBR = { ...ptBRBase, ...ptBRRefusals, ...ptBRJobs, ...ptBRPlatforms };
+const ja = { ...jaBase, ...jaRefusals, ...jaJobs, ...jaPlatforms };
 
 export type MessageKey = keyof typeof en;
 export type Catalogue = Readonly<Record<MessageKey, string>>;
