@@ -18,6 +18,7 @@ import type {
   MessageRef,
   PostOptions,
 } from "../core/base/ports.js";
+import { translatorFor } from "../core/i18n/translator.js";
 import { answerOf, chatErrorOf } from "./answers.js";
 import { filesOf, type Uploader } from "./files.js";
 import { DISCORD_LIMITS } from "./limits.js";
@@ -95,18 +96,15 @@ function whyInDm(target: ConversationRef): string {
   return `Your job from ${from}: ${why} and could answer only through your command, which Discord allows for 15 minutes, so it continues here.`;
 }
 
-const DM_HINT =
-  "Discord lets the bot update this message for 15 minutes: if the job takes longer, it continues in your DM with the bot.";
-const CANNOT_POST_HINT =
-  "The bot may not post in this channel itself (a server admin can give it View Channel, Send Messages and Embed Links here), so it answers through your command.";
-
 /**
  * A job's progress on a message only its interaction's token reaches says beforehand where the
  * job goes past the token's 15 minutes, so that a bar that stops moving surprises nobody.
  */
 function withDmHint(message: Message, where: ConversationRef | MessageRef): Message {
   if (!isCard(message) || message.progress === undefined) return message;
-  const hints = where.data?.cannotPost === true ? [CANNOT_POST_HINT, DM_HINT] : [DM_HINT];
+  const t = translatorFor(message.locale);
+  const dm = t.text("platform.discord.dm_hint", { minutes: 15 });
+  const hints = where.data?.cannotPost === true ? [t.text("platform.discord.cannot_post_hint"), dm] : [dm];
   return { ...message, lines: [...message.lines, ...hints] };
 }
 

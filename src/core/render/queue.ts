@@ -22,6 +22,7 @@ const footer = (view: JobView) =>
 export function waitingCard(view: JobView, ahead: number): Card {
   const t = tOf(view);
   return card(view.title, "progress", {
+    ...(view.locale && { locale: view.locale }),
     lines: [t.text("queue.ahead", { ahead }), t.text("queue.starts_when")],
     progress: { percent: null, label: t.text("queue.ahead_label", { ahead }) },
     actions: [buttonOf(CANCEL_QUEUED, view.id, t.text("queue.cancel"), { style: "danger" })],
