@@ -1,3 +1,9 @@
+import deAccount from "./locales/account/de.json" with { type: "json" };
+import enAccount from "./locales/account/en.json" with { type: "json" };
+import esAccount from "./locales/account/es.json" with { type: "json" };
+import frAccount from "./locales/account/fr.json" with { type: "json" };
+import jaAccount from "./locales/account/ja.json" with { type: "json" };
+import ptBRAccount from "./locales/account/pt-BR.json" with { type: "json" };
 import deBase from "./locales/de.json" with { type: "json" };
 import enBase from "./locales/en.json" with { type: "json" };
 import esBase from "./locales/es.json" with { type: "json" };
@@ -32,12 +38,12 @@ import ptBRRefusals from "./locales/refusals/pt-BR.json" with { type: "json" };
  * the catalogues since (`locales/<area>/<tag>.json`): areas are added without rewriting the main
  * file, and no key is in two files (the catalogue test).
  */
-const en = { ...enBase, ...enRefusals, ...enJobs, ...enPlatforms };
-const de = { ...deBase, ...deRefusals, ...deJobs, ...dePlatforms };
-const fr = { ...frBase, ...frRefusals, ...frJobs, ...frPlatforms };
-const es = { ...esBase, ...esRefusals, ...esJobs, ...esPlatforms };
-const ptBR = { ...ptBRBase, ...ptBRRefusals, ...ptBRJobs, ...ptBRPlatforms };
-const ja = { ...jaBase, ...jaRefusals, ...jaJobs, ...jaPlatforms };
+const en = { ...enBase, ...enRefusals, ...enJobs, ...enPlatforms, ...enAccount };
+const de = { ...deBase, ...deRefusals, ...deJobs, ...dePlatforms, ...deAccount };
+const fr = { ...frBase, ...frRefusals, ...frJobs, ...frPlatforms, ...frAccount };
+const es = { ...esBase, ...esRefusals, ...esJobs, ...esPlatforms, ...esAccount };
+const ptBR = { ...ptBRBase, ...ptBRRefusals, ...ptBRJobs, ...ptBRPlatforms, ...ptBRAccount };
+const ja = { ...jaBase, ...jaRefusals, ...jaJobs, ...jaPlatforms, ...jaAccount };
 
 export type MessageKey = keyof typeof en;
 export type Catalogue = Readonly<Record<MessageKey, string>>;

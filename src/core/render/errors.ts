@@ -65,7 +65,7 @@ export function errorCard(error: unknown, extras: ErrorCardExtras = {}, t: Trans
   if (error instanceof BotError) {
     return card(t.text(errorTitle(error.code)), error.code.startsWith("input.") ? "warning" : "error", {
       lines: [saidLine(error.said, t)],
-      fields: extras.usage ? usageFields(extras.usage) : [],
+      fields: extras.usage ? usageFields(extras.usage, t) : [],
       footer,
     });
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Card } from "../../../src/core/base/cards.js";
-import type { BotError } from "../../../src/core/base/errors.js";
+import { type BotError, QuotaExceededError } from "../../../src/core/base/errors.js";
 import { QueueFullError } from "../../../src/core/base/refusals.js";
 import { alertFractions } from "../../../src/core/commands/setup.js";
 import { jobTitle } from "../../../src/core/commands/titles.js";
@@ -82,6 +82,24 @@ describe("refusals in the reader's language", () => {
     ]);
     expect(german.say(jobTitle("image", "ein Fuchs im Schnee"))).toBe("Bild: ein Fuchs im Schnee");
     expect(translatorFor("ja").say(jobTitle("photo_avatar", "Yuki"))).toBe("フォトアバター: Yuki");
+    // The account's figures under an out-of-credits card, in the reader's language.
+    const usage = {
+      credits_used: 1000,
+      credits_limit: 1000,
+      credits_remaining: 0,
+      usage: { ai_images: { used: 3 } },
+    };
+    const out = new QuotaExceededError(402, "insufficient credits");
+    expect(errorCard(out, { usage }, german).fields.map((f) => `${f.name}: ${f.value}`)).toEqual([
+      "Verbrauchte Credits: ▰▰▰▰▰▰▰▰▰▰ 100% (1000 von 1000)",
+      "Verbleibende Credits: 0",
+      "Bilder: 3 verbraucht (ohne Limit)",
+    ]);
+    expect(errorCard(out, { usage }).fields.map((f) => f.name)).toEqual([
+      "Credits used",
+      "Credits left",
+      "Images",
+    ]);
   });
 });
 
