@@ -18,7 +18,7 @@ import type {
   MessageRef,
   PostOptions,
 } from "../core/base/ports.js";
-import { translatorFor } from "../core/i18n/translator.js";
+import { type Translator, translatorFor } from "../core/i18n/translator.js";
 import { answerOf, chatErrorOf } from "./answers.js";
 import { filesOf, type Uploader } from "./files.js";
 import { DISCORD_LIMITS } from "./limits.js";
@@ -86,14 +86,16 @@ export interface DiscordAdapterOptions {
 const DM_LINK = "@me";
 
 /** The first line of what continues in the person's DM: where it comes from, and why it is here. */
-function whyInDm(target: ConversationRef): string {
+function whyInDm(target: ConversationRef, t: Translator): string {
   if (target.privateFrom !== undefined) {
-    return `Your private job from <#${target.privateFrom}>: its message there could no longer be updated (Discord allows that for 15 minutes), so it continues here.`;
+    return t.text("platform.discord.dm_private", { channel: `<#${target.privateFrom}>`, minutes: 15 });
   }
-  const from = target.data?.guild === DM_LINK ? "a group DM" : `<#${target.channelId}>`;
-  const why =
-    target.data?.cannotPost === true ? "the bot may not post there" : "the bot is not a member there";
-  return `Your job from ${from}: ${why} and could answer only through your command, which Discord allows for 15 minutes, so it continues here.`;
+  return t.text("platform.discord.dm_moved", {
+    from: target.data?.guild === DM_LINK ? "group" : "channel",
+    channel: `<#${target.channelId}>`,
+    why: target.data?.cannotPost === true ? "cannot_post" : "not_member",
+    minutes: 15,
+  });
 }
 
 /**
@@ -343,7 +345,9 @@ export class DiscordAdapter implements ChatAdapter {
     if (typeof user !== "string") throw new Error("a private answer needs the conversation's user");
     const { rest } = this.options;
     // A message the core diverted here says why itself.
-    const why = target.diverted ? undefined : whyInDm(target);
+    const why = target.diverted
+      ? undefined
+      : whyInDm(target, translatorFor(isCard(message) ? message.locale : undefined));
     const explained =
       why === undefined
         ? message
