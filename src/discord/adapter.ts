@@ -18,6 +18,7 @@ import type {
   MessageRef,
   PostOptions,
 } from "../core/base/ports.js";
+import { type Translator, translatorFor } from "../core/i18n/translator.js";
 import { answerOf, chatErrorOf } from "./answers.js";
 import { filesOf, type Uploader } from "./files.js";
 import { DISCORD_LIMITS } from "./limits.js";
@@ -85,20 +86,17 @@ export interface DiscordAdapterOptions {
 const DM_LINK = "@me";
 
 /** The first line of what continues in the person's DM: where it comes from, and why it is here. */
-function whyInDm(target: ConversationRef): string {
+function whyInDm(target: ConversationRef, t: Translator): string {
   if (target.privateFrom !== undefined) {
-    return `Your private job from <#${target.privateFrom}>: its message there could no longer be updated (Discord allows that for 15 minutes), so it continues here.`;
+    return t.text("platform.discord.dm_private", { channel: `<#${target.privateFrom}>`, minutes: 15 });
   }
-  const from = target.data?.guild === DM_LINK ? "a group DM" : `<#${target.channelId}>`;
-  const why =
-    target.data?.cannotPost === true ? "the bot may not post there" : "the bot is not a member there";
-  return `Your job from ${from}: ${why} and could answer only through your command, which Discord allows for 15 minutes, so it continues here.`;
+  return t.text("platform.discord.dm_moved", {
+    from: target.data?.guild === DM_LINK ? "group" : "channel",
+    channel: `<#${target.channelId}>`,
+    why: target.data?.cannotPost === true ? "cannot_post" : "not_member",
+    minutes: 15,
+  });
 }
-
-const DM_HINT =
-  "Discord lets the bot update this message for 15 minutes: if the job takes longer, it continues in your DM with the bot.";
-const CANNOT_POST_HINT =
-  "The bot may not post in this channel itself (a server admin can give it View Channel, Send Messages and Embed Links here), so it answers through your command.";
 
 /**
  * A job's progress on a message only its interaction's token reaches says beforehand where the
@@ -106,7 +104,9 @@ const CANNOT_POST_HINT =
  */
 function withDmHint(message: Message, where: ConversationRef | MessageRef): Message {
   if (!isCard(message) || message.progress === undefined) return message;
-  const hints = where.data?.cannotPost === true ? [CANNOT_POST_HINT, DM_HINT] : [DM_HINT];
+  const t = translatorFor(message.locale);
+  const dm = t.text("platform.discord.dm_hint", { minutes: 15 });
+  const hints = where.data?.cannotPost === true ? [t.text("platform.discord.cannot_post_hint"), dm] : [dm];
   return { ...message, lines: [...message.lines, ...hints] };
 }
 
@@ -345,7 +345,9 @@ export class DiscordAdapter implements ChatAdapter {
     if (typeof user !== "string") throw new Error("a private answer needs the conversation's user");
     const { rest } = this.options;
     // A message the core diverted here says why itself.
-    const why = target.diverted ? undefined : whyInDm(target);
+    const why = target.diverted
+      ? undefined
+      : whyInDm(target, translatorFor(isCard(message) ? message.locale : undefined));
     const explained =
       why === undefined
         ? message

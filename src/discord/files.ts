@@ -4,6 +4,7 @@ import { type Dispatcher, request } from "undici";
 import { BotError, FileRefusedError } from "../core/base/errors.js";
 import type { Attachment } from "../core/base/ports.js";
 import { abandon } from "../core/base/streams.js";
+import { msg } from "../core/i18n/msg.js";
 import { megabytes } from "../core/render/text.js";
 import type { RenderedMessage } from "./render/message.js";
 
@@ -28,16 +29,16 @@ async function download(file: DiscordFile): Promise<Readable> {
   try {
     answer = await request(file.url, { headersTimeout: CDN_TIMEOUT_MS, bodyTimeout: CDN_TIMEOUT_MS });
   } catch (error) {
-    throw new DiscordFileError(
-      `Discord did not hand over the attachment "${file.name}" (its file server did not answer). Try again in a minute.`,
-      { message: `Discord's CDN: ${(error as Error).message}`, cause: error },
-    );
+    throw new DiscordFileError(msg("platform.discord.file_silent", { file: file.name }), {
+      message: `Discord's CDN: ${(error as Error).message}`,
+      cause: error,
+    });
   }
   if (answer.statusCode !== 200) {
     // Read (a short error page) rather than destroyed: a body closed unread reports an abort.
     await answer.body.dump().catch(() => undefined);
     throw new DiscordFileError(
-      `Discord did not hand over the attachment "${file.name}" (HTTP ${answer.statusCode}): its link may have expired. Attach it again and retry.`,
+      msg("platform.discord.file_expired", { file: file.name, status: answer.statusCode }),
     );
   }
   return answer.body;

@@ -3,6 +3,7 @@ import { request } from "undici";
 import type { Attachment } from "../core/base/ports.js";
 import { abandon } from "../core/base/streams.js";
 import { effectiveType } from "../core/commands/files.js";
+import { msg } from "../core/i18n/msg.js";
 import { decodeControlId } from "./custom-id.js";
 import { type DiscordFile, DiscordFileError, userAttachment } from "./files.js";
 
@@ -83,10 +84,10 @@ export async function imageAttachment(image: MessageImage): Promise<Attachment> 
     if (answer.statusCode !== 200 || !Number.isInteger(size) || size <= 0)
       throw new Error(`HTTP ${answer.statusCode}`);
   } catch (error) {
-    throw new DiscordFileError(
-      `Discord did not hand over the image of that message. Download it and run the command with the file attached instead.`,
-      { message: `Discord's media proxy: ${(error as Error).message}`, cause: error },
-    );
+    throw new DiscordFileError(msg("platform.discord.message_image"), {
+      message: `Discord's media proxy: ${(error as Error).message}`,
+      cause: error,
+    });
   }
   return userAttachment({ ...file, size, contentType });
 }

@@ -20,6 +20,8 @@ import type {
   PostOptions,
   StepOutcome,
 } from "../core/base/ports.js";
+import { msg } from "../core/i18n/msg.js";
+import { translatorFor } from "../core/i18n/translator.js";
 import { type CallOptions, DEFAULT_PACING, leftNothing, type PacingPolicy, SlackCalls } from "./calls.js";
 import { slackErrorCode } from "./error-code.js";
 import type { Ledger } from "./ledger.js";
@@ -97,7 +99,7 @@ const stepEnded = (error: unknown): unknown => {
   if (code === undefined || !(error instanceof BotError)) return error;
   return STEP_ENDED.has(code)
     ? new StepEndedError({ message: `Slack ${code}`, cause: error })
-    : new UndeliverableError("Slack refused to complete the workflow step.", {
+    : new UndeliverableError(msg("platform.slack.step_refused"), {
         message: `Slack ${code}`,
         cause: error,
       });
@@ -386,9 +388,10 @@ export class SlackAdapter implements ChatAdapter {
     const dm = await this.dmOf(target);
     const ref = await this.postPublic(dm, message, options);
     if (dm.channelId !== target.channelId && !options.idempotencyKey) {
-      const pointer = card("Working on it privately", "info", {
-        lines: ["Only you see this job: its message, and then its result, are in your DM with the bot."],
-        links: [{ label: "Open the DM", url: this.messageUrl(ref, teamOf(target) ?? "") }],
+      const t = translatorFor(isCard(message) ? message.locale : undefined);
+      const pointer = card(t.text("platform.slack.private_title"), "info", {
+        lines: [t.text("platform.slack.private_line")],
+        links: [{ label: t.text("platform.slack.open_dm"), url: this.messageUrl(ref, teamOf(target) ?? "") }],
       });
       // The job's message is posted and must be recorded: a pointer that fails costs only the pointer.
       await this.postEphemeral(target, pointer, {}).catch(() => undefined);

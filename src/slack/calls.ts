@@ -7,6 +7,7 @@ import {
   StepEndedError,
   UndeliverableError,
 } from "../core/base/errors.js";
+import { msg } from "../core/i18n/msg.js";
 import { classify, type Meaning } from "./answers.js";
 import { slackErrorCode } from "./error-code.js";
 import { REMOVED_FROM_WORKSPACE } from "./installations.js";
@@ -130,15 +131,9 @@ function refusalOf(method: string, meaning: Meaning, code: string, error: unknow
     case "dead":
       return new UndeliverableError(meaning.why ?? REMOVED_FROM_WORKSPACE, detail);
     case "expired":
-      return new UndeliverableError(
-        "The bot's access to this workspace expired and could not be renewed. An admin can install the app again.",
-        detail,
-      );
+      return new UndeliverableError(msg("platform.slack.access_expired"), detail);
     case "rejected":
-      return new UndeliverableError(
-        `Slack refused what the bot sent (${code}). If it keeps happening, tell the bot's operator.`,
-        detail,
-      );
+      return new UndeliverableError(msg("platform.slack.rejected", { code }), detail);
     case "transient":
       return error;
   }

@@ -3,6 +3,7 @@ import type { WebClient } from "@slack/web-api";
 import { Agent, interceptors, request } from "undici";
 import { BotError } from "../core/base/errors.js";
 import type { Attachment } from "../core/base/ports.js";
+import { msg } from "../core/i18n/msg.js";
 import { mayCarryToken } from "./file-hosts.js";
 
 /**
@@ -51,10 +52,10 @@ export async function userFile(client: WebClient, fileId: string): Promise<Attac
   const { file } = await client.files.info({ file: fileId });
   const url = file?.url_private_download ?? file?.url_private;
   if (!file || !url || !client.token) {
-    throw new SlackFileError("Slack did not say where the attached file is. Attach it again.");
+    throw new SlackFileError(msg("platform.slack.file_unplaced"));
   }
   if (!mayCarryToken(url, client.slackApiUrl)) {
-    throw new SlackFileError("Slack named a file address the bot does not trust. Attach the file again.");
+    throw new SlackFileError(msg("platform.slack.file_untrusted"));
   }
   const name = file.name ?? file.title ?? fileId;
   const token = client.token;

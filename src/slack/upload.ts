@@ -10,6 +10,7 @@ import { CodedError } from "../common/coded-error.js";
 import { bounded } from "../core/base/bounded.js";
 import { FileRefusedError } from "../core/base/errors.js";
 import type { OutgoingFile } from "../core/base/ports.js";
+import { msg } from "../core/i18n/msg.js";
 import { SLACK_LIMITS } from "./limits.js";
 
 /**
@@ -53,7 +54,7 @@ async function measured(file: OutgoingFile, limit: number): Promise<Measured> {
   try {
     const path = join(dir, "file");
     const tooBig = () =>
-      new FileRefusedError(`The file is larger than Slack takes (${Math.round(limit / 1024 / 1024)} MB).`, {
+      new FileRefusedError(msg("platform.slack.upload_too_big", { size: { bytes: limit } }), {
         message: `${file.name} is over Slack's upload limit of ${limit} bytes`,
       });
     await pipeline(bounded(await file.open(), limit, tooBig), createWriteStream(path));

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { ServiceError, ServiceFailureError } from "../base/errors.js";
 import { ActionError } from "../commands/errors.js";
+import type { MessageKey } from "../i18n/catalogues.js";
+import { msg } from "../i18n/msg.js";
 import { choiceKey } from "../jobs/engine.js";
 import { messageOf } from "../jobs/records.js";
 import { confirmingCard, viewOf } from "../render/job.js";
@@ -19,17 +21,12 @@ async function choose({ core, job, adapter }: ActionContext<unknown>, variant: 1
   const both = variant === undefined;
   const finished = new ActionError(
     "action.finished",
-    job.state === "done"
-      ? "A variant was already kept for this job: the avatar ids are in its message."
-      : "This job is not waiting for a choice any more.",
+    msg(job.state === "done" ? "refusal.action.variant_kept" : "refusal.action.not_waiting"),
   );
   if (job.state !== "needs_choice") throw finished;
   const key = choiceKey(job.id);
   if (!(await core.engine.liveness.claim(key, CHOICE_CLAIM_MS))) {
-    throw new ActionError(
-      "action.choosing",
-      "A choice for these variants is already being made: the message updates in a moment.",
-    );
+    throw new ActionError("action.choosing", msg("refusal.action.choice_pending"));
   }
   try {
     const choosing = await core.engine.beginChoice(job.id);
@@ -52,11 +49,9 @@ async function choose({ core, job, adapter }: ActionContext<unknown>, variant: 1
     } catch (error) {
       await core.engine.resume(job.id);
       if (answered(error)) throw error;
-      throw new ActionError(
-        "action.choice_unconfirmed",
-        "The media service did not say whether it kept your choice. The bot is reading the job's status: the avatar, or the variants to choose again, appear in the job's message in a moment. Do not pay for a new design meanwhile.",
-        { cause: error },
-      );
+      throw new ActionError("action.choice_unconfirmed", msg("refusal.action.choice_unconfirmed"), {
+        cause: error,
+      });
     }
     await core.engine.finish(job.id, {
       state: "done",
@@ -83,7 +78,7 @@ const photoAvatar = (job: { command: string }) => job.command.startsWith("photo_
 
 export const confirm = defineAction({
   name: "confirm",
-  value: z.enum(["1", "2"], { error: "That is not a variant of this job." }),
+  value: z.enum(["1", "2"], { error: "refusal.action.not_variant" satisfies MessageKey }),
   who: "requester",
   appliesTo: photoAvatar,
   run: (ctx) => choose(ctx, ctx.value === "1" ? 1 : 2),

@@ -8,7 +8,8 @@ import type { Logger } from "../base/log.js";
 import type { ActionEvent, Attachment, ChatAdapter } from "../base/ports.js";
 import type { AnyCommand, CommandContext, FormDef, StartedJob } from "../commands/define.js";
 import { ActionError } from "../commands/errors.js";
-import type { Msg } from "../i18n/msg.js";
+import { isMessageKey, type MessageKey } from "../i18n/catalogues.js";
+import { type Msg, msg } from "../i18n/msg.js";
 import type { JobEngine } from "../jobs/engine.js";
 import type { CatalogCache, PickItem, PickSource } from "../media/catalog-cache.js";
 import type { ListName } from "../render/lists.js";
@@ -108,8 +109,11 @@ export interface ActionDef<N extends string = string, V = unknown, S extends z.Z
   run(ctx: ActionContext<V, z.output<S>>): Promise<void>;
 }
 
-/** What a control this version cannot read (or no longer has) answers. */
-export const OLD_CONTROL = "This button is from an older version of the bot: run the command again.";
+/**
+ * What a control this version cannot read (or no longer has) answers. A catalogue key, also as
+ * the error of a control value's schema: `checkedValue` says it in the clicker's language.
+ */
+export const OLD_CONTROL = "refusal.action.old_control" satisfies MessageKey;
 
 export interface ListActionContext<V> {
   event: ActionEvent;
@@ -184,7 +188,11 @@ export function checkedValue(def: Pick<AnyAction, "value">, event: Pick<ActionEv
   if (!def.value) return undefined;
   const parsed = def.value.safeParse(event.value);
   if (!parsed.success) {
-    throw new ActionError("action.invalid", parsed.error.issues[0]?.message ?? "That control is not valid.");
+    const said = parsed.error.issues[0]?.message;
+    throw new ActionError(
+      "action.invalid",
+      said === undefined ? msg("refusal.action.invalid_control") : isMessageKey(said) ? msg(said) : said,
+    );
   }
   return parsed.data;
 }

@@ -54,7 +54,7 @@ const isImage = (job: JobRecord) =>
 
 function mediaIdOf(job: JobRecord): string {
   const mediaId = resultMediaId(job);
-  if (!mediaId) throw new ActionError("action.invalid", "This result has no image the service can reuse.");
+  if (!mediaId) throw new ActionError("action.invalid", msg("refusal.action.no_image"));
   return mediaId;
 }
 
@@ -268,13 +268,16 @@ export const avatarVideo = defineAction({
   run: async (ctx) => {
     const { core, job, event, fields } = ctx;
     const avatarId = avatarIdsOf(job)[Number(event.value ?? "1") - 1];
-    if (!avatarId) throw new ActionError("action.invalid", "This job has no such avatar.");
+    if (!avatarId) throw new ActionError("action.invalid", msg("refusal.action.no_avatar"));
     await ctx.start("video.avatar", async (media) => {
       const tenant = tenantKey(job.tenant);
       const chosen =
         fields.voice === undefined ? undefined : await core.cache.find(tenant, "voices", media, fields.voice);
       if (fields.voice !== undefined && !chosen) {
-        throw new InputError("input.unknown_pick", `There is no voice "${fields.voice}" in this account.`);
+        throw new InputError(
+          "input.unknown_pick",
+          msg("refusal.input.unknown_voice", { voice: fields.voice }),
+        );
       }
       const avatar = await core.cache.find(tenant, "avatars", media, avatarId);
       const voice = voiceOrOwn(chosen?.id, avatar);

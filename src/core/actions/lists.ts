@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ActionError } from "../commands/errors.js";
 import { LISTS } from "../commands/lists.js";
+import { msg } from "../i18n/msg.js";
 import { fileOrLink } from "../media/files.js";
 import { resultCard } from "../render/job.js";
 import { readPageValue, readShowValue } from "../render/lists.js";
@@ -45,10 +46,7 @@ export const show = defineAction({
     const { media, uploadLimit } = await context({ ...LISTS[list].options, page: value.page });
     const item = find && (await find(media, value.id, value.page));
     if (!item) {
-      throw new ActionError(
-        "action.gone",
-        `Item ${value.id} is no longer in this list, or has nothing to show: run the command again to see the list as it is now.`,
-      );
+      throw new ActionError("action.gone", msg("refusal.action.item_gone", { id: value.id }));
     }
     const view = await fileOrLink(
       item.kind,

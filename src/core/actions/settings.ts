@@ -3,6 +3,7 @@ import type { OptionValues } from "../../store/preferences.js";
 import { changedDefaults, DEFAULT_CHOICES, defaultValue, optionLabel } from "../commands/default-options.js";
 import { AccessError, ActionError } from "../commands/errors.js";
 import { SETTING_SCHEMAS } from "../commands/setting-options.js";
+import { msg } from "../i18n/msg.js";
 import { isSetting } from "../preferences/layers.js";
 import { CLEAR, PANEL_SECTIONS, sectionOf, valueText } from "../render/settings.js";
 import { PLACE } from "../render/words.js";
@@ -24,7 +25,7 @@ function change(
   current: OptionValues,
 ): { next: OptionValues; said: string } {
   const option = ctx.target;
-  if (!isSetting(option)) throw new ActionError("action.invalid", OLD_CONTROL);
+  if (!isSetting(option)) throw new ActionError("action.invalid", msg(OLD_CONTROL));
   const name = optionLabel(option).toLowerCase();
   if (ctx.value === CLEAR) {
     return { next: changedDefaults(current, {}, [option]), said: `${name} cleared.` };
@@ -68,7 +69,10 @@ export const serverDefault = defineAction({
   async run(ctx) {
     const place = PLACE[ctx.person.platform];
     if (!ctx.admin) {
-      throw new AccessError("access.admin_only", `Only admins can change the ${place}'s defaults.`);
+      throw new AccessError(
+        "access.admin_only",
+        msg("refusal.access.admin_defaults", { place: ctx.person.platform }),
+      );
     }
     const { next, said } = change(ctx, ctx.settings.defaults);
     await ctx.tenants.update(tenantOf(ctx.person), { defaults: next });

@@ -4,6 +4,7 @@ import { BlockList, isIP, type LookupFunction } from "node:net";
 import type { Readable } from "node:stream";
 import { bounded } from "../base/bounded.js";
 import { BotError } from "../base/errors.js";
+import { msg } from "../i18n/msg.js";
 
 /**
  * What the bot agrees to fetch when the service names a URL (a downloadUrl, a mockup's imageUrl,
@@ -65,7 +66,7 @@ function bare(hostname: string): string {
  */
 export async function checkFetchTarget(url: URL, trustedHost: string | undefined): Promise<void> {
   const refuse = (why: string) =>
-    new RefusedFetchError("The media service pointed at a file the bot is not allowed to fetch.", {
+    new RefusedFetchError(msg("refusal.result.not_allowed"), {
       message: `refused to fetch ${url.protocol}//${url.host}${url.pathname}: ${why}`,
     });
   if (url.protocol !== "http:" && url.protocol !== "https:") throw refuse("not http(s)");
@@ -121,10 +122,9 @@ export function checkResultType(kind: keyof typeof RESULT_FILES, contentType: st
   const expected = RESULT_FILES[kind];
   const type = contentType.split(";")[0]!.trim();
   if (expected.types.test(type)) return;
-  throw new RefusedFetchError(
-    `The media service sent something that is not ${expected.label} as the result. Try again; if it keeps happening, tell the bot's operator.`,
-    { message: `result of type "${type}" where ${expected.label} was due` },
-  );
+  throw new RefusedFetchError(msg("refusal.result.wrong_type", { kind }), {
+    message: `result of type "${type}" where ${expected.label} was due`,
+  });
 }
 
 /** A result's bytes, stopped past `max` (its declared size, or the cap when it declared none). */
@@ -133,7 +133,7 @@ export function resultStream(body: Readable, max: number): Readable {
     body,
     max,
     () =>
-      new RefusedFetchError("The result is larger than the media service said or the bot accepts.", {
+      new RefusedFetchError(msg("refusal.result.too_large"), {
         message: `result body over ${max} bytes`,
       }),
   );

@@ -17,6 +17,7 @@ import {
 import type { Logger } from "../base/log.js";
 import { serviceErrorsTotal, serviceRoute, serviceSeconds } from "../base/metrics.js";
 import { abandon } from "../base/streams.js";
+import { msg } from "../i18n/msg.js";
 import { checkFetchTarget, guardedLookup, RefusedFetchError } from "./fetch-policy.js";
 import type { StreamBody } from "./multipart.js";
 import { type RetryPolicy, retryAfterMs, retryingDispatcher } from "./retry.js";
@@ -321,7 +322,7 @@ class HttpTransport implements Transport {
   #url(path: string): string {
     if (/^https?:\/\//i.test(path)) return path;
     if (path.startsWith("/")) return `${this.baseUrl}${path}`;
-    throw new RefusedFetchError("The media service pointed at a file the bot is not allowed to fetch.", {
+    throw new RefusedFetchError(msg("refusal.result.not_allowed"), {
       message: `refused to fetch a non-http(s) URL (${path.split(":")[0]}:)`,
     });
   }

@@ -35,6 +35,8 @@ export interface Card {
   /** Picks from a list (a settings panel's defaults), each shown with its label, before the buttons. */
   selects?: CardSelect[];
   footer?: string;
+  /** The language its words are in (a job's requester's): what an adapter adds to it speaks it too. */
+  locale?: string;
 }
 
 /** What the service makes and the core fetches as results. */

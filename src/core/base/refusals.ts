@@ -1,5 +1,4 @@
 import { command, msg } from "../i18n/msg.js";
-import { type Line, plainText } from "./cards.js";
 import { BotError, type BotErrorOptions, type Said } from "./errors.js";
 
 /**
@@ -19,13 +18,13 @@ export class InputError extends BotError {
   }
 }
 
-/** `line` is the message as its card shows it, where the people it names are mentions. */
+/** The people its message names are mentions on its card. */
 export class AccessError extends BotError {
   constructor(
     readonly code: `access.${string}`,
-    readonly line: Line,
+    said: Said,
   ) {
-    super(plainText(line));
+    super(said);
   }
 }
 
@@ -40,9 +39,7 @@ export class JobLimitError extends BotError {
 export class QueueFullError extends BotError {
   readonly code = "limit.queue";
   constructor(running: number, queued: number) {
-    super(
-      `You already have ${running} jobs running and ${queued} waiting, the most one person may queue. Cancel one (see the jobs command) or wait for one to start, then try again.`,
-    );
+    super(msg("refusal.limit.queue_full", { running, queued, jobs: command("jobs") }));
   }
 }
 

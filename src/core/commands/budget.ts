@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Budget } from "../../store/spend.js";
 import type { Platform } from "../base/ports.js";
+import { msg } from "../i18n/msg.js";
 import { budgetsCard } from "../render/budgets.js";
 import { SPEND_KINDS } from "../spend/data/kinds.js";
 import { defineCommand } from "./define.js";
@@ -31,13 +32,19 @@ export function budgetTarget(value: string, here: string, platform?: Platform): 
     return { scope, id: prefixed[2]! };
   }
   // A typed @group is plain text where Slack does not escape it (the budget's form): no id in it.
-  const typedGroup =
-    platform === "slack" && /^@[\w.-]+$/.test(text)
-      ? ` For a Slack user group, use group:ID (the ID is in the group's profile).`
-      : "";
+  const invalid = msg("refusal.budget.for_invalid", {
+    for: "for",
+    here: "here",
+    each: "each",
+    everyone: "everyone",
+    value: text.slice(0, 40),
+  });
+  const typedGroup = platform === "slack" && /^@[\w.-]+$/.test(text);
   throw new InputError(
     "input.invalid_option",
-    `for takes a person, role or channel mention (or user:ID, role:ID, group:ID, channel:ID), "here" (this channel), "each" (every person on their own) or "everyone" (all together), not "${text.slice(0, 40)}".${typedGroup}`,
+    typedGroup
+      ? msg("refusal.sentences", { first: invalid, second: msg("refusal.budget.for_group") })
+      : invalid,
   );
 }
 
@@ -88,12 +95,16 @@ export const budget = defineCommand({
     if (!options.for)
       throw new InputError(
         "input.missing_option",
-        "Say who the budget is for: a mention, each, or everyone.",
+        msg("refusal.budget.for_missing", { each: "each", everyone: "everyone" }),
       );
     if (options.kind && options.jobs === undefined) {
       throw new InputError(
         "input.invalid_option",
-        "kind goes with jobs: for example jobs 10 kind cinematic.",
+        msg("refusal.budget.kind_needs_jobs", {
+          kind: "kind",
+          jobs: "jobs",
+          example: "jobs 10 kind cinematic",
+        }),
       );
     }
     const target = budgetTarget(options.for, conversation.channelId, actor.platform);

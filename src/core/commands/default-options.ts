@@ -1,4 +1,5 @@
 import type { OptionValue, OptionValues } from "../../store/preferences.js";
+import { msg } from "../i18n/msg.js";
 import { isSetting, type Setting } from "../preferences/layers.js";
 import { styleLabel } from "../render/text.js";
 import { InputError } from "./errors.js";
@@ -37,7 +38,10 @@ export function optionLabel(name: string): string {
 export function defaultValue(option: Setting, raw: unknown): OptionValue {
   const parsed = SETTING_SCHEMAS[option].safeParse(raw);
   if (!parsed.success) {
-    throw new InputError("input.invalid_option", `${optionLabel(option)} cannot be "${String(raw)}".`);
+    throw new InputError(
+      "input.invalid_option",
+      msg("refusal.input.default_invalid", { option: optionLabel(option), value: String(raw) }),
+    );
   }
   return parsed.data;
 }

@@ -8,6 +8,7 @@ import type { JobKind, NormalizedStatus } from "../api/job-status.js";
 import type { FilePart } from "../api/multipart.js";
 import type { Usage } from "../api/schemas.js";
 import type { Card } from "../base/cards.js";
+import type { Said } from "../base/errors.js";
 import type { Actor, Attachment, ConversationRef, Json, Message } from "../base/ports.js";
 import type { PickItem, PickSource } from "../media/catalog-cache.js";
 import type { Filled } from "../render/recipe.js";
@@ -139,8 +140,8 @@ export interface CommandContext<O> {
 export interface StartedJob {
   kind: JobKind;
   serviceJobId: string;
-  /** The job message's title. */
-  title: string;
+  /** The job message's title, said in its requester's language when the job is recorded. */
+  title: Said;
   /** What later steps need (regenerate, animate, naming the result). */
   inputs: { [key: string]: Json };
   /** Synchronous operations know their outcome at once: it is delivered without polling. */

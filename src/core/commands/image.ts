@@ -5,6 +5,7 @@ import { jobName, requestOf, seedOption, serves } from "./declare.js";
 import { type CommandContext, defineCommand, type StartedJob } from "./define.js";
 import { imageFile } from "./files.js";
 import { IMAGE_ASPECT_RATIOS, text, titleFrom } from "./options.js";
+import { jobTitle } from "./titles.js";
 
 /** image.generate, image.edit and image.inpaint: one option set, one way to start and regenerate. */
 
@@ -42,7 +43,7 @@ export async function startImage(
   return {
     kind: "image",
     serviceJobId: jobId,
-    title: `Image: ${titleFrom(request.prompt)}`,
+    title: jobTitle("image", titleFrom(request.prompt)),
     inputs: { request: { ...request } },
   };
 }

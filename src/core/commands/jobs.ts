@@ -3,6 +3,7 @@ import type { JobRecord } from "../../store/jobs.js";
 import type { JobState } from "../api/job-status.js";
 import { card, type Line } from "../base/cards.js";
 import type { UndeliverableError } from "../base/errors.js";
+import { msg } from "../i18n/msg.js";
 import { STATE_WORDS, viewOf } from "../render/job.js";
 import { listActions, listCard, pageOf } from "../render/lists.js";
 import { cancelButtons, waitingLine } from "../render/queue.js";
@@ -52,7 +53,7 @@ export const jobs = defineCommand({
   async run({ options, actor, settings, services }) {
     if (options.all) {
       if (!isAdmin(actor, settings)) {
-        throw new AccessError("access.admin_only", "Only admins can see everyone's jobs.");
+        throw new AccessError("access.admin_only", msg("refusal.access.admin_jobs"));
       }
       // Running ones first, as an operator looks for what is stuck; then the most recent.
       const all = await services.listTenantJobs(actor, KEPT_ALL);
@@ -112,7 +113,7 @@ export const jobs = defineCommand({
         ...list,
         tone: "progress",
         lines: [
-          `Waiting their turn (nothing is charged until one starts):\n${waiting.map(waitingLine).join("\n")}`,
+          `Waiting their turn (nothing is charged until one starts):\n${waiting.map((job) => waitingLine(job)).join("\n")}`,
           ...(list.fields.length > 0 ? list.lines : []),
         ],
         actions: [...cancelButtons(waiting), ...list.actions],

@@ -6,7 +6,8 @@ import { ServiceError, TimeoutError } from "../base/errors.js";
 import type { Attachment } from "../base/ports.js";
 import { InputError } from "../base/refusals.js";
 import { abandon } from "../base/streams.js";
-import { clip, megabytes } from "../render/text.js";
+import { msg } from "../i18n/msg.js";
+import { clip } from "../render/text.js";
 import { AUDIO_MAX_BYTES } from "./files.js";
 
 /**
@@ -35,19 +36,30 @@ function nameOf(url: URL): string {
   }
 }
 
-function unreadable(link: string, why: string, cause: unknown): InputError {
-  return new InputError(
-    "input.link_unreadable",
-    `The file at ${clip(link, 120)} could not be read (${why}). Check the link, or attach the file instead.`,
-    { message: `link not read: ${why}`, cause },
-  );
+/** Why the address gave no file, for a person who can fix the link (the catalogue's words). */
+type Unread =
+  | { why: "timeout" | "address" | "silent" }
+  | { why: "status"; status: number }
+  | { why: "partial"; seconds: number };
+
+function unreadable(link: string, unread: Unread, cause: unknown): InputError {
+  const said = msg("refusal.input.link_unreadable", {
+    status: 0,
+    seconds: 0,
+    ...unread,
+    link: clip(link, 120),
+  });
+  return new InputError("input.link_unreadable", said, {
+    message: `link not read: ${JSON.stringify(unread)}`,
+    cause,
+  });
 }
 
-/** A few words on why the address gave no file, for a person who can fix the link. */
-function whyUnread(error: unknown): string {
-  if (error instanceof TimeoutError) return "it took too long to answer";
-  if (error instanceof ServiceError && error.status !== undefined) return `it answered HTTP ${error.status}`;
-  return "it did not answer";
+function whyUnread(error: unknown): Unread {
+  if (error instanceof TimeoutError) return { why: "timeout" };
+  if (error instanceof ServiceError && error.status !== undefined)
+    return { why: "status", status: error.status };
+  return { why: "silent" };
 }
 
 /**
@@ -59,7 +71,7 @@ async function linkedFile(media: MediaApi, link: string, readMs: number): Promis
   try {
     url = new URL(link);
   } catch (error) {
-    throw unreadable(link, "it is not a web address", error);
+    throw unreadable(link, { why: "address" }, error);
   }
   let answer: Awaited<ReturnType<MediaApi["media"]["fetchGiven"]>>;
   try {
@@ -68,7 +80,7 @@ async function linkedFile(media: MediaApi, link: string, readMs: number): Promis
     if (error instanceof RefusedFetchError) {
       throw new InputError(
         "input.link_refused",
-        `The bot does not fetch files from ${clip(url.host, 80)}: give a public link, or the URL output of an earlier step.`,
+        msg("refusal.input.link_refused", { host: clip(url.host, 80) }),
         { message: error.message, cause: error },
       );
     }
@@ -76,16 +88,14 @@ async function linkedFile(media: MediaApi, link: string, readMs: number): Promis
   }
   const tooBig = new InputError(
     "input.file_size",
-    `The file at ${clip(link, 120)} is more than ${megabytes(LARGEST_FILE)}, more than any option takes. Give a smaller file.`,
+    msg("refusal.input.link_too_big", { link: clip(link, 120), size: { bytes: LARGEST_FILE } }),
   );
   if (answer.size !== undefined && answer.size > LARGEST_FILE) {
     abandon(answer.body);
     throw tooBig;
   }
   const bytes = await boundedBytes(answer.body, LARGEST_FILE, () => tooBig).catch((error: unknown) => {
-    throw error === tooBig
-      ? tooBig
-      : unreadable(link, `it did not send the whole file within ${readMs / 1000} s`, error);
+    throw error === tooBig ? tooBig : unreadable(link, { why: "partial", seconds: readMs / 1000 }, error);
   });
   return {
     name: nameOf(url),

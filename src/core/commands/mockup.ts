@@ -13,6 +13,7 @@ import {
   titleFrom,
   WIDE_OR_TALL,
 } from "./options.js";
+import { jobTitle } from "./titles.js";
 
 /** Product mockups: generate (synchronous), animate into a video, and logo/product assets. */
 
@@ -32,7 +33,7 @@ export async function startMockupVideo(media: MediaApi, request: MockupVideoRequ
   return {
     kind: "mockup",
     serviceJobId: jobId,
-    title: `Mockup video: ${styleLabel(animationStyle)}`,
+    title: jobTitle("mockup_video", styleLabel(animationStyle)),
     // Kept by option name: what "How it was made" and Save as preset read of a job without a request.
     inputs: { mockupId: common.mockupId, style: animationStyle },
   };
@@ -51,7 +52,7 @@ export async function generateMockup(
   return {
     kind: "mockup",
     serviceJobId: generated.jobId ?? generated.mediaId,
-    title: `Mockup: ${titleFrom(request.instruction)}`,
+    title: jobTitle("mockup", titleFrom(request.instruction)),
     inputs: { instruction: request.instruction, ...(mockupId && { mockupId }) },
     finished: {
       state: "done",
@@ -147,7 +148,7 @@ export const mockupAsset = defineCommand({
       job: {
         kind: "mockup",
         serviceJobId: jobId,
-        title: `Mockup ${options.type}: ${titleFrom(options.prompt)}`,
+        title: jobTitle("mockup_asset", titleFrom(options.prompt), options.type),
         inputs: { assetType: options.type },
       },
     };
@@ -171,7 +172,7 @@ export const mockupAssetEdit = defineCommand({
       job: {
         kind: "mockup",
         serviceJobId: jobId,
-        title: `Edited ${options.type}: ${titleFrom(options.prompt)}`,
+        title: jobTitle("mockup_edited", titleFrom(options.prompt), options.type),
         inputs: { assetType: options.type },
       },
     };

@@ -3,6 +3,7 @@ import { requestOf, serves } from "./declare.js";
 import { defineCommand } from "./define.js";
 import { audioFile, imageFile } from "./files.js";
 import { flag, text } from "./options.js";
+import { jobTitle } from "./titles.js";
 
 /** Photo avatars: designed from a description (two variants to choose from) or made from a selfie. */
 
@@ -38,7 +39,12 @@ export const photoAvatarDesign = defineCommand({
       ...(audioMediaId && { audioMediaId }),
     });
     return {
-      job: { kind: "photo_avatar", serviceJobId: jobId, title: `Photo avatar: ${name}`, inputs: { name } },
+      job: {
+        kind: "photo_avatar",
+        serviceJobId: jobId,
+        title: jobTitle("photo_avatar", name),
+        inputs: { name },
+      },
     };
   },
 });

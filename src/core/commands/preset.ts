@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { OptionValues, Preset } from "../../store/preferences.js";
+import { msg } from "../i18n/msg.js";
 import {
   addPreset,
   deletePreset,
@@ -41,7 +42,10 @@ async function changePresets(
   if (where === "server") {
     const place = PLACE[actor.platform];
     if (!isAdmin(actor, settings)) {
-      throw new AccessError("access.admin_only", `Only admins can change the ${place}'s presets.`);
+      throw new AccessError(
+        "access.admin_only",
+        msg("refusal.access.admin_presets", { place: actor.platform }),
+      );
     }
     await services.tenants.update(tenantOf(actor), { presets: (current) => change(current, place) });
     return;

@@ -8,6 +8,7 @@ import {
   type LanguageChoice,
   withLanguage,
 } from "../i18n/languages.js";
+import { msg } from "../i18n/msg.js";
 import { SETTINGS, type Setting } from "../preferences/layers.js";
 import { sectionOf, valueText } from "../render/settings.js";
 import { PLACE } from "../render/words.js";
@@ -67,7 +68,7 @@ export const settings = defineCommand({
       if (!isAdmin(actor, tenant)) {
         throw new AccessError(
           "access.admin_only",
-          `Only admins can set the ${PLACE[actor.platform]}'s defaults. Leave scope out to set your own.`,
+          msg("refusal.access.admin_defaults_scope", { place: actor.platform, scope: "scope" }),
         );
       }
       await services.tenants.update(tenantOf(actor), {

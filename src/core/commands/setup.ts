@@ -11,6 +11,7 @@ import {
   LANGUAGE_NAMES,
   withLanguage,
 } from "../i18n/languages.js";
+import { command, msg } from "../i18n/msg.js";
 import { isPersonal, tenantOf } from "../tenancy/tenancy.js";
 import { defineCommand } from "./define.js";
 import { AccessError, InputError, SetupError } from "./errors.js";
@@ -28,7 +29,7 @@ export function idList(value: string, option: string): string[] {
   if (bad.length > 0) {
     throw new InputError(
       "input.invalid_option",
-      `${option} takes ids or mentions separated by commas (not "${bad[0]}"), or none.`,
+      msg("refusal.setup.id_list", { option, bad: bad[0]!, none: "none" }),
     );
   }
   return [...new Set(ids)];
@@ -114,7 +115,7 @@ function alertChannel(value: string, here: string): string | null {
   if (ids.length !== 1) {
     throw new InputError(
       "input.invalid_option",
-      "alerts_channel takes one channel (a mention), here, or none.",
+      msg("refusal.setup.alerts_channel", { option: "alerts_channel", here: "here", none: "none" }),
     );
   }
   return ids[0]!;
@@ -132,10 +133,7 @@ export function alertFractions(value: string): number[] {
     parts.length > 5 ||
     fractions.some((f) => !Number.isFinite(f) || f <= 0 || f >= 1)
   ) {
-    throw new InputError(
-      "input.invalid_option",
-      "alert_at takes up to 5 percentages between 0 and 100 separated by commas, for example 20, 5.",
-    );
+    throw new InputError("input.invalid_option", msg("refusal.setup.alert_at", { option: "alert_at" }));
   }
   return [...new Set(fractions)].sort((a, b) => b - a);
 }
@@ -197,20 +195,26 @@ export const setup = defineCommand({
       // person's own settings, set among others: their DM with the bot is the place for those.
       throw new AccessError(
         "access.setup_in_dm",
-        "Your own API key and settings are set in your DM with the bot: open it (the bot's profile, then Message) and run /setup there.",
+        msg("refusal.access.setup_in_dm", { setup: command("setup") }),
       );
     }
     const shared = SHARED_ONLY.find((option) => options[option] !== undefined);
     if (personal && shared) {
       throw new InputError(
         "input.invalid_option",
-        `${shared} is a setting of servers. Here setup sets your own api_key (or remove_api_key) and default_aspect_ratio.`,
+        msg("refusal.setup.server_only", {
+          option: shared,
+          setup: command("setup"),
+          api_key: "api_key",
+          remove_api_key: "remove_api_key",
+          default_aspect_ratio: "default_aspect_ratio",
+        }),
       );
     }
     const tenant = tenantOf(actor);
     const patch: TenantPatch = {};
     if (options.api_key !== undefined && options.remove_api_key) {
-      throw new InputError("input.invalid_option", "Enter a new API key or remove the key, not both.");
+      throw new InputError("input.invalid_option", msg("refusal.setup.key_and_removal"));
     }
     if (options.allowed_roles !== undefined)
       patch.allowedRoleIds = idList(options.allowed_roles, "allowed_roles");
@@ -242,7 +246,7 @@ export const setup = defineCommand({
         if (error instanceof UnauthorizedError) {
           throw new InputError(
             "input.api_key",
-            "The media service did not accept that API key. Nothing was saved: check the key and run setup again.",
+            msg("refusal.setup.key_refused", { setup: command("setup") }),
           );
         }
         throw error;
@@ -262,11 +266,10 @@ export const setup = defineCommand({
       saved = await services.tenants.update(tenant, patch);
     } catch (error) {
       if (error instanceof SecretsError) {
-        throw new SetupError(
-          "setup.secrets",
-          "The bot cannot store API keys because its operator has not set SECRETS_KEY. Ask the operator to set it, then run setup again.",
-          { message: error.message, cause: error },
-        );
+        throw new SetupError("setup.secrets", msg("refusal.setup.no_secrets", { setup: command("setup") }), {
+          message: error.message,
+          cause: error,
+        });
       }
       throw error;
     }

@@ -5,13 +5,14 @@ import { jobName, requestOf, seedOption, serves } from "./declare.js";
 import { defineCommand, type StartedJob } from "./define.js";
 import { imageFile } from "./files.js";
 import { text, WIDE_OR_TALL } from "./options.js";
+import { jobTitle } from "./titles.js";
 
 async function startThumbnail(media: MediaApi, request: ThumbnailGenerateInput): Promise<StartedJob> {
   const { jobId } = await media.thumbnails.generate(request);
   return {
     kind: "thumbnail",
     serviceJobId: jobId,
-    title: `Thumbnail: ${request.name}`,
+    title: jobTitle("thumbnail", request.name),
     inputs: { request: { ...request } },
   };
 }

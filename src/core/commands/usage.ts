@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { command, msg } from "../i18n/msg.js";
 import { fileFromBuffer, spendChartPng } from "../render/spend-chart.js";
 import { exportFileName, spendCsv } from "../render/spend-csv.js";
 import { spendingCard, spendingExportCard } from "../render/spending.js";
@@ -28,7 +29,7 @@ export const usage = defineCommand({
       if (!admin) {
         throw new AccessError(
           "access.admin_only",
-          "Only admins can export everyone's spending. Run usage without export to see your own.",
+          msg("refusal.access.admin_export", { usage: command("usage"), export: "export" }),
         );
       }
       const { rows, period } = await services.spend.rows(viewer);

@@ -2,6 +2,9 @@ import { z } from "zod";
 import type { MediaApi } from "../api/client.js";
 import type { FilePart } from "../api/multipart.js";
 import { CinematicCreateInput, ScriptedVideoInput } from "../api/resources/videos.js";
+import { readerLocale } from "../i18n/locale.js";
+import { msg } from "../i18n/msg.js";
+import { translatorFor } from "../i18n/translator.js";
 import type { PickItem } from "../media/catalog-cache.js";
 import { videoMedia } from "../media/files.js";
 import { resultCard } from "../render/job.js";
@@ -10,6 +13,7 @@ import { defineCommand, type StartedJob } from "./define.js";
 import { InputError } from "./errors.js";
 import { audioFile, imageFile } from "./files.js";
 import { flag, id, RESOLUTIONS, text, titleFrom, wholeNumber } from "./options.js";
+import { jobTitle } from "./titles.js";
 
 /** Avatar and cinematic videos, and fetching a finished one. */
 
@@ -30,7 +34,7 @@ export async function startScriptedVideo(
   return {
     kind: "video",
     serviceJobId: jobId,
-    title: `Avatar video: ${request.name}`,
+    title: jobTitle("avatar_video", request.name),
     inputs: { name: request.name, request: { ...request } },
   };
 }
@@ -55,7 +59,7 @@ export async function startSpokenVideo(
   return {
     kind: "video",
     serviceJobId: jobId,
-    title: `Avatar video: ${request.name}`,
+    title: jobTitle("avatar_video", request.name),
     inputs: { name: request.name, spoken: { ...request } },
   };
 }
@@ -63,8 +67,7 @@ export async function startSpokenVideo(
 /** The avatar's own voice when none was chosen; some avatars have none. */
 export function voiceOrOwn(voice: string | undefined, avatar: PickItem | undefined): string {
   const voiceId = voice ?? avatar?.voiceId;
-  if (!voiceId)
-    throw new InputError("input.no_voice", "This avatar has no voice of its own: choose a voice.");
+  if (!voiceId) throw new InputError("input.no_voice", msg("refusal.input.no_voice"));
   return voiceId;
 }
 
@@ -100,10 +103,7 @@ export const videoAvatar = defineCommand({
   async run({ options, media, attachments, open, lookup }) {
     const { avatar: avatarId, script } = options;
     if (!avatarId) {
-      throw new InputError(
-        "input.no_avatar",
-        "Pick an avatar for the video with its avatar option, or set a default avatar in your settings (or use a preset that has one).",
-      );
+      throw new InputError("input.no_avatar", msg("refusal.input.no_avatar", { avatar: "avatar" }));
     }
     const withAudio = (attachments.audio?.length ?? 0) > 0;
     if (withAudio === Boolean(script)) {
@@ -138,7 +138,7 @@ export async function startCinematic(media: MediaApi, request: CinematicCreateIn
   return {
     kind: "video",
     serviceJobId: jobId,
-    title: `Cinematic video: ${request.name}`,
+    title: jobTitle("cinematic", request.name),
     inputs: { name: request.name, request: { ...request } },
   };
 }
@@ -184,9 +184,11 @@ export const videoGet = defineCommand({
   help: "Post a finished video (or its link when it is too big to upload here)",
   options: z.object({ video_id: id("Id of the video (see video list)") }),
   main: "video_id",
-  async run({ options, media, uploadLimit }) {
+  async run({ options, media, uploadLimit, actor }) {
     const { meta, media: file } = await videoMedia(media, options.video_id, uploadLimit);
-    const view = { id: meta.id, title: `Video: ${meta.name ?? meta.id}` };
-    return { reply: { ...resultCard(view, file), footer: `Video ${meta.id}` } };
+    const locale = readerLocale(actor);
+    const t = translatorFor(locale);
+    const view = { id: meta.id, title: t.say(jobTitle("video", meta.name ?? meta.id)), locale };
+    return { reply: { ...resultCard(view, file), footer: t.text("job.video_footer", { id: meta.id }) } };
   },
 });

@@ -10,7 +10,11 @@ import type { AnyCommand, BotServices, CommandContext } from "../commands/define
 import { InputError, noApiKey } from "../commands/errors.js";
 import { withLinkedFiles } from "../commands/linked-files.js";
 import { titleFrom } from "../commands/options.js";
+import { jobKind } from "../commands/titles.js";
 import { byOption, checkFiles, parseFilled } from "../commands/validate.js";
+import { readerLocale } from "../i18n/locale.js";
+import { msg, command as ref } from "../i18n/msg.js";
+import { type Translator, translatorFor } from "../i18n/translator.js";
 import { messageOf } from "../jobs/records.js";
 import { openAll, uploadAll } from "../media/uploads.js";
 import { notStartedCard, waitingCard } from "../render/queue.js";
@@ -32,8 +36,6 @@ import { endStepAtStart, outsideStep, tellRefusal } from "./steps.js";
  * picked from lists, the API key, the person's job limit.
  */
 
-const NOUNS = { avatars: "avatar", voices: "voice", mockups: "mockup" } as const;
-
 /** Ids picked from lists may have been typed by hand: each must exist; a unique name becomes its id. */
 async function checkPicks(
   core: Core,
@@ -49,7 +51,11 @@ async function checkPicks(
     if (!item) {
       throw new InputError(
         "input.unknown_pick",
-        `There is no ${NOUNS[source]} "${value}" in this account. Pick one from the list, or see the ${source === "mockups" ? "mockup list" : source} command.`,
+        msg("refusal.input.unknown_pick", {
+          list: source,
+          value,
+          command: ref(source === "mockups" ? "mockup.list" : source),
+        }),
       );
     }
     options[option] = item.id;
@@ -174,11 +180,13 @@ async function startJob(
 }
 
 /** The title a queued job's message shows before its command names it: its kind, and its prompt. */
-function queuedTitle(command: AnyCommand, options: Record<string, unknown>): string {
+function queuedTitle(command: AnyCommand, options: Record<string, unknown>, t: Translator): string {
   const [family = command.name] = command.name.split(".");
-  const kind = `${family[0]?.toUpperCase() ?? ""}${family.slice(1).replaceAll("_", " ")}`;
+  const kind = t.say(
+    jobKind(family, `${family[0]?.toUpperCase() ?? ""}${family.slice(1).replaceAll("_", " ")}`),
+  );
   return typeof options.prompt === "string" && options.prompt.trim()
-    ? `${kind}: ${titleFrom(options.prompt)}`
+    ? t.text("job.title", { kind, name: titleFrom(options.prompt) })
     : kind;
 }
 
@@ -199,7 +207,8 @@ async function placeOrQueue(
   const { actor, conversation } = event;
   const limits = await limitsOf(core, tenantOf(actor), settings);
   const files = Object.values(event.attachments).some((list) => list.length > 0);
-  const title = queuedTitle(command, event.options);
+  const locale = readerLocale(actor);
+  const title = queuedTitle(command, event.options, translatorFor(locale));
   const payload: QueuedStart = {
     command: command.name,
     options: event.options as QueuedStart["options"],
@@ -214,7 +223,7 @@ async function placeOrQueue(
   const place = await takePlace(core, actor, limits, files ? undefined : JSON.stringify(payload));
   if (place.ahead === undefined) return startJob(core, command, ctx, { id: place.id, ...shown });
   const adapter = core.adapter(actor.platform);
-  const view = { id: place.id, title, ...(shown.note && { note: shown.note }) };
+  const view = { id: place.id, title, ...(shown.note && { note: shown.note }), locale };
   const message = await adapter.post(shown.where, waitingCard(view, place.ahead)).catch((error: unknown) => {
     core.logger.warn({ err: error, command: command.name }, "queued job's message not posted");
     return undefined;
@@ -242,7 +251,10 @@ export async function startQueued(
   try {
     const command = commandByName(queued.command);
     if (!command)
-      throw new InputError("input.unknown_command", `There is no command "${queued.command}" any more.`);
+      throw new InputError(
+        "input.unknown_command",
+        msg("refusal.input.command_gone", { command: queued.command }),
+      );
     const settings = await core.tenancy.settings(tenant);
     core.tenancy.checkAccess(actor, conversation, settings, command);
     const event: CommandEvent = {
@@ -260,7 +272,11 @@ export async function startQueued(
   } catch (error) {
     await core.turns.refused(entry.id, tenant, error);
     if (await core.engine.get(entry.id)) return;
-    const card = notStartedCard({ id: entry.id, title: queued.title }, reasonOf(error));
+    const locale = readerLocale(actor);
+    const card = notStartedCard(
+      { id: entry.id, title: queued.title, locale },
+      reasonOf(error, translatorFor(locale)),
+    );
     await (message ? adapter.edit(message, card) : adapter.post(where, card)).catch((cause: unknown) =>
       core.logger.warn({ err: cause, jobId: entry.id }, "refused queued job not told"),
     );
@@ -279,7 +295,7 @@ export async function handleCommand(core: Core, gesture: CommandEvent): Promise<
     if (!command) {
       throw new InputError(
         "input.unknown_command",
-        `There is no command "${event.command}". Run help to see them all.`,
+        msg("refusal.input.no_such_command", { command: event.command, help: ref("help") }),
       );
     }
     const settings = await admit(core, { kind: event.entry ?? "command", actor, conversation, command });

@@ -7,9 +7,9 @@ import type { ActionEvent, Attachment, ChatAdapter } from "../base/ports.js";
 import type { FormDef, StartedJob } from "../commands/define.js";
 import { AccessError, ActionError } from "../commands/errors.js";
 import { checkFiles, parseFilled } from "../commands/validate.js";
+import { msg } from "../i18n/msg.js";
 import { conversationOf } from "../jobs/records.js";
 import type { Filled } from "../render/recipe.js";
-import { plural } from "../render/text.js";
 import { isAdmin, isPersonal } from "../tenancy/tenancy.js";
 import { admit, jobOf } from "./admit.js";
 import type { Core } from "./core.js";
@@ -88,7 +88,7 @@ export const admitClick = step<Pick<JobClick, "core" | "event" | "def" | "admitt
       conversation: from ? { channelId: from } : event.conversation,
     });
     if (!job) throw await notHere(core, event);
-    if (!def) throw new ActionError("action.invalid", OLD_CONTROL);
+    if (!def) throw new ActionError("action.invalid", msg(OLD_CONTROL));
     click.admitted = { def, job, settings };
   },
 );
@@ -98,11 +98,10 @@ export const who = step<Pick<JobClick, "event" | "admitted">>("who", (click) => 
   const { def, job, settings } = admittedOf(click);
   const { actor } = click.event;
   if (def.who === "requester" && job.requester.userId !== actor.userId && !isAdmin(actor, settings)) {
-    throw new AccessError("access.not_requester", [
-      "Only ",
-      { userId: job.requester.userId },
-      ", who started this job, or an admin can use its buttons.",
-    ]);
+    throw new AccessError(
+      "access.not_requester",
+      msg("refusal.access.not_requester", { person: { userId: job.requester.userId } }),
+    );
   }
 });
 
@@ -112,9 +111,7 @@ export const appliesTo = step<Pick<JobClick, "admitted">>("applies-to", (click) 
   if (!def.appliesTo(job)) {
     throw new ActionError(
       "action.not_ready",
-      job.state === "done"
-        ? "This result does not offer that any more."
-        : "This works once the job is finished.",
+      msg(job.state === "done" ? "refusal.action.no_longer_offered" : "refusal.action.once_finished"),
     );
   }
 });
@@ -175,11 +172,10 @@ export const run = step<JobClick>("run", async (click) => {
 const unknownJob = (core: Pick<Core, "jobs">) => {
   const days = core.jobs.retentionMs / 86_400_000;
   const kept =
-    days >= 1 ? plural(Math.round(days), "day") : plural(Math.max(1, Math.round(days * 24)), "hour");
-  return new ActionError(
-    "action.unknown_job",
-    `The bot no longer knows this job (finished jobs are kept for ${kept}). Run the command again.`,
-  );
+    days >= 1
+      ? { unit: "day", count: Math.round(days) }
+      : { unit: "hour", count: Math.max(1, Math.round(days * 24)) };
+  return new ActionError("action.unknown_job", msg("refusal.action.job_unknown", kept));
 };
 
 /**
@@ -193,11 +189,10 @@ async function notHere(core: Core, event: ActionEvent): Promise<Error> {
     job.tenant.platform === event.actor.platform &&
     isPersonal({ tenantId: job.tenant.tenantId, userId: job.requester.userId });
   if (!own) return unknownJob(core);
-  return new AccessError("access.not_requester", [
-    "Only ",
-    { userId: job.requester.userId },
-    " can use this result's buttons: their own API key pays for what they start. Run the command yourself.",
-  ]);
+  return new AccessError(
+    "access.not_requester",
+    msg("refusal.access.own_key", { person: { userId: job.requester.userId } }),
+  );
 }
 
 /** Starts `command`'s job as the clicker, within their job limit, and posts its message. */

@@ -5,6 +5,7 @@ import { commandByName } from "../commands/catalogue.js";
 import type { AnyCommand } from "../commands/define.js";
 import { ActionError } from "../commands/errors.js";
 import { LISTS } from "../commands/lists.js";
+import { msg } from "../i18n/msg.js";
 import { isListName, type ListName } from "../render/lists.js";
 import { admit } from "./admit.js";
 import { commandContext } from "./command.js";
@@ -28,7 +29,7 @@ export const admitList = step<ListClick>("admit", async (click) => {
   const { core, event } = click;
   const list = event.jobId;
   const command = isListName(list) ? commandByName(LISTS[list].command) : undefined;
-  if (!isListName(list) || !command) throw new ActionError("action.invalid", OLD_CONTROL);
+  if (!isListName(list) || !command) throw new ActionError("action.invalid", msg(OLD_CONTROL));
   const { actor, conversation } = event;
   const settings = await admit(core, { kind: event.entry ?? "button", actor, conversation, command });
   click.admitted = { list, command, settings };

@@ -2,6 +2,9 @@ import type { JobRecord } from "../../store/jobs.js";
 import type { TenantSettings } from "../../store/tenants.js";
 import type { Actor, ConversationRef } from "../base/ports.js";
 import { AccessError } from "../base/refusals.js";
+import { readerLocale } from "../i18n/locale.js";
+import { msg } from "../i18n/msg.js";
+import { translatorFor } from "../i18n/translator.js";
 import { isPersonal } from "../tenancy/tenancy.js";
 import type { Core } from "./core.js";
 
@@ -26,15 +29,15 @@ function asked(given: Record<string, unknown>): boolean {
 }
 
 export function privacyOf(
-  actor: Pick<Actor, "platform">,
+  actor: Pick<Actor, "platform" | "locale" | "placeLocale">,
   given: Record<string, unknown>,
   delivery: unknown,
   settings: Pick<TenantSettings, "privateResults">,
 ): Privacy {
   if (delivery !== "private") return { private: false };
   if (settings.privateResults !== "forbidden") return { private: true };
-  if (asked(given)) throw privateRefused(actor, "Run the command again without delivery private.");
-  return { private: false, note: "Shown in the channel: an admin turned private results off here." };
+  if (asked(given)) throw privateRefused(actor, "refusal.access.private_asked");
+  return { private: false, note: translatorFor(readerLocale(actor)).text("job.private_off") };
 }
 
 /**
@@ -47,15 +50,18 @@ export function checkFollowUp(
   settings: Pick<TenantSettings, "privateResults">,
 ): void {
   if (privateOrigin(job) !== undefined && settings.privateResults === "forbidden") {
-    throw privateRefused(actor, "Run the command again in the channel.");
+    throw privateRefused(actor, "refusal.access.private_follow_up");
   }
 }
 
-function privateRefused(actor: Pick<Actor, "platform">, what: string): AccessError {
-  const here = actor.platform === "slack" ? "This workspace" : "This server";
+function privateRefused(
+  actor: Pick<Actor, "platform">,
+  key: "refusal.access.private_asked" | "refusal.access.private_follow_up",
+): AccessError {
+  // "delivery private" as typed, in every language.
   return new AccessError(
     "access.private_results",
-    `${here} shows every job in its channel; private results are turned off by an admin. ${what}`,
+    msg(key, { place: actor.platform, delivery: "delivery private" }),
   );
 }
 

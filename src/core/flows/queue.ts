@@ -6,6 +6,10 @@ import { BotError } from "../base/errors.js";
 import type { ActionEvent, Actor, ChatAdapter, ConversationRef, MessageRef } from "../base/ports.js";
 import type { WaitingJob } from "../commands/define.js";
 import { ActionError } from "../commands/errors.js";
+import { readerLocale } from "../i18n/locale.js";
+import { command, msg } from "../i18n/msg.js";
+import { english, type Translator, translatorFor } from "../i18n/translator.js";
+import type { JobView } from "../render/job.js";
 import { cancelledCard, interruptedCard, waitingCard } from "../render/queue.js";
 import { type TenantRef, tenantKey, tenantOf } from "../tenancy/tenancy.js";
 import type { Core } from "./core.js";
@@ -34,6 +38,9 @@ export const queuedStart = z.object({
     isAdmin: z.boolean(),
     roleIds: z.array(z.string()),
     rolesUnknown: z.literal(true).optional(),
+    // The job's cards speak its requester's language, from its waiting card on.
+    locale: z.string().optional(),
+    placeLocale: z.string().optional(),
   }),
   /** Where it was asked (its refusals go there), and where its job shows (`where`: privately or not). */
   conversation: conversationRef,
@@ -71,15 +78,23 @@ const startOf = (entry: QueueEntry): QueuedStart | undefined => {
   }
 };
 
-const viewOf = (entry: QueueEntry, start: QueuedStart | undefined) => ({
-  id: entry.id,
-  title: start?.title ?? "Media job",
-  ...(start?.note && { note: start.note }),
-});
+const viewOf = (entry: QueueEntry, start: QueuedStart | undefined): JobView => {
+  const locale = readerLocale(start?.actor);
+  return {
+    id: entry.id,
+    title: start?.title ?? translatorFor(locale).text("job.untitled"),
+    ...(start?.note && { note: start.note }),
+    locale,
+  };
+};
 
-/** The words a refused start is told with: its own for the bot's refusals. */
-export const reasonOf = (error: unknown) =>
-  error instanceof BotError ? error.userMessage : "something went wrong at the bot.";
+/** The words a refused start is told with, in `t`'s language: its own for the bot's refusals. */
+export const reasonOf = (error: unknown, t: Translator = english()) =>
+  error instanceof BotError
+    ? typeof error.said === "string"
+      ? error.said
+      : t.say(error.said)
+    : t.text("queue.reason_internal");
 
 /** The running places of this process's tenants, moved on as jobs end. */
 class QueueTurns implements Turns {
@@ -308,16 +323,10 @@ export async function cancelQueued(core: Core, event: ActionEvent): Promise<void
   const tenant = tenantOf(event.actor);
   if (!entry || tenantKey(entry.tenant) !== tenantKey(tenant)) {
     if (await core.engine.get(event.jobId)) throw alreadyStarted();
-    throw new ActionError(
-      "action.unknown_job",
-      "The bot no longer knows this queued job. See the jobs command.",
-    );
+    throw new ActionError("action.unknown_job", msg("queue.unknown", { jobs: command("jobs") }));
   }
   if (entry.userId !== event.actor.userId && !event.actor.isAdmin) {
-    throw new ActionError(
-      "action.not_requester",
-      "Only the person who asked for this job, or an admin, can cancel it.",
-    );
+    throw new ActionError("action.not_requester", msg("refusal.access.cancel_queued"));
   }
   const answer = await core.queue.cancel(entry.id, Date.now());
   const view = viewOf(entry, startOf(entry));
@@ -330,25 +339,18 @@ export async function cancelQueued(core: Core, event: ActionEvent): Promise<void
     case "already":
       await adapter.post(
         event.conversation,
-        { text: "This job was already cancelled: nothing was charged." },
+        { text: translatorFor(readerLocale(event.actor)).text("queue.already_cancelled") },
         { ephemeral: true },
       );
       return;
     case "ended":
-      throw new ActionError(
-        "action.ended",
-        "This job had already ended without starting: nothing was charged.",
-      );
+      throw new ActionError("action.ended", msg("queue.ended"));
     default:
       throw alreadyStarted();
   }
 }
 
-const alreadyStarted = () =>
-  new ActionError(
-    "action.started",
-    "It had already started: the job runs on, and its result will be posted here.",
-  );
+const alreadyStarted = () => new ActionError("action.started", msg("queue.started"));
 
 /** The cancelled card on the job's message, or where the click was made when it has none. */
 async function showCancelled(

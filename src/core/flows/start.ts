@@ -10,6 +10,7 @@ import type { Actor, ChatAdapter, ConversationRef, MessageRef } from "../base/po
 import type { StartedJob } from "../commands/define.js";
 import { JobLimitError, QueueFullError } from "../commands/errors.js";
 import { readerLocale } from "../i18n/locale.js";
+import { translatorFor } from "../i18n/translator.js";
 import { despiteOutage } from "../jobs/despite-outage.js";
 import { queuedCard, unpostedCard, untrackedCard } from "../render/job.js";
 import { currentTap } from "../spend/tap.js";
@@ -187,7 +188,8 @@ export async function launch(
   const { command, started, actor, conversation, note, id, message } = request;
   // Every card of the job speaks its requester's language, kept with the job for the cards to come.
   const locale = readerLocale(actor);
-  const view = { id: "", title: started.title, ...(note && { note }), locale };
+  const title = typeof started.title === "string" ? started.title : translatorFor(locale).say(started.title);
+  const view = { id: "", title, ...(note && { note }), locale };
   // Before the job is tracked: its result is read through the shared key's lists by this id.
   await despiteOutage(core.availability, () => core.remember(tenantOf(actor), [started.serviceJobId])).catch(
     (error: unknown) =>
@@ -222,7 +224,7 @@ export async function launch(
         // A job that waited its turn has its message already: on record with it, a crash before the
         // message is edited still finds it, and posts nothing beside it.
         message: message ?? null,
-        inputs: { ...started.inputs, title: started.title, ...(note && { note }), locale },
+        inputs: { ...started.inputs, title, ...(note && { note }), locale },
       },
       announce,
     );

@@ -1,9 +1,33 @@
-import deMain from "./locales/de.json" with { type: "json" };
-import enMain from "./locales/en.json" with { type: "json" };
-import esMain from "./locales/es.json" with { type: "json" };
-import frMain from "./locales/fr.json" with { type: "json" };
-import jaMain from "./locales/ja.json" with { type: "json" };
-import ptBRMain from "./locales/pt-BR.json" with { type: "json" };
+import deAccount from "./locales/account/de.json" with { type: "json" };
+import enAccount from "./locales/account/en.json" with { type: "json" };
+import esAccount from "./locales/account/es.json" with { type: "json" };
+import frAccount from "./locales/account/fr.json" with { type: "json" };
+import jaAccount from "./locales/account/ja.json" with { type: "json" };
+import ptBRAccount from "./locales/account/pt-BR.json" with { type: "json" };
+import deBase from "./locales/de.json" with { type: "json" };
+import enBase from "./locales/en.json" with { type: "json" };
+import esBase from "./locales/es.json" with { type: "json" };
+import frBase from "./locales/fr.json" with { type: "json" };
+import jaBase from "./locales/ja.json" with { type: "json" };
+import deJobs from "./locales/jobs/de.json" with { type: "json" };
+import enJobs from "./locales/jobs/en.json" with { type: "json" };
+import esJobs from "./locales/jobs/es.json" with { type: "json" };
+import frJobs from "./locales/jobs/fr.json" with { type: "json" };
+import jaJobs from "./locales/jobs/ja.json" with { type: "json" };
+import ptBRJobs from "./locales/jobs/pt-BR.json" with { type: "json" };
+import dePlatforms from "./locales/platforms/de.json" with { type: "json" };
+import enPlatforms from "./locales/platforms/en.json" with { type: "json" };
+import esPlatforms from "./locales/platforms/es.json" with { type: "json" };
+import frPlatforms from "./locales/platforms/fr.json" with { type: "json" };
+import jaPlatforms from "./locales/platforms/ja.json" with { type: "json" };
+import ptBRPlatforms from "./locales/platforms/pt-BR.json" with { type: "json" };
+import ptBRBase from "./locales/pt-BR.json" with { type: "json" };
+import deRefusals from "./locales/refusals/de.json" with { type: "json" };
+import enRefusals from "./locales/refusals/en.json" with { type: "json" };
+import esRefusals from "./locales/refusals/es.json" with { type: "json" };
+import frRefusals from "./locales/refusals/fr.json" with { type: "json" };
+import jaRefusals from "./locales/refusals/ja.json" with { type: "json" };
+import ptBRRefusals from "./locales/refusals/pt-BR.json" with { type: "json" };
 import deLanguage from "./locales/settings-language/de.json" with { type: "json" };
 import enLanguage from "./locales/settings-language/en.json" with { type: "json" };
 import esLanguage from "./locales/settings-language/es.json" with { type: "json" };
@@ -12,18 +36,20 @@ import jaLanguage from "./locales/settings-language/ja.json" with { type: "json"
 import ptBRLanguage from "./locales/settings-language/pt-BR.json" with { type: "json" };
 
 /**
- * The message catalogues, one JSON file per locale in `locales/`, keyed by meaning
- * ("job.queued.line"): ICU MessageFormat, English the reference every other locale matches
- * key for key (test/core/i18n/catalogues.test.ts). Adding a language is adding its file here.
+ * The message catalogues, one per locale, keyed by meaning ("job.queued.line"): ICU
+ * MessageFormat, English the reference every other locale matches key for key
+ * (test/core/i18n/catalogues.test.ts). Adding a language is adding its files here.
+ *
+ * A locale's catalogue is its main file (`locales/<tag>.json`) and one file per area moved into
+ * the catalogues since (`locales/<area>/<tag>.json`): areas are added without rewriting the main
+ * file, and no key is in two files (the catalogue test).
  */
-
-// An area's messages may live in a file of their own (`locales/<area>/<tag>.json`), merged here.
-const en = { ...enMain, ...enLanguage };
-const de = { ...deMain, ...deLanguage };
-const fr = { ...frMain, ...frLanguage };
-const es = { ...esMain, ...esLanguage };
-const ptBR = { ...ptBRMain, ...ptBRLanguage };
-const ja = { ...jaMain, ...jaLanguage };
+const en = { ...enBase, ...enRefusals, ...enJobs, ...enPlatforms, ...enAccount, ...enLanguage };
+const de = { ...deBase, ...deRefusals, ...deJobs, ...dePlatforms, ...deAccount, ...deLanguage };
+const fr = { ...frBase, ...frRefusals, ...frJobs, ...frPlatforms, ...frAccount, ...frLanguage };
+const es = { ...esBase, ...esRefusals, ...esJobs, ...esPlatforms, ...esAccount, ...esLanguage };
+const ptBR = { ...ptBRBase, ...ptBRRefusals, ...ptBRJobs, ...ptBRPlatforms, ...ptBRAccount, ...ptBRLanguage };
+const ja = { ...jaBase, ...jaRefusals, ...jaJobs, ...jaPlatforms, ...jaAccount, ...jaLanguage };
 
 export type MessageKey = keyof typeof en;
 export type Catalogue = Readonly<Record<MessageKey, string>>;
@@ -33,6 +59,9 @@ export const LOCALES = ["en", "de", "fr", "es", "pt-BR", "ja"] as const;
 export type Locale = (typeof LOCALES)[number];
 
 export const ENGLISH: Catalogue = en;
+
+/** A schema's error message that names a message of the catalogues (a control's value). */
+export const isMessageKey = (text: string): text is MessageKey => Object.hasOwn(ENGLISH, text);
 
 /** `satisfies`: a catalogue that misses a key of English does not compile. */
 const shipped = { en, de, fr, es, "pt-BR": ptBR, ja } satisfies Record<Locale, Catalogue>;

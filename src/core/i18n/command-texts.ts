@@ -1,14 +1,14 @@
 import type { Locale } from "./catalogues.js";
-import de from "./locales/commands/de.json" with { type: "json" };
-import en from "./locales/commands/en.json" with { type: "json" };
-import es from "./locales/commands/es.json" with { type: "json" };
-import fr from "./locales/commands/fr.json" with { type: "json" };
-import ja from "./locales/commands/ja.json" with { type: "json" };
-import ptBR from "./locales/commands/pt-BR.json" with { type: "json" };
+import de from "./commands/de.json" with { type: "json" };
+import en from "./commands/en.json" with { type: "json" };
+import es from "./commands/es.json" with { type: "json" };
+import fr from "./commands/fr.json" with { type: "json" };
+import ja from "./commands/ja.json" with { type: "json" };
+import ptBR from "./commands/pt-BR.json" with { type: "json" };
 
 /**
  * The commands as each language names and describes them, one file per locale in
- * `locales/commands/`, beside the message catalogues: a platform that lets a command's words be
+ * `commands/`, beside the message catalogues: a platform that lets a command's words be
  * localized (Discord's `name_localizations` and `description_localizations`) reads them here.
  * The people who use the bot still type the options as the commands define them when a platform
  * has no such thing (Slack's grammar): these are names to show, never names to parse.

@@ -1,6 +1,7 @@
 import { tenantKey } from "../../common/types.js";
 import { BotError } from "../base/errors.js";
 import type { Actor } from "../base/ports.js";
+import { msg } from "../i18n/msg.js";
 
 /**
  * How many gestures (commands, form submissions, clicks) one person and one tenant may send: a
@@ -28,9 +29,9 @@ export class RateLimitError extends BotError {
     who: "you" | "tenant",
   ) {
     super(
-      who === "you"
-        ? `Slow down: you sent a lot of commands just now. Try again in ${retryAfterSeconds} s.`
-        : `Slow down: this server or workspace sent a lot of commands just now. Try again in ${retryAfterSeconds} s.`,
+      msg(who === "you" ? "refusal.limit.rate_you" : "refusal.limit.rate_tenant", {
+        seconds: retryAfterSeconds,
+      }),
     );
   }
 }

@@ -1,5 +1,6 @@
 import type { OptionValues, Preset } from "../../store/preferences.js";
 import { InputError } from "../base/refusals.js";
+import { type Arg, command, msg } from "../i18n/msg.js";
 import { clip } from "../render/text.js";
 import type { Place } from "../render/words.js";
 
@@ -15,8 +16,6 @@ export const PRESET_NAME_MAX = 32;
 /** Whose presets a list is: the person's, or their server's or workspace's (named in messages). */
 export type PresetOwner = "yours" | Place;
 
-const among = (owner: PresetOwner) => (owner === "yours" ? "yours" : `the ${owner}'s`);
-
 const same = (a: string, b: string) => a.localeCompare(b, undefined, { sensitivity: "accent" }) === 0;
 
 export function presetNamed(presets: readonly Preset[], name: string): Preset | undefined {
@@ -29,14 +28,14 @@ function checkedName(name: string): string {
   if (trimmed.length < 1 || trimmed.length > PRESET_NAME_MAX) {
     throw new InputError(
       "input.preset_name",
-      `A preset's name takes 1 to ${PRESET_NAME_MAX} characters (not "${clip(trimmed, 40)}").`,
+      msg("refusal.preset.name", { max: PRESET_NAME_MAX, name: clip(trimmed, 40) }),
     );
   }
   return trimmed;
 }
 
-function names(presets: readonly Preset[]): string {
-  return presets.length === 0 ? "none" : presets.map((p) => p.name).join(", ");
+function names(presets: readonly Preset[]): Arg {
+  return presets.length === 0 ? msg("refusal.preset.none") : presets.map((p) => p.name).join(", ");
 }
 
 /** `presets` with `preset` added, or a refusal naming the limit or the name taken. */
@@ -48,19 +47,16 @@ export function addPreset(
 ): Preset[] {
   const name = checkedName(preset.name);
   if (Object.keys(preset.values).length === 0) {
-    throw new InputError("input.preset_empty", "A preset needs at least one setting to save.");
+    throw new InputError("input.preset_empty", msg("refusal.preset.empty"));
   }
   const taken = presetNamed(presets, name);
   if (taken) {
-    throw new InputError(
-      "input.preset_taken",
-      `There is already a preset "${taken.name}" among ${among(owner)}: pick another name, or delete or rename that one first.`,
-    );
+    throw new InputError("input.preset_taken", msg("refusal.preset.taken", { name: taken.name, owner }));
   }
   if (presets.length >= PRESET_LIMIT) {
     throw new InputError(
       "input.preset_limit",
-      `${owner === "yours" ? "You have" : `The ${owner} has`} ${presets.length} presets, the most allowed (${PRESET_LIMIT}): delete one first.`,
+      msg("refusal.preset.full", { owner, count: presets.length, limit: PRESET_LIMIT }),
     );
   }
   return [...presets, { name, values: preset.values, from: preset.from, createdAt: now }];
@@ -78,7 +74,7 @@ export function renamePreset(
   if (taken && taken !== preset) {
     throw new InputError(
       "input.preset_taken",
-      `There is already a preset "${taken.name}" among ${among(owner)}.`,
+      msg("refusal.preset.taken_rename", { name: taken.name, owner }),
     );
   }
   return presets.map((p) => (p === preset ? { ...p, name } : p));
@@ -94,7 +90,7 @@ export function requirePreset(presets: readonly Preset[], name: string, owner: P
   if (!preset) {
     throw new InputError(
       "input.unknown_preset",
-      `There is no preset "${clip(name.trim(), 40)}" among ${among(owner)} (${names(presets)}).`,
+      msg("refusal.preset.unknown", { name: clip(name.trim(), 40), owner, names: names(presets) }),
     );
   }
   return preset;
@@ -114,7 +110,13 @@ export function findPreset(
   if (!preset) {
     throw new InputError(
       "input.unknown_preset",
-      `There is no preset "${clip(name.trim(), 40)}". Your presets: ${names(mine)}. The ${place}'s: ${names(shared)}. See the preset list command.`,
+      msg("refusal.preset.unknown_any", {
+        name: clip(name.trim(), 40),
+        mine: names(mine),
+        place,
+        shared: names(shared),
+        list: command("preset.list"),
+      }),
     );
   }
   return preset;

@@ -1,7 +1,6 @@
 import type { Usage } from "../api/schemas.js";
 import { type Card, card, type Line } from "../base/cards.js";
 import { BotError, type Said } from "../base/errors.js";
-import { AccessError } from "../base/refusals.js";
 import type { MessageKey } from "../i18n/catalogues.js";
 import { msg } from "../i18n/msg.js";
 import { english, type Translator } from "../i18n/translator.js";
@@ -65,8 +64,8 @@ export function errorCard(error: unknown, extras: ErrorCardExtras = {}, t: Trans
   const footer = extras.reference ? t.text("error.reference", { reference: extras.reference }) : undefined;
   if (error instanceof BotError) {
     return card(t.text(errorTitle(error.code)), error.code.startsWith("input.") ? "warning" : "error", {
-      lines: [error instanceof AccessError ? error.line : saidLine(error.said, t)],
-      fields: extras.usage ? usageFields(extras.usage) : [],
+      lines: [saidLine(error.said, t)],
+      fields: extras.usage ? usageFields(extras.usage, t) : [],
       footer,
     });
   }

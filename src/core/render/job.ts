@@ -1,6 +1,6 @@
 import type { JobRecord } from "../../store/jobs.js";
 import type { JobState, NormalizedStatus } from "../api/job-status.js";
-import { type Card, type CardAction, type CardMedia, card } from "../base/cards.js";
+import { type Card, type CardAction, type CardMedia, card, type Tone } from "../base/cards.js";
 import { command } from "../i18n/msg.js";
 import { english, type Translator, translatorFor } from "../i18n/translator.js";
 import { controlButton } from "./controls.js";
@@ -22,6 +22,10 @@ export interface JobView {
 }
 
 const tOf = (view: JobView): Translator => translatorFor(view.locale);
+
+/** A card of the job: its title, and its requester's language for what an adapter adds to it. */
+const jobCard = (view: JobView, tone: Tone, parts: Parameters<typeof card>[2] = {}): Card =>
+  card(view.title, tone, { ...parts, ...(view.locale && { locale: view.locale }) });
 
 /** The view of a job record: its id, and the title, note and language its inputs keep. */
 export function viewOf(job: Pick<JobRecord, "id" | "inputs">): JobView {
@@ -54,7 +58,7 @@ const footer = (view: JobView) =>
 
 export function queuedCard(view: JobView): Card {
   const t = tOf(view);
-  return card(view.title, "progress", {
+  return jobCard(view, "progress", {
     lines: [t.text("job.queued.line")],
     progress: { percent: null, label: t.text("job.progress.queued") },
     footer: footer(view),
@@ -76,14 +80,14 @@ export function progressCard(view: JobView, status: NormalizedStatus, elapsedMs?
   const t = tOf(view);
   const ran = elapsedMs === undefined ? [] : [timing(elapsedMs, status.progress, t)];
   if (status.state === "retrying") {
-    return card(view.title, "warning", {
+    return jobCard(view, "warning", {
       lines: [t.text("job.retrying.line")],
       progress: { percent: status.progress, label: t.text("job.progress.retrying") },
       footer: footer(view),
     });
   }
   if (status.state === "working") {
-    return card(view.title, "progress", {
+    return jobCard(view, "progress", {
       lines: [...(status.message ? [status.message] : []), ...ran],
       progress: { percent: status.progress, label: t.text("job.progress.working") },
       footer: footer(view),
@@ -94,7 +98,7 @@ export function progressCard(view: JobView, status: NormalizedStatus, elapsedMs?
 
 export function variantsCard(view: JobView, previewUrls: readonly [string, string]): Card {
   const t = tOf(view);
-  return card(view.title, "info", {
+  return jobCard(view, "info", {
     lines: [t.text("job.variants.line")],
     media: previewUrls.map((url, i) => ({
       kind: "image",
@@ -119,7 +123,7 @@ export function variantsCard(view: JobView, previewUrls: readonly [string, strin
 
 /** Shown while a choice is being confirmed, so a second click has nothing to press. */
 export function confirmingCard(view: JobView, choice: string): Card {
-  return card(view.title, "progress", {
+  return jobCard(view, "progress", {
     lines: [`Keeping ${choice}…`],
     progress: { percent: null, label: "Creating the avatar" },
     footer: footer(view),
@@ -128,7 +132,7 @@ export function confirmingCard(view: JobView, choice: string): Card {
 
 export function photoAvatarCard(view: JobView, avatarIds: readonly string[]): Card {
   const t = tOf(view);
-  return card(view.title, "success", {
+  return jobCard(view, "success", {
     lines: [t.text("job.photo_avatar.ready", { count: avatarIds.length })],
     fields: avatarIds.map((id, i) => ({
       name:
@@ -160,7 +164,7 @@ export function resultCard(
     const sizes = { kind, size: t.bytes(oversize.bytes), limit: t.bytes(oversize.limit) };
     lines.push(t.text(media.url ? "job.result.oversize_linked" : "job.result.oversize_saved", sizes));
   }
-  return card(view.title, "success", {
+  return jobCard(view, "success", {
     lines,
     fields: extra.fields ?? [],
     ...(extra.recipe && extra.recipe.length > 0 && { recipe: extra.recipe }),
@@ -185,12 +189,12 @@ export function failedJobCard(view: JobView, why: { serviceReason?: string; expl
           : t.text("job.failed.silent"),
         t.text("job.failed.advice", { usage: command("usage") }),
       ];
-  return card(view.title, "error", { lines, footer: footer(view) });
+  return jobCard(view, "error", { lines, footer: footer(view) });
 }
 
 /** A job whose result the bot could not fetch or post: say so instead of leaving "working" forever. */
 export function undeliverableCard(view: JobView, reason: string): Card {
-  return card(view.title, "error", {
+  return jobCard(view, "error", {
     lines: [tOf(view).text("job.undeliverable.line"), reason],
     footer: footer(view),
   });
@@ -198,7 +202,7 @@ export function undeliverableCard(view: JobView, reason: string): Card {
 
 /** The service took the job but the bot could not record it (store down): the message will not move. */
 export function untrackedCard(view: JobView): Card {
-  return card(view.title, "error", {
+  return jobCard(view, "error", {
     lines: [tOf(view).text("job.untracked.line"), tOf(view).text("job.untracked.where")],
   });
 }
@@ -209,7 +213,7 @@ export function untrackedCard(view: JobView): Card {
  */
 export function unpostedCard(view: JobView, reason?: string): Card {
   const t = tOf(view);
-  return card(view.title, "warning", {
+  return jobCard(view, "warning", {
     lines: [
       t.text("job.unposted.line"),
       ...(reason ? [reason] : []),

@@ -257,7 +257,7 @@ function activityCard(view: PanelView): Card {
   const waiting = view.waiting ?? [];
   if (waiting.length > 0) {
     lines.push(
-      `Waiting their turn (nothing is charged until one starts):\n${waiting.map(waitingLine).join("\n")}`,
+      `Waiting their turn (nothing is charged until one starts):\n${waiting.map((job) => waitingLine(job)).join("\n")}`,
     );
   }
   const fields: Card["fields"] = [];

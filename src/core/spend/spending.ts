@@ -13,12 +13,13 @@ import { BotError, QuotaExceededError } from "../base/errors.js";
 import type { Logger } from "../base/log.js";
 import { budgetRefusalsTotal, creditsRemaining, creditsSpentTotal } from "../base/metrics.js";
 import type { Actor, ConversationRef } from "../base/ports.js";
+import { command, type Msg, msg } from "../i18n/msg.js";
 import { despiteOutage } from "../jobs/despite-outage.js";
 import { type TenantKey, type TenantRef, tenantKey } from "../tenancy/tenancy.js";
 import { AccountReadings, PROBE_TIMEOUT_MS } from "./account.js";
 import type { SpendAlerts } from "./alerts.js";
 import { applicable, type BudgetSubject, dayOf, HOLD_TTL_MS, holdItems, jobFields } from "./budgets.js";
-import { budgetUnitText, spendKindOf } from "./data/kinds.js";
+import { spendKindOf } from "./data/kinds.js";
 import { Lull } from "./lull.js";
 import { type Origin, originOf } from "./origin.js";
 import { keyIdOf, OPEN_PERIOD, periodOf, readingOf } from "./readings.js";
@@ -40,10 +41,10 @@ const BOOKKEEPING_WAIT_MS = 500;
 export class BudgetError extends BotError {
   readonly code = "limit.budget";
   constructor(
-    userMessage: string,
+    said: Msg,
     readonly scope: string,
   ) {
-    super(userMessage);
+    super(said);
   }
 }
 
@@ -52,12 +53,10 @@ export class BudgetUncheckedError extends BotError {
   readonly code = "limit.budget_unknown";
   override readonly retryable = true;
   constructor(platform: Actor["platform"], cause?: unknown) {
-    const what = platform === "slack" ? "user groups" : "roles";
-    const where = platform === "slack" ? "Slack" : "Discord";
-    super(
-      `Your ${what} could not be read from ${where} just now, and a budget of one may apply to you. Try again in a moment; if this keeps happening, tell an admin. Nothing was started or charged.`,
-      { message: `${what} unknown for a budget check`, cause },
-    );
+    super(msg("refusal.budget.unchecked", { place: platform }), {
+      message: `${platform === "slack" ? "user groups" : "roles"} unknown for a budget check`,
+      cause,
+    });
   }
 }
 
@@ -420,25 +419,27 @@ function refusalMessage(
   refusal: { rule: Budget; used: number; limit: number },
   paid: PaidStart,
   period: string,
-): string {
+): Msg {
   const { rule, used, limit } = refusal;
   const { actor, conversation } = paid;
-  const place = actor.platform === "discord" ? "server" : "workspace";
+  const place = actor.platform;
   // A follow-up clicked in a DM is held to the budget of the channel its job was asked in.
   const elsewhere = originOf(actor, conversation).channelId !== conversation.channelId;
-  const whose: Record<Budget["scope"], string> = {
-    user: rule.id === "*" ? "the budget each person has" : "your budget",
-    role:
-      actor.platform === "slack" ? "the budget of a user group you are in" : "the budget of a role you have",
-    channel: elsewhere ? "the budget of the channel this job was asked in" : "this channel's budget",
-    everyone: `this ${place}'s budget`,
+  const scope: Record<Budget["scope"], string> = {
+    user: rule.id === "*" ? "each" : "user",
+    role: "role",
+    channel: elsewhere ? "origin" : "channel",
+    everyone: "everyone",
   };
-  const unit = budgetUnitText(rule.unit);
-  const shown = Math.round(used * 100) / 100;
-  const left = Math.max(0, Math.round((limit - used) * 100) / 100);
-  const resets =
-    period === OPEN_PERIOD
-      ? "only when an admin changes it (the service gives no reset date)"
-      : `on ${period.slice(0, 10)}`;
-  return `This would go over ${whose[rule.scope]}: ${shown} of ${limit} ${unit} used this period, ${left} left. It resets ${resets}. An admin of this ${place} can raise it with the budget command. Nothing was started or charged.`;
+  return msg("refusal.budget.over", {
+    whose: msg("refusal.budget.whose", { scope: scope[rule.scope], place }),
+    used: Math.round(used * 100) / 100,
+    limit,
+    unit: rule.unit,
+    left: Math.max(0, Math.round((limit - used) * 100) / 100),
+    open: String(period === OPEN_PERIOD),
+    day: period.slice(0, 10),
+    place,
+    budget: command("budget"),
+  });
 }

@@ -4,6 +4,7 @@ import { SecretsError } from "../../store/secrets.js";
 import type { TenantPatch, TenantSettings, TenantStore } from "../../store/tenants.js";
 import type { Actor, ConversationRef } from "../base/ports.js";
 import { AccessError, SetupError } from "../base/refusals.js";
+import { msg, command as ref } from "../i18n/msg.js";
 
 /**
  * A tenant is a Discord guild or a Slack workspace: it owns an API key (its own, stored
@@ -101,7 +102,7 @@ export class Tenancy {
       if (!(error instanceof SecretsError)) throw error;
       throw new SetupError(
         "setup.key_unreadable",
-        "The stored API key of this server or workspace cannot be read (the bot's SECRETS_KEY changed). An admin must run setup and enter the key again.",
+        msg("refusal.setup.key_unreadable", { setup: ref("setup") }),
         { message: error.message, cause: error },
       );
     }
@@ -119,26 +120,23 @@ export class Tenancy {
   ): void {
     const admin = isAdmin(actor, settings);
     if (command?.adminOnly && !admin) {
-      throw new AccessError("access.admin_only", `Only admins can use ${command.name.replace(".", " ")}.`);
+      throw new AccessError(
+        "access.admin_only",
+        msg("refusal.access.admin_command", { command: ref(command.name) }),
+      );
     }
     if (admin) return;
     if (
       settings.allowedChannelIds.length > 0 &&
       !settings.allowedChannelIds.includes(conversation.channelId)
     ) {
-      throw new AccessError(
-        "access.channel",
-        "The bot is not enabled in this channel. Use it in one of the channels an admin allowed.",
-      );
+      throw new AccessError("access.channel", msg("refusal.access.channel"));
     }
     if (
       settings.allowedRoleIds.length > 0 &&
       !actor.roleIds.some((role) => settings.allowedRoleIds.includes(role))
     ) {
-      throw new AccessError(
-        "access.role",
-        "You do not have a role that may use the bot here. Ask an admin for access.",
-      );
+      throw new AccessError("access.role", msg("refusal.access.role"));
     }
   }
 }

@@ -9,6 +9,7 @@ import {
   type Tone,
 } from "../../core/base/cards.js";
 import type { Message } from "../../core/base/ports.js";
+import { translatorFor } from "../../core/i18n/translator.js";
 import { SLACK_LIMITS as L } from "../limits.js";
 import { encodeActionId } from "./action-id.js";
 import { cut, escapeText, lineText, link, linkable, mrkdwn } from "./mrkdwn.js";
@@ -154,10 +155,9 @@ function mediaBlocks(
     }
   }
   if (inThread.length > 0) {
-    const where =
-      filesInThread === "uploading"
-        ? "uploading into the thread of this message…"
-        : "in the thread of this message";
+    const where = translatorFor(card.locale).text(
+      filesInThread === "uploading" ? "platform.slack.files_uploading" : "platform.slack.files_in_thread",
+    );
     blocks.push(context(`📎 ${inThread.map(escapeText).join(", ")}: ${where}`));
   }
   return { blocks, links };

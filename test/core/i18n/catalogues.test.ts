@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { type MessageFormatElement, parse, TYPE } from "@formatjs/icu-messageformat-parser";
 import { describe, expect, it } from "vitest";
 import { catalogueOf, ENGLISH, LOCALES } from "../../../src/core/i18n/catalogues.js";
@@ -44,4 +46,43 @@ describe("the message catalogues", () => {
       });
     });
   }
+
+  describe("each file of the catalogues", () => {
+    const root = join(import.meta.dirname, "../../../src/core/i18n/locales");
+    const keysOf = (file: string) =>
+      Object.keys(JSON.parse(readFileSync(join(root, file), "utf8")) as object);
+    // The main files (`<tag>.json`), then each area's (`<area>/<tag>.json`).
+    const areas = [
+      "",
+      ...readdirSync(root, { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => d.name),
+    ];
+    const fileOf = (area: string, locale: string) => (area ? `${area}/${locale}.json` : `${locale}.json`);
+
+    it("has one file per area for each locale, with the keys of English's file of that area", () => {
+      const differing: string[] = [];
+      for (const area of areas) {
+        const english = keysOf(fileOf(area, "en")).sort();
+        for (const locale of LOCALES) {
+          const own = keysOf(fileOf(area, locale)).sort();
+          if (own.join() !== english.join()) differing.push(fileOf(area, locale));
+        }
+      }
+      expect(differing).toEqual([]);
+    });
+
+    it("holds each key in one file only, and every key is in the catalogue", () => {
+      const seen = new Map<string, string>();
+      const twice: string[] = [];
+      for (const area of areas) {
+        for (const key of keysOf(fileOf(area, "en"))) {
+          if (seen.has(key)) twice.push(`${key}: ${seen.get(key)} and ${fileOf(area, "en")}`);
+          seen.set(key, fileOf(area, "en"));
+        }
+      }
+      expect(twice).toEqual([]);
+      expect([...seen.keys()].sort()).toEqual(Object.keys(ENGLISH).sort());
+    });
+  });
 });

@@ -14,6 +14,7 @@ import {
   MessageFlags,
   ApplicationCommandOptionType as Opt,
 } from "discord-api-types/v10";
+import { watched } from "../watch.js";
 import type { Clock } from "./clock.js";
 import { interactionBase, type Owners, ownersOf } from "./payloads.js";
 import { walkComponents } from "./rules.js";
@@ -126,6 +127,7 @@ export function createInjector(deps: InjectorDeps) {
     const id = world.ids.snowflake();
     const token = world.ids.interactionToken(id);
     const base = interactionBase(world, { id, token, type, userId, channelId, owners });
+    watched.given(data);
     const payload = {
       ...base,
       data,

@@ -17,6 +17,7 @@ import {
   Locale,
   PermissionFlagsBits,
 } from "discord-api-types/v10";
+import { watched } from "../watch.js";
 import type { World } from "./state.js";
 
 const APPLICATION_FLAGS =
@@ -149,7 +150,7 @@ export function interactionBase(
     token: origin.token,
     version: 1 as const,
     channel_id: channel.id,
-    locale: world.locales.get(origin.userId) ?? Locale.EnglishUS,
+    locale: world.locales.get(origin.userId) ?? watched.locale() ?? Locale.EnglishUS,
     entitlements: [],
     attachment_size_limit: world.interactionUploadLimit(origin.userId, channel.id),
   };

@@ -13,6 +13,7 @@ import {
 } from "discord-api-spec/zod";
 import { en } from "zod/locales";
 import type { ZodMiniType } from "zod/mini";
+import { watched } from "../watch.js";
 import { DiscordHttpError, type ErrorDetails, type Rejection } from "./errors.js";
 
 /** The request bodies the fake checks, by the discord-api-spec schema name used in reports. */
@@ -90,14 +91,22 @@ export function invalidFormBody(rejection: Rejection): DiscordHttpError {
 
 /** Throws Discord's answer to a body the named schema refuses. */
 export function assertSchema(name: SchemaName, body: unknown, prefix: Path = []): void {
+  // Commands' registration and DM channels show no text of the bot's own in chat.
+  if (!name.startsWith("Application") && name !== "CreatePrivateChannelRequestSchema") {
+    watched.shown("discord", name, body);
+  }
   const issues = checkSchema(requestSchemas[name], body, prefix);
+  watched.refused("discord", name, issues.map(issueText));
   if (issues.length) throw invalidFormBody({ kind: "schema", schema: name, issues });
 }
 
 /** Throws Discord's answer to a body that breaks a rule the schemas do not encode. */
 export function assertRules(issues: Issue[]): void {
+  watched.refused("discord", "rules", issues.map(issueText));
   if (issues.length) throw invalidFormBody({ kind: "rule", issues });
 }
+
+const issueText = (issue: Issue) => `${issue.path}: ${issue.message}`;
 
 function toErrorDetails(issues: Issue[]): ErrorDetails {
   const root: Record<string, unknown> = {};

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { pipeline } from "node:stream/promises";
 import { setTimeout as sleep } from "node:timers/promises";
+import { watched } from "../watch.js";
 import { Failure, HttpError } from "./errors.js";
 import { type Ctx, contentTypeOf, parseJsonBody, type Reply } from "./http.js";
 import { pathMatches } from "./paths.js";
@@ -114,6 +115,8 @@ async function write(res: ServerResponse, call: RecordedCall, reply: Reply, head
   }
   const text = "json" in reply ? JSON.stringify(reply.json) : reply.text;
   const type = "json" in reply ? { "content-type": "application/json" } : {};
+  // The service's own words (names, prompts, reasons) may be quoted to people as they came.
+  watched.given("json" in reply ? reply.json : text);
   res.writeHead(status, { ...type, ...reply.headers, "content-length": Buffer.byteLength(text) });
   res.end(text);
 }

@@ -1,3 +1,4 @@
+import { watched } from "../watch.js";
 import { fail, isFailure, type Method, str } from "./methods/args.js";
 import type { SlackState } from "./state.js";
 
@@ -85,6 +86,7 @@ export const functionMethods: Record<string, Method> = {
   }),
   "functions.completeError": complete("functions.completeError", (execution, args) => {
     const error = str(args, "error");
+    watched.shown("slack", "functions.completeError", { text: error });
     if (!error) return "invalid_arguments";
     Object.assign(execution, { state: "failed", error });
     return undefined;

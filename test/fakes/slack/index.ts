@@ -12,6 +12,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import { watched } from "../watch.js";
 import { addUserFile, handleDownload, handleUpload, isFilePath } from "./files.js";
 import type { FunctionExecution } from "./functions.js";
 import {
@@ -337,12 +338,23 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
 
   const user = (id: string) => state.users.get(id)!;
   const asForm = (payload: object) => ({ payload: JSON.stringify(payload) });
+  // What a person typed or picked (not the bot's own messages and forms it refers to).
   const payloads: FakeSlack["payloads"] = {
-    slashCommand: (input = {}) => slashCommand(state, input),
-    blockAction: (input) => blockAction(state, input),
-    viewSubmission: (input) => viewSubmission(state, input),
+    slashCommand: (input = {}) => {
+      watched.given(input.text);
+      return slashCommand(state, input);
+    },
+    blockAction: (input) => {
+      watched.given(input.value);
+      return blockAction(state, input);
+    },
+    viewSubmission: (input) => {
+      watched.given(input.values);
+      return viewSubmission(state, input);
+    },
     messageShortcut: (input) => messageShortcut(state, input),
     functionExecuted: (input) => {
+      watched.given(input);
       const { execution, team, inner } = startExecution(input);
       return { execution, payload: eventBody(team.id, inner) };
     },
@@ -506,8 +518,10 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
         ...(await postSigned(eventsUrl, asForm(built.payload), state.signingSecret, delivery)),
       };
     },
-    postAsUser: ({ user = state.userIds.requester, channel = state.channelId, text = "", files }) =>
-      state.postUserMessage(channel, user, { text, files }),
+    postAsUser: ({ user = state.userIds.requester, channel = state.channelId, text = "", files }) => {
+      watched.given([text, files]);
+      return state.postUserMessage(channel, user, { text, files });
+    },
     async messageShortcut(eventsUrl, input, delivery) {
       const built = payloads.messageShortcut(input);
       return {

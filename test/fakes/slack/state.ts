@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Readable } from "node:stream";
 import type { AnyBlock } from "@slack/types";
+import { watched } from "../watch.js";
 import { FUNCTION_TOKEN_TTL_MS, type FunctionExecution } from "./functions.js";
 
 /** Slack's documented windows: a trigger_id lives 3 s, a response_url takes 5 posts within 30 min. */
@@ -656,7 +657,7 @@ export class SlackState {
       is_app_user: false,
       tz: "Europe/Berlin",
       tz_offset: 3600,
-      locale: "en-US",
+      locale: watched.locale() ?? "en-US",
       updated: 1_700_000_000,
       profile: {
         real_name: realName,

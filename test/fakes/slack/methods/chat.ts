@@ -1,4 +1,5 @@
 import type { AnyBlock } from "@slack/types";
+import { watched } from "../../watch.js";
 import { messageBlockErrors } from "../blocks.js";
 import type { Message } from "../state.js";
 import {
@@ -28,11 +29,16 @@ export interface Content {
  */
 export function readContent(args: Args, fileShowable?: (id: string) => boolean): Content | Failure {
   const text = str(args, "text");
-  if (text !== undefined && text.length > MAX_TEXT) return fail("msg_too_long");
   const blocks = jsonArg(args, "blocks");
+  watched.shown("slack", "message", { text, blocks });
+  if (text !== undefined && text.length > MAX_TEXT) {
+    watched.refused("slack", "message", ["msg_too_long"]);
+    return fail("msg_too_long");
+  }
   if (blocks === undefined) return { text };
   if (blocks === INVALID_JSON || !Array.isArray(blocks)) return fail("invalid_blocks_format");
   const errors = messageBlockErrors(blocks, fileShowable);
+  watched.refused("slack", "message", errors);
   if (errors.length > 0) {
     return fail("invalid_blocks", {
       errors,

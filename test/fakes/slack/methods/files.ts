@@ -1,3 +1,4 @@
+import { watched } from "../../watch.js";
 import { fileObject, typeOf } from "../files.js";
 import type { SlackFile, SlackState, Upload, UploadPolicy } from "../state.js";
 import { type Failure, fail, isFailure, jsonArg, type Method, memberChannel, str } from "./args.js";
@@ -60,6 +61,7 @@ export const fileMethods: Record<string, Method> = {
           return fail(member.error === "channel_not_found" ? "invalid_channel" : member.error);
       }
       const initialComment = str(args, "initial_comment");
+      watched.shown("slack", "files.completeUploadExternal", { text: initialComment });
       // Slack ignores `blocks` when an initial_comment is given.
       const content =
         initialComment !== undefined ? { text: initialComment } : readContent({ blocks: args.blocks });

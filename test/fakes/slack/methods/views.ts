@@ -1,4 +1,5 @@
 import type { AnyBlock } from "@slack/types";
+import { watched } from "../../watch.js";
 import { viewErrors } from "../blocks.js";
 import type { SlackState, SlackView, Workspace } from "../state.js";
 import { type Args, type Failure, fail, isFailure, jsonArg, type Method, str } from "./args.js";
@@ -6,7 +7,9 @@ import { type Args, type Failure, fail, isFailure, jsonArg, type Method, str } f
 /** Slack answers a malformed view with invalid_arguments and its reasons in response_metadata. */
 function readView(args: Args): Record<string, unknown> | Failure {
   const view = jsonArg(args, "view");
+  watched.shown("slack", "view", view);
   const errors = viewErrors(view);
+  watched.refused("slack", "view", errors);
   if (errors.length > 0) {
     return fail("invalid_arguments", { response_metadata: { messages: errors.map((e) => `[ERROR] ${e}`) } });
   }
