@@ -5,6 +5,7 @@ import { type ButtonOptions, buttonOf } from "../render/controls.js";
 import { viewOf } from "../render/job.js";
 import { confirm, confirmBoth } from "./choose.js";
 import type { AnyAction } from "./define.js";
+import { deleteResult } from "./delete.js";
 import {
   animateImage,
   animateMockup,
@@ -32,6 +33,7 @@ export const ACTIONS = [
   animateMockup,
   useInMockup,
   savePreset,
+  deleteResult,
   page,
   show,
   panel,

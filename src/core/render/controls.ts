@@ -14,7 +14,8 @@ export type PlacedAction =
   | "my_default"
   | "server_default"
   | "delete_preset"
-  | "negative_prompt";
+  | "negative_prompt"
+  | "delete_result";
 
 export interface ButtonOptions {
   style?: ButtonStyle | undefined;

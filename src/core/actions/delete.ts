@@ -1,0 +1,18 @@
+import { z } from "zod";
+import { msg } from "../i18n/msg.js";
+import { defineAction } from "./define.js";
+
+/**
+ * Delete under a finished result: its requester or an admin removes its message (flows/delete.ts
+ * decides and does it); the question asked first carries the value "sure".
+ */
+export const deleteResult = defineAction({
+  name: "delete_result",
+  value: z.literal("sure", { error: "That is not a Delete of this result." }).optional(),
+  who: "requester",
+  othersTold: ", who asked for this result, or an admin can delete it.",
+  button: { label: msg("action.delete"), style: "danger" },
+  // Its button is drawn as the result is delivered, so "ended" rather than "delivered".
+  appliesTo: (job) => job.state === "done" || job.state === "failed",
+  run: (ctx) => ctx.deleteResult(ctx.value === "sure"),
+});
