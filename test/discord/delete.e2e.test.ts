@@ -44,6 +44,16 @@ async function confirmDelete(message: APIMessage, user = world.fake.users.reques
   return { question, sure: world.controlId(question, DELETE, "sure") };
 }
 
+/** The custom_id of the button labelled `label` on `message`. */
+function buttonId(message: APIMessage, label: string): string {
+  const rows = (message.components ?? []) as unknown as {
+    components: { label?: string; custom_id?: string }[];
+  }[];
+  const found = rows.flatMap((r) => r.components).find((c) => c.label === label);
+  if (!found?.custom_id) throw new Error(`no button ${label} on ${message.id}`);
+  return found.custom_id;
+}
+
 describe("Delete on a finished result on Discord", () => {
   it("the requester confirms: the message is deleted, the question says so, and the jobs list shows it deleted without its link", async () => {
     const { message } = await finished("a fox to delete");
@@ -105,5 +115,17 @@ describe("Delete on a finished result on Discord", () => {
     await world.until(() => world.fake.message(message.id) === undefined);
     await answered(click, "its message is deleted");
     expect(deletesOf(message, click)).toHaveLength(1);
+  }, 30_000);
+
+  it("from the jobs list: its Delete asks, then deletes that job's message", async () => {
+    const { message } = await finished("listed for deletion");
+    const list = await world.run({ name: "jobs" });
+    const click = await world.fake.clickButton(list, buttonId(list, "Delete: Image: listed for deletion"));
+    const question = await answered(click, "cannot be brought back");
+    expect(shown(question)).toContain("listed for deletion");
+    await world.fake.clickButton(question, world.controlId(question, DELETE, "sure"));
+    await world.until(() => world.fake.message(message.id) === undefined);
+    expect(deletesOf(message)).toHaveLength(1);
+    expect(shown(await world.run({ name: "jobs" }))).toMatch(/listed for deletion[\s\S]*Done · deleted/);
   }, 30_000);
 });

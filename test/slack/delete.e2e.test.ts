@@ -117,4 +117,33 @@ describe("Delete on a finished result on Slack", () => {
       ),
     );
   }, 30_000);
+
+  it("from /media jobs: its Delete asks, then deletes that job's message", async () => {
+    const result = await world.job("image generate listed for deletion");
+    const before = world.fake.ephemerals().length;
+    await world.command("jobs");
+    const list = await world.until(() =>
+      world.fake
+        .ephemerals()
+        .slice(before)
+        .find((m) => shown(m).includes("Your jobs")),
+    );
+    const button = (
+      list.blocks as { type: string; elements?: { action_id: string; text: { text: string } }[] }[]
+    )
+      .flatMap((block) => (block.type === "actions" ? (block.elements ?? []) : []))
+      .find((e) => e.text.text === "Delete: Image: listed for deletion")?.action_id;
+    expect(button).toBeDefined();
+    const asked = world.fake.ephemerals().length;
+    await click(button!, list.message_ts);
+    const question = await world.until(() =>
+      world.fake
+        .ephemerals()
+        .slice(asked)
+        .find((m) => shown(m).includes("cannot be brought back")),
+    );
+    await click(deleteOf(question)!, question.message_ts);
+    await world.until(() => !exists(result));
+    expect(chatDeletes(result)).toHaveLength(1);
+  }, 30_000);
 });
