@@ -66,9 +66,11 @@ export function actionButton(
 
 /**
  * The buttons under a finished job: every action with a button that applies to it, in catalogue
- * order, in the language of its requester.
+ * order, in the language of its requester; none once its result was deleted.
  */
 export function controlsFor(job: JobRecord): CardAction[] {
+  // A deleted result offers nothing more (its buttons would be refused).
+  if (job.deleted) return [];
   const t = translatorFor(viewOf(job).locale);
   return ACTIONS.flatMap((def: AnyAction) => {
     if (def.on === "list" || def.on === "settings") return [];

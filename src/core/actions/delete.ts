@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { msg } from "../i18n/msg.js";
+import { DELETE_RESULT } from "../render/delete.js";
 import { defineAction } from "./define.js";
 
 /**
@@ -7,7 +8,7 @@ import { defineAction } from "./define.js";
  * decides and does it); the question asked first carries the value "sure".
  */
 export const deleteResult = defineAction({
-  name: "delete_result",
+  name: DELETE_RESULT,
   value: z.literal("sure", { error: "That is not a Delete of this result." }).optional(),
   who: "requester",
   othersTold: ", who asked for this result, or an admin can delete it.",

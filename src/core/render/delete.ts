@@ -9,6 +9,9 @@ import { clip } from "./text.js";
  * to the person who deleted it. The job itself stays in the jobs list, marked deleted.
  */
 
+/** The action of Delete (actions/delete.ts); the settings panel leaves its button out. */
+export const DELETE_RESULT = "delete_result";
+
 /** How many finished jobs of a jobs list's page get a Delete button (the others: on their messages). */
 export const DELETES_LISTED = 4;
 
