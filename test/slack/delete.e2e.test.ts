@@ -146,4 +146,37 @@ describe("Delete on a finished result on Slack", () => {
     await world.until(() => !exists(result));
     expect(chatDeletes(result)).toHaveLength(1);
   }, 30_000);
+
+  it("a private result, in the person's DM with the bot, goes at the first click with its files", async () => {
+    const since = world.ephemeralTexts().length;
+    await world.command("image generate a secret heron --delivery private");
+    const dm = await world.until(() => {
+      const call = world.fake.calls.find(
+        (c) => c.method === "chat.postMessage" && String(c.args.channel).startsWith("D"),
+      );
+      return call && String(call.args.channel);
+    });
+    const result = await world.until(() =>
+      world.fake
+        .messages(dm)
+        .find((m) => !m.thread_ts && shown(m).includes("a secret heron") && deleteOf(m) !== undefined),
+    );
+    await world.until(() =>
+      world.fake.messages(dm).some((m) => m.thread_ts === result.ts && m.files?.length),
+    );
+    await world.fake.blockAction(world.eventsUrl, {
+      actionId: deleteOf(result)!,
+      message: result.ts,
+      channel: dm,
+    });
+    await world.until(() => !world.fake.messages(dm).some((m) => m.ts === result.ts));
+    expect(world.fake.messages(dm).filter((m) => m.thread_ts === result.ts)).toEqual([]);
+    expect(
+      world
+        .ephemeralTexts()
+        .slice(since)
+        .some((t) => t.includes("cannot be brought back")),
+    ).toBe(false);
+    expect(chatDeletes(result)).toHaveLength(1);
+  }, 30_000);
 });
