@@ -21,7 +21,7 @@ import { botServices, handleCommand, startQueued } from "./flows/command.js";
 import type { Core } from "./flows/core.js";
 import { failureCard } from "./flows/failures.js";
 import { createHooks } from "./flows/hooks.js";
-import { createTurns } from "./flows/queue.js";
+import { createTurns, jobsNowOf } from "./flows/queue.js";
 import { linkingRefusedFiles } from "./flows/refused-files.js";
 import { publishHome } from "./flows/settings.js";
 import { StartIntents } from "./flows/start-intents.js";
@@ -131,6 +131,7 @@ export function createBot(options: BotOptions): Bot {
     adapter,
     logger,
     owner: `alerts:${process.pid}:${randomUUID()}`,
+    jobsNow: (tenant) => jobsNowOf(stores.queue, tenant),
   });
   const spending = new Spending({
     store: stores.spend,

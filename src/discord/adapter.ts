@@ -8,7 +8,7 @@ import {
   Routes,
 } from "discord.js";
 import { isCard } from "../core/base/cards.js";
-import { MessageGoneError } from "../core/base/errors.js";
+import { DeleteRefusedError, MessageGoneError } from "../core/base/errors.js";
 import type { Logger } from "../core/base/log.js";
 import type {
   ChatAdapter,
@@ -19,7 +19,7 @@ import type {
   PostOptions,
 } from "../core/base/ports.js";
 import { type Translator, translatorFor } from "../core/i18n/translator.js";
-import { answerOf, chatErrorOf } from "./answers.js";
+import { answerOf, chatErrorOf, deleteErrorOf, PRIVATE_REPLY } from "./answers.js";
 import { filesOf, type Uploader } from "./files.js";
 import { DISCORD_LIMITS } from "./limits.js";
 import { type PlaceInfo, placeOf } from "./places.js";
@@ -206,6 +206,39 @@ export class DiscordAdapter implements ChatAdapter {
     return this.change(ref, message).catch((error: unknown) => {
       throw chatErrorOf(error);
     });
+  }
+
+  /**
+   * Deletes through the click's own interaction when the click is on that very message (`@original`
+   * of a component's interaction is the message it is on): the only way to a private reply, or to
+   * one where the bot is no member, once the job that posted it kept no token. Otherwise through
+   * the message's own token while it lives, else with the bot token, which deletes the bot's own
+   * messages in channels and DMs. Unknown Message (10008) is a message gone already: done.
+   */
+  async remove(ref: MessageRef, click?: ConversationRef): Promise<void> {
+    try {
+      await this.erase(ref, click);
+    } catch (error) {
+      const refused = deleteErrorOf(error);
+      if (refused !== undefined) throw refused;
+    }
+  }
+
+  private async erase(ref: MessageRef, click: ConversationRef | undefined): Promise<void> {
+    const { rest, applicationId } = this.options;
+    const clicked = click && click.data?.deferral === "update" ? this.live(click) : undefined;
+    if (clicked) {
+      await rest.delete(Routes.webhookMessage(applicationId(), clicked.token, "@original"), { auth: false });
+      return;
+    }
+    const token = this.live(ref);
+    if (token) {
+      await rest.delete(Routes.webhookMessage(applicationId(), token.token, ref.messageId), { auth: false });
+      return;
+    }
+    if (ref.data?.ephemeral === true || ref.data?.gestureOnly === true)
+      throw new DeleteRefusedError(PRIVATE_REPLY);
+    await rest.delete(Routes.channelMessage(ref.channelId, ref.messageId));
   }
 
   /** The clicked message, replaced through the click's own interaction (deferred as an update), private ones too. */

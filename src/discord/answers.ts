@@ -1,5 +1,11 @@
 import { DiscordAPIError, HTTPError } from "discord.js";
-import { BotError, FileRefusedError, MessageGoneError, UndeliverableError } from "../core/base/errors.js";
+import {
+  BotError,
+  DeleteRefusedError,
+  FileRefusedError,
+  MessageGoneError,
+  UndeliverableError,
+} from "../core/base/errors.js";
 
 /**
  * Every answer the bot can get from the Discord routes it calls, sorted once into what the bot
@@ -231,3 +237,35 @@ export function chatErrorOf(error: unknown): unknown {
       return error;
   }
 }
+
+/** Why Discord would not delete a message, by its code; any other refusal says only that. */
+const NOT_DELETED = new Map<number, string>([
+  [
+    50013,
+    "Discord did not let the bot delete this message (a message not the bot's own needs Manage Messages in its channel), so it stays.",
+  ],
+  [50001, "The bot can no longer see this message's channel, so it cannot delete the message there."],
+  [10003, "This message's channel no longer exists."],
+]);
+
+/**
+ * What a refused delete means: undefined when the message was gone already (Unknown Message,
+ * which is what the person wanted), a `DeleteRefusedError` saying why for a refusal, and anything
+ * else (passing trouble) as `chatErrorOf` has it.
+ */
+export function deleteErrorOf(error: unknown): unknown {
+  if (error instanceof BotError) return error;
+  const { verdict } = answerOf(error);
+  if (verdict === "gone") return undefined;
+  if (verdict !== "conversation" && verdict !== "credential") return chatErrorOf(error);
+  const code = error instanceof DiscordAPIError ? Number(error.code) : 0;
+  const why =
+    verdict === "credential"
+      ? PRIVATE_REPLY
+      : (NOT_DELETED.get(code) ?? "Discord refused to delete this message, so it stays.");
+  return new DeleteRefusedError(why, { message: described(error), cause: error });
+}
+
+/** A reply only an interaction reaches, once its token died (15 minutes), cannot be deleted by the bot. */
+export const PRIVATE_REPLY =
+  "Discord lets the bot reach this reply only through a click on it: use Delete on the message itself, or Dismiss message under it.";

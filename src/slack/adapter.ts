@@ -4,6 +4,7 @@ import { request } from "undici";
 import { type Card, card, isCard } from "../core/base/cards.js";
 import {
   BotError,
+  DeleteRefusedError,
   FileRefusedError,
   MessageGoneError,
   StepEndedError,
@@ -138,26 +139,33 @@ function withoutFiles(message: Message, why: string): Message {
 }
 
 /**
- * An answer through a response_url (valid 30 minutes, five times): a new ephemeral message, or the
- * clicked message replaced.
+ * An answer through a response_url (valid 30 minutes, five times): a new ephemeral message, the
+ * clicked message replaced, or deleted (`rendered` undefined).
  */
 async function respond(
   url: string,
-  rendered: { text: string; blocks: unknown[] },
+  rendered: { text: string; blocks: unknown[] } | undefined,
   how: "ephemeral" | "replace" = "ephemeral",
 ): Promise<void> {
+  const body = rendered
+    ? { ...(how === "replace" ? { replace_original: true } : { response_type: "ephemeral" }), ...rendered }
+    : { delete_original: true };
   const answer = await request(url, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      ...(how === "replace" ? { replace_original: true } : { response_type: "ephemeral" }),
-      ...rendered,
-    }),
+    body: JSON.stringify(body),
   });
-  const body = await answer.body.text();
+  const text = await answer.body.text();
   if (answer.statusCode !== 200)
-    throw new Error(`response_url refused the answer: HTTP ${answer.statusCode} ${body.slice(0, 200)}`);
+    throw new Error(`response_url refused the answer: HTTP ${answer.statusCode} ${text.slice(0, 200)}`);
 }
+
+/** Where the files the bot shared into a message's thread are noted, for its deletion. */
+const threadFilesKey = (ref: MessageRef) => `thread-files:${ref.channelId}:${ref.messageId}`;
+
+/** What is said where neither the bot nor the click can reach an ephemeral message. */
+const EPHEMERAL_KEPT =
+  "Slack lets the bot remove a message only you see through a click on it: use Delete on the message itself (it also goes when you reload Slack).";
 
 export interface SlackAdapterOptions {
   /** Pacing and waits (tests compress them with the fake Slack's minute). */
@@ -338,6 +346,55 @@ export class SlackAdapter implements ChatAdapter {
     } catch (error) {
       if (error instanceof FileRefusedError || error instanceof UndeliverableError) return {};
       throw error;
+    }
+  }
+
+  /**
+   * chat.delete with the workspace's token, after the files the bot shared into the message's
+   * thread (files.delete: Slack keeps a thread's replies, and a result's files are replies). A
+   * message Slack no longer has is done. An ephemeral message, or one the bot may not delete, goes
+   * through the click's response_url (delete_original) when the click is on it.
+   */
+  async remove(ref: MessageRef, click?: ConversationRef): Promise<void> {
+    const responseUrl = typeof click?.live?.responseUrl === "string" ? click.live.responseUrl : undefined;
+    if (executionOf(ref)) {
+      throw new DeleteRefusedError(
+        "A workflow step's result is in its workflow: the bot posted no message of it.",
+      );
+    }
+    if (ref.data?.ephemeral) {
+      if (!responseUrl) throw new DeleteRefusedError(EPHEMERAL_KEPT);
+      return respond(responseUrl, undefined);
+    }
+    // No progress may land on it afterwards.
+    await this.passing.settle(messageKey(ref));
+    await this.removeThreadFiles(ref);
+    try {
+      await this.call(ref, "chat.delete", (c) =>
+        c.chat.delete({ channel: ref.channelId, ts: ref.messageId }),
+      );
+    } catch (error) {
+      if (error instanceof MessageGoneError) return;
+      if (!(error instanceof UndeliverableError)) throw error;
+      if (responseUrl) {
+        const through = await respond(responseUrl, undefined).then(
+          () => true,
+          () => false,
+        );
+        if (through) return;
+      }
+      throw new DeleteRefusedError(error.said, { message: error.message, cause: error });
+    }
+  }
+
+  /** The files noted as shared into the message's thread; those gone already, or not the bot's to delete, are left. */
+  private async removeThreadFiles(ref: MessageRef): Promise<void> {
+    const noted = await this.ledger.read(threadFilesKey(ref));
+    const ids = Array.isArray(noted) ? noted.filter((id): id is string => typeof id === "string") : [];
+    for (const id of ids) {
+      await this.call(ref, "files.delete", (c) => c.files.delete({ file: id })).catch((error: unknown) => {
+        if (!(error instanceof BotError)) throw error;
+      });
     }
   }
 
@@ -722,6 +779,14 @@ export class SlackAdapter implements ChatAdapter {
     }
   }
 
+  /** Adds `ids` to the files noted as in the message's thread. */
+  private async noteThreadFiles(ref: MessageRef, ids: readonly string[]): Promise<void> {
+    const noted = await this.ledger.read(threadFilesKey(ref));
+    const known = Array.isArray(noted) ? noted.filter((id): id is string => typeof id === "string") : [];
+    const all = [...new Set([...known, ...ids])];
+    if (all.length > known.length) await this.ledger.keep(threadFilesKey(ref), all);
+  }
+
   /** The files that have not reached this message's thread yet (a delivery repeated after a restart). */
   private async notUploaded(ref: MessageRef, files: readonly OutgoingFile[]): Promise<OutgoingFile[]> {
     const done = await Promise.all(files.map((file) => this.ledger.has(uploadKey(ref, file))));
@@ -758,6 +823,7 @@ export class SlackAdapter implements ChatAdapter {
         leftNothing,
       );
     }
+    await this.noteThreadFiles(ref, Object.values(ids));
     return ids;
   }
 

@@ -269,6 +269,18 @@ const BY_METHOD: Record<string, Record<string, Meaning>> = {
     // The message is accepted there, its files are not.
     posting_to_channel_denied: file("The bot may not share files in this channel."),
   },
+  "chat.delete": {
+    cant_delete_message: refused("Slack does not let the bot delete this message: it is not the bot's own."),
+    compliance_exports_prevent_deletion: refused(
+      "This workspace's compliance exports keep messages from being deleted.",
+    ),
+    channel_not_found: refused(
+      "The bot can no longer see this message's channel, so it cannot delete the message there.",
+    ),
+  },
+  "files.delete": {
+    cant_delete_file: refused("Slack does not let the bot delete this file."),
+  },
   "chat.update": {
     // Sharing a file into the message was refused: its files stay in the thread.
     posting_to_channel_denied: file("The bot may not share files in this channel."),
@@ -283,6 +295,7 @@ export const METHODS_CALLED = new Set([
   "oauth.v2.access",
   "chat.postMessage",
   "chat.update",
+  "chat.delete",
   "chat.postEphemeral",
   "conversations.history",
   "conversations.replies",
@@ -291,6 +304,7 @@ export const METHODS_CALLED = new Set([
   "files.getUploadURLExternal",
   "files.completeUploadExternal",
   "files.info",
+  "files.delete",
   "functions.completeSuccess",
   "functions.completeError",
   "users.info",

@@ -31,6 +31,16 @@ export class Ledger {
     return (await this.keyv.get(key)) !== undefined;
   }
 
+  /** What is kept under `key` (a message's files, for its deletion); undefined when nothing is. */
+  async read(key: string): Promise<unknown> {
+    return this.keyv.get(key);
+  }
+
+  /** Keeps `value` under `key`, as long as the ledger keeps anything. */
+  async keep(key: string, value: unknown): Promise<void> {
+    await this.keyv.set(key, value, this.keepMs);
+  }
+
   /** Notes that something is under way under `key` (see `has`), until `forget`. */
   async note(key: string): Promise<void> {
     await this.keyv.set(key, this.now(), this.keepMs);

@@ -49,6 +49,7 @@ export const SLACK_LIMITS = {
    */
   methodTiers: {
     "chat.update": 3,
+    "chat.delete": 3,
     "chat.postEphemeral": 4,
     "conversations.history": 3,
     "conversations.replies": 3,
@@ -57,6 +58,7 @@ export const SLACK_LIMITS = {
     "files.getUploadURLExternal": 4,
     "files.completeUploadExternal": 4,
     "files.info": 4,
+    "files.delete": 3,
     "functions.completeSuccess": 3,
     "functions.completeError": 3,
     "views.publish": 4,

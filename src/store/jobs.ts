@@ -59,6 +59,11 @@ export interface JobRecord {
   /** What the job yielded (the service's result, what delivery posted); null until there is one. */
   result: Json;
   error: { code: string; message: string } | null;
+  /**
+   * Set when its requester (or an admin) deleted its result: the message is gone (or shows the
+   * result no more), its follow-ups act no more, and the jobs list shows it deleted.
+   */
+  deleted?: { by: string; at: number };
 }
 
 export interface NewJob {
@@ -90,7 +95,7 @@ export function newJobId(): string {
 export type JobPatch = Partial<
   Pick<
     JobRecord,
-    "serviceJobId" | "state" | "delivery" | "progress" | "attempts" | "nextPollAt" | "error"
+    "serviceJobId" | "state" | "delivery" | "progress" | "attempts" | "nextPollAt" | "error" | "deleted"
   > & {
     message: unknown;
     inputs: unknown;
@@ -150,6 +155,7 @@ const jobObject = z.object({
   inputs: json,
   result: json,
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  deleted: z.object({ by: text, at: time }).optional(),
 });
 const jobSchema: z.ZodType<JobRecord> = jobObject;
 /**
@@ -165,6 +171,7 @@ const patchSchema = jobObject
     attempts: true,
     nextPollAt: true,
     error: true,
+    deleted: true,
     message: true,
     inputs: true,
     result: true,

@@ -1,6 +1,11 @@
 import type { Readable } from "node:stream";
 import { type Card, isCard } from "../../src/core/base/cards.js";
-import { FileRefusedError, MessageGoneError, UndeliverableError } from "../../src/core/base/errors.js";
+import {
+  DeleteRefusedError,
+  FileRefusedError,
+  MessageGoneError,
+  UndeliverableError,
+} from "../../src/core/base/errors.js";
 import type {
   ChatAdapter,
   ConversationRef,
@@ -133,6 +138,18 @@ export class FakeAdapter implements ChatAdapter {
     const files = await this.receive(message);
     this.state.set(ref.messageId, message);
     this.edits.push({ ref, message, files });
+  }
+
+  /** Messages the bot may not delete, only edit (as a platform keeps a message not the bot's own). */
+  readonly undeletable = new Set<string>();
+  /** Every message the bot deleted, in order (one already gone counts as deleted, again). */
+  readonly removed: MessageRef[] = [];
+
+  async remove(ref: MessageRef, _click?: ConversationRef): Promise<void> {
+    if (this.undeletable.has(ref.messageId))
+      throw new DeleteRefusedError("The platform does not let the bot delete this message.");
+    this.state.delete(ref.messageId);
+    this.removed.push(ref);
   }
 
   /** The clicked message (the conversation's `clicked` ref, as the harness sets it) becomes `message`. */

@@ -97,7 +97,14 @@ describe("lists on Discord", () => {
     // Newest first: the last eight images, then the third thumbnail, ..., ten on the first page.
     for (const message of jobMessages.slice(1)) expect(shown(first)).toContain(link(message));
     expect(shown(first)).not.toContain(link(jobMessages[0]!));
-    expect(buttons(first)).toEqual(["Next ▶"]);
+    // The page's four newest finished results each have a Delete, then the pages.
+    expect(buttons(first)).toEqual([
+      "Delete: Image: fox 8",
+      "Delete: Image: fox 7",
+      "Delete: Image: fox 6",
+      "Delete: Image: fox 5",
+      "Next ▶",
+    ]);
 
     const second = await click(first, "Next ▶");
     expect(shown(second)).toContain("Page 2 of 2, 11 in all.");

@@ -105,7 +105,14 @@ describe("lists in Slack", () => {
     // Newest first: the third thumbnail and the eight images on the first page, with the second thumbnail.
     for (const message of jobMessages.slice(1)) expect(shown(first)).toContain(link(message));
     expect(shown(first)).not.toContain(link(jobMessages[0]!));
-    expect(buttons(first)).toEqual(["Next ▶"]);
+    // The page's four newest finished results each have a Delete, then the pages.
+    expect(buttons(first)).toEqual([
+      "Delete: Image: fox 8",
+      "Delete: Image: fox 7",
+      "Delete: Image: fox 6",
+      "Delete: Image: fox 5",
+      "Next ▶",
+    ]);
 
     const second = await click(first, "Next ▶");
     expect(shown(second)).toContain("Page 2 of 2, 11 in all.");

@@ -74,8 +74,11 @@ describe("photo-avatar variants in Slack", () => {
         .map((c) => c.json),
     ).toEqual([expect.objectContaining({ variant: 1 })]);
     expect(headerOf(done)).toBe("✅ Photo avatar: Bea");
-    // The Keep buttons are gone; what is left leads on: a video with the new avatar.
-    expect(actionIds(done)).toEqual([`media:avatar_video:${jobIdOf(done)}:1`]);
+    // The Keep buttons are gone; what is left leads on (a video with the new avatar), and Delete.
+    expect(actionIds(done)).toEqual([
+      `media:avatar_video:${jobIdOf(done)}:1`,
+      `media:delete_result:${jobIdOf(done)}`,
+    ]);
     expect(shown(done)).toContain("Avatar id");
   });
 

@@ -5,6 +5,7 @@ import { type ButtonOptions, buttonOf } from "../render/controls.js";
 import { viewOf } from "../render/job.js";
 import { confirm, confirmBoth } from "./choose.js";
 import type { AnyAction } from "./define.js";
+import { deleteResult } from "./delete.js";
 import {
   animateImage,
   animateMockup,
@@ -33,6 +34,7 @@ export const ACTIONS = [
   animateMockup,
   useInMockup,
   savePreset,
+  deleteResult,
   page,
   show,
   panel,
@@ -66,9 +68,11 @@ export function actionButton(
 
 /**
  * The buttons under a finished job: every action with a button that applies to it, in catalogue
- * order, in the language of its requester.
+ * order, in the language of its requester; none once its result was deleted.
  */
 export function controlsFor(job: JobRecord): CardAction[] {
+  // A deleted result offers nothing more (its buttons would be refused).
+  if (job.deleted) return [];
   const t = translatorFor(viewOf(job).locale);
   return ACTIONS.flatMap((def: AnyAction) => {
     if (def.on === "list" || def.on === "settings") return [];

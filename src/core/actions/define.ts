@@ -57,6 +57,11 @@ export interface ActionContext<V, F = Record<string, never>> {
    * (Regenerate repeats the original's request, so it keeps the original's).
    */
   start(command: string, start: (media: MediaApi) => Promise<StartedJob>, filled?: Filled): Promise<void>;
+  /**
+   * Deletes the job's result for the clicker (flows/delete.ts), handed in like `start`: asked
+   * first unless `confirmed` (or only the requester sees it), once however often it is clicked.
+   */
+  deleteResult(confirmed: boolean): Promise<void>;
 }
 
 /** What a form's initial values may depend on besides the job. */
@@ -92,6 +97,8 @@ export interface ActionDef<N extends string = string, V = unknown, S extends z.Z
    * or "anyone" the tenant lets use the bot in the channel (follow-ups, which start jobs of their own).
    */
   who: "requester" | "anyone";
+  /** What someone else is told ("Only {person}, who started this job, or an admin can use its buttons."). */
+  othersTold?: MessageKey;
   /** One run at a time per key (a double click), refused with `refusal` meanwhile. */
   claim?: { key(job: JobRecord, event: ActionEvent): string; ttlMs: number; refusal: string };
   /**

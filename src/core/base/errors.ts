@@ -465,6 +465,15 @@ export class FileRefusedError extends BotError {
   readonly code = "chat.file_refused";
 }
 
+/**
+ * The platform would not delete the bot's message (it is not the bot's to delete, the bot may no
+ * longer see its channel, a private reply past the time its platform lets the bot reach it).
+ * `said` is the adapter's words: why, and what the person can do instead.
+ */
+export class DeleteRefusedError extends BotError {
+  readonly code = "chat.delete_refused";
+}
+
 /** The message to edit was deleted: what it was to show needs a new message. */
 export class MessageGoneError extends BotError {
   readonly code = "chat.message_gone";

@@ -112,6 +112,13 @@ export interface ChatAdapter {
    */
   replace(target: ConversationRef, message: Message): Promise<void>;
   /**
+   * Deletes a message the bot posted (with what it threaded under it: a result's files); resolves
+   * once it is gone, also when it was gone already. `click`, a gesture on that very message, lends
+   * its own credentials where the bot's do not reach (a private reply: Discord's interaction
+   * token, Slack's response_url). Throws `DeleteRefusedError` when the platform refuses.
+   */
+  remove(ref: MessageRef, click?: ConversationRef): Promise<void>;
+  /**
    * Largest file, in bytes, that can be uploaded to this conversation, or to this message by an
    * edit, with the credential the adapter would use now (Discord: the interaction's limit while
    * its token lives, the bot's own after). A file over it is shown as its link without being

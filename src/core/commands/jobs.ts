@@ -1,9 +1,10 @@
 import { z } from "zod";
-import type { JobRecord } from "../../store/jobs.js";
+import { isFinished, type JobRecord } from "../../store/jobs.js";
 import type { JobState } from "../api/job-status.js";
 import { card, type Line } from "../base/cards.js";
 import type { UndeliverableError } from "../base/errors.js";
 import { msg } from "../i18n/msg.js";
+import { deleteButtons } from "../render/delete.js";
 import { STATE_WORDS, viewOf } from "../render/job.js";
 import { listActions, listCard, pageOf } from "../render/lists.js";
 import { cancelButtons, waitingLine } from "../render/queue.js";
@@ -30,8 +31,19 @@ function resultLink(job: JobRecord): string | undefined {
 function stateOf(job: JobRecord): string {
   const progress = job.state === "working" && job.progress !== null ? ` ${Math.round(job.progress)}%` : "";
   const why = unposted(job) ? ` · not posted: ${job.error!.message}` : "";
-  return `${STATE_WORDS[job.state]}${progress}${why}`;
+  const deleted = job.deleted ? " · deleted" : "";
+  return `${STATE_WORDS[job.state]}${progress}${why}${deleted}`;
 }
+
+/** The link to a job's message: none for a deleted result's, which is gone. */
+const linkOf = (job: JobRecord, url: (job: JobRecord) => string | undefined) =>
+  job.deleted ? undefined : url(job);
+
+/** The page's finished results that may still be deleted, each with its title, for their Delete buttons. */
+const deletable = (jobs: readonly JobRecord[]) =>
+  jobs
+    .filter((job) => isFinished(job) && !job.deleted)
+    .map((job) => ({ id: job.id, title: viewOf(job).title }));
 
 /** "5 min", "3 h", "2 d": how long ago the job started. */
 export function ageOf(createdAt: number, now: number): string {
@@ -64,7 +76,7 @@ export const jobs = defineCommand({
       const { items, paging } = pageOf(ordered, options.page);
       const now = Date.now();
       const lines: Line[] = items.map((job) => {
-        const url = services.messageUrl(job);
+        const url = linkOf(job, services.messageUrl);
         return [
           `${viewOf(job).title} · ${stateOf(job)} · `,
           { userId: job.requester.userId },
@@ -85,7 +97,11 @@ export const jobs = defineCommand({
       return {
         reply: card("Everyone's jobs", "info", {
           lines: [...queued, ...lines],
-          actions: [...cancelButtons(waiting), ...listActions([], paging, { list: "jobs_all" })],
+          actions: [
+            ...cancelButtons(waiting),
+            ...deleteButtons(deletable(items)),
+            ...listActions([], paging, { list: "jobs_all" }),
+          ],
           footer: `${running} running${waiting.length > 0 ? `, ${waiting.length} waiting` : ""}. Page ${paging.page} of ${paging.totalPages}, ${paging.totalCount} in all.`,
         }),
       };
@@ -97,7 +113,7 @@ export const jobs = defineCommand({
       // A result nothing could show has no message worth opening: the entry says why, and links
       // the result itself where it has a link.
       const download = unposted(job) ? resultLink(job) : undefined;
-      const message = unposted(job) ? undefined : services.messageUrl(job);
+      const message = unposted(job) ? undefined : linkOf(job, services.messageUrl);
       return {
         title: viewOf(job).title,
         detail: `${stateOf(job)} · started ${when} UTC · job ${job.id}`,
@@ -107,7 +123,8 @@ export const jobs = defineCommand({
     });
     const list = listCard("Your jobs", entries, paging, { empty: "You have no jobs yet." }, { list: "jobs" });
     const waiting = options.page === 1 ? await services.listWaiting(actor) : [];
-    if (waiting.length === 0) return { reply: list };
+    const deletes = deleteButtons(deletable(items));
+    if (waiting.length === 0) return { reply: { ...list, actions: [...deletes, ...list.actions] } };
     return {
       reply: {
         ...list,
@@ -116,7 +133,7 @@ export const jobs = defineCommand({
           `Waiting their turn (nothing is charged until one starts):\n${waiting.map((job) => waitingLine(job)).join("\n")}`,
           ...(list.fields.length > 0 ? list.lines : []),
         ],
-        actions: [...cancelButtons(waiting), ...list.actions],
+        actions: [...cancelButtons(waiting), ...deletes, ...list.actions],
       },
     };
   },

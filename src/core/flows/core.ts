@@ -22,7 +22,7 @@ export interface Core {
   tenancy: Tenancy;
   engine: JobEngine;
   /** The store's lists that the engine does not keep (a tenant's jobs, for its admins). */
-  jobs: Pick<JobStore, "listByTenant" | "get" | "getMany" | "retentionMs">;
+  jobs: Pick<JobStore, "listByTenant" | "get" | "getMany" | "retentionMs" | "update">;
   claims: Claims;
   cache: CatalogCache;
   logger: Logger;

@@ -13,6 +13,7 @@ import type { Filled } from "../render/recipe.js";
 import { isAdmin, isPersonal } from "../tenancy/tenancy.js";
 import { admit, jobOf } from "./admit.js";
 import type { Core } from "./core.js";
+import { deletedResult, removeResult } from "./delete.js";
 import { step } from "./pipeline.js";
 import { keepingFilled, layersFor, withUnaskedSettings } from "./preferences.js";
 import { actorOnJob, checkFollowUp, privately, privateOrigin } from "./privacy.js";
@@ -100,14 +101,15 @@ export const who = step<Pick<JobClick, "event" | "admitted">>("who", (click) => 
   if (def.who === "requester" && job.requester.userId !== actor.userId && !isAdmin(actor, settings)) {
     throw new AccessError(
       "access.not_requester",
-      msg("refusal.access.not_requester", { person: { userId: job.requester.userId } }),
+      msg(def.othersTold ?? "refusal.access.not_requester", { person: { userId: job.requester.userId } }),
     );
   }
 });
 
-/** The job offers the action now (the message may be old). */
+/** The job offers the action now (the message may be old); a deleted result offers none. */
 export const appliesTo = step<Pick<JobClick, "admitted">>("applies-to", (click) => {
   const { def, job } = admittedOf(click);
+  if (job.deleted) throw deletedResult();
   if (!def.appliesTo(job)) {
     throw new ActionError(
       "action.not_ready",
@@ -166,7 +168,8 @@ export const run = step<JobClick>("run", async (click) => {
       keepingFilled(await starter(media), kept),
     );
   };
-  await def.run({ core, job, event, adapter, value: click.value, fields, attachments, start });
+  const deleteResult = (confirmed: boolean) => removeResult(core, adapter, job, event, confirmed);
+  await def.run({ core, job, event, adapter, value: click.value, fields, attachments, start, deleteResult });
 });
 
 const unknownJob = (core: Pick<Core, "jobs">) => {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { conversationRef, json, messageRef, platform } from "../../common/types.js";
-import { QUEUED, type QueueEntry } from "../../store/queue.js";
+import { QUEUED, type QueueEntry, type QueueStore } from "../../store/queue.js";
 import type { Card } from "../base/cards.js";
 import { BotError } from "../base/errors.js";
 import type { ActionEvent, Actor, ChatAdapter, ConversationRef, MessageRef } from "../base/ports.js";
@@ -9,6 +9,7 @@ import { ActionError } from "../commands/errors.js";
 import { readerLocale } from "../i18n/locale.js";
 import { command, msg } from "../i18n/msg.js";
 import { english, type Translator, translatorFor } from "../i18n/translator.js";
+import type { JobsNow } from "../render/alerts.js";
 import type { JobView } from "../render/job.js";
 import { cancelledCard, interruptedCard, waitingCard } from "../render/queue.js";
 import { type TenantRef, tenantKey, tenantOf } from "../tenancy/tenancy.js";
@@ -295,6 +296,18 @@ export async function waitingOf(core: Core, actor: Actor): Promise<WaitingJob[]>
 
 /** How many of a tenant's waiting jobs an admin's list reads. */
 const TENANT_WAITING_READ = 200;
+
+/** The tenant's jobs holding a running place, and those waiting their turn (the spending alerts show both). */
+export async function jobsNowOf(
+  queue: Pick<QueueStore, "slots" | "recentOfTenant">,
+  tenant: TenantRef,
+): Promise<JobsNow> {
+  const [slots, recent] = await Promise.all([
+    queue.slots(tenant),
+    queue.recentOfTenant(tenant, TENANT_WAITING_READ),
+  ]);
+  return { running: slots.length, waiting: recent.filter((entry) => QUEUED.has(entry.state)).length };
+}
 
 /** Everyone's jobs waiting their turn in the actor's tenant, oldest asked first, with their place in their person's queue. */
 export async function tenantWaitingOf(

@@ -77,6 +77,7 @@ export function linkingRefusedFiles(adapter: ChatAdapter, logger: Logger): ChatA
 type PassedOn = Exclude<keyof ChatAdapter, "platform" | "post" | "edit" | "replace" | "completeStep">;
 const PASSED_ON: { readonly [K in PassedOn]: true } = {
   uploadLimit: true,
+  remove: true,
   channel: true,
   messageUrl: true,
   publishHome: true,

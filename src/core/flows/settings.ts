@@ -12,6 +12,7 @@ import { chosenLanguage } from "../i18n/languages.js";
 import { readerLocale } from "../i18n/locale.js";
 import type { PickItem, PickSource } from "../media/catalog-cache.js";
 import { SETTINGS } from "../preferences/layers.js";
+import { DELETE_RESULT } from "../render/delete.js";
 import { viewOf } from "../render/job.js";
 import {
   type ActivityEntry,
@@ -131,7 +132,15 @@ async function activityOf(
     running: jobs.filter((j) => RUNNING.has(j.state)).map((j) => entryOf(j, services, now)),
     waiting,
     results: finished.map((j) => entryOf(j, services, now)),
-    ...(newest && { latest: { id: newest.id, title: viewOf(newest).title, controls: controlsFor(newest) } }),
+    // Delete asks first where the result is, which a home (in no channel) would not show: it is
+    // on the result's message and in the jobs list.
+    ...(newest && {
+      latest: {
+        id: newest.id,
+        title: viewOf(newest).title,
+        controls: controlsFor(newest).filter((c) => c.action !== DELETE_RESULT),
+      },
+    }),
     ...(spending && { spending }),
   };
 }

@@ -47,7 +47,7 @@ const MAX_STALE = 5;
  * writer already did what was needed). Undefined when the job is gone.
  */
 export async function updateJob(
-  store: JobStore,
+  store: Pick<JobStore, "update">,
   job: JobRecord,
   change: (current: JobRecord) => Patch | undefined,
 ): Promise<JobRecord | undefined> {

@@ -15,7 +15,8 @@ export type PlacedAction =
   | "my_language"
   | "server_default"
   | "delete_preset"
-  | "negative_prompt";
+  | "negative_prompt"
+  | "delete_result";
 
 export interface ButtonOptions {
   style?: ButtonStyle | undefined;

@@ -44,6 +44,7 @@ const TITLES: [prefix: string, title: MessageKey][] = [
   ["chat.undeliverable", "error_title.undeliverable"],
   ["chat.file_refused", "error_title.file_refused"],
   ["chat.message_gone", "error_title.message_gone"],
+  ["chat.delete_refused", "error_title.delete_refused"],
   ["chat.step_ended", "error_title.step_ended"],
   ["slack.org_install", "error_title.org_install"],
 ];

@@ -1,9 +1,10 @@
 import type { Claims } from "../../store/claims.js";
 import type { TenantSettings } from "../../store/tenants.js";
 import type { Usage } from "../api/schemas.js";
-import { type Card, card, type Line } from "../base/cards.js";
+import type { Card, Line } from "../base/cards.js";
 import type { Logger } from "../base/log.js";
 import type { ChatAdapter, Platform } from "../base/ports.js";
+import { type JobsNow, outOfCreditsCard, spendingAlertCard } from "../render/alerts.js";
 import { day } from "../render/text.js";
 import { type TenantRef, tenantKey } from "../tenancy/tenancy.js";
 import { periodOf } from "./readings.js";
@@ -34,6 +35,8 @@ export interface AlertDeps {
   logger: Logger;
   /** Who holds the alert claims: this process. */
   owner: string;
+  /** The tenant's jobs running and waiting their turn now, which an alert shows apart. */
+  jobsNow?(tenant: TenantRef): Promise<JobsNow>;
   now?: () => number;
 }
 
@@ -126,14 +129,11 @@ export class SpendAlerts {
       const won: string[] = [];
       for (const crossing of group) if (await this.once(tenant, crossing.key, ttl)) won.push(crossing.key);
       if (!won.includes(group[0]!.key)) continue;
-      const resets = day(usage.usage_reset_date);
-      const message = card("Spending alert", "warning", {
-        lines: [
-          group[0]!.line,
-          resets ? `The period resets on ${resets}.` : "",
-          "See who spent what with the usage command; an admin can set budgets with the budget command.",
-        ].filter(Boolean),
-      });
+      const message = spendingAlertCard(
+        group[0]!.line,
+        day(usage.usage_reset_date),
+        await this.jobsNow(tenant),
+      );
       await this.post(tenant, channel, message, won);
     }
   }
@@ -149,7 +149,20 @@ export class SpendAlerts {
       { userId: by.userId },
       ` ran ${by.command}). Nothing more can be made until the reset date or a plan upgrade.`,
     ];
-    await this.post(tenant, channel, card("Out of credits", "error", { lines: [line] }), [what]);
+    await this.post(tenant, channel, outOfCreditsCard(line, await this.jobsNow(tenant)), [what]);
+  }
+
+  /** The jobs line is a help, not the alert: an alert goes without it when the store cannot say. */
+  private async jobsNow(tenant: TenantRef): Promise<JobsNow | undefined> {
+    try {
+      return await this.deps.jobsNow?.(tenant);
+    } catch (error) {
+      this.deps.logger.warn(
+        { err: error, tenant: tenantKey(tenant) },
+        "alert sent without the jobs running and waiting",
+      );
+      return undefined;
+    }
   }
 
   private keyOf(tenant: TenantRef, what: string): string {

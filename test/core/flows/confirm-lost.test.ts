@@ -37,7 +37,7 @@ it("a confirm applied by the service but answered too late delivers the avatars 
   expect(result.tone).toBe("success");
   expect(result.fields.map((f) => f.name)).toEqual(["Avatar 1 id", "Avatar 2 id"]);
   // No Keep buttons left: only the follow-up, a video with each new avatar.
-  expect(result.actions.map((a) => a.action)).toEqual(["avatar_video", "avatar_video"]);
+  expect(result.actions.map((a) => a.action)).toEqual(["avatar_video", "avatar_video", "delete_result"]);
   expect(h.creations("/api/avatar/design/confirm-both")).toHaveLength(1);
   // The result was posted once: one ready notice for the job.
   expect(h.chat.posts.filter((p) => p.options.idempotencyKey?.endsWith(":ready"))).toHaveLength(1);

@@ -32,6 +32,7 @@ describe("image commands", () => {
       ["remix", "Remix"],
       ["regenerate", "Regenerate"],
       ["save_preset", "Save as preset"],
+      ["delete_result", "Delete"],
     ]);
     const [image] = h.chat.files();
     expect(image?.contentType).toBe("image/png");

@@ -23,6 +23,7 @@ describe("mockups", () => {
     expect(isPng(h.chat.files()[0]!.bytes)).toBe(true);
     expect(card.actions.map((a) => [a.action, a.type === "button" && a.label])).toEqual([
       ["animate_mockup", "Animate"],
+      ["delete_result", "Delete"],
     ]);
     const form = await h.bot.actionForm({
       action: "animate_mockup",

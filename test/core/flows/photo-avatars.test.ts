@@ -43,8 +43,8 @@ describe("photo_avatar.design", () => {
     await h.click(ref, "confirm_both");
     const result = await h.finished(ref);
     expect(result.tone).toBe("success");
-    // No Keep buttons left: only the follow-up, a video with each new avatar.
-    expect(result.actions.map((a) => a.action)).toEqual(["avatar_video", "avatar_video"]);
+    // No Keep buttons left: only the follow-up, a video with each new avatar, and Delete.
+    expect(result.actions.map((a) => a.action)).toEqual(["avatar_video", "avatar_video", "delete_result"]);
     const ids = result.fields.map((f) => f.value);
     expect(ids).toHaveLength(2);
     expect(result.fields.map((f) => f.name)).toEqual(["Avatar 1 id", "Avatar 2 id"]);

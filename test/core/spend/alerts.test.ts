@@ -59,4 +59,36 @@ describe("alerts", () => {
       chat.posts.map((post) => [post.target.channelId, (post.message as { title: string }).title]),
     ).toEqual([["ops", "Spending alert"]]);
   });
+
+  it("an alert shows the jobs running apart from those waiting their turn, and goes without them when the store cannot say", async () => {
+    dir = mkdtempSync(join(tmpdir(), "alerts-"));
+    stores = await openStores(`sqlite://${join(dir, "bot.sqlite")}`);
+    const chat = new FakeAdapter("discord");
+    const base = {
+      claims: stores.claims,
+      settings: async (tenant: { platform: "discord"; tenantId: string }) => ({
+        ...(await stores!.tenants.get(tenant)),
+        alertChannelId: "ops",
+      }),
+      adapter: () => chat,
+      logger: pino({ level: "silent" }),
+      owner: "test",
+    };
+    const counted = new SpendAlerts({ ...base, jobsNow: async () => ({ running: 3, waiting: 4 }) });
+    await counted.afterReading({ platform: "discord", tenantId: "g1" }, usage(810));
+    const unknown = new SpendAlerts({
+      ...base,
+      jobsNow: async () => {
+        throw new Error("the store is away");
+      },
+    });
+    await unknown.afterReading({ platform: "discord", tenantId: "g2" }, usage(810));
+    const lines = chat.posts.map((post) => (post.message as { lines: string[] }).lines.join("\n"));
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toContain(
+      "Now: 3 jobs running; 4 jobs waiting their turn (they are charged only once they start)",
+    );
+    expect(lines[1]).toContain("Credits are running low");
+    expect(lines[1]).not.toContain("Now:");
+  });
 });

@@ -184,6 +184,8 @@ export interface FakeSlack {
   /** A channel's messages as they stand now (updates applied), thread replies included (they carry thread_ts). */
   messages(channel?: string): Message[];
   ephemerals(channel?: string): EphemeralMessage[];
+  /** A file Slack holds (undefined once deleted). */
+  file(id: string): SlackFile | undefined;
   readonly views: SlackView[];
   /** External uploads that were completed. */
   readonly uploads: Upload[];
@@ -476,6 +478,7 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
     },
     messages: (channel = state.channelId) => state.messages.filter((m) => m.channel === channel),
     ephemerals: (channel = state.channelId) => state.ephemerals.filter((m) => m.channel === channel),
+    file: (id) => state.files.get(id),
     get views() {
       return [...state.views.values()];
     },

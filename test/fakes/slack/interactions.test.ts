@@ -125,7 +125,7 @@ describe("payloads and response_urls of the fake Slack", () => {
     expect(() => fake.payloads.viewSubmission({ viewId, values: { nope: "x" } })).toThrow(/no input nope/);
   });
 
-  it("applies response_url posts: in_channel posts, delete_original removes the clicked message", async () => {
+  it("applies response_url posts: in_channel posts, delete_original removes the clicked message (a tombstone while its thread has replies)", async () => {
     const web = await setUp();
     const { ts } = await web.chat.postMessage({ channel: fake.channelId, text: "Pick", blocks: [picker] });
     const { responseUrl } = fake.payloads.blockAction({ actionId: "voice", message: ts!, value: "v-1" });
@@ -143,7 +143,10 @@ describe("payloads and response_urls of the fake Slack", () => {
 
     expect([shared.status, deleted.status, broken.status]).toEqual([200, 200, 400]);
     expect(await broken.json()).toMatchObject({ ok: false, error: "invalid_blocks" });
-    expect(fake.messages()).toEqual([expect.objectContaining({ text: "Anna it is", thread_ts: ts })]);
+    expect(fake.messages()).toEqual([
+      expect.objectContaining({ ts, subtype: "tombstone", text: "This message was deleted.", blocks: [] }),
+      expect.objectContaining({ text: "Anna it is", thread_ts: ts }),
+    ]);
     expect(fake.responseUrlPosts.map((p) => p.status)).toEqual([200, 200, 400]);
   });
 });

@@ -24,7 +24,10 @@ function apply(state: SlackState, entry: ResponseUrl, body: Args): Result {
   const { original } = entry;
   if (body.delete_original === true && original) {
     if (original.ephemeral) remove(state.ephemerals, (m) => m.message_ts === original.ts);
-    else remove(state.messages, (m) => m.channel === entry.channel && m.ts === original.ts);
+    else {
+      const message = state.findMessage(entry.channel, original.ts);
+      if (message) state.deleteMessage(message);
+    }
     return { ok: true };
   }
   const content = readContent(body);

@@ -69,6 +69,8 @@ export interface Message {
   files?: SlackFile[];
   upload?: true;
   edited?: { user: string; ts: string };
+  /** A deleted thread parent whose replies stay: Slack shows "This message was deleted." in its place. */
+  subtype?: "tombstone";
   /** What the app attached (chat.postMessage `metadata`); conversations.history shows it on request. */
   metadata?: { event_type: string; event_payload: Record<string, unknown> };
 }
@@ -576,6 +578,35 @@ export class SlackState {
 
   findMessage(channel: string, ts: string): Message | undefined {
     return this.messages.find((m) => m.channel === channel && m.ts === ts);
+  }
+
+  /**
+   * A message deleted: gone, or a tombstone while replies of its thread stay (Slack keeps a
+   * thread's replies, and shows "This message was deleted." in the parent's place).
+   */
+  deleteMessage(message: Message): void {
+    const replies = this.messages.some(
+      (m) => m.channel === message.channel && m.thread_ts === message.ts && m.ts !== message.ts,
+    );
+    if (replies) {
+      Object.assign(message, { subtype: "tombstone", text: "This message was deleted.", blocks: [] });
+      delete message.files;
+      return;
+    }
+    this.messages.splice(this.messages.indexOf(message), 1);
+    // The last reply of a deleted parent's thread gone: the tombstone goes with it.
+    const parent =
+      message.thread_ts === undefined ? undefined : this.findMessage(message.channel, message.thread_ts);
+    if (parent?.subtype === "tombstone") this.deleteMessage(parent);
+  }
+
+  /** A file deleted, and the messages that only shared it with it. */
+  deleteFile(id: string): void {
+    this.files.delete(id);
+    for (const message of this.messages.filter((m) => m.files?.some((f) => f.id === id))) {
+      message.files = message.files!.filter((f) => f.id !== id);
+      if (message.upload && message.files.length === 0 && !message.text) this.deleteMessage(message);
+    }
   }
 
   findEphemeral(ts: string): EphemeralMessage | undefined {

@@ -104,7 +104,13 @@ export const channelRoutes: Route[] = [
     path: `${base}/:message_id`,
     auth: "bot",
     handle: (ctx) => {
-      ctx.world.messages.delete(messageOf(ctx).id);
+      const message = messageOf(ctx);
+      // Anyone else's message needs Manage Messages (https://discord.com/developers/docs/resources/message#delete-message).
+      if (message.author.id !== ctx.world.botUser.id) {
+        const channel = channelOf(ctx, PermissionFlagsBits.ViewChannel | PermissionFlagsBits.ManageMessages);
+        if (!("guild_id" in channel && channel.guild_id)) throw errors.missingPermissions();
+      }
+      ctx.world.messages.delete(message.id);
       return noContent;
     },
   },

@@ -109,6 +109,25 @@ export const chatMethods: Record<string, Method> = {
       return { ok: true, channel, ts: message.ts, text: message.text, message: shown(message) };
     },
   },
+  /**
+   * The bot deletes its own messages (a bot token cannot delete anyone else's: cant_delete_message);
+   * ephemeral ones are not messages of the channel (message_not_found). A thread parent whose
+   * replies stay becomes a tombstone, as Slack shows it.
+   */
+  "chat.delete": {
+    token: "bot",
+    run(ctx) {
+      const { state, args, team } = ctx;
+      const channel = knownChannel(ctx);
+      if (isFailure(channel)) return channel;
+      const ts = str(args, "ts") ?? "";
+      const message = state.findMessage(channel, ts);
+      if (!message || message.subtype === "tombstone") return fail("message_not_found");
+      if (message.user !== team.botUserId) return fail("cant_delete_message");
+      state.deleteMessage(message);
+      return { ok: true, channel, ts };
+    },
+  },
   "chat.postEphemeral": {
     token: "bot",
     run(ctx) {

@@ -115,6 +115,17 @@ export const fileMethods: Record<string, Method> = {
       return { ok: true, files: files.map((file) => fileShown(state, file)) };
     },
   },
+  /** The bot deletes the files it uploaded, and with them the messages that shared them. */
+  "files.delete": {
+    token: "bot",
+    run({ state, args, team }) {
+      const file = state.files.get(str(args, "file") ?? "");
+      if (!file || file.user_team !== team.id) return fail("file_not_found");
+      if (file.user !== team.botUserId) return fail("cant_delete_file");
+      state.deleteFile(file.id);
+      return { ok: true };
+    },
+  },
   "files.info": {
     token: "bot",
     run({ state, args, team }) {

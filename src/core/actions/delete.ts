@@ -1,0 +1,19 @@
+import { z } from "zod";
+import { msg } from "../i18n/msg.js";
+import { DELETE_RESULT } from "../render/delete.js";
+import { defineAction } from "./define.js";
+
+/**
+ * Delete under a finished result: its requester or an admin removes its message (flows/delete.ts
+ * decides and does it); the question asked first carries the value "sure".
+ */
+export const deleteResult = defineAction({
+  name: DELETE_RESULT,
+  value: z.literal("sure", { error: "That is not a Delete of this result." }).optional(),
+  who: "requester",
+  othersTold: "refusal.access.not_requester_delete",
+  button: { label: msg("action.delete"), style: "danger" },
+  // Its button is drawn as the result is delivered, so "ended" rather than "delivered".
+  appliesTo: (job) => job.state === "done" || job.state === "failed",
+  run: (ctx) => ctx.deleteResult(ctx.value === "sure"),
+});
