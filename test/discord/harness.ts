@@ -8,7 +8,7 @@ import { createMediaClient, type MediaClient } from "../../src/core/api/client.j
 import { type Bot, createBot } from "../../src/core/bot.js";
 import { Intake, type IntakeOptions } from "../../src/core/intake/intake.js";
 import type { RateLimits } from "../../src/core/intake/rates.js";
-import { scaledPolicy } from "../../src/core/jobs/policy.js";
+import { type PollPolicy, scaledPolicy } from "../../src/core/jobs/policy.js";
 import type { SharedKeyTenants } from "../../src/core/tenancy/tenancy.js";
 import { decodeControlId } from "../../src/discord/custom-id.js";
 import { INTERACTIONS_PATH } from "../../src/discord/http/index.js";
@@ -68,6 +68,11 @@ export interface WorldOptions {
   intake?: IntakeOptions;
   /** DISCORD_SHARDS; default none (one shard). */
   shards?: DiscordConfig["shards"];
+  /**
+   * Changes to the bot's poll policy (the production one with durations scaled down), for worlds
+   * whose service jobs end only when the test moves the emulator's clock; default none.
+   */
+  policy?: (scaled: PollPolicy) => PollPolicy;
   /** Where the bot, its media client and discord.js write their log; default `silent`. */
   logger?: Logger;
 }
@@ -148,7 +153,10 @@ export class DiscordWorld {
       },
       media,
       stores,
-      engine: { policy: scaledPolicy(0.005), ...(http && { intake: http.intake }) },
+      engine: {
+        policy: options.policy?.(scaledPolicy(0.005)) ?? scaledPolicy(0.005),
+        ...(http && { intake: http.intake }),
+      },
       logger,
     });
     const discord = await startDiscord({

@@ -7,7 +7,7 @@ import { createMediaClient, type MediaClient } from "../../src/core/api/client.j
 import { type Bot, createBot } from "../../src/core/bot.js";
 import { Intake, type IntakeOptions } from "../../src/core/intake/intake.js";
 import type { RateLimits } from "../../src/core/intake/rates.js";
-import { scaledPolicy } from "../../src/core/jobs/policy.js";
+import { type PollPolicy, scaledPolicy } from "../../src/core/jobs/policy.js";
 import type { SharedKeyTenants } from "../../src/core/tenancy/tenancy.js";
 import { type HttpServer, startHttpServer } from "../../src/http/index.js";
 import type { PacingPolicy } from "../../src/slack/calls.js";
@@ -79,6 +79,11 @@ export interface WorldOptions {
   intake?: IntakeOptions;
   /** The bot's pacing (default PACING). */
   pacing?: Partial<PacingPolicy>;
+  /**
+   * Changes to the bot's poll policy (the production one with durations scaled down), for worlds
+   * whose service jobs end only when the test moves the emulator's clock; default none.
+   */
+  policy?: (scaled: PollPolicy) => PollPolicy;
   /** Where the bot logs (default nowhere). */
   logger?: Logger;
 }
@@ -139,7 +144,10 @@ export class SlackWorld {
       },
       media: client,
       stores,
-      engine: { policy: scaledPolicy(0.005), ...(http && { intake: http.intake }) },
+      engine: {
+        policy: options.policy?.(scaledPolicy(0.005)) ?? scaledPolicy(0.005),
+        ...(http && { intake: http.intake }),
+      },
       logger,
       // Homes follow their jobs within a fraction of a second, as the scaled jobs run.
       homes: { gapMs: 300, settleMs: 50 },
