@@ -93,7 +93,13 @@ function createApp({ config, logger, clientOptions, installations, claims }: Sla
     const app = new App({ ...common, receiver });
     return { app, receiver, workspaces: singleWorkspace(app.client) };
   }
-  const http = { signingSecret: config.signingSecret ?? "", endpoints: EVENTS_PATH, logger: boltLog };
+  // The signature is checked before Bolt, once (signature.ts, mounted in index.ts).
+  const http = {
+    signingSecret: config.signingSecret ?? "",
+    signatureVerification: false,
+    endpoints: EVENTS_PATH,
+    logger: boltLog,
+  };
   if (config.oauth) {
     if (!installations) throw new Error("Slack OAuth needs the bot's installation store");
     const store = new SlackInstallations(installations, logger, {
