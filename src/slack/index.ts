@@ -5,8 +5,8 @@ import { Intake } from "../core/intake/intake.js";
 import { type HttpServer, startHttpServer } from "../http/index.js";
 import type { SlackAdapter } from "./adapter.js";
 import { createSlackApp, EVENTS_PATH, type SlackAppOptions } from "./app.js";
+import { slackEventsRoute } from "./events-route.js";
 import { INSTALL_PATH, REDIRECT_PATH } from "./oauth.js";
-import { SlackSignature } from "./signature.js";
 import { slackFailure } from "./startup.js";
 
 export { SLASH_COMMAND, type SlackAppOptions, type SlackConfig } from "./app.js";
@@ -74,23 +74,23 @@ export async function startSlack(options: SlackOptions): Promise<RunningSlack> {
     options.http ??
     (await startHttpServer({ port: options.config.port, logger: options.logger, ...(intake && { intake }) }));
   const listener = (receiver as HTTPReceiver).requestListener;
-  // Checked here, once; Bolt's receiver has its own check turned off (app.ts).
-  const signature = new SlackSignature(options.config.signingSecret ?? "");
+  const events = slackEventsRoute({
+    app,
+    receiver: receiver as HTTPReceiver,
+    signingSecret: options.config.signingSecret ?? "",
+    logger: options.logger,
+    intake: http.intake,
+  });
   const unmount = http.mount({
     method: "POST",
     path: EVENTS_PATH,
-    async handle(req, res) {
-      // Slack's clock: from the request's arrival to the end of Bolt's answer (its ack).
+    handle(req, res) {
+      // Slack's clock: from the request's arrival to the end of the answer (its ack).
       const started = performance.now();
       res.once("finish", () =>
         ackSeconds.observe({ platform: "slack" }, (performance.now() - started) / 1000),
       );
-      const checked = await signature.read(req, res);
-      if ("refused" in checked) {
-        options.logger.warn({ ...checked.refused }, "Slack: refused a request that is not Slack's");
-        return;
-      }
-      listener(checked.request, res);
+      return events(req, res);
     },
   });
   options.logger.info({ port: http.port }, "Slack: listening for POST /slack/events");
