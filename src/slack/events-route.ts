@@ -30,6 +30,7 @@ export function slackEventsRoute(options: {
   const { app, receiver, logger, intake } = options;
   const signature = new SlackSignature(options.signingSecret);
   const noAck = async () => undefined;
+  const dispatcher = new Turns(DISPATCHES_PER_TURN);
   return async (req, res) => {
     const checked = await signature.read(req, res);
     if ("refused" in checked) {
@@ -42,6 +43,7 @@ export function slackEventsRoute(options: {
     }
     res.writeHead(200).end();
     await intake?.settled();
+    await dispatcher.turn();
     const body = parsed(checked.request);
     if (!body) {
       logger.warn("Slack: an acknowledged command or click did not parse");
@@ -59,6 +61,37 @@ export function slackEventsRoute(options: {
       })
       .catch((error: unknown) => logger.error({ err: error }, "Slack: an acknowledged request failed"));
   };
+}
+
+/**
+ * Dispatches (a parse, Bolt's middleware, the listener up to the fair queue) started in one turn
+ * of the event loop: a burst's worth let go at once would hold the loop for its whole sum, and
+ * a connection still arriving (a burst longer than the intake's hold) waits that long to be accepted.
+ */
+const DISPATCHES_PER_TURN = 8;
+
+/** Lets `perTurn` callers go in each turn of the loop (its check phase), in the order they came. */
+class Turns {
+  private readonly waiting: (() => void)[] = [];
+  private scheduled = false;
+
+  constructor(private readonly perTurn: number) {}
+
+  turn(): Promise<void> {
+    return new Promise((go) => {
+      this.waiting.push(go);
+      if (!this.scheduled) this.next();
+    });
+  }
+
+  private next(): void {
+    this.scheduled = true;
+    setImmediate(() => {
+      for (const go of this.waiting.splice(0, this.perTurn)) go();
+      if (this.waiting.length > 0) this.next();
+      else this.scheduled = false;
+    });
+  }
 }
 
 const FORM = "application/x-www-form-urlencoded";
