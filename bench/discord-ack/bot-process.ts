@@ -6,14 +6,18 @@
  *   node --import tsx bot-process.ts <restUrl> <token> <guildId> <mediaUrl> <dir>
  */
 import { Events } from "discord.js";
+import { pino } from "pino";
 import { startDiscord } from "../../src/discord/index.js";
+import { startHttpServer } from "../../src/http/index.js";
 import { openBotCore } from "../../test/bot-core.js";
 import { mark } from "../ack-timings.js";
 
 const [restUrl, token, guildId, mediaUrl, dir] = process.argv.slice(2);
 if (!restUrl || !token || !guildId || !mediaUrl || !dir) throw new Error("usage: see the header");
 
-const core = await openBotCore({ mediaUrl, dir, scale: 0.01 });
+// As `npm start` has it: the bot's one HTTP server, whose intake the job engine and Discord share.
+const http = await startHttpServer({ port: 0, logger: pino({ level: "silent" }) });
+const core = await openBotCore({ mediaUrl, dir, scale: 0.01, intake: http.intake });
 const { bot, stores, logger } = core;
 const discord = await startDiscord({
   config: { token, restUrl, guildId },
@@ -21,6 +25,7 @@ const discord = await startDiscord({
   logger,
   store: stores.keyv("discord"),
   stores,
+  http,
 });
 // The gateway packet as discord.js has it, before the bot's handler: the start of "in the bot".
 discord.client.on(Events.Raw, (packet: { t?: string; d?: { id?: string } }) => {
@@ -33,5 +38,6 @@ process.stdin.resume();
 process.stdin.on("end", async () => {
   await discord.stop();
   await core.close();
+  await http.close();
   process.exit(0);
 });

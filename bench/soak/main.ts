@@ -1,9 +1,11 @@
 /**
  * The soak: one real bot process (`node dist/main.js`, built first) serving both platforms for a
- * long while, a steady mix of every job kind (the chaos campaign's scenarios, without kills), the
- * emulator's clock fast enough that half an hour covers about a day of traffic, and finished jobs
- * kept only minutes (JOB_RETENTION_DAYS) so that their expiry happens within the run. The bot's
- * own /metrics and its store are sampled throughout: what grows without bound shows.
+ * long while, a steady mix of every job kind (the chaos campaign's scenarios, without kills) and
+ * of what people use beside them (bench/soak/mix.ts: presets, private results, budgets, a person
+ * whose commands queue past the running limit, Slack's Home tab kept current), the emulator's
+ * clock fast enough that half an hour covers about a day of traffic, and finished jobs kept only
+ * minutes (JOB_RETENTION_DAYS) so that their expiry happens within the run. The bot's own
+ * /metrics and its store are sampled throughout: what grows without bound shows.
  *
  *   npm run bench -- soak [--minutes 30] [--rate 30] [--time-scale 0.02] [--retention-minutes 3]
  *                         [--concurrency 12] [--sample 10] [--out bench/results]
@@ -17,7 +19,8 @@ import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { CrashWorld, type Instance } from "../../test/crash-world.js";
-import { postedResults, SCENARIOS, type Traffic, takingTurns, weighted } from "../chaos/mix.js";
+import { SCENARIOS, takingTurns, weighted } from "../chaos/mix.js";
+import { castOf, prepare, type SoakScenario, type SoakTraffic, shownResults, soakScenarios } from "./mix.js";
 import { type Command, type Sample, write } from "./report.js";
 import { storeFigures } from "./store.js";
 
@@ -85,17 +88,29 @@ void instance.bot.exited.then(() => {
   if (!over) exitedDuringRun = true;
 });
 let over = false;
-const traffic: Traffic = {
+const commands: Command[] = [];
+const byTag = new Map<string, Command>();
+const traffic: SoakTraffic = {
   world,
   user: takingTurns(world, concurrency, "soak"),
   get over() {
     return over;
   },
   live: async () => instance,
+  note(tag, what) {
+    const command = byTag.get(tag);
+    if (command && !command.notes.includes(what)) command.notes.push(what);
+  },
 };
+const cast = castOf(world);
+const setup = await prepare(traffic, cast);
+console.log(`set up: ${setup.join("; ")}`);
 
-const mix = weighted(SCENARIOS);
-const commands: Command[] = [];
+// The soak's own scenarios between the campaign's, so that a short run meets each of them early.
+const campaign: SoakScenario[] = weighted(SCENARIOS);
+const own = soakScenarios(cast);
+const mix = campaign.flatMap((scenario, i) => (own[i] ? [scenario, own[i]] : [scenario]));
+mix.push(...own.slice(campaign.length));
 const samples: Sample[] = [];
 let inFlight = 0;
 let skipped = 0;
@@ -103,11 +118,15 @@ const startedAt = Date.now();
 const endAt = startedAt + minutes * 60_000;
 const loadAt = { start: loadavg(), end: [0, 0, 0] };
 
-/** Marks the results posted since the last look (the chats' histories only grow). */
+const dms = { channels: new Set<string>(), read: 0 };
+/** Marks the results shown since the last look, in the channels or privately (the chats' histories only grow). */
 function collect(): number {
-  const posted = postedResults(world);
-  for (const command of commands)
-    if (command.deliveredAt === undefined && posted.has(command.tag)) command.deliveredAt = Date.now();
+  const { posted, privately } = shownResults(world, dms);
+  for (const command of commands) {
+    if (command.deliveredAt !== undefined || command.refused) continue;
+    if (privately.has(command.tag)) traffic.note(command.tag, "shown only to its person");
+    if (posted.has(command.tag) || privately.has(command.tag)) command.deliveredAt = Date.now();
+  }
   return commands.filter((c) => c.deliveredAt !== undefined).length;
 }
 
@@ -127,8 +146,11 @@ const sender = (async () => {
       platform: scenario.platform,
       sentAt: Date.now(),
       acknowledged: false,
+      refused: scenario.refused === true,
+      notes: [],
     };
     commands.push(command);
+    byTag.set(command.tag, command);
     inFlight += 1;
     void scenario
       .run(traffic, command.tag, index)
@@ -136,7 +158,13 @@ const sender = (async () => {
         command.acknowledged = acknowledged;
         // A job holds its user's slot until its result shows (or for 10 minutes at most).
         const until = Date.now() + 600_000;
-        while (acknowledged && !over && command.deliveredAt === undefined && Date.now() < until)
+        while (
+          acknowledged &&
+          !command.refused &&
+          !over &&
+          command.deliveredAt === undefined &&
+          Date.now() < until
+        )
           await sleep(500);
       })
       .catch((error: unknown) =>
@@ -167,8 +195,10 @@ loadAt.end = loadavg();
 over = true;
 // The last commands' results, for the delivered count (nothing is sampled meanwhile).
 const drainEnd = Date.now() + 60_000;
-while (Date.now() < drainEnd && collect() < commands.filter((c) => c.acknowledged).length) await sleep(1000);
+while (Date.now() < drainEnd && collect() < commands.filter((c) => c.acknowledged && !c.refused).length)
+  await sleep(1000);
 collect();
+const homePublishes = world.slack.calls.filter((c) => c.method === "views.publish" && c.answered.ok).length;
 const tail = exitedDuringRun ? instance.bot.tail(20) : "";
 await instance.bot.kill();
 const storeFileMb = statSync(storePath).size / 1e6;
@@ -196,6 +226,8 @@ const files = write(
     },
     storeFileMb,
     logDir,
+    setup,
+    homePublishes,
   },
   commands,
   samples,

@@ -13,6 +13,10 @@ export interface Command {
   platform: "discord" | "slack";
   sentAt: number;
   acknowledged: boolean;
+  /** A command whose scenario ends in a refusal (over budget): no result is waited for. */
+  refused: boolean;
+  /** What the command was seen to do besides its result (bench/soak/mix.ts): "queued", ... */
+  notes: string[];
   deliveredAt?: number;
 }
 
@@ -47,6 +51,28 @@ export interface Settings {
   machine: { cpus: number; cpuModel: string; memoryGb: number; node: string };
   storeFileMb: number;
   logDir: string;
+  /** What admins set before the traffic: budgets, the server's preset. */
+  setup: string[];
+  /** Slack views.publish calls Slack took: Home tabs published (on opening, and kept current). */
+  homePublishes: number;
+}
+
+/** Per scenario and platform: sent, acknowledged, results, and what was seen (notes) with their counts. */
+function scenarioRows(commands: Command[]): string[] {
+  const groups = new Map<string, Command[]>();
+  for (const command of commands) {
+    const key = `${command.scenario} | ${command.platform}`;
+    groups.set(key, [...(groups.get(key) ?? []), command]);
+  }
+  return [...groups.entries()].map(([key, group]) => {
+    const notes = new Map<string, number>();
+    for (const note of group.flatMap((c) => c.notes)) notes.set(note, (notes.get(note) ?? 0) + 1);
+    const seen = [...notes.entries()].map(([note, n]) => `${note}: ${n}`).join("; ");
+    const results = group[0]!.refused
+      ? "(refused: none expected)"
+      : String(group.filter((c) => c.deliveredAt).length);
+    return `| ${key} | ${group.length} | ${group.filter((c) => c.acknowledged).length} | ${results} | ${seen || "-"} |`;
+  });
 }
 
 const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : "n/a");
@@ -78,6 +104,7 @@ export function write(
   const runMs = settings.minutes * 60_000;
   const groups = tenths(samples, runMs);
   const acknowledged = commands.filter((c) => c.acknowledged);
+  const expectingResults = commands.filter((c) => !c.refused);
   const delivered = commands.filter((c) => c.deliveredAt !== undefined);
   const latency = delivered.map((c) => c.deliveredAt! - c.sentAt).sort((a, b) => a - b);
   // Warm-up: the first fifth, and at least until the first finished jobs could have expired.
@@ -120,13 +147,21 @@ export function write(
     "| | |",
     "|---|---|",
     `| bot process exits during the run | ${settings.exitedDuringRun ? `**yes**:\n\`\`\`\n${settings.exitedDuringRun}\n\`\`\`` : "0"} |`,
-    `| commands sent / acknowledged / results delivered | ${commands.length} / ${acknowledged.length} / ${delivered.length} (send slots skipped with ${settings.concurrency} in flight: ${settings.skipped}) |`,
+    `| commands sent / acknowledged / results delivered | ${commands.length} / ${acknowledged.length} / ${delivered.length} of ${expectingResults.length} that make a job (send slots skipped with ${settings.concurrency} in flight: ${settings.skipped}) |`,
     `| command -> result posted, p50 / p95 (s, wall) | ${fixed(percentile(latency, 50) / 1000)} / ${fixed(percentile(latency, 95) / 1000)} |`,
     `| heap after warm-up (${fixed(warmMs / 60_000)} min): largest distance from its median (target <= 10 %) | **${fixed(heapSpread * 100)} %** (${warm.map((g) => fixed(heapOf(g))).join(", ")} MB) |`,
     `| heap after warm-up: least-squares slope of each tenth's lowest sample (growing when above twice its standard error) | **${fixed(trend.slope, 2)} ± ${fixed(trend.stderr, 2)} MB/h**: ${heapGrows ? "**grows**" : "no growth above noise"} |`,
     `| live job records once jobs expire: largest distance from their median | **${fixed(jobRowSpread * 100)} %** (${warm.map((g) => liveJobRows(last(g))).join(", ")}; with the expired ones not yet purged: ${warm.map((g) => jobRows(last(g))).join(", ")}) |`,
     `| Slack post ledger rows, claims (after warm-up -> end) | ${grown((s) => s.store.namespaces.slack?.rows ?? 0)}; ${grown((s) => s.store.claims)} |`,
     `| kept by design beyond a job's life: spending records (400 days: the period's book and its export) | ${fixed(spendPerJob, 2)} per delivered job; index entries ${grown((s) => s.store.indexEntries)} (jobs' lists: at most 100 per person and 200 per tenant; ids made on the shared key: 10,000 per tenant; spending: 2 per job for its period) |`,
+    "",
+    "## The mix",
+    "",
+    `Set up by admins before the traffic: ${settings.setup.join("; ")}. Slack Home tabs published (views.publish taken): ${settings.homePublishes}.`,
+    "",
+    "| scenario | platform | sent | acknowledged | results shown (channel or private) | seen |",
+    "|---|---|---:|---:|---:|---|",
+    ...scenarioRows(commands),
     "",
     "## After each tenth of the run",
     "",

@@ -2,6 +2,7 @@ import { once } from "node:events";
 import { type Client, Events, type Interaction, Status } from "discord.js";
 import type { Logger } from "../core/base/log.js";
 import { ackSeconds, timed } from "../core/base/metrics.js";
+import type { Intake } from "../core/intake/intake.js";
 import type { DiscordConfig } from "./client.js";
 import type { Inbound } from "./inbound.js";
 import { loginFailure } from "./startup.js";
@@ -11,12 +12,18 @@ export interface GatewayOptions {
   config: DiscordConfig;
   answer(interaction: Interaction): Promise<void>;
   logger: Logger;
+  /**
+   * The bot's intake of requests: an interaction from the gateway is one too, so that the work
+   * behind the first responses waits while a burst of them arrives, as it does for HTTP requests.
+   */
+  intake?: Intake;
 }
 
 /** Logs in to the gateway (the shards DISCORD_SHARDS names) and answers the interactions it sends. */
 export async function connectGateway(options: GatewayOptions): Promise<Inbound> {
-  const { client, config, answer, logger } = options;
+  const { client, config, answer, logger, intake } = options;
   client.on(Events.InteractionCreate, (interaction) => {
+    intake?.arrived();
     // answer() resolves once Discord has the first response (a defer, a modal, the choices).
     void timed(
       (s) => ackSeconds.observe({ platform: "discord" }, s),

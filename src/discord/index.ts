@@ -87,7 +87,13 @@ export async function startDiscord(options: DiscordOptions): Promise<RunningDisc
       throw error;
     });
   } else {
-    inbound = await connectGateway({ client, config, answer, logger });
+    inbound = await connectGateway({
+      client,
+      config,
+      answer,
+      logger,
+      ...(options.http && { intake: options.http.intake }),
+    });
   }
   try {
     await registerIfChanged({

@@ -82,6 +82,8 @@ function createApp({ config, logger, clientOptions, installations, claims }: Sla
     // startSlack checks the token (auth.test) itself, so a wrong one stops the start cleanly
     // instead of rejecting later inside Bolt, unowned.
     deferInitialization: true,
+    // Nothing reads context.conversation: Bolt's store of it made an Error per request it did not know.
+    convoStore: false as const,
   };
   // SLACK_APP_TOKEN wins: Socket Mode needs no public URL.
   if (config.appToken) {
@@ -93,7 +95,13 @@ function createApp({ config, logger, clientOptions, installations, claims }: Sla
     const app = new App({ ...common, receiver });
     return { app, receiver, workspaces: singleWorkspace(app.client) };
   }
-  const http = { signingSecret: config.signingSecret ?? "", endpoints: EVENTS_PATH, logger: boltLog };
+  // The signature is checked before Bolt, once (events-route.ts, mounted in index.ts).
+  const http = {
+    signingSecret: config.signingSecret ?? "",
+    signatureVerification: false,
+    endpoints: EVENTS_PATH,
+    logger: boltLog,
+  };
   if (config.oauth) {
     if (!installations) throw new Error("Slack OAuth needs the bot's installation store");
     const store = new SlackInstallations(installations, logger, {

@@ -5,6 +5,7 @@ import { Intake } from "../core/intake/intake.js";
 import { type HttpServer, startHttpServer } from "../http/index.js";
 import type { SlackAdapter } from "./adapter.js";
 import { createSlackApp, EVENTS_PATH, type SlackAppOptions } from "./app.js";
+import { slackEventsRoute } from "./events-route.js";
 import { INSTALL_PATH, REDIRECT_PATH } from "./oauth.js";
 import { slackFailure } from "./startup.js";
 
@@ -73,16 +74,23 @@ export async function startSlack(options: SlackOptions): Promise<RunningSlack> {
     options.http ??
     (await startHttpServer({ port: options.config.port, logger: options.logger, ...(intake && { intake }) }));
   const listener = (receiver as HTTPReceiver).requestListener;
+  const events = slackEventsRoute({
+    app,
+    receiver: receiver as HTTPReceiver,
+    signingSecret: options.config.signingSecret ?? "",
+    logger: options.logger,
+    intake: http.intake,
+  });
+  // The label's child once: observe() with a labels object hashes it on every request.
+  const acks = ackSeconds.labels({ platform: "slack" });
   const unmount = http.mount({
     method: "POST",
     path: EVENTS_PATH,
     handle(req, res) {
-      // Slack's clock: from the request's arrival to the end of Bolt's answer (its ack).
+      // Slack's clock: from the request's arrival to the end of the answer (its ack).
       const started = performance.now();
-      res.once("finish", () =>
-        ackSeconds.observe({ platform: "slack" }, (performance.now() - started) / 1000),
-      );
-      listener(req, res);
+      res.once("finish", () => acks.observe((performance.now() - started) / 1000));
+      return events(req, res);
     },
   });
   options.logger.info({ port: http.port }, "Slack: listening for POST /slack/events");

@@ -12,13 +12,16 @@ afterEach(() => {
 /** An intake on the fake clock: a burst ends after 20 ms without arrivals, and holds work 500 ms at most. */
 const intake = () => new Intake({ quietMs: 20, maxHoldMs: 500, now: () => Date.now() });
 
-/** Whether `promise` has settled after the microtasks queued so far. */
+/**
+ * Whether `promise` has settled after the microtasks queued so far and one more turn of the loop
+ * (the intake's last look is a setImmediate, which the fake clock runs a millisecond later).
+ */
 async function settledYet(promise: Promise<unknown>): Promise<boolean> {
   let done = false;
   void promise.then(() => {
     done = true;
   });
-  await vi.advanceTimersByTimeAsync(0);
+  await vi.advanceTimersByTimeAsync(1);
   return done;
 }
 
@@ -60,6 +63,18 @@ describe("Intake: the work behind the acks waits while requests arrive", () => {
     // The stream goes on: work asked for now is not held again until the arrivals pause.
     gate.arrived();
     expect(await settledYet(gate.settled())).toBe(true);
+  });
+
+  it("holds work on when a connection is accepted in the turn after the quiet time (a loaded loop)", async () => {
+    const gate = intake();
+    gate.arrived();
+    const work = gate.settled();
+    await vi.advanceTimersByTimeAsync(20);
+    // The quiet time has passed on the clock; this turn's poll phase accepts one more connection.
+    gate.arrived();
+    expect(await settledYet(work)).toBe(false);
+    await vi.advanceTimersByTimeAsync(20);
+    expect(await settledYet(work)).toBe(true);
   });
 
   it("holds a new burst after a pause again", async () => {

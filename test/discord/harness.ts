@@ -62,8 +62,9 @@ export interface WorldOptions {
    */
   interactions?: "gateway" | "http";
   /**
-   * "http" mode: the windows of the server's intake, which the interactions' work and the engine
-   * wait on while a burst arrives (as the app wires them); default the bot's own.
+   * The windows of the bot's HTTP server's intake, which the interactions' work and the engine
+   * wait on while a burst arrives (as the app wires them); default the bot's own. In "gateway"
+   * mode, given, the bot has that HTTP server beside the gateway, as `npm start` has.
    */
   intake?: IntakeOptions;
   /** DISCORD_SHARDS; default none (one shard). */
@@ -87,7 +88,7 @@ export class DiscordWorld {
     public media: MediaClient,
     public bot: Bot,
     public discord: RunningDiscord,
-    /** The bot's HTTP server, in "http" mode. */
+    /** The bot's HTTP server, in "http" mode (and in "gateway" mode with `intake`). */
     public http: HttpServer | undefined,
     /** How far the bot's clock runs behind Discord's, for interaction token ages. */
     readonly skew: { ms: number },
@@ -130,8 +131,9 @@ export class DiscordWorld {
       logger,
     });
     const apiKey = options.apiKey === undefined ? "test-key" : (options.apiKey ?? undefined);
+    const overHttp = options.interactions === "http";
     const http =
-      options.interactions === "http"
+      overHttp || options.intake
         ? await startHttpServer({
             port: 0,
             logger: silent,
@@ -164,7 +166,7 @@ export class DiscordWorld {
         token: fake.token,
         restUrl: fake.restUrl,
         ...(!options.globalCommands && { guildId: fake.guild.id }),
-        ...(http && { publicKey: fake.publicKey }),
+        ...(overHttp && { publicKey: fake.publicKey }),
         ...(options.shards && { shards: options.shards }),
       },
       bot,
@@ -174,7 +176,7 @@ export class DiscordWorld {
       ...(http && { http }),
       clock: { now: () => fake.clock.now() - skew.ms },
     });
-    if (http) await fake.setInteractionsEndpoint(`${http.url}${INTERACTIONS_PATH}`);
+    if (overHttp && http) await fake.setInteractionsEndpoint(`${http.url}${INTERACTIONS_PATH}`);
     await bot.start();
     return { stores, media, bot, discord, http };
   }

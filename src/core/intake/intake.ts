@@ -12,6 +12,11 @@
  * A steady stream with no pause would hold the work forever, so a burst is held at most
  * `maxHoldMs` from its first arrival; after that the work runs beside the arrivals until they
  * pause again.
+ *
+ * A pause is `quietMs` without an arrival and then one more turn of the loop without one: a turn
+ * longer than `quietMs` (a loaded machine) leaves connections waiting to be accepted that no
+ * arrival has told of yet, and the next turn's poll accepts one of them, before its check phase
+ * (setImmediate) lets the work go.
  */
 export interface IntakeOptions {
   /** Arrivals this far apart end a burst. */
@@ -27,6 +32,7 @@ export class Intake {
   private readonly maxHoldMs: number;
   private readonly now: () => number;
   private lastArrival = Number.NEGATIVE_INFINITY;
+  private arrivals = 0;
   private burstStart = Number.NEGATIVE_INFINITY;
   private waiting: Promise<void> | undefined;
 
@@ -41,6 +47,7 @@ export class Intake {
     const now = this.now();
     if (now - this.lastArrival >= this.quietMs) this.burstStart = now;
     this.lastArrival = now;
+    this.arrivals += 1;
   }
 
   /** How long the work behind the acks must still wait, in ms; 0 when it may run. */
@@ -62,8 +69,16 @@ export class Intake {
           setTimeout(check, Math.ceil(more));
           return;
         }
-        this.waiting = undefined;
-        resolve();
+        // One more poll phase: a connection accepted in it is an arrival, and the burst goes on.
+        const seen = this.arrivals;
+        setImmediate(() => {
+          if (this.arrivals !== seen && this.heldFor() > 0) {
+            setTimeout(check, Math.ceil(this.heldFor()));
+            return;
+          }
+          this.waiting = undefined;
+          resolve();
+        });
       };
       setTimeout(check, Math.ceil(left));
     });
