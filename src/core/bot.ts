@@ -32,7 +32,7 @@ import { createJobEngine, type JobEngineOptions } from "./jobs/engine.js";
 import { CatalogCache } from "./media/catalog-cache.js";
 import { SpendAlerts } from "./spend/alerts.js";
 import { Names } from "./spend/names.js";
-import { Spending } from "./spend/spending.js";
+import { Spending, type SpendingDeps } from "./spend/spending.js";
 import { currentTap } from "./spend/tap.js";
 import { Tenancy, type TenantKey, type TenantRef, tenantOf } from "./tenancy/tenancy.js";
 import { scopedTo } from "./tenancy/tenant-view.js";
@@ -125,23 +125,7 @@ export function createBot(options: BotOptions): Bot {
   };
 
   const starts = new StartIntents(stores.keyv("starts"), stores.indexes);
-  const alerts = new SpendAlerts({
-    claims: stores.claims,
-    settings: (tenant) => tenancy.settings(tenant),
-    adapter,
-    logger,
-    owner: `alerts:${process.pid}:${randomUUID()}`,
-    jobsNow: (tenant) => jobsNowOf(stores.queue, tenant),
-  });
-  const spending = new Spending({
-    store: stores.spend,
-    apiKey: (tenant) => tenancy.apiKey(tenant),
-    mediaWith,
-    alerts,
-    logger,
-    availability: stores.availability,
-    rolesOf: (actor) => adapter(actor.platform).rolesOf?.(actor.tenantId, actor.userId),
-  });
+  const spending = spendingOf(options, tenancy, mediaWith, adapter);
   client.onUsage((usage) => currentTap()?.heard(usage));
   // Publishes run once the core below exists: homes are opened and jobs move only after the start.
   const homes = new HomeRefresh((actor) => publishHome(core, botServices(core, tenantOf(actor)), actor), {
@@ -232,6 +216,32 @@ export function createBot(options: BotOptions): Bot {
       await engine.stop({ deadlineMs: Math.max(0, deadline - Date.now()) });
     },
   };
+}
+
+/** The books of what tenants spend, with the alerts they post. */
+function spendingOf(
+  { stores, logger }: BotOptions,
+  tenancy: Tenancy,
+  mediaWith: SpendingDeps["mediaWith"],
+  adapter: (platform: Platform) => ChatAdapter,
+): Spending {
+  const alerts = new SpendAlerts({
+    claims: stores.claims,
+    settings: (tenant) => tenancy.settings(tenant),
+    adapter,
+    logger,
+    owner: `alerts:${process.pid}:${randomUUID()}`,
+    jobsNow: (tenant) => jobsNowOf(stores.queue, tenant),
+  });
+  return new Spending({
+    store: stores.spend,
+    apiKey: (tenant) => tenancy.apiKey(tenant),
+    mediaWith,
+    alerts,
+    logger,
+    availability: stores.availability,
+    rolesOf: (actor) => adapter(actor.platform).rolesOf?.(actor.tenantId, actor.userId),
+  });
 }
 
 /** Each tenant's key and the service with it; the shared key sees only what its tenant made. */
