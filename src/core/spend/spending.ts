@@ -147,37 +147,14 @@ export class Spending {
     if (!key) return start();
     const keyId = keyIdOf(key.value);
     const media = this.deps.mediaWith(tenant, key);
-    // Never rejects: a probe that fails is no reading.
-    const probing = this.readings.probe(keyId, media);
-    const rules = await budgets;
+    const [probe, rules] = await Promise.all([this.readings.probe(keyId, media), budgets]);
+    const period = await this.periodFor(keyId, probe?.usage);
     const subject: BudgetSubject = {
       userId: paid.actor.userId,
       roleIds: await this.rolesFor(paid.actor, rules),
       channelId: origin.channelId,
     };
-    // While the probe is on its way the reservation is made in the period this process last saw
-    // the key in; a probe that shows another (the account's reset) has it made again there.
-    const known = this.periods.get(keyId);
-    const early =
-      known === undefined ? undefined : this.reserve({ tenant, period: known }, rules, subject, kind, paid);
-    // Awaited below, or its hold given back.
-    early?.catch(() => undefined);
-    const probe = await probing;
-    let period: string;
-    try {
-      period = await this.periodFor(keyId, probe?.usage);
-    } catch (error) {
-      await this.giveBack(await early?.catch(() => undefined)).catch((cause: unknown) =>
-        this.deps.logger.warn({ err: cause, command: paid.command }, "budget reservation not given back"),
-      );
-      throw error;
-    }
-    let hold: Started["hold"];
-    if (early && period === known) hold = await early;
-    else {
-      await this.giveBack(await early?.catch(() => undefined));
-      hold = await this.reserve({ tenant, period }, rules, subject, kind, paid);
-    }
+    const hold = await this.reserve({ tenant, period }, rules, subject, kind, paid);
     const tap = new StartTap();
     const state: Started = {
       paid,
