@@ -47,6 +47,8 @@ export interface Settings {
   machine: { cpus: number; cpuModel: string; memoryGb: number; node: string };
   storeFileMb: number;
   logDir: string;
+  /** Heap snapshots of the bot (--heap-snapshots): after warm-up, at the end of the traffic. */
+  heapSnapshots?: string[];
 }
 
 const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : "n/a");
