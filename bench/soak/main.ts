@@ -11,7 +11,8 @@
  * --rate: commands sent per minute (one every 60/rate s, skipped while --concurrency are in
  * flight); --sample: seconds between two looks at the bot; --heap-snapshots: the bot writes a heap
  * snapshot at the 2/10 mark (after warm-up) and at the end of the traffic, into the logs' folder,
- * for bench/soak/heap-diff.ts to name what grew between them.
+ * for bench/soak/heap-diff.ts to name what grew between them (writing one raises the bot's RSS by
+ * about 190 MB for the rest of its life: such a run's RSS says nothing).
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, statSync } from "node:fs";
