@@ -8,13 +8,16 @@
  * /metrics and its store are sampled throughout: what grows without bound shows.
  *
  *   npm run bench -- soak [--minutes 30] [--rate 30] [--time-scale 0.02] [--retention-minutes 3]
- *                         [--concurrency 12] [--sample 10] [--out bench/results]
+ *                         [--concurrency 12] [--sample 10] [--out bench/results] [--heap-snapshots]
  *
  * --rate: commands sent per minute (one every 60/rate s, skipped while --concurrency are in
- * flight); --sample: seconds between two looks at the bot.
+ * flight); --sample: seconds between two looks at the bot; --heap-snapshots: the bot writes a heap
+ * snapshot at the 2/10 mark (after warm-up) and at the end of the traffic, into the logs' folder,
+ * for bench/soak/heap-diff.ts to name what grew between them (writing one raises the bot's RSS by
+ * about 190 MB for the rest of its life: such a run's RSS says nothing).
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, statSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -34,6 +37,7 @@ const { values } = parseArgs({
     concurrency: { type: "string", default: "12" },
     sample: { type: "string", default: "10" },
     out: { type: "string", default: new URL("../results", import.meta.url).pathname },
+    "heap-snapshots": { type: "boolean", default: false },
   },
 });
 const minutes = Number(values.minutes);
@@ -79,7 +83,12 @@ const world = await CrashWorld.start({
   entry: "dist",
   discord: true,
   logDir,
-  env: { JOB_RETENTION_DAYS: String(retentionMinutes / (24 * 60)) },
+  env: {
+    JOB_RETENTION_DAYS: String(retentionMinutes / (24 * 60)),
+    ...(values["heap-snapshots"] && {
+      NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${logDir}`,
+    }),
+  },
 });
 const storePath = world.storeUrl.replace(/^sqlite:\/\//, "");
 const instance = await world.startInstance("soak");
@@ -119,6 +128,33 @@ const endAt = startedAt + minutes * 60_000;
 const loadAt = { start: loadavg(), end: [0, 0, 0] };
 
 const dms = { channels: new Set<string>(), read: 0 };
+const snapshotMarks = values["heap-snapshots"] ? [startedAt + minutes * 12_000, endAt] : [];
+const snapshots: string[] = [];
+
+/**
+ * Has the bot write a heap snapshot (after a full collection: the live heap) and waits until the
+ * file is whole: V8 writes it on the bot's main thread, the file's last byte closes its JSON.
+ */
+async function heapSnapshot(): Promise<void> {
+  const before = new Set(readdirSync(logDir));
+  process.kill(instance.bot.pid!, "SIGUSR2");
+  const deadline = Date.now() + 300_000;
+  while (Date.now() < deadline) {
+    await sleep(2000);
+    const file = readdirSync(logDir).find((f) => f.endsWith(".heapsnapshot") && !before.has(f));
+    if (!file) continue;
+    const path = join(logDir, file);
+    const size = statSync(path).size;
+    await sleep(2000);
+    if (size > 0 && statSync(path).size === size) {
+      snapshots.push(path);
+      console.log(`heap snapshot ${snapshots.length}: ${path} (${(size / 1e6).toFixed(0)} MB)`);
+      return;
+    }
+  }
+  console.log("heap snapshot: none written within 5 minutes");
+}
+
 /** Marks the results shown since the last look, in the channels or privately (the chats' histories only grow). */
 function collect(): number {
   const { posted, privately } = shownResults(world, dms);
@@ -189,7 +225,10 @@ while (Date.now() < endAt) {
   console.log(
     `${(sample.at / 60_000).toFixed(1)} min: sent ${sample.sent}, delivered ${delivered}, rss ${sample.rssMb.toFixed(0)} MB, heap ${sample.heapUsedMb.toFixed(1)} MB, handles ${sample.handles}, store ${sample.store.rows} rows / ${(sample.store.bytes / 1e6).toFixed(2)} MB`,
   );
+  if (snapshotMarks[snapshots.length] !== undefined && Date.now() >= snapshotMarks[snapshots.length]!)
+    await heapSnapshot();
 }
+if (snapshots.length < snapshotMarks.length) await heapSnapshot();
 await sender;
 loadAt.end = loadavg();
 over = true;
@@ -228,6 +267,7 @@ const files = write(
     logDir,
     setup,
     homePublishes,
+    heapSnapshots: snapshots,
   },
   commands,
   samples,

@@ -55,6 +55,8 @@ export interface Settings {
   setup: string[];
   /** Slack views.publish calls Slack took: Home tabs published (on opening, and kept current). */
   homePublishes: number;
+  /** Heap snapshots of the bot (--heap-snapshots): after warm-up, at the end of the traffic. */
+  heapSnapshots?: string[];
 }
 
 /** Per scenario and platform: sent, acknowledged, results, and what was seen (notes) with their counts. */
