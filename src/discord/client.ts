@@ -1,4 +1,4 @@
-import { Client, type ClientOptions, GatewayIntentBits, type RESTOptions } from "discord.js";
+import { Client, type ClientOptions, GatewayIntentBits, Options, type RESTOptions } from "discord.js";
 import type { Config } from "../core/config/config.js";
 
 export type DiscordConfig = NonNullable<Config["discord"]>;
@@ -24,6 +24,9 @@ export function createDiscordClient(config: DiscordConfig): Client {
     intents: [GatewayIntentBits.Guilds],
     rest: restOptions(config),
     allowedMentions: { parse: [] },
+    // The bot edits its messages by id and never reads them back: discord.js's cache of up to 200
+    // posted messages per channel (about 1 MB each channel) only held memory (soak-heap.md).
+    makeCache: Options.cacheWithLimits({ ...Options.DefaultMakeCacheSettings, MessageManager: 0 }),
     ...shardOptions(config.shards),
   });
 }
