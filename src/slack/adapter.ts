@@ -444,7 +444,9 @@ export class SlackAdapter implements ChatAdapter {
   ): Promise<MessageRef> {
     const dm = await this.dmOf(target);
     const ref = await this.postPublic(dm, message, options);
-    if (dm.channelId !== target.channelId && !options.idempotencyKey) {
+    // A later keyed post (a job's notice) is not pointed to; one answering the gesture (a queued
+    // job's waiting message, keyed to be found again after a crash) is.
+    if (dm.channelId !== target.channelId && (!options.idempotencyKey || target.live)) {
       const t = translatorFor(isCard(message) ? message.locale : undefined);
       const pointer = card(t.text("platform.slack.private_title"), "info", {
         lines: [t.text("platform.slack.private_line")],
