@@ -290,10 +290,8 @@ export class DiscordAdapter implements ChatAdapter {
 
   private async send(target: ConversationRef, message: Message, options: PostOptions): Promise<MessageRef> {
     const token = this.live(target);
-    // A keyed post must survive a crash and a retry: only channel messages know nonces. But the
-    // reply its gesture waits for takes the gesture's placeholder (a repeat has no token left).
-    const awaited = this.placeholders.has(String(target.data?.interactionId));
-    if ((options.idempotencyKey && !awaited) || !token) return this.withBotToken(target, message, options);
+    // A keyed post must survive a crash and a retry: only channel messages know nonces.
+    if (options.idempotencyKey || !token) return this.withBotToken(target, message, options);
     try {
       return await this.throughToken(target, message, options, token);
     } catch (error) {

@@ -444,9 +444,7 @@ export class SlackAdapter implements ChatAdapter {
   ): Promise<MessageRef> {
     const dm = await this.dmOf(target);
     const ref = await this.postPublic(dm, message, options);
-    // A later keyed post (a job's notice) is not pointed to; one answering the gesture (a queued
-    // job's waiting message, keyed to be found again after a crash) is.
-    if (dm.channelId !== target.channelId && (!options.idempotencyKey || target.live)) {
+    if (dm.channelId !== target.channelId && !options.idempotencyKey) {
       const t = translatorFor(isCard(message) ? message.locale : undefined);
       const pointer = card(t.text("platform.slack.private_title"), "info", {
         lines: [t.text("platform.slack.private_line")],
@@ -655,7 +653,8 @@ export class SlackAdapter implements ChatAdapter {
       ...(files.length > 0 && { filesInThread: "uploading" }),
       ...mention,
     });
-    const key = options.idempotencyKey && postKey(target, options.idempotencyKey);
+    const keyed = options.idempotencyKey ?? options.findKey;
+    const key = keyed && postKey(target, keyed);
     const team = teamOf(target);
     let postedNow = false;
     const post = async (): Promise<MessageRef> => {

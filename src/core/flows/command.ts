@@ -228,7 +228,7 @@ async function placeOrQueue(
   const adapter = core.adapter(actor.platform);
   const view = { id: place.id, title, ...(shown.note && { note: shown.note }), locale };
   const message = await adapter
-    .post(shown.where, waitingCard(view, place.ahead), { idempotencyKey: waitingKey(place.id) })
+    .post(shown.where, waitingCard(view, place.ahead), { findKey: waitingKey(place.id) })
     .catch((error: unknown) => {
       core.logger.warn({ err: error, command: command.name }, "queued job's message not posted");
       return undefined;
@@ -264,7 +264,7 @@ export async function startQueued(
   const message =
     recorded ??
     (await adapter
-      .post(where, waitingCard(view, 0), { idempotencyKey: waitingKey(entry.id) })
+      .post(where, waitingCard(view, 0), { findKey: waitingKey(entry.id) })
       .catch((error: unknown) => {
         core.logger.warn({ err: error, jobId: entry.id }, "queued job's message not posted");
         return undefined;

@@ -183,10 +183,7 @@ export class Harness {
   async startJob(...args: Parameters<Harness["command"]>): Promise<MessageRef> {
     const before = this.chat.posts.length;
     await this.command(...args);
-    // Keyed posts are notices, but for a queued job's waiting message (keyed to be found after a crash).
-    const post = this.chat.posts
-      .slice(before)
-      .find((p) => !p.options.ephemeral && !/:(ready|choice)$/.test(p.options.idempotencyKey ?? ""));
+    const post = this.chat.posts.slice(before).find((p) => !p.options.ephemeral && !p.options.idempotencyKey);
     if (!post)
       throw new Error(`no job message; the bot answered: ${JSON.stringify(this.chat.posts.at(-1)?.message)}`);
     return post.ref;
