@@ -1,5 +1,9 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, expect } from "vitest";
 import { CrashWorld, type Instance } from "./crash-world.js";
+import type { Message } from "./fakes/slack/state.js";
 import { until } from "./main-process.js";
 import { headerOf, jobIdOf, shown } from "./slack/harness.js";
 
@@ -33,11 +37,14 @@ afterEach(async () => {
 const prompt = (person: number, n: number) => `crash-queue-${person}-${n}`;
 
 export async function killWithAQueue(storeUrl?: string): Promise<void> {
+  // Each start's whole log, for a failure's report (the tail of the killed one is gone with it).
+  const logDir = mkdtempSync(join(tmpdir(), "queue-crash-logs-"));
   world = await CrashWorld.start({
     discord: false,
     // Eight commands a person in a few seconds: the command rates would slow them down.
     env: { USER_COMMANDS_PER_MINUTE: "0", TENANT_COMMANDS_PER_MINUTE: "0" },
     ...(storeUrl && { storeUrl }),
+    logDir,
   });
   const w = world;
   instance = await w.startInstance(INSTANCE);
@@ -106,5 +113,12 @@ export async function killWithAQueue(storeUrl?: string): Promise<void> {
       Array.from({ length: EACH }, (_, n) => prompt(person, n)),
     );
   }
-  expect(jobs()).toHaveLength(all);
+  expect(
+    jobs(),
+    `job messages:\n${jobs().map(describe).join("\n")}\nlogs (each start's) in ${logDir}\nafter the restart:\n${instance.bot.tail(100)}`,
+  ).toHaveLength(all);
 }
+
+/** A job message in one line, for a failure's report. */
+const describe = (m: Message) =>
+  `${m.channel} ${m.ts} ${jobIdOf(m)} ${headerOf(m)} | ${JSON.stringify((m.blocks[0] as { text?: unknown }).text ?? m.blocks[0]).slice(0, 160)}`;

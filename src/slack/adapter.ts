@@ -653,7 +653,8 @@ export class SlackAdapter implements ChatAdapter {
       ...(files.length > 0 && { filesInThread: "uploading" }),
       ...mention,
     });
-    const key = options.idempotencyKey && postKey(target, options.idempotencyKey);
+    const keyed = options.idempotencyKey ?? options.findKey;
+    const key = keyed && postKey(target, keyed);
     const team = teamOf(target);
     let postedNow = false;
     const post = async (): Promise<MessageRef> => {

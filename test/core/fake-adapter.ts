@@ -112,8 +112,9 @@ export class FakeAdapter implements ChatAdapter {
   async post(target: ConversationRef, message: Message, options: PostOptions = {}): Promise<MessageRef> {
     this.outage("post");
     this.refuseIn("post", target.privateFrom === undefined ? target.channelId : "dm");
-    if (options.idempotencyKey) {
-      const earlier = this.byIdempotencyKey.get(options.idempotencyKey);
+    const keyed = options.idempotencyKey ?? options.findKey;
+    if (keyed) {
+      const earlier = this.byIdempotencyKey.get(keyed);
       if (earlier) return earlier;
     }
     const files = await this.receive(message);
@@ -124,7 +125,7 @@ export class FakeAdapter implements ChatAdapter {
       messageId: `m${this.counter}`,
       data: { posted: this.counter },
     };
-    if (options.idempotencyKey) this.byIdempotencyKey.set(options.idempotencyKey, ref);
+    if (keyed) this.byIdempotencyKey.set(keyed, ref);
     this.state.set(ref.messageId, message);
     this.posts.push({ target, message, options, ref, files });
     return ref;

@@ -88,6 +88,13 @@ export interface PostOptions {
    * (Discord: nonce with enforce_nonce; Slack: the adapter checks what it already posted).
    */
   idempotencyKey?: string;
+  /**
+   * Where the platform can tell, a post repeated under this key after a crash finds the first one
+   * rather than posting again (Slack: the adapter's record and the post's metadata); otherwise it
+   * is sent as any post (Discord: a gesture's reply knows no nonce). For a message whose ref is
+   * recorded after it is posted, which a crash in between would leave on the platform unrecorded.
+   */
+  findKey?: string;
 }
 
 /**

@@ -190,6 +190,9 @@ function queuedTitle(command: AnyCommand, options: Record<string, unknown>, t: T
     : kind;
 }
 
+/** The key of a queued job's waiting message: posted again under it, the one posted before is found. */
+const waitingKey = (id: string) => `${id}:waiting`;
+
 /**
  * A starting command past its person's running limit waits its turn: its message says so at once
  * (with a Cancel button) and becomes the job's message when it starts. A command with files
@@ -224,10 +227,12 @@ async function placeOrQueue(
   if (place.ahead === undefined) return startJob(core, command, ctx, { id: place.id, ...shown });
   const adapter = core.adapter(actor.platform);
   const view = { id: place.id, title, ...(shown.note && { note: shown.note }), locale };
-  const message = await adapter.post(shown.where, waitingCard(view, place.ahead)).catch((error: unknown) => {
-    core.logger.warn({ err: error, command: command.name }, "queued job's message not posted");
-    return undefined;
-  });
+  const message = await adapter
+    .post(shown.where, waitingCard(view, place.ahead), { findKey: waitingKey(place.id) })
+    .catch((error: unknown) => {
+      core.logger.warn({ err: error, command: command.name }, "queued job's message not posted");
+      return undefined;
+    });
   await core.queue.ready(place.id, message ? JSON.stringify(message) : null);
   if (!message) {
     await adapter
@@ -243,11 +248,27 @@ export async function startQueued(
   core: Core,
   entry: QueueEntry,
   queued: QueuedStart,
-  message: MessageRef | undefined,
+  recorded: MessageRef | undefined,
 ): Promise<void> {
   const { actor, conversation, where } = queued;
   const tenant = tenantOf(actor);
   const adapter = core.adapter(actor.platform);
+  const view = {
+    id: entry.id,
+    title: queued.title,
+    ...(queued.note && { note: queued.note }),
+    locale: readerLocale(actor),
+  };
+  // None on record: a crash may have come between its waiting message's post and its record.
+  // Posted again under its key, that message is found (or posted now): the job has one message.
+  const message =
+    recorded ??
+    (await adapter
+      .post(where, waitingCard(view, 0), { findKey: waitingKey(entry.id) })
+      .catch((error: unknown) => {
+        core.logger.warn({ err: error, jobId: entry.id }, "queued job's message not posted");
+        return undefined;
+      }));
   try {
     const command = commandByName(queued.command);
     if (!command)
@@ -272,11 +293,7 @@ export async function startQueued(
   } catch (error) {
     await core.turns.refused(entry.id, tenant, error);
     if (await core.engine.get(entry.id)) return;
-    const locale = readerLocale(actor);
-    const card = notStartedCard(
-      { id: entry.id, title: queued.title, locale },
-      reasonOf(error, translatorFor(locale)),
-    );
+    const card = notStartedCard(view, reasonOf(error, translatorFor(view.locale)));
     await (message ? adapter.edit(message, card) : adapter.post(where, card)).catch((cause: unknown) =>
       core.logger.warn({ err: cause, jobId: entry.id }, "refused queued job not told"),
     );
