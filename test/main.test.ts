@@ -6,18 +6,7 @@ import { startFakeDiscord } from "./fakes/discord/index.js";
 import { startEmulator } from "./fakes/media-api/index.js";
 import { startFakeSlack } from "./fakes/slack/index.js";
 import { freePort, until } from "./main-process.js";
-import {
-  answers,
-  eventually,
-  get,
-  httpPort,
-  run,
-  sample,
-  started,
-  stopStarted,
-  TEST_MS,
-  WAIT_MS,
-} from "./npm-start.js";
+import { answers, get, httpPort, run, sample, started, stopStarted, TEST_MS, WAIT_MS } from "./npm-start.js";
 
 /** `npm start` with what it needs: it starts, answers on each platform, and only warns where it can go on. */
 
@@ -195,10 +184,14 @@ describe("npm start", () => {
       // Discord gone: the bot is alive but not ready, and says why.
       await fake.close();
       started[started.length - 1]!.fake = undefined;
-      const unready = await eventually(async () => {
-        const answer = await get(`${base}/readyz`);
-        return answer.status === 503 ? answer : undefined;
-      }, WAIT_MS);
+      const unready = await until(
+        async () => {
+          const answer = await get(`${base}/readyz`);
+          return answer.status === 503 ? answer : undefined;
+        },
+        WAIT_MS,
+        () => "/readyz to say 503 once Discord is gone",
+      );
       expect(JSON.parse(unready.text).checks.discord).toMatch(/gateway/);
       expect((await get(`${base}/healthz`)).status).toBe(200);
 

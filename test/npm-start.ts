@@ -102,16 +102,6 @@ export function sample(metrics: string, series: string): number {
   return line ? Number(line.slice(series.length + 1)) : 0;
 }
 
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error("timed out");
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 export async function stopStarted(): Promise<void> {
   for (const world of started.splice(0)) {
     world.child?.kill("SIGKILL");
