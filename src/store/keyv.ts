@@ -85,8 +85,7 @@ async function openSqlite(path: string, logger?: Pick<Logger, "warn" | "info">):
     // Every namespace's Keyv listens on this one adapter (the views below share its emitter):
     // a dozen listeners is the design, not the leak Node warns of past ten.
     adapter.setMaxListeners(50);
-    // WAL lets readers in other processes (a second bot, a CLI) work while one of them writes.
-    await adapter.query("PRAGMA journal_mode = WAL");
+    await enterWal(adapter, logger);
     // In WAL mode NORMAL syncs at checkpoints, not at every commit: a crash of the process loses
     // nothing, a power cut may lose the last commits but never corrupts the file (sqlite.org/wal).
     // FULL made every progress tick an fsync: 0.7 ms of CPU and 6 ms of wall time per job update,
@@ -146,6 +145,26 @@ async function openSqlite(path: string, logger?: Pick<Logger, "warn" | "info">):
       return shared.disconnect();
     },
   );
+}
+
+/**
+ * WAL lets readers in other processes (a second bot, a CLI) work while one of them writes.
+ * Switching a new file to WAL needs it to itself, and sqlite answers SQLITE_BUSY at once rather
+ * than calling the busy handler, so replicas started together on one fresh file would fail to
+ * start: the switch is tried again within the busy timeout instead.
+ */
+async function enterWal(adapter: KeyvSqlite, logger?: Pick<Logger, "info">): Promise<void> {
+  const deadline = Date.now() + SQLITE_BUSY_TIMEOUT_MS;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await adapter.query("PRAGMA journal_mode = WAL");
+      return;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== "SQLITE_BUSY" || Date.now() >= deadline) throw error;
+      if (attempt === 1) logger?.info("the sqlite store is in use by another process as it opens; waiting");
+      await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40));
+    }
+  }
 }
 
 /** One statement: a record set again meanwhile has a new expiry and is not matched. */

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import sqlite3 from "sqlite3";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { openKeyvBackend } from "../../src/store/keyv.js";
 import { sqlite } from "./backends.js";
@@ -78,6 +79,31 @@ describe("keyv on sqlite", () => {
       await backend.close();
       vi.useRealTimers();
     }
+  });
+
+  it("opens a new file another replica is starting on at that moment, waiting for it instead of failing to start", async () => {
+    const file = join(dir, "bot.sqlite");
+    const other = new sqlite3.Database(file);
+    const run = (sql: string) =>
+      new Promise<void>((resolve, reject) => other.all(sql, (error) => (error ? reject(error) : resolve())));
+    await run("CREATE TABLE keyv(key VARCHAR(255) PRIMARY KEY, value TEXT)");
+    // A write under way, as a replica's starting alongside: sqlite refuses the switch to WAL at once
+    // rather than waiting (either side waiting for the other could wait for ever).
+    await run("BEGIN IMMEDIATE");
+    let waiting!: () => void;
+    const told = new Promise<void>((resolve) => {
+      waiting = resolve;
+    });
+    const infos: string[] = [];
+    const logger = { warn: () => {}, info: (text: string) => (infos.push(text), waiting()) };
+    const opening = openKeyvBackend(`sqlite://${file}`, logger);
+    await Promise.race([told, opening]);
+    await run("COMMIT");
+    await new Promise<void>((resolve) => other.close(() => resolve()));
+    const backend = await opening;
+    await backend.close();
+    expect(infos).toEqual(["the sqlite store is in use by another process as it opens; waiting"]);
+    expect(await sqlite(file, "PRAGMA journal_mode")).toEqual([{ journal_mode: "wal" }]);
   });
 
   it("names what it cannot open", async () => {
