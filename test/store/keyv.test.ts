@@ -95,7 +95,13 @@ describe("keyv on sqlite", () => {
       waiting = resolve;
     });
     const infos: string[] = [];
-    const logger = { warn: () => {}, info: (text: string) => (infos.push(text), waiting()) };
+    const logger = {
+      warn: () => {},
+      info: (text: string) => {
+        infos.push(text);
+        waiting();
+      },
+    };
     const opening = openKeyvBackend(`sqlite://${file}`, logger);
     await Promise.race([told, opening]);
     await run("COMMIT");
