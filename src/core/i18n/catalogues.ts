@@ -5,9 +5,21 @@ import frAccount from "./locales/account/fr.json" with { type: "json" };
 import jaAccount from "./locales/account/ja.json" with { type: "json" };
 import ptBRAccount from "./locales/account/pt-BR.json" with { type: "json" };
 import deBase from "./locales/de.json" with { type: "json" };
+import deDelete from "./locales/delete/de.json" with { type: "json" };
+import enDelete from "./locales/delete/en.json" with { type: "json" };
+import esDelete from "./locales/delete/es.json" with { type: "json" };
+import frDelete from "./locales/delete/fr.json" with { type: "json" };
+import jaDelete from "./locales/delete/ja.json" with { type: "json" };
+import ptBRDelete from "./locales/delete/pt-BR.json" with { type: "json" };
 import enBase from "./locales/en.json" with { type: "json" };
 import esBase from "./locales/es.json" with { type: "json" };
 import frBase from "./locales/fr.json" with { type: "json" };
+import deHome from "./locales/home/de.json" with { type: "json" };
+import enHome from "./locales/home/en.json" with { type: "json" };
+import esHome from "./locales/home/es.json" with { type: "json" };
+import frHome from "./locales/home/fr.json" with { type: "json" };
+import jaHome from "./locales/home/ja.json" with { type: "json" };
+import ptBRHome from "./locales/home/pt-BR.json" with { type: "json" };
 import jaBase from "./locales/ja.json" with { type: "json" };
 import deJobs from "./locales/jobs/de.json" with { type: "json" };
 import enJobs from "./locales/jobs/en.json" with { type: "json" };
@@ -15,6 +27,12 @@ import esJobs from "./locales/jobs/es.json" with { type: "json" };
 import frJobs from "./locales/jobs/fr.json" with { type: "json" };
 import jaJobs from "./locales/jobs/ja.json" with { type: "json" };
 import ptBRJobs from "./locales/jobs/pt-BR.json" with { type: "json" };
+import deLists from "./locales/lists/de.json" with { type: "json" };
+import enLists from "./locales/lists/en.json" with { type: "json" };
+import esLists from "./locales/lists/es.json" with { type: "json" };
+import frLists from "./locales/lists/fr.json" with { type: "json" };
+import jaLists from "./locales/lists/ja.json" with { type: "json" };
+import ptBRLists from "./locales/lists/pt-BR.json" with { type: "json" };
 import dePlatforms from "./locales/platforms/de.json" with { type: "json" };
 import enPlatforms from "./locales/platforms/en.json" with { type: "json" };
 import esPlatforms from "./locales/platforms/es.json" with { type: "json" };
@@ -28,12 +46,24 @@ import esRefusals from "./locales/refusals/es.json" with { type: "json" };
 import frRefusals from "./locales/refusals/fr.json" with { type: "json" };
 import jaRefusals from "./locales/refusals/ja.json" with { type: "json" };
 import ptBRRefusals from "./locales/refusals/pt-BR.json" with { type: "json" };
+import deSettings from "./locales/settings/de.json" with { type: "json" };
+import enSettings from "./locales/settings/en.json" with { type: "json" };
+import esSettings from "./locales/settings/es.json" with { type: "json" };
+import frSettings from "./locales/settings/fr.json" with { type: "json" };
+import jaSettings from "./locales/settings/ja.json" with { type: "json" };
+import ptBRSettings from "./locales/settings/pt-BR.json" with { type: "json" };
 import deLanguage from "./locales/settings-language/de.json" with { type: "json" };
 import enLanguage from "./locales/settings-language/en.json" with { type: "json" };
 import esLanguage from "./locales/settings-language/es.json" with { type: "json" };
 import frLanguage from "./locales/settings-language/fr.json" with { type: "json" };
 import jaLanguage from "./locales/settings-language/ja.json" with { type: "json" };
 import ptBRLanguage from "./locales/settings-language/pt-BR.json" with { type: "json" };
+import deSpending from "./locales/spending/de.json" with { type: "json" };
+import enSpending from "./locales/spending/en.json" with { type: "json" };
+import esSpending from "./locales/spending/es.json" with { type: "json" };
+import frSpending from "./locales/spending/fr.json" with { type: "json" };
+import jaSpending from "./locales/spending/ja.json" with { type: "json" };
+import ptBRSpending from "./locales/spending/pt-BR.json" with { type: "json" };
 
 /**
  * The message catalogues, one per locale, keyed by meaning ("job.queued.line"): ICU
@@ -44,12 +74,84 @@ import ptBRLanguage from "./locales/settings-language/pt-BR.json" with { type: "
  * the catalogues since (`locales/<area>/<tag>.json`): areas are added without rewriting the main
  * file, and no key is in two files (the catalogue test).
  */
-const en = { ...enBase, ...enRefusals, ...enJobs, ...enPlatforms, ...enAccount, ...enLanguage };
-const de = { ...deBase, ...deRefusals, ...deJobs, ...dePlatforms, ...deAccount, ...deLanguage };
-const fr = { ...frBase, ...frRefusals, ...frJobs, ...frPlatforms, ...frAccount, ...frLanguage };
-const es = { ...esBase, ...esRefusals, ...esJobs, ...esPlatforms, ...esAccount, ...esLanguage };
-const ptBR = { ...ptBRBase, ...ptBRRefusals, ...ptBRJobs, ...ptBRPlatforms, ...ptBRAccount, ...ptBRLanguage };
-const ja = { ...jaBase, ...jaRefusals, ...jaJobs, ...jaPlatforms, ...jaAccount, ...jaLanguage };
+const en = {
+  ...enBase,
+  ...enRefusals,
+  ...enJobs,
+  ...enPlatforms,
+  ...enAccount,
+  ...enLanguage,
+  ...enLists,
+  ...enSpending,
+  ...enSettings,
+  ...enHome,
+  ...enDelete,
+};
+const de = {
+  ...deBase,
+  ...deRefusals,
+  ...deJobs,
+  ...dePlatforms,
+  ...deAccount,
+  ...deLanguage,
+  ...deLists,
+  ...deSpending,
+  ...deSettings,
+  ...deHome,
+  ...deDelete,
+};
+const fr = {
+  ...frBase,
+  ...frRefusals,
+  ...frJobs,
+  ...frPlatforms,
+  ...frAccount,
+  ...frLanguage,
+  ...frLists,
+  ...frSpending,
+  ...frSettings,
+  ...frHome,
+  ...frDelete,
+};
+const es = {
+  ...esBase,
+  ...esRefusals,
+  ...esJobs,
+  ...esPlatforms,
+  ...esAccount,
+  ...esLanguage,
+  ...esLists,
+  ...esSpending,
+  ...esSettings,
+  ...esHome,
+  ...esDelete,
+};
+const ptBR = {
+  ...ptBRBase,
+  ...ptBRRefusals,
+  ...ptBRJobs,
+  ...ptBRPlatforms,
+  ...ptBRAccount,
+  ...ptBRLanguage,
+  ...ptBRLists,
+  ...ptBRSpending,
+  ...ptBRSettings,
+  ...ptBRHome,
+  ...ptBRDelete,
+};
+const ja = {
+  ...jaBase,
+  ...jaRefusals,
+  ...jaJobs,
+  ...jaPlatforms,
+  ...jaAccount,
+  ...jaLanguage,
+  ...jaLists,
+  ...jaSpending,
+  ...jaSettings,
+  ...jaHome,
+  ...jaDelete,
+};
 
 export type MessageKey = keyof typeof en;
 export type Catalogue = Readonly<Record<MessageKey, string>>;
