@@ -11,8 +11,19 @@ export type DiscordConfig = NonNullable<Config["discord"]>;
  * The cast is between two copies of undici's types (Node's and @discordjs/rest's own) of one call.
  */
 export function restOptions(config: Pick<DiscordConfig, "restUrl">): Partial<RESTOptions> {
-  return { api: config.restUrl, makeRequest: fetch as RESTOptions["makeRequest"] };
+  return {
+    api: config.restUrl,
+    makeRequest: fetch as RESTOptions["makeRequest"],
+    handlerSweepInterval: HANDLER_SWEEP_MS,
+  };
 }
+
+/**
+ * @discordjs/rest keeps a rate-limit handler per route, and every interaction's token is a route
+ * of its own: hourly sweeps (its default) let about 500 B per interaction pile up for an hour
+ * (soak-heap.md). A token is dead after 15 minutes, so its handler is swept that often.
+ */
+const HANDLER_SWEEP_MS = 15 * 60_000;
 
 /**
  * The discord.js client. Interactions need no intent at all; Guilds is the one discord.js needs
