@@ -31,6 +31,11 @@ export interface CrashWorldOptions {
   logDir?: string;
   /** More settings of the bot's environment (JOB_RETENTION_DAYS for a soak). */
   env?: Record<string, string>;
+  /**
+   * Slack installed through OAuth (install()), in as many workspaces as the test installs it in,
+   * instead of the one preinstalled bot token.
+   */
+  slackInstalls?: boolean;
 }
 
 export interface Instance {
@@ -111,7 +116,14 @@ export class CrashWorld {
         MEDIA_API_KEY: "test-key",
         MEDIA_API_KEY_TENANTS: "*",
         STORE_URL: this.storeUrl,
-        SLACK_BOT_TOKEN: this.slack.botToken,
+        ...(this.options.slackInstalls
+          ? {
+              SLACK_CLIENT_ID: this.slack.clientId,
+              SLACK_CLIENT_SECRET: this.slack.clientSecret,
+              SLACK_STATE_SECRET: "the-crash-world-install-state-secret",
+              SECRETS_KEY: "7f".repeat(32),
+            }
+          : { SLACK_BOT_TOKEN: this.slack.botToken }),
         SLACK_SIGNING_SECRET: this.slack.signingSecret,
         SLACK_API_URL: `${this.slackApi.url}/api/`,
         SLACK_PORT: String(seat.slackPort),
@@ -133,6 +145,14 @@ export class CrashWorld {
       throw error;
     }
     return { id, bot, slackEventsUrl: `http://127.0.0.1:${seat.slackPort}/slack/events`, media: seat.media };
+  }
+
+  /** An admin of `teamId` installs the app from `instance`'s install link (slackInstalls). */
+  async install(instance: Instance, teamId: string): Promise<void> {
+    const origin = new URL(instance.slackEventsUrl).origin;
+    this.slack.redirectUrls.splice(0, Infinity, `${origin}/slack/oauth_redirect`);
+    const installed = await this.slack.install(`${origin}/slack/install`, teamId);
+    if (installed.status !== 200) throw new Error(`install failed: ${installed.status} ${installed.body}`);
   }
 
   async close(): Promise<void> {

@@ -45,24 +45,22 @@ export async function killWithAQueue(storeUrl?: string): Promise<void> {
     env: { USER_COMMANDS_PER_MINUTE: "0", TENANT_COMMANDS_PER_MINUTE: "0" },
     ...(storeUrl && { storeUrl }),
     logDir,
+    slackInstalls: true,
   });
   const w = world;
   instance = await w.startInstance(INSTANCE);
-  const users = [
-    w.slack.users.requester.id,
-    w.slack.users.other.id,
-    w.slack.addUser("third").id,
-    w.slack.addUser("fourth").id,
-  ];
-  // Each person asks in a channel of their own: Slack takes about one message a second per channel
-  // (which the bot keeps to), so 32 messages in one channel would take half a minute to post.
-  const channels = users.map((_, person) => w.slack.addChannel(`queue-${person}`));
+  // Each person in a workspace of their own, as the queue is each person's: Slack lets an app
+  // edit about 50 messages a minute in a workspace (which the bot keeps to), so 32 jobs' edits in
+  // one workspace would take the test a minute and a half of pacing.
+  const workspaces = Array.from({ length: PEOPLE }, (_, person) => w.slack.addWorkspace(`queue-${person}`));
+  for (const workspace of workspaces) await w.install(instance, workspace.id);
+  const users = workspaces.map((workspace) => workspace.userIds.requester);
+  const channels = workspaces.map((workspace) => workspace.channelId);
   const made = () =>
     w.emu.callsTo("POST", "/api/image/generate").map((c) => (c.json as { prompt: string }).prompt);
-  // Every job message, in the seeded channel too: a job's result posted apart from its message
-  // would be a 33rd.
+  // Every job message: a job's result posted apart from its message would be a 33rd.
   const jobs = () =>
-    [w.slack.channelId, ...channels]
+    channels
       .flatMap((channel) => w.slack.messages(channel))
       .filter((m) => jobIdOf(m));
   const waiting = () => jobs().filter((m) => JSON.stringify(m.blocks).includes("ahead of you"));
