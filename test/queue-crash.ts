@@ -59,10 +59,7 @@ export async function killWithAQueue(storeUrl?: string): Promise<void> {
   const made = () =>
     w.emu.callsTo("POST", "/api/image/generate").map((c) => (c.json as { prompt: string }).prompt);
   // Every job message: a job's result posted apart from its message would be a 33rd.
-  const jobs = () =>
-    channels
-      .flatMap((channel) => w.slack.messages(channel))
-      .filter((m) => jobIdOf(m));
+  const jobs = () => channels.flatMap((channel) => w.slack.messages(channel)).filter((m) => jobIdOf(m));
   const waiting = () => jobs().filter((m) => JSON.stringify(m.blocks).includes("ahead of you"));
   for (let n = 0; n < PEOPLE * 3; n++) w.emu.planNextJob("image", { durationMs: RUNNING_MS });
 
