@@ -34,7 +34,8 @@ const STALE_MS = 15 * 60_000;
 /**
  * Who clicked or typed: Slack's payloads name the user but not their role or language, so admin
  * (workspace admin or owner) and their locale ("de-DE", `include_locale`) come from users.info,
- * cached for a few minutes per user. The cache holds the
+ * cached for a few minutes per user, and asked again at once after Slack's `user_change` (a
+ * member's data changed: made an admin, another language). The cache holds the
  * answer while it is on its way too, so a burst of commands from one person asks once. Each
  * workspace is asked with its own token.
  *
@@ -95,6 +96,11 @@ export class Actors {
   /** The handles of the workspace's groups (`designers` for @designers), from the same answer. */
   async handles(teamId: string): Promise<ReadonlyMap<string, string>> {
     return (await this.groupsOf(teamId))?.handles ?? new Map();
+  }
+
+  /** The person's data changed at Slack (`user_change`): their next gesture asks users.info again. */
+  forget(teamId: string, userId: string): void {
+    this.people.delete(`${teamId}:${userId}`);
   }
 
   /**

@@ -25,6 +25,7 @@ describe("slack-manifest.json", () => {
       "app_mention",
       "app_uninstalled",
       "tokens_revoked",
+      "user_change",
     ]);
     // Mentions arrive as Slack's escapes (<@U…>, <!subteam^S…>, <#C…>), which budgets take.
     expect(manifest.features.slash_commands[0].should_escape).toBe(true);

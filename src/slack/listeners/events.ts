@@ -33,6 +33,13 @@ export function mentioned(ctx: Listening): On<"app_mention"> {
   };
 }
 
+/** A member's data changed (their language, an admin's role): what the bot knew of them goes. */
+export function userChanged(ctx: Listening): On<"user_change"> {
+  return async ({ event }) => {
+    ctx.actors.forget(event.user.team_id, event.user.id);
+  };
+}
+
 /**
  * Uninstalled, or the bot token revoked: the installation goes, and with it the token, so the
  * workspace's jobs stop calling Slack (their deliveries end as undeliverable, said in `jobs`).

@@ -14,7 +14,7 @@ import { STEPS } from "../steps.js";
 import { clicked } from "./actions.js";
 import { SLASH_COMMAND, slashCommand } from "./commands.js";
 import type { Listening } from "./context.js";
-import { homeOpened, mentioned, tokensRevoked, uninstalled } from "./events.js";
+import { homeOpened, mentioned, tokensRevoked, uninstalled, userChanged } from "./events.js";
 import { stepStarted } from "./functions.js";
 import { messageShortcut } from "./shortcuts.js";
 import { formSuggestions, searchSuggestions } from "./suggestions.js";
@@ -48,6 +48,7 @@ export function registerListeners(app: App, ctx: Listening): void {
   app.event("app_mention", mentioned(ctx));
   app.event("app_uninstalled", uninstalled(ctx));
   app.event("tokens_revoked", tokensRevoked(ctx));
+  app.event("user_change", userChanged(ctx));
 
   app.error(async (error) => {
     if (error.code === ErrorCode.AuthorizationError) {

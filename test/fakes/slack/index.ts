@@ -169,6 +169,15 @@ export interface FakeSlack {
   /** An admin revokes the bot token only: it stops working, and Slack sends `tokens_revoked`. */
   revokeBotToken(eventsUrl: string, teamId: string): Promise<AppAnswer>;
   /**
+   * A member's data changes (their language, made an admin): Slack sends `user_change` with the
+   * whole user, `locale` included.
+   */
+  changeUser(
+    eventsUrl: string,
+    userId: string,
+    change: Partial<Pick<SlackUser, "locale" | "is_admin">>,
+  ): Promise<AppAnswer>;
+  /**
    * A workflow runs one of the app's steps: Slack starts an execution and sends `function_executed`
    * with the execution's own token (`bot_access_token`). Resolves with the execution (which the
    * app completes with functions.completeSuccess / completeError) and the app's answer.
@@ -499,6 +508,12 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
         ...built,
         ...(await postSigned(eventsUrl, asForm(built.payload), state.signingSecret, delivery)),
       };
+    },
+    changeUser(eventsUrl, userId, change) {
+      const user = state.users.get(userId);
+      if (!user) throw new Error(`fake Slack: unknown user ${userId}`);
+      Object.assign(user, change, { updated: Math.floor(Date.now() / 1000) });
+      return event(eventsUrl, user.team_id, { type: "user_change", user: { ...user } });
     },
     openHome(eventsUrl, userId = state.userIds.requester) {
       const user = state.users.get(userId);
