@@ -35,8 +35,9 @@ export function mentioned(ctx: Listening): On<"app_mention"> {
 
 /** A member's data changed (their language, an admin's role): what the bot knew of them goes. */
 export function userChanged(ctx: Listening): On<"user_change"> {
-  return async ({ event }) => {
-    ctx.actors.forget(event.user.team_id, event.user.id);
+  // The envelope's workspace, as gestures are keyed: a Grid member's own team_id may be another.
+  return async ({ event, body }) => {
+    ctx.actors.forget(body.team_id, event.user.id);
   };
 }
 
