@@ -13,6 +13,16 @@ import { withMentions } from "./mentions.js";
 import { HOME } from "./render/slack.js";
 import { DM_PLACE, type PlaygroundWorld } from "./world.js";
 
+/** The languages the page offers: the bot's, as each client names its locale. */
+export const CLIENT_LOCALES = [
+  { id: "en", discord: "en-US", slack: "en-US" },
+  { id: "de", discord: "de", slack: "de-DE" },
+  { id: "fr", discord: "fr", slack: "fr-FR" },
+  { id: "es", discord: "es-ES", slack: "es-ES" },
+  { id: "pt-BR", discord: "pt-BR", slack: "pt-BR" },
+  { id: "ja", discord: "ja", slack: "ja-JP" },
+] as const;
+
 /** Discord's client gives up on suggestions after about three seconds. */
 const AUTOCOMPLETE_WAIT_MS = 3_000;
 
@@ -67,6 +77,18 @@ export function createGestures(world: PlaygroundWorld) {
   };
 
   const actions: Record<string, (body: Body) => Promise<unknown>> = {
+    /**
+     * Every member switches their Discord and Slack to one language, as each would in their
+     * client's settings: Discord sends it with their next interaction, Slack says so with
+     * `user_change`.
+     */
+    async language(body) {
+      const locale = CLIENT_LOCALES.find((l) => l.id === body.locale);
+      if (!locale) throw new HttpError(400, `no language ${String(body.locale)} here`);
+      for (const user of discordUsers) discord.setLocale(user, locale.discord);
+      for (const user of slackUsers)
+        await slack.changeUser(world.slackEventsUrl, user, { locale: locale.slack });
+    },
     async "discord/command"(body) {
       const files = ((body.files as PageFile[] | undefined) ?? []).map(fakeFile);
       const user = actor(body, discordUsers);

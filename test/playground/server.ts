@@ -5,8 +5,9 @@
 import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { LANGUAGE_NAMES } from "../../src/core/i18n/languages.js";
 import { commandMenu } from "./discord-line.js";
-import { type Body, createGestures, HttpError } from "./gestures.js";
+import { type Body, CLIENT_LOCALES, createGestures, HttpError } from "./gestures.js";
 import type { Person } from "./mentions.js";
 import { discordChannel, discordModal } from "./render/discord.js";
 import { slackChannel, slackDirect, slackHome, slackModal } from "./render/slack.js";
@@ -174,6 +175,7 @@ export async function startServer(world: PlaygroundWorld, port = 0): Promise<Pla
         steps: stepForms(),
         people,
         places: world.discordPlaces,
+        languages: CLIENT_LOCALES.map(({ id }) => ({ id, name: LANGUAGE_NAMES[id] })),
       });
     else if (req.method === "GET" && url.pathname === "/file")
       await file(req, res, url.searchParams.get("url") ?? "");

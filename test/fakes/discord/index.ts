@@ -145,6 +145,8 @@ export interface FakeDiscord {
   };
   /** A member of the seeded guild; `locale`: the language of their Discord client (en-US). */
   addUser(username: string, options?: { admin?: boolean; locale?: string }): APIUser;
+  /** A person switches their Discord client to `locale`: their next interactions carry it. */
+  setLocale(userId: string, locale: string): void;
   /**
    * A member posts in a channel (the seeded one by default): files become attachments; a link
    * becomes the embed Discord's link preview makes, its image served through Discord's media
@@ -439,6 +441,9 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       if (locale) world.locales.set(user.id, locale);
       world.addMember(seededGuild.id, user.id, admin ? [world.adminRole(seededGuild.id).id] : []);
       return user;
+    },
+    setLocale(userId, locale) {
+      world.locales.set(userId, locale);
     },
     async addGuild(name, { bot = true } = {}) {
       const guild = world.addGuild(name, owner.id, { bot });

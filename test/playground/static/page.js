@@ -249,7 +249,7 @@ document.addEventListener("submit", async (event) => {
 
 // ---- The command boxes: completion of commands, options and choices ---------------------------
 
-const { menus, people, places, steps } = await (await fetch("/api/page")).json();
+const { menus, people, places, steps, languages } = await (await fetch("/api/page")).json();
 part("slack", "steps").innerHTML = steps;
 /** A picker that starts where the user left it before a reload. */
 function remembered(picker, key) {
@@ -264,6 +264,20 @@ for (const pane of ["discord", "slack"]) {
 }
 for (const where of places) part("discord", "place").add(new Option(where.label, where.id));
 remembered(part("discord", "place"), "place");
+
+// Every member's clients in one language. A reload keeps it; a new playground starts in English,
+// so the kept choice is said again.
+const language = document.querySelector('header [data-role="language"]');
+for (const { id, name } of languages) language.add(new Option(name, id));
+remembered(language, "language");
+const speak = () =>
+  fetch("/api/language", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ locale: language.value }),
+  });
+language.addEventListener("change", speak);
+if (language.value !== "en") await speak();
 
 /**
  * `@` and the start of a name: the members of the pane's workspace, as the clients offer them.
