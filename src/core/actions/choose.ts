@@ -37,7 +37,7 @@ async function choose({ core, job, adapter }: ActionContext<unknown>, variant: 1
     // Cosmetic: the buttons go while the choice is made; the choice does not depend on it.
     if (message) {
       await adapter
-        .edit(message, confirmingCard(viewOf(job), both ? "both variants" : `variant ${variant}`))
+        .edit(message, confirmingCard(viewOf(job), both ? { both: true } : { variant }))
         .catch((error: unknown) => core.logger.warn({ err: error, jobId: job.id }, "choice not shown"));
     }
     let avatarIds: string[];

@@ -22,6 +22,7 @@ import type {
   Platform,
   PostOptions,
 } from "../base/ports.js";
+import { translatorFor } from "../i18n/translator.js";
 import type { JobHooks } from "../jobs/contract.js";
 import { conversationOf, messageOf } from "../jobs/records.js";
 import {
@@ -317,7 +318,10 @@ async function outcomeOf(
     // get better, so the job says what happened instead of staying on its progress bar.
     if (error instanceof BotError && error.retryable) throw error;
     deps.logger.warn({ err: error, jobId: job.id }, "result could not be fetched");
-    const reason = error instanceof BotError ? error.userMessage : "The result could not be read.";
+    const reason =
+      error instanceof BotError
+        ? error.userMessage
+        : translatorFor(view.locale).text("job.result.unreadable");
     return { card: undeliverableCard(view, reason), stored: { undeliverable: reason }, ok: false };
   }
 }

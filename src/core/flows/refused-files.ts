@@ -2,6 +2,7 @@ import { type Card, type CardMedia, isCard } from "../base/cards.js";
 import { FileRefusedError } from "../base/errors.js";
 import type { Logger } from "../base/log.js";
 import type { ChatAdapter, Message, StepOutcome } from "../base/ports.js";
+import { translatorFor } from "../i18n/translator.js";
 
 /**
  * A file the platform refuses for good (`FileRefusedError`: over what the place accepts from the
@@ -10,25 +11,20 @@ import type { ChatAdapter, Message, StepOutcome } from "../base/ports.js";
  * sends files keeps it: a job's result, a list's Show, a usage chart, a workflow step's outputs.
  */
 
-const what = (media: CardMedia) =>
-  media.kind === "file" ? `"${media.name}"` : media.kind === "video" ? "the video" : "the image";
-
 /** `card` without its files: their links instead, and `reason` (the platform's words) with what to do. */
 export function withoutFiles(card: Card, reason: string): Card {
   const refused = card.media.filter((m) => m.file);
   if (refused.length === 0) return card;
+  const t = translatorFor(card.locale);
   const linked = new Set(card.links.map((l) => l.url));
+  const download = (m: CardMedia) => t.text("file.refused.download", { what: m.kind, name: m.name ?? "" });
   const links = refused.flatMap((m) =>
-    m.url && !linked.has(m.url) ? [{ label: `Download ${what(m)}`, url: m.url }] : [],
+    m.url && !linked.has(m.url) ? [{ label: download(m), url: m.url }] : [],
   );
   const reachable = refused.every((m) => m.url);
   // A result of the service stays in its account; a document or chart the bot made exists nowhere else.
   const saved = refused.every((m) => m.kind !== "file" && !m.drawn);
-  const instead = reachable
-    ? "It is not attached: use the download link instead (valid for about a day)."
-    : saved
-      ? "It is not attached; it is saved in the media service account."
-      : "It is not attached.";
+  const instead = t.text("file.refused.instead", { how: reachable ? "link" : saved ? "saved" : "none" });
   return {
     ...card,
     lines: [...card.lines, `${reason.replace(/\s+$/, "")} ${instead}`],

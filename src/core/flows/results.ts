@@ -5,8 +5,11 @@ import type { Item } from "../api/schemas.js";
 import { type Card, type CardAction, card } from "../base/cards.js";
 import type { Json } from "../base/ports.js";
 import { recipeFor } from "../commands/made-with.js";
+import { translatorFor } from "../i18n/translator.js";
 import { fileOrLink, publicUrl, videoMedia } from "../media/files.js";
 import { photoAvatarCard, resultCard, viewOf } from "../render/job.js";
+
+const tOfJob = (job: JobRecord) => translatorFor(viewOf(job).locale);
 
 /**
  * What a finished job yields, fetched from where the service keeps it (image info, the video
@@ -82,7 +85,7 @@ const RESOLVERS: { [K in JobResult["kind"]]: Resolver<K> } = {
     const stored = { videoId, url: file.url ?? null, attached: Boolean(file.file) };
     return {
       card: resultCard(viewOf(job), file, {
-        fields: [{ name: "Video id", value: videoId, inline: true }],
+        fields: [{ name: tOfJob(job).text("job.result.video_id"), value: videoId, inline: true }],
         recipe: recipeFor(job),
         actions: controls(delivered(job, stored)),
       }),
@@ -120,7 +123,7 @@ const RESOLVERS: { [K in JobResult["kind"]]: Resolver<K> } = {
   // that ends the job there anyway.
   async photo_avatar_variants({ job }) {
     return {
-      card: card(viewOf(job).title, "warning", { lines: ["The variants expired before one was kept."] }),
+      card: card(viewOf(job).title, "warning", { lines: [tOfJob(job).text("job.variants_expired")] }),
       stored: null,
     };
   },
@@ -153,7 +156,10 @@ const RESOLVERS: { [K in JobResult["kind"]]: Resolver<K> } = {
     const stored = { mediaId: mediaId ?? null, url: publicUrl(url) ?? null };
     return {
       card: resultCard(view, file, {
-        fields: typeof mockupId === "string" ? [{ name: "Mockup id", value: mockupId, inline: true }] : [],
+        fields:
+          typeof mockupId === "string"
+            ? [{ name: tOfJob(job).text("job.result.mockup_id"), value: mockupId, inline: true }]
+            : [],
         recipe: recipeFor(job),
         actions: controls(delivered(job, stored)),
       }),

@@ -6,6 +6,8 @@ import type { Indexes } from "../../store/indexes.js";
 import { card } from "../base/cards.js";
 import type { Logger } from "../base/log.js";
 import type { Actor, ChatAdapter, ConversationRef, Platform } from "../base/ports.js";
+import { readerLocale } from "../i18n/locale.js";
+import { translatorFor } from "../i18n/translator.js";
 import { outsideStep } from "./steps.js";
 
 /**
@@ -21,6 +23,8 @@ const Intent = z.object({
   userId: z.string(),
   conversation: conversationRef,
   at: z.number(),
+  /** The person's language; intents recorded before it was kept are said in English. */
+  locale: z.string().optional(),
 });
 
 const indexOf = (instanceId: string) => `starts:${instanceId}`;
@@ -46,6 +50,7 @@ export class StartIntents {
       userId: start.actor.userId,
       conversation,
       at,
+      locale: readerLocale(start.actor),
     };
     await this.keyv.set(id, intent);
     await this.indexes.add(indexOf(instanceId), { id, at });
@@ -75,7 +80,9 @@ export class StartIntents {
       const conversation = outsideStep(intent.conversation);
       logger.warn({ instanceId, command: intent.command }, "a start was cut short by a crash");
       await adapter(intent.platform)
-        .post(conversation, interruptedStartCard(intent.command), { mentionUserId: intent.userId })
+        .post(conversation, interruptedStartCard(intent.command, intent.locale), {
+          mentionUserId: intent.userId,
+        })
         .catch((error: unknown) =>
           logger.warn({ err: error, command: intent.command }, "notice of a start cut short not posted"),
         );
@@ -83,11 +90,12 @@ export class StartIntents {
   }
 }
 
-export function interruptedStartCard(command: string) {
-  const name = command.replace(".", " ");
-  return card("Your job may have been created", "warning", {
-    lines: [
-      `The bot restarted while it was starting your ${name}, before it heard back from the media service. If the service received it, the job was created and charged: look for it in the service's lists (the list command of its kind) in a few minutes before running ${name} again.`,
-    ],
-  });
+export function interruptedStartCard(command: string, locale?: string) {
+  const t = translatorFor(locale);
+  return {
+    ...card(t.text("job.start_interrupted.title"), "warning", {
+      lines: [t.text("job.start_interrupted.line", { command: command.replace(".", " ") })],
+    }),
+    ...(locale && { locale }),
+  };
 }

@@ -122,10 +122,12 @@ export function variantsCard(view: JobView, previewUrls: readonly [string, strin
 }
 
 /** Shown while a choice is being confirmed, so a second click has nothing to press. */
-export function confirmingCard(view: JobView, choice: string): Card {
+export function confirmingCard(view: JobView, choice: { both: true } | { variant: number }): Card {
+  const t = tOf(view);
+  const said = "both" in choice ? { both: "yes", variant: 0 } : { both: "no", variant: choice.variant };
   return jobCard(view, "progress", {
-    lines: [`Keeping ${choice}…`],
-    progress: { percent: null, label: "Creating the avatar" },
+    lines: [t.text("job.confirming", said)],
+    progress: { percent: null, label: t.text("job.confirming.progress") },
     footer: footer(view),
   });
 }
@@ -231,10 +233,7 @@ export function unpostedCard(view: JobView, reason?: string): Card {
 export function divertedCard(shown: Card, reason: string): Card {
   return {
     ...shown,
-    lines: [
-      `The bot could not show this where you asked for it. ${reason.trim()} So it comes here, to your DM with the bot.`,
-      ...shown.lines,
-    ],
+    lines: [translatorFor(shown.locale).text("job.diverted", { reason: reason.trim() }), ...shown.lines],
   };
 }
 
