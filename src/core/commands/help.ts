@@ -15,8 +15,14 @@ export const help = defineCommand({
   usesService: false,
   async run({ options, services, actor }) {
     const t = translatorFor(readerLocale(actor));
-    // What each command does is what Discord shows as its description in the reader's language.
+    // What each command does is what Discord shows as its description in the reader's language,
+    // where that translates this very help (Discord's is cut at 100 characters).
+    const english = commandTextsOf("en").commands;
     const words = commandTextsOf(t.locale).commands;
+    const helpOf = (c: AnyCommand) => {
+      const path = spoken(c.name);
+      return english[path]?.description === c.help ? (words[path]?.description ?? c.help) : c.help;
+    };
     // Slack takes options as --flags on one line; Discord shows them in its own command UI.
     const flags = (c: AnyCommand) =>
       actor.platform === "slack"
@@ -27,7 +33,7 @@ export const help = defineCommand({
         : [];
     const entries = services.commands().map((c) => ({
       name: c.name,
-      help: words[spoken(c.name)]?.description ?? c.help,
+      help: helpOf(c),
       ...(c.main && { main: c.main }),
       flags: flags(c),
     }));
