@@ -148,6 +148,15 @@ describe("help, the lists and the jobs list in German", () => {
       "Nichts passt zu „niemand“.",
     ]);
 
+    // A search the page buttons could not carry (42 bytes of UTF-8), refused in the reader's words.
+    const accented = { search: "é".repeat(30) };
+    expect((await answer("voices", accented, german)).lines.map(plainText).join("\n")).toContain(
+      "Zu lang: höchstens 42 Zeichen, weniger mit Akzenten oder Emoji",
+    );
+    expect((await answer("voices", accented, actor())).lines.map(plainText).join("\n")).toContain(
+      "Too long: at most 42 letters, fewer with accents or emoji",
+    );
+
     const image = await slackHelp("de", "image");
     expect(image.title).toBe("Hilfe: image");
     expect(image.fields[0]?.name).toBe("image generate <prompt>");
