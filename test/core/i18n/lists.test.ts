@@ -107,6 +107,9 @@ describe("help, the lists and the jobs list in the pseudo-locale", () => {
     const shown: [string, Card][] = [];
     for (const [command, options, who] of asked) shown.push([command, await answer(command, options, who)]);
     for (const group of GROUPS) shown.push([`help ${group}`, await slackHelp(PSEUDO, group)]);
+    // A middle page (Previous and Next), a list without buttons (where the rest is), flags.
+    givenWords([LONG, UNKNOWN], allowed);
+    for (const card of longCards(PSEUDO)) shown.push(["long", card]);
     const english = shown.flatMap(([command, card]) =>
       readTexts(card).flatMap(({ where, text }) => {
         const words = uncatalogued(text, allowed);
@@ -178,6 +181,8 @@ describe("help, the lists and the jobs list in German", () => {
 /** The longest of what a card quotes: a list entry's name, a job's title, a page number. */
 const LONG = `${"w".repeat(78)}…`;
 const FAR = { page: 9998, totalPages: 9999, totalCount: 99_990 };
+/** The longest topic help takes, naming nothing. */
+const UNKNOWN = "x".repeat(50);
 
 function longCards(locale: string): Card[] {
   const t = translatorFor(locale);
@@ -190,7 +195,7 @@ function longCards(locale: string): Card[] {
   const flags = [
     flagOf({ name: "avatar", type: "string", required: false, pick: "avatars" }, t),
     flagOf({ name: "preset", type: "string", required: false, pick: "presets" }, t),
-    flagOf({ name: "count", type: "integer", required: false }, t),
+    flagOf({ name: "seed", type: "integer", required: false }, t),
     flagOf({ name: "negative_prompt", type: "string", required: false }, t),
   ];
   const help = [
@@ -209,7 +214,7 @@ function longCards(locale: string): Card[] {
     listCard(t.text("lists.jobs.title_all"), entries, FAR, { empty: "" }, undefined, t),
     helpCard(help, undefined, t),
     helpCard(help, "photo_avatar", t),
-    helpCard(help, "x".repeat(50), t),
+    helpCard(help, UNKNOWN, t),
   ];
 }
 
