@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { ActionError } from "../commands/errors.js";
 import { LISTS } from "../commands/lists.js";
+import { readerLocale } from "../i18n/locale.js";
 import { msg } from "../i18n/msg.js";
+import { translatorFor } from "../i18n/translator.js";
 import { fileOrLink } from "../media/files.js";
 import { resultCard } from "../render/job.js";
 import { readPageValue, readShowValue } from "../render/lists.js";
@@ -43,8 +45,10 @@ export const show = defineAction({
     .transform((value) => readShowValue(value)!),
   async run({ event, adapter, context, value, list }) {
     const find = LISTS[list].find;
+    const locale = readerLocale(event.actor);
+    const t = translatorFor(locale);
     const { media, uploadLimit } = await context({ ...LISTS[list].options, page: value.page });
-    const item = find && (await find(media, value.id, value.page));
+    const item = find && (await find(media, value.id, value.page, t));
     if (!item) {
       throw new ActionError("action.gone", msg("refusal.action.item_gone", { id: value.id }));
     }
@@ -55,7 +59,10 @@ export const show = defineAction({
       item.source,
       uploadLimit,
     );
-    const shown = { ...resultCard({ id: "", title: item.name }, view), footer: `Id ${value.id}` };
+    const shown = {
+      ...resultCard({ id: "", title: item.name, locale }, view),
+      footer: t.text("lists.shown.footer", { id: value.id }),
+    };
     await adapter.post(event.conversation, shown, { ephemeral: true });
   },
 });

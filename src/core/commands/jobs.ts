@@ -3,10 +3,12 @@ import { isFinished, type JobRecord } from "../../store/jobs.js";
 import type { JobState } from "../api/job-status.js";
 import { card, type Line } from "../base/cards.js";
 import type { UndeliverableError } from "../base/errors.js";
+import { readerLocale } from "../i18n/locale.js";
 import { msg } from "../i18n/msg.js";
+import { english, type Translator, translatorFor } from "../i18n/translator.js";
 import { deleteButtons } from "../render/delete.js";
-import { STATE_WORDS, viewOf } from "../render/job.js";
-import { listActions, listCard, pageOf } from "../render/lists.js";
+import { stateWord, viewOf } from "../render/job.js";
+import { dateIn, listActions, listCard, pageOf, pagingLine } from "../render/lists.js";
 import { cancelButtons, waitingLine } from "../render/queue.js";
 import { isAdmin } from "../tenancy/tenancy.js";
 import { defineCommand } from "./define.js";
@@ -28,11 +30,19 @@ function resultLink(job: JobRecord): string | undefined {
   return typeof url === "string" && /^https?:\/\//i.test(url) ? url : undefined;
 }
 
-function stateOf(job: JobRecord): string {
-  const progress = job.state === "working" && job.progress !== null ? ` ${Math.round(job.progress)}%` : "";
-  const why = unposted(job) ? ` · not posted: ${job.error!.message}` : "";
-  const deleted = job.deleted ? " · deleted" : "";
-  return `${STATE_WORDS[job.state]}${progress}${why}${deleted}`;
+function stateOf(job: JobRecord, t: Translator): string {
+  const state = stateWord(job.state, t);
+  const said =
+    job.state === "working" && job.progress !== null
+      ? t.text("lists.jobs.progress", { state, percent: Math.round(job.progress) })
+      : state;
+  return [
+    said,
+    unposted(job) && t.text("lists.jobs.not_posted", { reason: job.error!.message }),
+    job.deleted && t.text("lists.jobs.deleted"),
+  ]
+    .filter(Boolean)
+    .join(" · ");
 }
 
 /** The link to a job's message: none for a deleted result's, which is gone. */
@@ -45,12 +55,22 @@ const deletable = (jobs: readonly JobRecord[]) =>
     .filter((job) => isFinished(job) && !job.deleted)
     .map((job) => ({ id: job.id, title: viewOf(job).title }));
 
-/** "5 min", "3 h", "2 d": how long ago the job started. */
-export function ageOf(createdAt: number, now: number): string {
+/** How long ago, in whole minutes under an hour, hours under two days, then days. */
+function elapsed(createdAt: number, now: number): { unit: "minute" | "hour" | "day"; n: number } {
   const minutes = Math.max(0, Math.floor((now - createdAt) / 60_000));
-  if (minutes < 60) return `${minutes} min`;
-  if (minutes < 48 * 60) return `${Math.floor(minutes / 60)} h`;
-  return `${Math.floor(minutes / (24 * 60))} d`;
+  if (minutes < 60) return { unit: "minute", n: minutes };
+  if (minutes < 48 * 60) return { unit: "hour", n: Math.floor(minutes / 60) };
+  return { unit: "day", n: Math.floor(minutes / (24 * 60)) };
+}
+
+/** "5 min", "3 h", "2 d": how long ago the job started. */
+export function ageOf(createdAt: number, now: number, t: Translator = english()): string {
+  return t.text("lists.age", elapsed(createdAt, now));
+}
+
+/** "5 min ago", "vor 3 Std.", "2 日前": when the job started, as a sentence's part. */
+export function agoOf(createdAt: number, now: number, t: Translator = english()): string {
+  return t.text("lists.ago", elapsed(createdAt, now));
 }
 
 export const jobs = defineCommand({
@@ -63,6 +83,9 @@ export const jobs = defineCommand({
   ephemeral: true,
   usesService: false,
   async run({ options, actor, settings, services }) {
+    const t = translatorFor(readerLocale(actor));
+    const jobRef = (id: string) => t.text("lists.jobs.id", { id });
+    const waitingTitle = t.text("lists.jobs.waiting");
     if (options.all) {
       if (!isAdmin(actor, settings)) {
         throw new AccessError("access.admin_only", msg("refusal.access.admin_jobs"));
@@ -78,50 +101,62 @@ export const jobs = defineCommand({
       const lines: Line[] = items.map((job) => {
         const url = linkOf(job, services.messageUrl);
         return [
-          `${viewOf(job).title} · ${stateOf(job)} · `,
+          `${viewOf(job).title} · ${stateOf(job, t)} · `,
           { userId: job.requester.userId },
-          ` · ${ageOf(job.createdAt, now)} ago · job ${job.id}${url ? ` · ${url}` : ""}`,
+          ` · ${agoOf(job.createdAt, now, t)} · ${jobRef(job.id)}${url ? ` · ${url}` : ""}`,
         ];
       });
       const waiting = options.page === 1 ? await services.listTenantWaiting(actor) : [];
       const queued: Line[] = waiting.map((job) => [
-        `${waitingLine(job)} · `,
+        `${waitingLine(job, t)} · `,
         { userId: job.userId },
-        ` · job ${job.id}`,
+        ` · ${jobRef(job.id)}`,
       ]);
-      if (queued.length > 0) queued.unshift("Waiting their turn (nothing is charged until one starts):");
+      if (queued.length > 0) queued.unshift(waitingTitle);
+      const title = t.text("lists.jobs.title_all");
       if (lines.length === 0 && queued.length === 0) {
-        return { reply: card("Everyone's jobs", "info", { lines: ["No jobs yet."] }) };
+        return { reply: card(title, "info", { lines: [t.text("lists.jobs.empty_all")] }) };
       }
       const running = all.filter((j) => RUNNING.has(j.state)).length;
       return {
-        reply: card("Everyone's jobs", "info", {
+        reply: card(title, "info", {
           lines: [...queued, ...lines],
           actions: [
-            ...cancelButtons(waiting),
+            ...cancelButtons(waiting, t),
             ...deleteButtons(deletable(items)),
-            ...listActions([], paging, { list: "jobs_all" }),
+            ...listActions([], paging, { list: "jobs_all" }, t),
           ],
-          footer: `${running} running${waiting.length > 0 ? `, ${waiting.length} waiting` : ""}. Page ${paging.page} of ${paging.totalPages}, ${paging.totalCount} in all.`,
+          footer: t.text("lists.jobs.footer_all", {
+            running,
+            waiting: waiting.length,
+            paging: pagingLine(paging, t),
+          }),
         }),
       };
     }
     const mine = await services.listJobs(actor, KEPT);
     const { items, paging } = pageOf(mine, options.page);
     const entries = items.map((job) => {
-      const when = new Date(job.createdAt).toISOString().slice(0, 16).replace("T", " ");
+      const started = t.text("lists.jobs.started", { when: dateIn(t, job.createdAt, true) });
       // A result nothing could show has no message worth opening: the entry says why, and links
       // the result itself where it has a link.
       const download = unposted(job) ? resultLink(job) : undefined;
       const message = unposted(job) ? undefined : linkOf(job, services.messageUrl);
       return {
         title: viewOf(job).title,
-        detail: `${stateOf(job)} · started ${when} UTC · job ${job.id}`,
-        ...(download && { link: { label: "Download the result", url: download } }),
-        ...(message && { link: { label: "Open its message", url: message } }),
+        detail: `${stateOf(job, t)} · ${started} · ${jobRef(job.id)}`,
+        ...(download && { link: { label: t.text("lists.jobs.download"), url: download } }),
+        ...(message && { link: { label: t.text("lists.jobs.open"), url: message } }),
       };
     });
-    const list = listCard("Your jobs", entries, paging, { empty: "You have no jobs yet." }, { list: "jobs" });
+    const list = listCard(
+      t.text("lists.jobs.title"),
+      entries,
+      paging,
+      { empty: t.text("lists.jobs.empty") },
+      { list: "jobs" },
+      t,
+    );
     const waiting = options.page === 1 ? await services.listWaiting(actor) : [];
     const deletes = deleteButtons(deletable(items));
     if (waiting.length === 0) return { reply: { ...list, actions: [...deletes, ...list.actions] } };
@@ -130,10 +165,10 @@ export const jobs = defineCommand({
         ...list,
         tone: "progress",
         lines: [
-          `Waiting their turn (nothing is charged until one starts):\n${waiting.map((job) => waitingLine(job)).join("\n")}`,
+          [waitingTitle, ...waiting.map((job) => waitingLine(job, t))].join("\n"),
           ...(list.fields.length > 0 ? list.lines : []),
         ],
-        actions: [...cancelButtons(waiting), ...deletes, ...list.actions],
+        actions: [...cancelButtons(waiting, t), ...deletes, ...list.actions],
       },
     };
   },

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Attachment } from "../base/ports.js";
+import { isMessageKey } from "../i18n/catalogues.js";
 import { type Msg, msg } from "../i18n/msg.js";
 import { fill, type Layer } from "../preferences/layers.js";
 import type { Filled } from "../render/recipe.js";
@@ -47,6 +48,9 @@ function explain(issue: Issue, given: unknown): Msg {
         : msg("input.at_most", { n: String(issue.maximum) });
     case "invalid_format":
       return issue.message.startsWith("Invalid") ? msg("input.wrong_format") : ownWords(issue.message);
+    case "custom":
+      // A refinement whose message is a catalogue key, its values in the issue's params.
+      return isMessageKey(issue.message) ? msg(issue.message, issue.params) : ownWords(issue.message);
     default:
       return ownWords(issue.message);
   }

@@ -39,6 +39,18 @@ export function commandTexts(locale: Locale): CommandTexts {
   return shipped[locale];
 }
 
+/** Words beside the shipped ones: the pseudo-locale's, added by the tests that use it. */
+const added = new Map<string, CommandTexts>();
+
+export function addCommandTexts(locale: string, texts: CommandTexts): void {
+  added.set(locale, texts);
+}
+
+/** The words of a catalogue's locale (`translatorFor(...).locale`), English's where it has none. */
+export function commandTextsOf(locale: string): CommandTexts {
+  return (shipped as Record<string, CommandTexts>)[locale] ?? added.get(locale) ?? shipped.en;
+}
+
 /** The description of option `name` of the command at `path` ("image generate"), if known. */
 export function optionDescription(texts: CommandTexts, path: string, name: string): string | undefined {
   return texts.descriptions[`${path} ${name}`] ?? texts.options[name]?.description;

@@ -1,7 +1,10 @@
 import { type Card, card } from "../base/cards.js";
+import { command } from "../i18n/msg.js";
+import { english, type Translator } from "../i18n/translator.js";
 
 export interface HelpEntry {
   name: string;
+  /** What the command does, in the reader's language. */
   help: string;
   /** The free-text option, shown as the usage hint. */
   main?: string;
@@ -14,18 +17,22 @@ export function spoken(name: string): string {
   return name.replace(".", " ");
 }
 
-/** The whole catalogue by group, or one group's commands with their main text. */
-export function helpCard(entries: readonly HelpEntry[], topic?: string): Card {
+/**
+ * The whole catalogue by group, or one group's commands with their main text. Commands and
+ * options are named as they are typed, the same in every language.
+ */
+export function helpCard(entries: readonly HelpEntry[], topic?: string, t: Translator = english()): Card {
   const group = topic?.trim().toLowerCase();
   const shown = group ? entries.filter((e) => e.name === group || e.name.startsWith(`${group}.`)) : entries;
+  const help = command("help");
   if (shown.length === 0) {
-    return card("Help", "warning", {
-      lines: [`There is no command or group called "${topic}".`, "Run help without a topic to see them all."],
+    return card(t.text("lists.help.title"), "warning", {
+      lines: [t.text("lists.help.no_such", { topic: topic ?? "" }), t.text("lists.help.run_bare", { help })],
     });
   }
   const usage = (e: HelpEntry, name: string) => (e.main ? `${name} <${e.main}>` : name);
   if (group) {
-    return card(`Help: ${group}`, "info", {
+    return card(t.text("lists.help.title_group", { group }), "info", {
       fields: shown.map((e) => ({
         name: usage(e, spoken(e.name)),
         value: e.flags?.length ? `${e.help}\n${e.flags.join("  ")}` : e.help,
@@ -38,8 +45,8 @@ export function helpCard(entries: readonly HelpEntry[], topic?: string): Card {
     const name = e.name.split(".")[0]!;
     groups.set(name, [...(groups.get(name) ?? []), e]);
   }
-  return card("Help: media bot commands", "info", {
-    lines: ["Run help with a group name (image, video, ...) for its commands and options."],
+  return card(t.text("lists.help.title_all"), "info", {
+    lines: [t.text("lists.help.groups_hint", { help })],
     fields: [...groups].map(([name, members]) =>
       members.length === 1 && members[0]!.name === name
         ? { name: usage(members[0]!, name), value: members[0]!.help }
@@ -61,9 +68,9 @@ export interface FlagOption {
 
 /**
  * An option as a command-line flag with what it takes: its allowed values, its range, a yes/no
- * switch, or the kind of text. Optional ones are in brackets.
+ * switch, or the kind of text (in the reader's words). Optional ones are in brackets.
  */
-export function flagOf(option: FlagOption): string {
+export function flagOf(option: FlagOption, t: Translator = english()): string {
   const flag = `--${option.name.replaceAll("_", "-")}`;
   const takes =
     option.type === "boolean"
@@ -73,9 +80,9 @@ export function flagOf(option: FlagOption): string {
         : option.min !== undefined && option.max !== undefined
           ? ` ${option.min}-${option.max}`
           : option.pick
-            ? ` <${option.pick.replace(/s$/, "")} id or name>`
+            ? ` <${t.text("lists.help.takes_pick", { list: option.pick })}>`
             : option.type === "string"
-              ? " <text>"
-              : ` <${option.type}>`;
+              ? ` <${t.text("lists.help.takes_text")}>`
+              : ` <${t.text("lists.help.takes_kind", { type: option.type })}>`;
   return option.required ? `${flag}${takes}` : `[${flag}${takes}]`;
 }

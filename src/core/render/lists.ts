@@ -1,4 +1,5 @@
 import { type Card, type CardAction, type CardField, card } from "../base/cards.js";
+import { english, type Translator } from "../i18n/translator.js";
 import { controlButton } from "./controls.js";
 
 /** Paged lists (avatars, voices, videos, mockups, assets, thumbnails, jobs, help). */
@@ -107,10 +108,11 @@ export function listActions(
   entries: readonly ListEntry[],
   paging: Paging,
   controls: ListControls,
+  t: Translator = english(),
 ): CardAction[] {
   const shows = entries.flatMap((entry, i) => {
     const value = entry.show === undefined ? undefined : showValue(paging.page, entry.show);
-    return value ? [controlButton("show", controls.list, `Show ${i + 1}`, { value })] : [];
+    return value ? [controlButton("show", controls.list, t.text("lists.show", { n: i + 1 }), { value })] : [];
   });
   const to = (page: number, label: string) =>
     controlButton("page", controls.list, label, {
@@ -118,9 +120,39 @@ export function listActions(
     });
   return [
     ...shows,
-    ...(paging.page > 1 ? [to(paging.page - 1, "◀ Previous")] : []),
-    ...(paging.page < paging.totalPages ? [to(paging.page + 1, "Next ▶")] : []),
+    ...(paging.page > 1 ? [to(paging.page - 1, t.text("lists.previous"))] : []),
+    ...(paging.page < paging.totalPages ? [to(paging.page + 1, t.text("lists.next"))] : []),
   ];
+}
+
+/** "Page 2 of 3, 25 in all.", with where the rest is when the list has no buttons to page it. */
+export function pagingLine(paging: Paging, t: Translator = english(), pagedByButtons = true): string {
+  const values = { page: paging.page, pages: paging.totalPages, total: paging.totalCount };
+  return paging.page < paging.totalPages && !pagedByButtons
+    ? t.text("lists.footer_more", { ...values, next: paging.page + 1 })
+    : t.text("lists.footer", values);
+}
+
+/**
+ * A day ("2026-01-10") or a minute ("2026-01-10 12:34") in UTC, as the reader writes dates: the
+ * English catalogues keep the ISO form the lists have always shown, which no English reader
+ * misreads; the other languages read theirs ("10.01.2026", "2026/01/10 12:34"). A text that is
+ * no date is shown as it came.
+ */
+export function dateIn(t: Translator, when: string | number, withTime = false): string {
+  const at = typeof when === "number" ? when : Date.parse(when);
+  if (Number.isNaN(at)) return String(when);
+  if (t.locale.split("-")[0] === "en") {
+    return new Date(at)
+      .toISOString()
+      .slice(0, withTime ? 16 : 10)
+      .replace("T", " ");
+  }
+  return new Intl.DateTimeFormat(t.locale, {
+    dateStyle: "medium",
+    ...(withTime && { timeStyle: "short" }),
+    timeZone: "UTC",
+  }).format(at);
 }
 
 export function listCard(
@@ -129,12 +161,12 @@ export function listCard(
   paging: Paging,
   texts: { empty: string; hint?: string },
   controls?: ListControls,
+  t: Translator = english(),
 ): Card {
   if (paging.totalCount === 0 || entries.length === 0) {
     return card(title, "info", { lines: [texts.empty] });
   }
   const numbered = controls !== undefined && entries.some((e) => e.show !== undefined);
-  const more = paging.page < paging.totalPages && !controls ? ` Use page ${paging.page + 1} for more.` : "";
   return card(title, "info", {
     lines: texts.hint ? [texts.hint] : [],
     fields: entries.map(
@@ -144,7 +176,7 @@ export function listCard(
         ...(entry.link && { link: entry.link }),
       }),
     ),
-    actions: controls ? listActions(entries, paging, controls) : [],
-    footer: `Page ${paging.page} of ${paging.totalPages}, ${paging.totalCount} in all.${more}`,
+    actions: controls ? listActions(entries, paging, controls, t) : [],
+    footer: pagingLine(paging, t, controls !== undefined),
   });
 }

@@ -21,12 +21,13 @@ export function mentioned(ctx: Listening): On<"app_mention"> {
   return async ({ body, context }) => {
     const gesture = gestureOf(body, context);
     if (!isPerson(gesture) || !(await ctx.first(gesture))) return;
-    await ctx.later(gesture, () =>
+    // After the ack: the person's users.info (their language) can be asked.
+    await ctx.later(gesture, async () =>
       ctx.bot.handleCommand({
         command: "help",
         options: {},
         attachments: {},
-        actor: ctx.actors.quick(gesture.teamId, gesture.userId),
+        actor: await ctx.actors.of(gesture.teamId, gesture.userId),
         conversation: conversationOf(gesture),
       }),
     );

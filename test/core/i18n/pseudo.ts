@@ -1,6 +1,7 @@
 import { type MessageFormatElement, parse, TYPE } from "@formatjs/icu-messageformat-parser";
 import { printAST } from "@formatjs/icu-messageformat-parser/printer.js";
 import { addCatalogue, type Catalogue, ENGLISH } from "../../../src/core/i18n/catalogues.js";
+import { addCommandTexts, commandTexts } from "../../../src/core/i18n/command-texts.js";
 
 /**
  * The pseudo-locale `en-XA`: English with every letter accented and each text 40 % longer, its
@@ -48,6 +49,23 @@ export function addPseudoLocale(): void {
     Object.entries(ENGLISH).map(([key, text]) => [key, pseudoMessage(text)]),
   );
   addCatalogue(PSEUDO, catalogue as Catalogue);
+  // The commands' descriptions (help shows them); their names stay as they are typed.
+  const english = commandTexts("en");
+  const described = <T extends { description?: string }>(words: Record<string, T>) =>
+    Object.fromEntries(
+      Object.entries(words).map(([key, w]) => [
+        key,
+        w.description === undefined ? w : { ...w, description: pseudoMessage(w.description) },
+      ]),
+    );
+  addCommandTexts(PSEUDO, {
+    ...english,
+    commands: described(english.commands),
+    options: described(english.options),
+    descriptions: Object.fromEntries(
+      Object.entries(english.descriptions).map(([key, text]) => [key, pseudoMessage(text)]),
+    ),
+  });
 }
 
 /**
