@@ -16,4 +16,10 @@ describe("fileName", () => {
     expect(fileName("...", "image/png")).toBe("result.png");
     expect(fileName("x".repeat(100), "image/png")).toBe(`${"x".repeat(80)}.png`);
   });
+
+  it("keeps the letters of every language: a Japanese or German prompt names its file", () => {
+    expect(fileName("雪の中のキツネ", "image/png")).toBe("雪の中のキツネ.png");
+    expect(fileName("ein Bär im Schnee", "video/mp4")).toBe("ein Bär im Schnee.mp4");
+    expect(fileName("café crème", "image/png")).toBe("café crème.png");
+  });
 });

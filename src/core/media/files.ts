@@ -21,7 +21,8 @@ const EXTENSIONS: Record<string, string> = {
 export function fileName(name: string, contentType: string): string {
   const base =
     name
-      .replace(/[^\w .()-]+/g, "_")
+      // Letters and digits of every script: a Japanese prompt names its file, not "_".
+      .replace(/[^\p{L}\p{M}\p{N}_ .()-]+/gu, "_")
       .slice(0, 80)
       .replace(/[\s.]+$/, "")
       .trim() || "result";
