@@ -46,7 +46,8 @@ const SHARED_ONLY = [
   "server_running_limit",
 ] as const;
 
-function settingsCard(
+/** What setup shows of a tenant's settings (a person's own in their DM), in its reader's words. */
+export function setupCard(
   title: "setup.title.current" | "setup.title.saved",
   settings: TenantSettings,
   hasFallbackKey: boolean,
@@ -278,7 +279,7 @@ export const setup = defineCommand({
     }
     if (Object.keys(patch).length === 0) {
       return {
-        reply: settingsCard("setup.title.current", settings, services.hasFallbackKey, actor),
+        reply: setupCard("setup.title.current", settings, services.hasFallbackKey, actor),
       };
     }
 
@@ -299,7 +300,7 @@ export const setup = defineCommand({
     if (language) actor.tenantLocale = language;
     else delete actor.tenantLocale;
     return {
-      reply: settingsCard("setup.title.saved", saved, services.hasFallbackKey, actor),
+      reply: setupCard("setup.title.saved", saved, services.hasFallbackKey, actor),
     };
   },
 });
