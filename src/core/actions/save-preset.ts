@@ -2,7 +2,9 @@ import { z } from "zod";
 import type { FormDef } from "../commands/define.js";
 import { settingsFor } from "../commands/made-with.js";
 import { text } from "../commands/options.js";
+import { readerLocale } from "../i18n/locale.js";
 import { msg } from "../i18n/msg.js";
+import { translatorFor } from "../i18n/translator.js";
 import { addPreset, PRESET_NAME_MAX } from "../preferences/presets.js";
 import { presetSavedCard } from "../render/presets.js";
 import { personOf } from "../tenancy/tenancy.js";
@@ -35,8 +37,12 @@ export const savePreset = defineAction({
       presets: addPreset(current.presets, { name: fields.name, values, from: job.command }, "yours"),
     }));
     const preset = saved.presets.at(-1)!;
-    await adapter.post(event.conversation, presetSavedCard(preset, "yours", event.actor.platform), {
-      ephemeral: true,
-    });
+    await adapter.post(
+      event.conversation,
+      presetSavedCard(preset, "yours", event.actor.platform, translatorFor(readerLocale(event.actor))),
+      {
+        ephemeral: true,
+      },
+    );
   },
 });

@@ -1,12 +1,13 @@
 import { z } from "zod";
 import type { OptionValues } from "../../store/preferences.js";
-import { changedDefaults, DEFAULT_CHOICES, defaultValue, optionLabel } from "../commands/default-options.js";
+import { changedDefaults, defaultChoices, defaultValue } from "../commands/default-options.js";
 import { AccessError, ActionError } from "../commands/errors.js";
 import { SETTING_SCHEMAS } from "../commands/setting-options.js";
+import { readerLocale } from "../i18n/locale.js";
 import { msg } from "../i18n/msg.js";
+import { type Translator, translatorFor } from "../i18n/translator.js";
 import { isSetting } from "../preferences/layers.js";
-import { CLEAR, PANEL_SECTIONS, sectionOf, valueText } from "../render/settings.js";
-import { PLACE } from "../render/words.js";
+import { CLEAR, optionName, PANEL_SECTIONS, sectionOf, valueText } from "../render/settings.js";
 import { tenantOf } from "../tenancy/tenancy.js";
 import { defineAction, OLD_CONTROL, type SettingsActionContext } from "./define.js";
 
@@ -16,25 +17,31 @@ import { defineAction, OLD_CONTROL, type SettingsActionContext } from "./define.
  * its claim (the person's preferences, the tenant's settings) and names the section to show next.
  */
 
+/** The clicker's words: what a control answers is in their language. */
+const readerOf = (ctx: Pick<SettingsActionContext<unknown>, "event">): Translator =>
+  translatorFor(readerLocale(ctx.event.actor));
+
 /**
  * What a default's select changes: the option it names, set to the value chosen, or cleared; and
- * what to say of it after "Your default" ("aspect ratio set to 16:9.").
+ * what to say of it ("Your default aspect ratio set to 16:9.", "The server's default style cleared.").
  */
 function change(
   ctx: SettingsActionContext<string>,
   current: OptionValues,
+  scope: "mine" | "server",
 ): { next: OptionValues; said: string } {
   const option = ctx.target;
   if (!isSetting(option)) throw new ActionError("action.invalid", msg(OLD_CONTROL));
-  const name = optionLabel(option).toLowerCase();
+  const t = readerOf(ctx);
+  const whose = { scope, place: ctx.person.platform, option: optionName(option, t, true) };
   if (ctx.value === CLEAR) {
-    return { next: changedDefaults(current, {}, [option]), said: `${name} cleared.` };
+    return { next: changedDefaults(current, {}, [option]), said: t.text("settings.default_cleared", whose) };
   }
   const value = defaultValue(option, ctx.value);
-  const named = DEFAULT_CHOICES[option]?.find((c) => c.value === String(value))?.label;
+  const named = defaultChoices(option, t)?.find((c) => c.value === String(value))?.label;
   return {
     next: changedDefaults(current, { [option]: value }),
-    said: `${name} set to ${named ?? valueText(value)}.`,
+    said: t.text("settings.default_set", { ...whose, value: named ?? valueText(value, t) }),
   };
 }
 
@@ -54,11 +61,11 @@ export const myDefault = defineAction({
   async run(ctx) {
     let said = "";
     await ctx.preferences.update(ctx.person, (current) => {
-      const changed = change(ctx, current.defaults);
+      const changed = change(ctx, current.defaults, "mine");
       said = changed.said;
       return { ...current, defaults: changed.next };
     });
-    return { section: sectionOf(ctx.target), notice: `Your default ${said}` };
+    return { section: sectionOf(ctx.target), notice: said };
   },
 });
 
@@ -67,16 +74,15 @@ export const serverDefault = defineAction({
   on: "settings",
   value: z.string({ error: OLD_CONTROL }),
   async run(ctx) {
-    const place = PLACE[ctx.person.platform];
     if (!ctx.admin) {
       throw new AccessError(
         "access.admin_only",
         msg("refusal.access.admin_defaults", { place: ctx.person.platform }),
       );
     }
-    const { next, said } = change(ctx, ctx.settings.defaults);
+    const { next, said } = change(ctx, ctx.settings.defaults, "server");
     await ctx.tenants.update(tenantOf(ctx.person), { defaults: next });
-    return { section: "server", notice: `The ${place}'s default ${said}` };
+    return { section: "server", notice: said };
   },
 });
 
@@ -98,7 +104,8 @@ export const negativePrompt = defineAction({
       return value === undefined ? {} : { negative_prompt: String(value) };
     },
   },
-  async run({ person, fields, preferences }) {
+  async run(ctx) {
+    const { person, fields, preferences } = ctx;
     const typed = fields.negative_prompt;
     await preferences.update(person, (current) => ({
       ...current,
@@ -109,10 +116,9 @@ export const negativePrompt = defineAction({
     }));
     return {
       section: "defaults",
-      notice:
-        typeof typed === "string"
-          ? "Your default negative prompt is saved."
-          : "Your default negative prompt is cleared.",
+      notice: readerOf(ctx).text(
+        typeof typed === "string" ? "settings.negative_prompt_saved" : "settings.negative_prompt_cleared",
+      ),
     };
   },
 });
@@ -121,7 +127,8 @@ export const deletePreset = defineAction({
   name: "delete_preset",
   on: "settings",
   value: z.string({ error: OLD_CONTROL }),
-  async run({ person, value, preferences }) {
+  async run(ctx) {
+    const { person, value, preferences } = ctx;
     let name: string | undefined;
     await preferences.update(person, (current) => {
       name = current.presets.find((p) => String(p.createdAt) === value)?.name;
@@ -129,7 +136,10 @@ export const deletePreset = defineAction({
     });
     return {
       section: "presets",
-      notice: name === undefined ? "That preset was already deleted." : `Preset ${name} deleted.`,
+      notice:
+        name === undefined
+          ? readerOf(ctx).text("presets.already_deleted")
+          : readerOf(ctx).text("presets.deleted", { scope: "mine", name, place: person.platform }),
     };
   },
 });

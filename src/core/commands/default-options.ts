@@ -1,5 +1,6 @@
 import type { OptionValue, OptionValues } from "../../store/preferences.js";
 import { msg } from "../i18n/msg.js";
+import { english, type Translator } from "../i18n/translator.js";
 import { isSetting, type Setting } from "../preferences/layers.js";
 import { styleLabel } from "../render/text.js";
 import { InputError } from "./errors.js";
@@ -11,28 +12,33 @@ const listed = (values: readonly string[], label: (value: string) => string = (v
 
 /**
  * What a select offers for each default whose values are known ahead (avatars and voices come
- * from the account's lists; a negative prompt is typed). Any duration can be typed in `settings`.
+ * from the account's lists; a negative prompt is typed), labelled in the reader's language. Any
+ * duration can be typed in `settings`.
  */
-export const DEFAULT_CHOICES: Partial<Record<Setting, readonly { label: string; value: string }[]>> = {
-  aspect_ratio: listed(IMAGE_ASPECT_RATIOS),
-  style: listed(ANIMATION_STYLES, styleLabel),
-  resolution: listed(RESOLUTIONS),
-  duration: listed(["5", "8", "10", "15", "20", "30"], (s) => `${s} seconds`),
-  full_body: [
-    { label: "Yes: the whole body moves", value: "true" },
-    { label: "No: head and shoulders", value: "false" },
-  ],
-  delivery: [
-    { label: "Public: in the channel", value: "public" },
-    { label: "Private: only you", value: "private" },
-  ],
-};
-
-/** "aspect_ratio" -> "Aspect ratio". */
-export function optionLabel(name: string): string {
-  const words = name.replaceAll("_", " ");
-  return words.charAt(0).toUpperCase() + words.slice(1);
+export function defaultChoices(
+  option: string,
+  t: Translator = english(),
+): readonly { label: string; value: string }[] | undefined {
+  switch (option) {
+    case "aspect_ratio":
+      return listed(IMAGE_ASPECT_RATIOS);
+    case "style":
+      // The service's names of its styles, as the commands' choices show them.
+      return listed(ANIMATION_STYLES, styleLabel);
+    case "resolution":
+      return listed(RESOLUTIONS);
+    case "duration":
+      return listed(DURATIONS, (s) => t.text("settings.choice.duration", { seconds: Number(s) }));
+    case "full_body":
+      return listed(["true", "false"], (value) => t.text("settings.choice.full_body", { value }));
+    case "delivery":
+      return listed(["public", "private"], (value) => t.text("settings.choice.delivery", { value }));
+    default:
+      return undefined;
+  }
 }
+
+const DURATIONS = ["5", "8", "10", "15", "20", "30"];
 
 /** A raw value (a select's string, a typed option) as the default it sets; refused with the option's rule. */
 export function defaultValue(option: Setting, raw: unknown): OptionValue {
@@ -40,7 +46,10 @@ export function defaultValue(option: Setting, raw: unknown): OptionValue {
   if (!parsed.success) {
     throw new InputError(
       "input.invalid_option",
-      msg("refusal.input.default_invalid", { option: optionLabel(option), value: String(raw) }),
+      msg("refusal.input.default_invalid", {
+        option: msg("settings.option", { option }),
+        value: String(raw),
+      }),
     );
   }
   return parsed.data;

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import type { OptionValues, Preset } from "../../store/preferences.js";
+import { readerLocale } from "../i18n/locale.js";
 import { msg } from "../i18n/msg.js";
+import { translatorFor } from "../i18n/translator.js";
 import {
   addPreset,
   deletePreset,
@@ -31,6 +33,9 @@ const scope = z
   .optional();
 
 type Scope = z.output<typeof scope>;
+
+/** What a preset command answers is in its person's language. */
+const readerOf = (ctx: Pick<CommandContext<unknown>, "actor">) => translatorFor(readerLocale(ctx.actor));
 
 /** Applies `change` to the scope's presets: the server's only for admins. */
 async function changePresets(
@@ -75,7 +80,7 @@ export const presetSave = defineCommand({
       saved = next.at(-1);
       return next;
     });
-    return { reply: presetSavedCard(saved!, "yours", ctx.actor.platform) };
+    return { reply: presetSavedCard(saved!, "yours", ctx.actor.platform, readerOf(ctx)) };
   },
 });
 
@@ -85,9 +90,10 @@ export const presetList = defineCommand({
   options: z.object({}),
   ephemeral: true,
   usesService: false,
-  async run({ actor, services, settings }) {
+  async run(ctx) {
+    const { actor, services, settings } = ctx;
     const mine = (await services.preferences.get(personOf(actor))).presets;
-    return { reply: presetsCard(mine, settings.presets, PRESET_LIMIT, actor.platform) };
+    return { reply: presetsCard(mine, settings.presets, PRESET_LIMIT, actor.platform, readerOf(ctx)) };
   },
 });
 
@@ -106,7 +112,7 @@ export const presetRename = defineCommand({
   async run(ctx) {
     const { name, new_name, scope: where } = ctx.options;
     await changePresets(ctx, where, (presets, owner) => renamePreset(presets, name, new_name, owner));
-    return { reply: { text: `Preset ${name} is now called ${new_name.trim()}.` } };
+    return { reply: { text: readerOf(ctx).text("presets.renamed", { name, new_name: new_name.trim() }) } };
   },
 });
 
@@ -121,8 +127,8 @@ export const presetDelete = defineCommand({
   async run(ctx) {
     const { name, scope: where } = ctx.options;
     await changePresets(ctx, where, (presets, owner) => deletePreset(presets, name, owner));
-    const from = where === "server" ? ` from the ${PLACE[ctx.actor.platform]}'s` : "";
-    return { reply: { text: `Preset ${name} deleted${from}.` } };
+    const said = { scope: where ?? "mine", name, place: ctx.actor.platform };
+    return { reply: { text: readerOf(ctx).text("presets.deleted", said) } };
   },
 });
 
@@ -144,6 +150,6 @@ export const presetPublish = defineCommand({
       published = next.at(-1);
       return next;
     });
-    return { reply: presetSavedCard(published!, "shared", ctx.actor.platform) };
+    return { reply: presetSavedCard(published!, "shared", ctx.actor.platform, readerOf(ctx)) };
   },
 });

@@ -8,12 +8,13 @@ import {
   type LanguageChoice,
   withLanguage,
 } from "../i18n/languages.js";
+import { readerLocale } from "../i18n/locale.js";
 import { msg } from "../i18n/msg.js";
+import { type Translator, translatorFor } from "../i18n/translator.js";
 import { SETTINGS, type Setting } from "../preferences/layers.js";
-import { sectionOf, valueText } from "../render/settings.js";
-import { PLACE } from "../render/words.js";
+import { optionName, sectionOf, valueText } from "../render/settings.js";
 import { isAdmin, personOf, tenantOf } from "../tenancy/tenancy.js";
-import { changedDefaults, optionLabel } from "./default-options.js";
+import { changedDefaults } from "./default-options.js";
 import { defineCommand } from "./define.js";
 import { AccessError } from "./errors.js";
 import { SETTING_OPTIONS } from "./setting-options.js";
@@ -27,9 +28,10 @@ import { SETTING_OPTIONS } from "./setting-options.js";
 const SCOPES = ["mine", "server"] as const;
 const CLEARABLE = [...SETTINGS, "all"] as const;
 
-const spoken = (option: string, value: OptionValue) =>
-  `${optionLabel(option).toLowerCase()} ${valueText(value)}`;
+const spoken = (option: string, value: OptionValue, t: Translator) =>
+  t.text("settings.saved.item", { option: optionName(option, t, true), value: valueText(value, t) });
 
+/** A language in its own words; `automatic` as typed. */
 const languageWord = (choice: LanguageChoice) => (choice === AUTOMATIC ? AUTOMATIC : LANGUAGE_NAMES[choice]);
 
 /** `defaults` with the language chosen, when one was. */
@@ -84,17 +86,26 @@ export const settings = defineCommand({
       if (chosen) actor.chosenLocale = chosen;
       else delete actor.chosenLocale;
     }
+    // Said in the language the person reads now (the one just chosen, if they chose one).
+    const t = translatorFor(readerLocale(actor));
     const said = [
-      ...(language === undefined ? [] : [`language ${languageWord(language)}`]),
-      ...Object.entries(set).map(([option, value]) => spoken(option, value)),
+      ...(language === undefined
+        ? []
+        : [t.text("settings.saved.language", { language: languageWord(language) })]),
+      ...Object.entries(set).map(([option, value]) => spoken(option, value, t)),
       ...cleared.map((option) =>
-        option === "all" ? "every default cleared" : `${optionLabel(option)} cleared`,
+        option === "all"
+          ? t.text("settings.saved.all_cleared")
+          : t.text("settings.saved.cleared", { option: optionName(option, t) }),
       ),
     ];
-    const whose = server ? `The ${PLACE[actor.platform]}'s defaults` : "Your defaults";
     const first = Object.keys(set)[0];
     const section = server ? "server" : first === undefined ? "defaults" : sectionOf(first);
-    const notice = `${whose} saved: ${said.join(", ")}.`;
+    const notice = t.text("settings.saved", {
+      scope,
+      place: actor.platform,
+      items: said.join(t.text("settings.items_separator")),
+    });
     return { reply: await services.panel(actor, conversation, { section, notice }) };
   },
 });

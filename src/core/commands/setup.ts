@@ -4,14 +4,12 @@ import type { TenantPatch, TenantSettings } from "../../store/tenants.js";
 import { type Card, card } from "../base/cards.js";
 import { UnauthorizedError } from "../base/errors.js";
 import { DEFAULT_JOB_LIMIT, DEFAULT_QUEUE_LIMIT } from "../base/limits.js";
-import {
-  AUTOMATIC,
-  chosenLanguage,
-  LANGUAGE_CHOICES,
-  LANGUAGE_NAMES,
-  withLanguage,
-} from "../i18n/languages.js";
+import type { Actor } from "../base/ports.js";
+import type { MessageKey } from "../i18n/catalogues.js";
+import { chosenLanguage, LANGUAGE_CHOICES, LANGUAGE_NAMES, withLanguage } from "../i18n/languages.js";
+import { readerLocale } from "../i18n/locale.js";
 import { command, msg } from "../i18n/msg.js";
+import { translatorFor } from "../i18n/translator.js";
 import { isPersonal, tenantOf } from "../tenancy/tenancy.js";
 import { defineCommand } from "./define.js";
 import { AccessError, InputError, SetupError } from "./errors.js";
@@ -48,57 +46,83 @@ const SHARED_ONLY = [
   "server_running_limit",
 ] as const;
 
-function settingsCard(
-  title: string,
+/** What setup shows of a tenant's settings (a person's own in their DM), in its reader's words. */
+export function setupCard(
+  title: "setup.title.current" | "setup.title.saved",
   settings: TenantSettings,
   hasFallbackKey: boolean,
-  personal: boolean,
-  lines: string[] = [],
+  actor: Actor,
 ): Card {
-  const list = (ids: string[], all: string) => (ids.length === 0 ? all : ids.join(", "));
+  const t = translatorFor(readerLocale(actor));
+  const lines =
+    title === "setup.title.current" ? [t.text("setup.change_hint", { setup: command("setup") })] : [];
+  const personal = isPersonal(actor);
+  const list = (ids: string[], all: MessageKey) => (ids.length === 0 ? t.text(all) : ids.join(", "));
   const key = settings.hasApiKey
-    ? `${personal ? "Your" : "This server's"} own key (stored encrypted)`
+    ? t.text("setup.key.own", { whose: personal ? "personal" : actor.platform })
     : hasFallbackKey
-      ? "The bot's default key"
-      : "None: an API key must be entered";
+      ? t.text("setup.key.fallback")
+      : t.text("setup.key.none");
   const aspect = {
-    name: "Default aspect ratio",
-    value: String(settings.defaults.aspect_ratio ?? "Service default"),
+    name: t.text("setup.field.aspect_ratio"),
+    value: String(settings.defaults.aspect_ratio ?? t.text("setup.service_default")),
     inline: true,
   };
   const chosen = chosenLanguage(settings.defaults);
   const language = {
-    name: "Language",
-    value: chosen ? LANGUAGE_NAMES[chosen] : `${AUTOMATIC} (each person's app)`,
+    name: t.text("setup.field.language"),
+    value: chosen ? LANGUAGE_NAMES[chosen] : t.text("setup.language_automatic"),
     inline: true,
   };
-  if (personal)
-    return card(title, "success", { lines, fields: [{ name: "API key", value: key }, aspect, language] });
-  return card(title, "success", {
-    lines,
+  const apiKey = { name: t.text("setup.field.api_key"), value: key };
+  const parts = { lines, locale: t.locale };
+  if (personal) return card(t.text(title), "success", { ...parts, fields: [apiKey, aspect, language] });
+  const limit = (n: number | null, fallback: number) =>
+    n === null ? t.text("setup.jobs.default", { n: String(fallback) }) : String(n);
+  return card(t.text(title), "success", {
+    ...parts,
     fields: [
-      { name: "API key", value: key },
-      { name: "Allowed roles", value: list(settings.allowedRoleIds, "Everyone"), inline: true },
-      { name: "Allowed channels", value: list(settings.allowedChannelIds, "Every channel"), inline: true },
-      { name: "Extra admins", value: list(settings.adminUserIds, "None"), inline: true },
+      apiKey,
       {
-        name: "Spending alerts",
-        value: settings.alertChannelId
-          ? `In ${settings.alertChannelId} at ${settings.alertAt.map((f) => `${Math.round(f * 100)} %`).join(", ")} left`
-          : "Off (set alerts_channel)",
+        name: t.text("setup.field.allowed_roles"),
+        value: list(settings.allowedRoleIds, "setup.everyone"),
         inline: true,
       },
       {
-        name: "Private results",
+        name: t.text("setup.field.allowed_channels"),
+        value: list(settings.allowedChannelIds, "setup.every_channel"),
+        inline: true,
+      },
+      { name: t.text("setup.field.admins"), value: list(settings.adminUserIds, "setup.none"), inline: true },
+      {
+        name: t.text("setup.field.alerts"),
+        value: settings.alertChannelId
+          ? t.text("setup.alerts.on", {
+              channel: settings.alertChannelId,
+              percents: settings.alertAt
+                .map((f) => t.text("setup.alerts.percent", { percent: Math.round(f * 100) }))
+                .join(", "),
+            })
+          : t.text("setup.alerts.off", { alerts_channel: "alerts_channel" }),
+        inline: true,
+      },
+      {
+        name: t.text("setup.field.private_results"),
         value:
           settings.privateResults === "allowed"
-            ? "Allowed (delivery private)"
-            : "Forbidden: every job shows in its channel",
+            ? t.text("setup.private.allowed", { delivery: "delivery private" })
+            : t.text("setup.private.forbidden"),
         inline: true,
       },
       {
-        name: "Jobs at once",
-        value: `${settings.runningLimit ?? `${DEFAULT_JOB_LIMIT} (default)`} running per person, ${settings.queueLimit ?? `${DEFAULT_QUEUE_LIMIT} (default)`} more queued; ${settings.tenantRunningLimit ? `${settings.tenantRunningLimit} running in all` : "no limit in all"}`,
+        name: t.text("setup.field.jobs_at_once"),
+        value: t.text("setup.jobs", {
+          running: limit(settings.runningLimit, DEFAULT_JOB_LIMIT),
+          queued: limit(settings.queueLimit, DEFAULT_QUEUE_LIMIT),
+          total: settings.tenantRunningLimit
+            ? t.text("setup.jobs.total", { n: String(settings.tenantRunningLimit) })
+            : t.text("setup.jobs.no_total"),
+        }),
         inline: true,
       },
       aspect,
@@ -255,9 +279,7 @@ export const setup = defineCommand({
     }
     if (Object.keys(patch).length === 0) {
       return {
-        reply: settingsCard("Current settings", settings, services.hasFallbackKey, personal, [
-          "Run setup with options to change them.",
-        ]),
+        reply: setupCard("setup.title.current", settings, services.hasFallbackKey, actor),
       };
     }
 
@@ -277,6 +299,8 @@ export const setup = defineCommand({
     const language = chosenLanguage(saved.defaults);
     if (language) actor.tenantLocale = language;
     else delete actor.tenantLocale;
-    return { reply: settingsCard("Settings saved", saved, services.hasFallbackKey, personal) };
+    return {
+      reply: setupCard("setup.title.saved", saved, services.hasFallbackKey, actor),
+    };
   },
 });

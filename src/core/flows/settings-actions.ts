@@ -4,6 +4,8 @@ import { BotError } from "../base/errors.js";
 import type { ActionEvent } from "../base/ports.js";
 import type { BotServices } from "../commands/define.js";
 import { parseOptions } from "../commands/validate.js";
+import { readerLocale } from "../i18n/locale.js";
+import { translatorFor } from "../i18n/translator.js";
 import { isAdmin, personOf } from "../tenancy/tenancy.js";
 import { admit } from "./admit.js";
 import type { Core } from "./core.js";
@@ -47,8 +49,13 @@ export const panel: Step<SettingsClick> = {
       if (!onHome(click)) throw error;
       if (!(error instanceof BotError))
         core.logger.error({ err: error, action: event.action }, "settings control failed");
+      const t = translatorFor(readerLocale(actor));
       const text =
-        error instanceof BotError ? error.userMessage : "That did not work. Try again in a moment.";
+        error instanceof BotError
+          ? typeof error.said === "string"
+            ? error.said
+            : t.say(error.said)
+          : t.text("settings.failed");
       show = { notice: { tone: "error", text } };
     }
     if (onHome(click)) await publishHome(core, services, actor, show);

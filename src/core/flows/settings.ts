@@ -5,11 +5,12 @@ import { controlsFor } from "../actions/catalogue.js";
 import type { MediaApi } from "../api/client.js";
 import type { Card, Tone } from "../base/cards.js";
 import type { Actor, ConversationRef } from "../base/ports.js";
-import { DEFAULT_CHOICES, optionLabel } from "../commands/default-options.js";
+import { defaultChoices } from "../commands/default-options.js";
 import type { BotServices } from "../commands/define.js";
 import { ageOf, RUNNING } from "../commands/jobs.js";
 import { chosenLanguage } from "../i18n/languages.js";
 import { readerLocale } from "../i18n/locale.js";
+import { type Translator, translatorFor } from "../i18n/translator.js";
 import type { PickItem, PickSource } from "../media/catalog-cache.js";
 import { SETTINGS } from "../preferences/layers.js";
 import { DELETE_RESULT } from "../render/delete.js";
@@ -18,6 +19,7 @@ import {
   type ActivityEntry,
   type DefaultView,
   homeCards,
+  optionName,
   type PanelSection,
   type PanelView,
   panelCard,
@@ -68,6 +70,7 @@ function defaultViews(
   mine: OptionValues | undefined,
   server: OptionValues,
   lists: Map<PickSource, PickItem[]>,
+  t: Translator,
 ): DefaultView[] {
   return SETTINGS.map((option) => {
     const own = mine?.[option];
@@ -76,11 +79,11 @@ function defaultViews(
     const source = PICKED[option];
     const items = source && lists.get(source);
     const choices =
-      DEFAULT_CHOICES[option] ?? items?.slice(0, LISTED).map((i) => ({ label: i.name, value: i.id }));
+      defaultChoices(option, t) ?? items?.slice(0, LISTED).map((i) => ({ label: i.name, value: i.id }));
     const named = items?.find((i) => i.id === value)?.name;
     return {
       option,
-      label: optionLabel(option),
+      label: optionName(option, t),
       from: own !== undefined ? "yours" : theirs !== undefined ? "server" : "service",
       ...(value !== undefined && { value }),
       ...(named && { shown: named }),
@@ -162,6 +165,8 @@ export async function panelView(
     core.preferences.get({ ...tenant, userId: actor.userId }),
   ]);
   const admin = isAdmin(actor, settings);
+  const locale = readerLocale(actor);
+  const t = translatorFor(locale);
   const media = await mediaOf(core, actor);
   const lists = media && (all || section === "video") ? await pickLists(core, actor, media) : new Map();
   const activity =
@@ -179,8 +184,8 @@ export async function panelView(
     platform: actor.platform,
     section: section === "server" && !admin ? "defaults" : section,
     admin,
-    defaults: defaultViews(preferences.defaults, settings.defaults, lists),
-    serverDefaults: defaultViews(undefined, settings.defaults, lists),
+    defaults: defaultViews(preferences.defaults, settings.defaults, lists, t),
+    serverDefaults: defaultViews(undefined, settings.defaults, lists, t),
     presets: preferences.presets.map(presetView),
     serverPresets: settings.presets.map(presetView),
     ...activity,
@@ -189,8 +194,9 @@ export async function panelView(
     home: core.adapter(actor.platform).publishHome !== undefined,
     language: {
       ...(chosenLanguage(preferences.defaults) && { chosen: chosenLanguage(preferences.defaults)! }),
-      speaking: readerLocale(actor),
+      speaking: locale,
     },
+    locale,
   };
 }
 

@@ -1,7 +1,9 @@
 import { type Card, card } from "../base/cards.js";
 import type { Platform } from "../base/ports.js";
+import { english, type Translator } from "../i18n/translator.js";
+import { optionName } from "./settings.js";
 import { clip } from "./text.js";
-import { PLACE, typedOption } from "./words.js";
+import { typedOption } from "./words.js";
 
 /** Presets as people see them: their settings in the words of the options they type. */
 
@@ -11,16 +13,26 @@ interface PresetView {
 }
 
 /** "aspect ratio 16:9, style luxury_macro": each setting by its option's name. */
-export function describeValues(values: PresetView["values"]): string {
+export function describeValues(values: PresetView["values"], t: Translator = english()): string {
   return Object.entries(values)
-    .map(([option, value]) => `${option.replaceAll("_", " ")} ${clip(String(value), 40)}`)
-    .join(", ");
+    .map(([option, value]) =>
+      t.text("presets.value", {
+        option: optionName(option, t, true),
+        value:
+          typeof value === "boolean"
+            ? t.text("presets.flag", { value: String(value) })
+            : clip(String(value), 40),
+      }),
+    )
+    .join(t.text("settings.items_separator"));
 }
 
-function section(title: string, presets: readonly PresetView[], limit: number, none: string): string[] {
+function section(title: string, presets: readonly PresetView[], none: string, t: Translator): string[] {
   return [
-    `${title} (${presets.length} of ${limit})`,
-    ...(presets.length === 0 ? [none] : presets.map((p) => `• ${p.name}: ${describeValues(p.values)}`)),
+    title,
+    ...(presets.length === 0
+      ? [none]
+      : presets.map((p) => t.text("presets.item", { name: p.name, values: describeValues(p.values, t) }))),
   ];
 }
 
@@ -30,34 +42,42 @@ export function presetsCard(
   shared: readonly PresetView[],
   limit: number,
   platform: Platform,
+  t: Translator = english(),
 ): Card {
-  return card("Presets", "info", {
+  return card(t.text("presets.title"), "info", {
     lines: [
       ...section(
-        "Yours",
+        t.text("presets.yours_count", { count: mine.length, limit }),
         mine,
-        limit,
-        "None yet: save one with preset save, or Save as preset under a result.",
+        t.text("presets.yours_none", { save: "preset save", save_as_preset: t.text("action.save_preset") }),
+        t,
       ),
       ...section(
-        `The ${PLACE[platform]}'s`,
+        t.text("presets.tenant_count", { place: platform, count: shared.length, limit }),
         shared,
-        limit,
-        "None: an admin can publish one of theirs with preset publish.",
+        t.text("presets.tenant_none", { publish: "preset publish" }),
+        t,
       ),
-      "Use one with the preset option of any command that makes something; what you type yourself still wins.",
+      t.text("presets.how", { preset: "preset" }),
     ],
+    locale: t.locale,
   });
 }
 
 /** A preset saved as the person's own, or published to everyone in their server or workspace. */
-export function presetSavedCard(preset: PresetView, where: "yours" | "shared", platform: Platform): Card {
-  return card(`Preset ${preset.name} saved`, "success", {
+export function presetSavedCard(
+  preset: PresetView,
+  where: "yours" | "shared",
+  platform: Platform,
+  t: Translator = english(),
+): Card {
+  return card(t.text("presets.saved_title", { name: preset.name }), "success", {
     lines: [
-      `${describeValues(preset.values)}.`,
+      t.text("presets.saved_values", { values: describeValues(preset.values, t) }),
       where === "yours"
-        ? `Use it with ${typedOption(platform, "preset", preset.name)} on any command that makes something.`
-        : "Everyone here can use it now with the preset option.",
+        ? t.text("presets.saved_yours", { typed: typedOption(platform, "preset", preset.name) })
+        : t.text("presets.saved_shared", { preset: "preset" }),
     ],
+    locale: t.locale,
   });
 }

@@ -10,14 +10,15 @@ import {
   type Tone,
 } from "../base/cards.js";
 import type { Platform } from "../base/ports.js";
+import { english, type Translator, translatorFor } from "../i18n/translator.js";
 import type { BudgetView } from "../spend/data/model.js";
 import { budgetLine } from "./budgets.js";
 import { controlButton, controlSelect } from "./controls.js";
-import { STATE_WORDS } from "./job.js";
+import { stateWord } from "./job.js";
 import { type LanguageView, languageCard, languageLine, languageSelect } from "./language.js";
 import { cancelButtons, waitingLine } from "./queue.js";
-import { clip, inSentence, plural } from "./text.js";
-import { PLACE, type Place, typed } from "./words.js";
+import { clip, inSentence } from "./text.js";
+import { typed } from "./words.js";
 
 /**
  * The settings panel: a person's defaults (each with whose it is), presets, running jobs, last
@@ -29,17 +30,8 @@ import { PLACE, type Place, typed } from "./words.js";
 export const PANEL_SECTIONS = ["defaults", "video", "presets", "activity", "server"] as const;
 export type PanelSection = (typeof PANEL_SECTIONS)[number];
 
-const TABS: Record<Exclude<PanelSection, "server">, string> = {
-  defaults: "Shape & style",
-  video: "Avatar & delivery",
-  presets: "Presets",
-  activity: "Jobs & spending",
-};
-
-const tabOf = (section: PanelSection, view: PanelView) =>
-  section === "server" ? `${capitalized(PLACE[view.platform])} defaults` : TABS[section];
-
-const capitalized = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
+const tabOf = (section: PanelSection, view: PanelView, t: Translator) =>
+  t.text(`settings.tab.${section}`, { place: view.platform });
 
 /** The defaults each section's selects set; the others of a section are shown as fields. */
 export const SECTION_OPTIONS = {
@@ -113,40 +105,54 @@ export interface PanelView {
   home: boolean;
   /** The person's language and their choice of it, on their home. */
   language?: LanguageView;
+  /** The reader's language (`readerLocale`); English when absent. */
+  locale?: string;
 }
 
 /** A default's value as people read it: a flag is yes or no. */
-export function valueText(value: OptionValue): string {
-  if (typeof value === "boolean") return value ? "yes" : "no";
+export function valueText(value: OptionValue, t: Translator = english()): string {
+  if (typeof value === "boolean") return t.text("settings.flag", { value: String(value) });
   return String(value);
 }
 
-const shownOf = (d: DefaultView) => d.shown ?? (d.value === undefined ? "" : valueText(d.value));
+/** A setting's name as a label ("Aspect ratio"), or inside a sentence ("aspect ratio"). */
+export const optionName = (option: string, t: Translator = english(), inSentence = false): string =>
+  t.text(inSentence ? "settings.option_lower" : "settings.option", { option });
+
+const shownOf = (d: DefaultView, t: Translator) =>
+  d.shown ?? (d.value === undefined ? "" : valueText(d.value, t));
 
 /** Whose value holds, in words: "16:9, yours", "1:1, the server's", "not set". */
-function standing(d: DefaultView, place: Place): string {
-  if (d.value === undefined || d.from === "service") return "not set (the service decides)";
-  return `${shownOf(d)}, ${d.from === "yours" ? "yours" : `the ${place}'s`}`;
+function standing(d: DefaultView, view: PanelView, t: Translator): string {
+  if (d.value === undefined || d.from === "service") return t.text("settings.standing.unset");
+  return d.from === "yours"
+    ? t.text("settings.standing.yours", { value: shownOf(d, t) })
+    : t.text("settings.standing.tenant", { value: shownOf(d, t), place: view.platform });
 }
 
 function defaultSelect(
   action: "my_default" | "server_default",
   d: DefaultView,
   choices: { label: string; value: string }[],
-  place: Place,
+  view: PanelView,
+  t: Translator,
 ): CardSelect {
   const own = d.value !== undefined && d.from === (action === "my_default" ? "yours" : "server");
   const selected = own ? String(d.value) : undefined;
   const listed = selected === undefined || choices.some((c) => c.value === selected);
-  const options = [...(listed ? [] : [{ label: shownOf(d), value: selected! }]), ...choices].slice(
+  const options = [...(listed ? [] : [{ label: shownOf(d, t), value: selected! }]), ...choices].slice(
     0,
     SELECT_OPTIONS - 1,
   );
   const clear =
-    action === "my_default" ? `Clear (the ${place}'s or the service's)` : "Clear (the service decides)";
+    action === "my_default"
+      ? t.text("settings.clear_mine", { place: view.platform })
+      : t.text("settings.clear_tenant");
   return controlSelect(action, d.option, {
     label: d.label,
-    placeholder: own ? d.label : `${d.label}: ${standing(d, place)}`,
+    placeholder: own
+      ? d.label
+      : t.text("settings.select_placeholder", { label: d.label, standing: standing(d, view, t) }),
     options: [...options, { label: clear, value: CLEAR }],
     ...(selected !== undefined && { selected }),
     ...(d.searchable && { search: { command: "settings", option: d.option } }),
@@ -157,11 +163,12 @@ function selectsFor(
   action: "my_default" | "server_default",
   defaults: readonly DefaultView[],
   options: readonly string[],
-  place: Place,
+  view: PanelView,
+  t: Translator,
 ): CardSelect[] {
   return options.flatMap((option) => {
     const d = defaults.find((v) => v.option === option);
-    return d?.choices ? [defaultSelect(action, d, d.choices, place)] : [];
+    return d?.choices ? [defaultSelect(action, d, d.choices, view, t)] : [];
   });
 }
 
@@ -169,52 +176,48 @@ function selectsFor(
 function defaultFields(
   defaults: readonly DefaultView[],
   except: readonly string[],
-  place: Place,
+  view: PanelView,
+  t: Translator,
 ): Card["fields"] {
   return defaults
     .filter((d) => !except.includes(d.option) || !d.choices)
-    .map((d) => ({ name: d.label, value: standing(d, place), inline: true }));
+    .map((d) => ({ name: d.label, value: standing(d, view, t), inline: true }));
 }
 
-function presetLine(preset: PresetView): string {
+function presetLine(preset: PresetView, t: Translator): string {
   const values = Object.entries(preset.values)
-    .map(([option, value]) => `${option.replaceAll("_", " ")} ${valueText(value)}`)
-    .join(", ");
-  return clip(`${preset.name}: ${values || "no values"}`, 300);
+    .map(([option, value]) =>
+      t.text("settings.saved.item", { option: optionName(option, t, true), value: valueText(value, t) }),
+    )
+    .join(t.text("settings.items_separator"));
+  return clip(`${preset.name}: ${values || t.text("settings.presets.no_values")}`, 300);
 }
 
-const precedence = (place: Place) =>
-  `Commands use these when you leave an option out: an option you type wins, then a preset you name, then your default, then the ${place}'s.`;
-
-function defaultsCard(view: PanelView): Card {
+function defaultsCard(view: PanelView, t: Translator): Card {
   const options = SECTION_OPTIONS.defaults;
-  const place = PLACE[view.platform];
   const negative = view.defaults.filter((d) => d.option === "negative_prompt");
-  return card("Your defaults: shape and style", "info", {
-    lines: [precedence(place)],
-    selects: selectsFor("my_default", view.defaults, options, place),
-    fields: defaultFields(negative, options, place),
-    actions: [controlButton("negative_prompt", "mine", "Negative prompt…")],
+  return card(t.text("settings.defaults.title"), "info", {
+    lines: [t.text("settings.precedence", { place: view.platform })],
+    selects: selectsFor("my_default", view.defaults, options, view, t),
+    fields: defaultFields(negative, options, view, t),
+    actions: [controlButton("negative_prompt", "mine", t.text("settings.negative_prompt_button"))],
   });
 }
 
-function videoCard(view: PanelView): Card {
-  const place = PLACE[view.platform];
+function videoCard(view: PanelView, t: Translator): Card {
   const forbidden =
     view.privateResults === "forbidden"
-      ? [`An admin keeps every job of this ${place} in its channel: private delivery is off here.`]
+      ? [t.text("settings.video.private_off", { place: view.platform })]
       : [];
   const options = SECTION_OPTIONS.video;
-  return card("Your defaults: avatar and delivery", "info", {
-    lines: [
-      "Avatar videos use this avatar and voice when you name none. Private delivery shows jobs only to you.",
-      ...forbidden,
-    ],
-    selects: selectsFor("my_default", view.defaults, options, place),
+  return card(t.text("settings.video.title"), "info", {
+    lines: [t.text("settings.video.line"), ...forbidden],
+    selects: selectsFor("my_default", view.defaults, options, view, t),
     fields: defaultFields(
       view.defaults.filter((d) => (options as readonly string[]).includes(d.option)),
       options,
-      place,
+      view,
+      t,
     ),
   });
 }
@@ -222,20 +225,21 @@ function videoCard(view: PanelView): Card {
 /** Delete buttons fit Discord's rows beside the tabs: the newest presets get them. */
 const DELETABLE = 10;
 
-function presetsCard(view: PanelView): Card {
+function presetsCard(view: PanelView, t: Translator): Card {
+  const listed = (presets: readonly PresetView[]) => presets.map((p) => presetLine(p, t)).join("\n");
   const lines: Line[] = [
     view.presets.length > 0
-      ? `Yours:\n${view.presets.map(presetLine).join("\n")}`
-      : "You have no presets yet: use Save as preset under a result.",
+      ? `${t.text("settings.presets.yours")}\n${listed(view.presets)}`
+      : t.text("settings.presets.none", { save_as_preset: t.text("action.save_preset") }),
     ...(view.serverPresets.length > 0
-      ? [`The ${PLACE[view.platform]}'s:\n${view.serverPresets.map(presetLine).join("\n")}`]
+      ? [`${t.text("settings.presets.tenant", { place: view.platform })}\n${listed(view.serverPresets)}`]
       : []),
-    "Use one with the preset option of any command.",
+    t.text("settings.presets.how", { preset: "preset" }),
   ];
-  return card("Presets", "info", {
+  return card(t.text("settings.presets.title"), "info", {
     lines,
     actions: view.presets.slice(-DELETABLE).map((p) =>
-      controlButton("delete_preset", "mine", `Delete ${clip(p.name, 40)}`, {
+      controlButton("delete_preset", "mine", t.text("settings.presets.delete", { name: clip(p.name, 40) }), {
         style: "danger",
         value: p.id,
       }),
@@ -243,21 +247,26 @@ function presetsCard(view: PanelView): Card {
   });
 }
 
-function runningLine(entry: ActivityEntry): Line {
+function runningLine(entry: ActivityEntry, t: Translator): Line {
   const bar = entry.state === "queued" ? "" : ` ${progressBar(entry.progress)}`;
-  return `${entry.title} · ${STATE_WORDS[entry.state]}${bar} · started ${entry.age} ago`;
+  return t.text("settings.activity.running_line", {
+    title: entry.title,
+    state: stateWord(entry.state, t),
+    bar,
+    age: entry.age,
+  });
 }
 
-function activityCard(view: PanelView): Card {
+function activityCard(view: PanelView, t: Translator): Card {
   const lines: Line[] = [
     view.running.length > 0
-      ? `Running:\n${view.running.map(runningLine).join("\n")}`
-      : "Nothing running right now.",
+      ? `${t.text("settings.activity.running")}\n${view.running.map((e) => runningLine(e, t)).join("\n")}`
+      : t.text("settings.activity.nothing_running"),
   ];
   const waiting = view.waiting ?? [];
   if (waiting.length > 0) {
     lines.push(
-      `Waiting their turn (nothing is charged until one starts):\n${waiting.map((job) => waitingLine(job)).join("\n")}`,
+      `${t.text("settings.activity.waiting")}\n${waiting.map((job) => waitingLine(job, t)).join("\n")}`,
     );
   }
   const fields: Card["fields"] = [];
@@ -265,9 +274,9 @@ function activityCard(view: PanelView): Card {
   if (view.spending) {
     const { credits, jobs, budgets } = view.spending;
     fields.push({
-      name: "Your spending this period",
+      name: t.text("settings.activity.spending"),
       value: [
-        `${plural(Math.round(credits * 100) / 100, "credit")}, ${plural(jobs, "job")}`,
+        t.text("settings.activity.spent", { credits: Math.round(credits * 100) / 100, jobs }),
         ...budgets.map((b) => `${b.label}: ${budgetLine(b)}`),
       ].join("\n"),
     });
@@ -282,50 +291,56 @@ function activityCard(view: PanelView): Card {
   for (const r of listed) {
     fields.push({
       name: r.title,
-      value: `${STATE_WORDS[r.state]} · ${r.age} ago`,
-      ...(r.url && { link: { label: "Open", url: r.url } }),
+      value: t.text("settings.activity.result_line", { state: stateWord(r.state, t), age: r.age }),
+      ...(r.url && { link: { label: t.text("settings.activity.open"), url: r.url } }),
     });
   }
-  if (view.results.length === 0) lines.push("No results yet.");
-  else if (acted) lines.push(`The buttons below act on your newest result, ${inSentence(acted.title)}.`);
-  return card("Your jobs", view.running.length > 0 ? "progress" : "info", {
+  if (view.results.length === 0) lines.push(t.text("settings.activity.no_results"));
+  else if (acted) lines.push(t.text("settings.activity.acting_on", { title: inSentence(acted.title) }));
+  return card(t.text("settings.activity.title"), view.running.length > 0 ? "progress" : "info", {
     lines,
     fields,
-    actions: [...cancelButtons(waiting), ...(view.latest?.controls ?? [])],
+    actions: [...cancelButtons(waiting, t), ...(view.latest?.controls ?? [])],
   });
 }
 
-function serverCard(view: PanelView): Card {
+function serverCard(view: PanelView, t: Translator): Card {
   const options = SECTION_OPTIONS.server;
-  const place = PLACE[view.platform];
   const scoped = (more: Record<string, string | number> = {}) =>
     typed(view.platform, "settings", { scope: "server", ...more });
-  return card(`The ${place}'s defaults`, "info", {
+  return card(t.text("settings.server.title", { place: view.platform }), "info", {
     lines: [
-      "Everyone's commands use these when neither the command nor their own default says otherwise.",
+      t.text("settings.server.line"),
       view.privateResults === "forbidden"
-        ? "Private delivery: forbidden here."
-        : "Private delivery: allowed.",
+        ? t.text("settings.server.private_forbidden")
+        : t.text("settings.server.private_allowed"),
     ],
-    selects: selectsFor("server_default", view.serverDefaults, options, place),
-    fields: defaultFields(view.serverDefaults, options, place),
-    footer: `Set the others with ${scoped()}, e.g. ${scoped({ duration: 8 })}.`,
+    selects: selectsFor("server_default", view.serverDefaults, options, view, t),
+    fields: defaultFields(view.serverDefaults, options, view, t),
+    footer: t.text("settings.server.footer", {
+      typed: scoped(),
+      example: scoped({ duration: 8 }),
+    }),
   });
 }
 
-function sectionCard(view: PanelView, section: PanelSection): Card {
-  switch (section) {
-    case "defaults":
-      return defaultsCard(view);
-    case "video":
-      return videoCard(view);
-    case "presets":
-      return presetsCard(view);
-    case "activity":
-      return activityCard(view);
-    case "server":
-      return serverCard(view);
-  }
+function sectionCard(view: PanelView, section: PanelSection, t: Translator): Card {
+  const shown = ((): Card => {
+    switch (section) {
+      case "defaults":
+        return defaultsCard(view, t);
+      case "video":
+        return videoCard(view, t);
+      case "presets":
+        return presetsCard(view, t);
+      case "activity":
+        return activityCard(view, t);
+      case "server":
+        return serverCard(view, t);
+    }
+  })();
+  // What an adapter adds to the card (Discord's notes, Slack's lines) is in the reader's language.
+  return view.locale ? { ...shown, locale: t.locale } : shown;
 }
 
 const sectionsOf = (view: PanelView) => PANEL_SECTIONS.filter((s) => s !== "server" || view.admin);
@@ -335,13 +350,12 @@ const withNotice = (c: Card, notice: PanelView["notice"]): Card =>
 
 /** The panel as one message: the section asked for, tabs to the others. */
 export function panelCard(view: PanelView): Card {
-  const shown = sectionCard(view, view.section);
+  const t = translatorFor(view.locale);
+  const shown = sectionCard(view, view.section, t);
   const tabs = sectionsOf(view)
     .filter((s) => s !== view.section)
-    .map((s) => controlButton("panel", "settings", tabOf(s, view), { value: s }));
-  const home = view.home
-    ? ["Your Home tab with the bot shows all of this and follows your jobs as they run."]
-    : [];
+    .map((s) => controlButton("panel", "settings", tabOf(s, view, t), { value: s }));
+  const home = view.home ? [t.text("settings.home_hint")] : [];
   // A message's rows are few (Discord's five): the language's select rides on the Presets tab.
   const language =
     view.section === "presets" && view.language
@@ -363,8 +377,9 @@ export function homeCards(view: PanelView): Card[] {
   const order: PanelSection[] = ["activity", "defaults", "video", "presets", "server"];
   const shown = order.filter((s) => sectionsOf(view).includes(s));
   const noticed = shown.includes(view.section) ? view.section : "activity";
+  const t = translatorFor(view.locale);
   const cards = shown.map((s) => {
-    const section = sectionCard(view, s);
+    const section = sectionCard(view, s, t);
     return s === noticed ? withNotice(section, view.notice) : section;
   });
   return view.language ? [...cards, languageCard(view.language)] : cards;
