@@ -173,6 +173,6 @@ describe("forms in Slack", () => {
 
     expect(refused).toContain("Only admins can use setup");
     expect(JSON.stringify(view)).not.toContain("typed-in-the-channel");
-    expect(saved).toContain("This server's own key");
+    expect(saved).toContain("This workspace's own key");
   });
 });
