@@ -1,6 +1,8 @@
 import type { JobRecord } from "../../store/jobs.js";
 import type { OptionValues } from "../../store/preferences.js";
 import { isSetting } from "../preferences/layers.js";
+import { translatorFor } from "../i18n/translator.js";
+import { viewOf } from "../render/job.js";
 import { filledOf, isScalar, keptValue, type MadeWith, recipeOf } from "../render/recipe.js";
 import { commandByName } from "./catalogue.js";
 import { type Declared, declaredOf } from "./declare.js";
@@ -19,8 +21,8 @@ export function madeWith(command: Pick<AnyCommand, "options"> | undefined): Decl
 const ofJob = (job: Pick<JobRecord, "command">): MadeWith[] => madeWith(commandByName(job.command));
 
 /** "How it was made" of a job's result. */
-export function recipeFor(job: Pick<JobRecord, "command" | "inputs">) {
-  return recipeOf(job.inputs, ofJob(job));
+export function recipeFor(job: Pick<JobRecord, "command" | "inputs" | "id">) {
+  return recipeOf(job.inputs, ofJob(job), translatorFor(viewOf(job).locale));
 }
 
 /**

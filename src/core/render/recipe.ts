@@ -1,6 +1,7 @@
 import type { Card } from "../base/cards.js";
 import type { Json } from "../base/ports.js";
-import { styleLabel } from "./text.js";
+import { english, type Translator } from "../i18n/translator.js";
+import { optionName } from "./settings.js";
 
 /**
  * What a job's result was made with, read from the inputs it kept (the creation request, a
@@ -15,15 +16,8 @@ export type Origin = { from: "preset"; preset: string } | { from: "person" } | {
 /** The values a preset or default filled, by option name, as a job keeps them in `inputs.filled`. */
 export type Filled = Record<string, { value: string | number | boolean; origin: Origin }>;
 
-export function originLabel(origin: Origin): string {
-  switch (origin.from) {
-    case "preset":
-      return `preset ${origin.preset}`;
-    case "person":
-      return "your default";
-    case "server":
-      return "server default";
-  }
+export function originLabel(origin: Origin, t: Translator = english()): string {
+  return t.text("recipe.origin", { from: origin.from, preset: origin.from === "preset" ? origin.preset : "" });
 }
 
 /**
@@ -104,23 +98,27 @@ export function keptValue(
 export const isScalar = (value: Json | undefined): value is string | number | boolean =>
   typeof value === "string" || typeof value === "number" || typeof value === "boolean";
 
-export function recipeOf(inputs: Json, options: readonly MadeWith[]): NonNullable<Card["recipe"]> {
+export function recipeOf(
+  inputs: Json,
+  options: readonly MadeWith[],
+  t: Translator = english(),
+): NonNullable<Card["recipe"]> {
   const filled = filledOf(inputs);
   // A value the request does not hold as filled (an avatar the button chose) was not the default's.
   const told = (option: string, value: Json) => {
     const entry = filled[option];
-    return entry && String(entry.value) === String(value) ? ` (${originLabel(entry.origin)})` : "";
+    return entry && String(entry.value) === String(value) ? ` (${originLabel(entry.origin, t)})` : "";
   };
   const entries = inReadingOrder(options).flatMap((made) => {
     const value = keptValue(inputs, made);
     if (!isScalar(value) || value === "" || (typeof value === "boolean" && !made.show)) return [];
     const shown = made.show ? made.show(value) : String(value);
-    return [{ name: styleLabel(made.option), value: `${shown}${told(made.option, value)}` }];
+    return [{ name: optionName(made.option, t), value: `${shown}${told(made.option, value)}` }];
   });
   const unnamed = Object.entries(filled).flatMap(([option, { value, origin }]) =>
     options.some((made) => made.option === option)
       ? []
-      : [{ name: styleLabel(option), value: `${String(value)} (${originLabel(origin)})` }],
+      : [{ name: optionName(option, t), value: `${String(value)} (${originLabel(origin, t)})` }],
   );
   return [...entries, ...unnamed];
 }

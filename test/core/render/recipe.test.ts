@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { commandByName } from "../../../src/core/commands/catalogue.js";
 import { madeWith, settingsFor } from "../../../src/core/commands/made-with.js";
+import { translatorFor } from "../../../src/core/i18n/translator.js";
 import { recipeOf } from "../../../src/core/render/recipe.js";
 
 /** What each command declares its options fill (commands/declare.ts), as results read it. */
@@ -26,6 +27,16 @@ describe("the recipe", () => {
       { name: "Aspect ratio", value: "16:9 (your default)" },
       { name: "Seed", value: "4" },
       { name: "Delivery", value: "private (server default)" },
+    ]);
+  });
+
+  it("names the options and the origins in the reader's language, the values as they were typed", () => {
+    expect(recipeOf(inputs, image, translatorFor("de"))).toEqual([
+      { name: "Prompt", value: "a fox" },
+      { name: "Negativ-Prompt", value: "blur (Preset Brand)" },
+      { name: "Seitenverhältnis", value: "16:9 (dein Standard)" },
+      { name: "Seed", value: "4" },
+      { name: "Zustellung", value: "private (Standard des Servers)" },
     ]);
   });
 
