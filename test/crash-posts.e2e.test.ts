@@ -1,8 +1,10 @@
-import { setTimeout as sleep } from "node:timers/promises";
+import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openStores, type Stores } from "../src/store/index.js";
 import { CrashWorld, type Instance, killOnAnswer } from "./crash-world.js";
 import { solidPng } from "./fakes/media-api/png.js";
 import { until } from "./main-process.js";
+import { jobsSettled } from "./settled.js";
 
 /**
  * `kill -9` of the real bot process (src/main.ts) the instant a chat accepted one of its posts,
@@ -26,12 +28,16 @@ const JOB_MS = 3_000;
 
 let world: CrashWorld;
 let instance: Instance;
+/** The test's own connection to the bot's store, to read what the bot recorded. */
+let stores: Stores;
 
 beforeAll(async () => {
   world = await CrashWorld.start();
   instance = await world.startInstance(INSTANCE);
+  stores = await openStores(world.storeUrl, undefined, pino({ level: "silent" }));
 }, 60_000);
 afterAll(async () => {
+  await stores?.close();
   await instance?.bot.kill();
   await world?.close();
 });
@@ -42,8 +48,26 @@ async function restart(): Promise<number> {
   return Date.now();
 }
 
-const waitFor = <T>(check: () => T | undefined | false, since: number, what: () => string) =>
-  until(check, RECOVERY_MS - (Date.now() - since), () => `${what()}\nbot log:\n${instance.bot.tail()}`);
+const waitFor = <T>(
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  since: number,
+  what: () => string,
+) => until(check, RECOVERY_MS - (Date.now() - since), () => `${what()}\nbot log:\n${instance.bot.tail()}`);
+
+/**
+ * Until every job is delivered on record and owned by no one: after that the restart cannot post
+ * a result again, so whatever it would have posted twice shows by then.
+ */
+const settled = (since: number) =>
+  waitFor(
+    () =>
+      jobsSettled(stores, [
+        { platform: "slack", tenantId: world.slack.teamId },
+        { platform: "discord", tenantId: world.discord!.guild.id },
+      ]),
+    since,
+    () => "every job delivered and released",
+  );
 
 describe("a bot killed once the chat accepted the job's first message, before the job was recorded", () => {
   it("Slack: the restart still delivers the result, once", async () => {
@@ -63,7 +87,7 @@ describe("a bot killed once the chat accepted the job's first message, before th
       restartedAt,
       () => JSON.stringify(fake.messages().map((m) => m.text)),
     );
-    await sleep(1_000); // a second notice, if any, would show by now
+    await settled(restartedAt);
     expect(ready()).toHaveLength(1);
     expect(world.emu.callsTo("POST", "/api/image/generate")).toHaveLength(1);
     // The job was on record: nobody is told it may have been created.
@@ -100,7 +124,7 @@ describe("a bot killed once the chat accepted the job's first message, before th
       restartedAt,
       () => JSON.stringify(fake.messages().map((m) => m.content)),
     );
-    await sleep(1_000);
+    await settled(restartedAt);
     expect(ready()).toHaveLength(1);
     expect(world.emu.callsTo("POST", "/api/video/cinematic/create")).toHaveLength(1);
     expect(fake.messages().filter((m) => JSON.stringify(m).includes("may have been created"))).toEqual([]);
@@ -153,10 +177,10 @@ describe("a bot killed once the service answered a creation call, before the ans
       restartedAt,
       () => JSON.stringify(fake.messages().map((m) => m.text)),
     );
-    // A second restart has nothing left to tell.
+    // A second restart has nothing left to tell: it tells what its last process left behind
+    // before it says it started (core/jobs/recovery.ts), so a second notice would be here by now.
     await instance.bot.kill();
     await restart();
-    await sleep(1_500);
     expect(told()).toHaveLength(1);
     expect(creations() - before).toBe(1);
   }, 120_000);
@@ -185,7 +209,7 @@ describe("a bot killed once Slack accepted a result's notice, before it recorded
       restartedAt,
       () => "the restart to deliver the job again",
     );
-    await sleep(1_000);
+    await settled(restartedAt);
     expect(ready()).toHaveLength(1);
     expect(world.emu.callsTo("POST", "/api/image/generate")).toHaveLength(creations + 1);
   }, 120_000);
@@ -213,7 +237,7 @@ describe("a bot killed once Slack shared a result's file, before it recorded the
       restartedAt,
       () => JSON.stringify(fake.messages().map((m) => m.text)),
     );
-    await sleep(1_000);
+    await settled(restartedAt);
     const shared = fake.uploads.filter((u) => u.completed && u.threadTs === job()?.ts);
     expect(shared).toHaveLength(1);
     expect(ready()).toHaveLength(1);

@@ -1,10 +1,13 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import type { APIUser } from "discord-api-types/v10";
+import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TenantRef } from "../src/common/types.js";
+import { openStores, type Stores } from "../src/store/index.js";
 import { ended, shown } from "./discord/harness.js";
 import type { Workspace } from "./fakes/slack/index.js";
 import { until } from "./main-process.js";
 import { ReplicaWorld } from "./replicas-world.js";
+import { commandsHandled, jobsSettled } from "./settled.js";
 import { headerOf, jobIdOf } from "./slack/harness.js";
 import { describeRedis } from "./store/redis-server.js";
 
@@ -27,15 +30,40 @@ const REFUSAL = /This would go over this (workspace|server)'s budget: .*Nothing 
 
 describeRedis("budgets on replicas sharing one redis", (redis) => {
   let world: ReplicaWorld;
+  /** The test's own connection to the replicas' store, to read what they recorded. */
+  let stores: Stores;
   beforeAll(async () => {
     world = await ReplicaWorld.start({ replicas: 3, redisUrl: redis().url, timeScale: TIME_SCALE });
+    stores = await openStores(redis().url, undefined, pino({ level: "silent" }));
   }, 120_000);
-  afterAll(() => world?.close());
+  afterAll(async () => {
+    await stores?.close();
+    await world?.close();
+  });
 
   const imageCreations = () => world.emu.callsTo("POST", "/api/image/generate").length;
   /** `what` is asked at the timeout, so that it tells how things stand then. */
-  const waitFor = <T>(check: () => T | undefined | false, ms: number, what: () => string) =>
-    until(check, ms, () => `${what()}\n${world.tails(20)}`);
+  const waitFor = <T>(
+    check: () => T | undefined | false | Promise<T | undefined | false>,
+    ms: number,
+    what: () => string,
+  ) => until(check, ms, () => `${what()}\n${world.tails(20)}`);
+  const handled = () =>
+    commandsHandled(
+      world.replicas.map((r) => r.origin),
+      "image.generate",
+    );
+  /**
+   * Until every replica handled `count` image commands since `before` to their end (no creation
+   * call can come of them after) and the tenant's jobs are delivered and released (no result can
+   * be posted again): whatever would be late or twice shows by then.
+   */
+  const settled = (tenant: TenantRef, before: number, count: number) =>
+    waitFor(
+      async () => (await handled()) - before >= count && (await jobsSettled(stores, [tenant])),
+      30_000,
+      () => `${MEMBERS} image commands handled and their jobs delivered`,
+    );
   /** The replicas that answered the requests `send` made. */
   async function routedBy(send: () => Promise<unknown>): Promise<Set<number>> {
     const before = world.balancer.routed.length;
@@ -70,6 +98,7 @@ describeRedis("budgets on replicas sharing one redis", (redis) => {
       );
 
       const before = imageCreations();
+      const handledBefore = await handled();
       const members = Array.from({ length: MEMBERS }, (_, i) => slack.addUser(`member ${i}`).id);
       const replicas = await routedBy(async () => {
         const answers = await Promise.all(
@@ -98,7 +127,7 @@ describeRedis("budgets on replicas sharing one redis", (redis) => {
           `every member's answer: ${refused().length} refused, ${notified().length} told their result is ready, ` +
           `${finished().length} finished, ${imageCreations() - before} creation calls`,
       );
-      await sleep(1_500); // a late creation call or a second answer, if any, would show by now
+      await settled({ platform: "slack", tenantId: slack.teamId }, handledBefore, MEMBERS);
 
       expect(imageCreations() - before).toBe(BUDGET);
       expect(jobMessages()).toHaveLength(BUDGET);
@@ -144,6 +173,7 @@ describeRedis("budgets on replicas sharing one redis", (redis) => {
       );
 
       const before = imageCreations();
+      const handledBefore = await handled();
       const members: APIUser[] = Array.from({ length: MEMBERS }, (_, i) => discord.addUser(`member${i}`));
       const ids: string[] = [];
       const replicas = await routedBy(async () => {
@@ -186,7 +216,7 @@ describeRedis("budgets on replicas sharing one redis", (redis) => {
               .map((id) => ({ original: discord.original(id), followups: discord.followups(id) })),
           ),
       );
-      await sleep(1_500);
+      await settled({ platform: "discord", tenantId: discord.guild.id }, handledBefore, MEMBERS);
 
       expect(imageCreations() - before).toBe(BUDGET);
       expect(done()).toHaveLength(BUDGET);

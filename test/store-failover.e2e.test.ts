@@ -1,10 +1,10 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { pino } from "pino";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { openStores, type Stores } from "../src/store/index.js";
 import { ended } from "./discord/harness.js";
 import { until } from "./main-process.js";
 import { ReplicaWorld } from "./replicas-world.js";
+import { commandsHandled, jobsSettled } from "./settled.js";
 import { headerOf, jobIdOf } from "./slack/harness.js";
 import { redisServer, type SentinelGroup, startSentinelGroup } from "./store/redis-server.js";
 
@@ -70,6 +70,25 @@ redisServer.describe("the store's primary fails over under load", () => {
     ms: number,
     what: () => string,
   ) => until(check, ms, () => `${what()}\n${world.tails(25)}`);
+  const tenants = () => [
+    { platform: "slack" as const, tenantId: world.slack.teamId },
+    { platform: "discord" as const, tenantId: world.discord.guild.id },
+  ];
+  const imageCommandsHandled = () =>
+    commandsHandled(
+      world.replicas.map((r) => r.origin),
+      "image.generate",
+    );
+  /**
+   * The starts of `userIds` on record (start-intents.ts): each replica writes its start's claim,
+   * then its reservation, then this record, and then waits for a replica of the store to hold them.
+   */
+  const startsOnRecord = async (userIds: readonly string[]) => {
+    const entries = await Promise.all(world.replicas.map((r) => admin.indexes.list(`starts:${r.id}`)));
+    const intents = await Promise.all(entries.flat().map((e) => admin.keyv("starts").get(e.id)));
+    return intents.filter((i) => userIds.includes((i as { userId?: string } | undefined)?.userId ?? ""))
+      .length;
+  };
 
   it("promotes the replica under load: nothing acted on unacknowledged, every result once, no budget passed", async () => {
     const { slack, discord } = world;
@@ -108,9 +127,13 @@ redisServer.describe("the store's primary fails over under load", () => {
           user: discord.users.admin,
         }),
       ]);
-      // Long enough for both starts to write their claim, reservation and intent, and wait; short
-      // enough that the sentinels do not take the paused replica for down and pass it over.
-      await sleep(300);
+      // Both starts wrote their claim, reservation and intent, and wait for the paused replica;
+      // the wait is short enough that the sentinels do not take the replica for down and pass it over.
+      await waitFor(
+        async () => (await startsOnRecord([users[4]!, discord.users.admin.id])) === 2,
+        1_200,
+        () => "both starts of the failover's moment on record",
+      );
       killed = await group.killPrimary();
     } finally {
       replica.signal("SIGCONT");
@@ -166,7 +189,13 @@ redisServer.describe("the store's primary fails over under load", () => {
       /try again in a moment.*nothing was charged|nothing was charged.*try again/i,
     );
 
-    await sleep(1_500); // a second delivery, if any, would show by now
+    // Every job delivered on record and owned by no one: no replica can post a result again, so a
+    // second delivery would show by then.
+    await waitFor(
+      () => jobsSettled(admin, tenants()),
+      15_000,
+      () => "every job delivered and released",
+    );
     expect(new Set(slackFinished().map(jobIdOf)).size).toBe(4);
     expect(slackFinished()).toHaveLength(4);
     expect(slackNotices()).toHaveLength(4);
@@ -177,6 +206,7 @@ redisServer.describe("the store's primary fails over under load", () => {
       expect(creationsOf(c)).toBe(1);
 
     // The budget held across the promotion: what was reserved and settled before it still counts.
+    const handledBefore = await imageCommandsHandled();
     for (const i of [5, 6, 7, 8])
       await slack.slashCommand(url, { text: `image generate after the failover ${i}`, user: users[i]! });
     await waitFor(
@@ -193,7 +223,12 @@ redisServer.describe("the store's primary fails over under load", () => {
       15_000,
       () => "the jobs within the budget",
     );
-    await sleep(500);
+    // All four handled to their end: none of them can still make a creation call.
+    await waitFor(
+      async () => (await imageCommandsHandled()) - handledBefore >= 4,
+      15_000,
+      () => "the four commands after the failover handled",
+    );
     expect(afterwards()).toHaveLength(BUDGET - 4);
     console.info(`store failover e2e: jobs read again ${resumedMs} ms after the promotion`);
     expect(resumedMs).toBeLessThan(RESUME_MS);

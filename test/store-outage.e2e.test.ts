@@ -1,9 +1,12 @@
 import { readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
+import { pino } from "pino";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { openStores } from "../src/store/index.js";
 import { ended } from "./discord/harness.js";
 import { until } from "./main-process.js";
 import { ReplicaWorld } from "./replicas-world.js";
+import { jobsSettled } from "./settled.js";
 import { headerOf, jobIdOf } from "./slack/harness.js";
 import { type RestartableRedis, redisServer, startRestartableRedis } from "./store/redis-server.js";
 
@@ -42,8 +45,11 @@ redisServer.describe("the store goes away under load", () => {
   const slackNotices = () =>
     world.slack.messages().filter((m) => !headerOf(m) && / is ready\.$/.test(m.text));
   const discordNotices = () => world.discord.messages().filter((m) => / is ready/.test(m.content));
-  const waitFor = <T>(check: () => T | undefined | false, ms: number, what: () => string) =>
-    until(check, ms, () => `${what()}\n${world.tails(25)}`);
+  const waitFor = <T>(
+    check: () => T | undefined | false | Promise<T | undefined | false>,
+    ms: number,
+    what: () => string,
+  ) => until(check, ms, () => `${what()}\n${world.tails(25)}`);
 
   it("refuses commands while redis is down, resumes within seconds, loses and doubles nothing", async () => {
     const { slack, discord } = world;
@@ -131,7 +137,22 @@ redisServer.describe("the store goes away under load", () => {
     );
     const resumedMs = Date.now() - upAt;
     for (const replica of world.replicas) expect(await ready(replica.origin)).toBe(200);
-    await sleep(1_500); // a second delivery, if any, would show by now
+    // Every job delivered on record and owned by no one: no replica can post a result again, so a
+    // second delivery would show by then.
+    const stores = await openStores(redis.url, undefined, pino({ level: "silent" }));
+    try {
+      await waitFor(
+        () =>
+          jobsSettled(stores, [
+            { platform: "slack", tenantId: slack.teamId },
+            { platform: "discord", tenantId: discord.guild.id },
+          ]),
+        10_000,
+        () => "every job delivered and released",
+      );
+    } finally {
+      await stores.close();
+    }
     expect(slackFinished()).toHaveLength(4);
     expect(new Set(slackFinished().map(jobIdOf)).size).toBe(4);
     expect(slackNotices()).toHaveLength(4);

@@ -151,7 +151,12 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     workspaces,
     ...(installations && { installations }),
     logger,
-    first: async (gesture) => gesture.deliveryId === undefined || recent.first(gesture.deliveryId),
+    first: async (gesture) => {
+      if (gesture.deliveryId === undefined || (await recent.first(gesture.deliveryId))) return true;
+      // Slack sent it again, its ack late or lost: the first copy is the one that runs.
+      logger.info({ deliveryId: gesture.deliveryId }, "Slack delivered a gesture again: the copy is dropped");
+      return false;
+    },
     later: (who, task) => work.add(laneOf("slack", who.teamId, who.userId), task),
   });
 

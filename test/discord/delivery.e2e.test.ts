@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { TOKEN_LIFETIME_MS } from "../fakes/discord/index.js";
+import { until } from "../main-process.js";
+import { jobsSettled } from "../settled.js";
 import { type DiscordWorld, discordWorldPerFile, shown } from "./harness.js";
 
 /**
@@ -102,7 +104,12 @@ describe("a restart in the middle of a job", () => {
 
     const done = await world.jobMessage(interaction);
     await world.until(() => world.notices()[notices]);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Delivered on record and owned by no one: a second delivery would show by then.
+    await until(
+      () => jobsSettled(world.stores, [{ platform: "discord", tenantId: world.fake.guild.id }]),
+      15_000,
+      () => "every job delivered and released",
+    );
     expect(done.attachments).toHaveLength(1);
     expect(world.notices()).toHaveLength(notices + 1);
     expect(world.creations("/api/image/generate")).toHaveLength(creations + 1);

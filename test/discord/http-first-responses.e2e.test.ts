@@ -6,6 +6,7 @@ import { startInteractionsEndpoint } from "../../src/discord/http/index.js";
 import type { Inbound } from "../../src/discord/inbound.js";
 import { type HttpServer, startHttpServer } from "../../src/http/index.js";
 import { type FakeDiscord, type InjectedInteraction, startFakeDiscord } from "../fakes/discord/index.js";
+import { capturingLogger } from "../store/backends.js";
 import { silent } from "./harness.js";
 
 /**
@@ -133,7 +134,8 @@ describe("first responses over HTTP interactions", () => {
 
   it("answers 202 when the handler is slower than the bound, and its defer goes by callback", async () => {
     handler = async (i) => {
-      await new Promise((resolve) => setTimeout(resolve, BOUND_MS + 200));
+      // Past the bound: the request is answered (202) before the handler gives its first response.
+      await fake.waitFor(() => fake.interaction(i.id)?.http, 5_000);
       await i.deferReply();
       await i.editReply({ content: "late but fine" });
     };
@@ -159,20 +161,27 @@ describe("first responses over HTTP interactions", () => {
 describe("a request whose client is gone", () => {
   it("leaves nothing waiting: the late first response goes by callback, and is refused as Discord would", async () => {
     // The fake gives up on the request after 3 s; the handler answers only once the bot has seen
-    // the connection close (a response written while the close is on its way looks sent: TCP
-    // cannot tell, which is why the bound is under Discord's 3 s).
+    // the connection close, which it logs (a response written while the close is on its way looks
+    // sent: TCP cannot tell, which is why the bound is under Discord's 3 s).
     let refused: unknown;
     let gone: InjectedInteraction | undefined;
+    const { logger, lines } = capturingLogger("warn");
     handler = async (i) => {
-      await fake.waitFor(() => fake.interaction(i.id)?.http, 5_000);
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await fake.waitFor(
+        () =>
+          lines.some(
+            (l) =>
+              l.msg === "Discord stopped waiting for an interaction's answer" && l.interactionId === i.id,
+          ),
+        5_000,
+      );
       try {
         await i.deferReply();
       } catch (error) {
         refused = error;
       }
     };
-    const slow = await startLongBound();
+    const slow = await startLongBound(logger);
     try {
       gone = await fake.sendCommand({ name: "ping" });
       await fake.waitFor(() => refused, 6_000);
@@ -192,7 +201,7 @@ describe("a request whose client is gone", () => {
  * Swaps the endpoint for one that waits longer than Discord does (so that only the client's
  * leaving ends the wait); the function returned puts the usual one back.
  */
-async function startLongBound(): Promise<() => void> {
+async function startLongBound(logger: typeof silent): Promise<() => void> {
   inbound.close();
   const config = { token: fake.token, restUrl: fake.restUrl, publicKey: fake.publicKey };
   const client = createDiscordClient(config);
@@ -209,7 +218,7 @@ async function startLongBound(): Promise<() => void> {
       handled.push(done);
       return done;
     },
-    logger: silent,
+    logger,
     clock: fake.clock,
     inBodyWithinMs: 60_000,
   });

@@ -3,6 +3,8 @@ import { describe, expect, it } from "vitest";
 import { INTERACTIONS_PATH } from "../../src/discord/http/index.js";
 import { startDiscord } from "../../src/discord/index.js";
 import type { InjectedInteraction } from "../fakes/discord/index.js";
+import { until } from "../main-process.js";
+import { jobsSettled } from "../settled.js";
 import { type DiscordWorld, discordWorldPerFile, ended, shown, silent } from "./harness.js";
 
 /**
@@ -127,8 +129,12 @@ describe("commands, clicks, autocomplete and forms over HTTP", () => {
     expect(message.attachments).toHaveLength(1);
     expect(world.creations("/api/image/generate")).toHaveLength(1);
     await world.until(() => world.notices().length > notices);
-    // Let a second delivery, if any, show itself before counting.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Delivered on record and owned by no one: a second delivery would show by then.
+    await until(
+      () => jobsSettled(world.stores, [{ platform: "discord", tenantId: world.fake.guild.id }]),
+      15_000,
+      () => "every job delivered and released",
+    );
     expect(world.notices()).toHaveLength(notices + 1);
     const results = world.fake
       .messages()

@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { CANCEL_QUEUED } from "../../src/core/render/queue.js";
 import { heldService, mostRunningAtCreation } from "../held-service.js";
+import { until } from "../main-process.js";
 import { type DiscordWorld, discordWorldPerFile, ended, shown } from "./harness.js";
 
 /**
@@ -40,11 +41,11 @@ const plan = (...durations: number[]) => {
 
 /** Resolves once no job of the tenant holds a running place. */
 async function placesFree(): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while ((await world.stores.queue.slots(tenant())).length > 0) {
-    if (Date.now() > deadline) throw new Error("the tests before still hold running places");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await until(
+    async () => (await world.stores.queue.slots(tenant())).length === 0,
+    15_000,
+    () => "the tests before still hold running places",
+  );
 }
 
 // The jobs of the test before give their places back once their results are delivered.

@@ -1,6 +1,7 @@
 import type { APIMessage, APITextChannel } from "discord-api-types/v10";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TOKEN_LIFETIME_MS } from "../fakes/discord/index.js";
+import { until } from "../main-process.js";
 import { type DiscordWorld, discordWorldPerFile, ended, isEphemeral, shown } from "./harness.js";
 
 /**
@@ -223,10 +224,14 @@ describe("where the bot is no member", () => {
 
     // /jobs in the DM says what became of it, once delivery gave up.
     let listed = "";
-    for (let tries = 0; tries < 50 && !/Discord refused a direct message/.test(listed); tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      listed = shown(await world.run({ name: "jobs", guild: false }));
-    }
+    await until(
+      async () => {
+        listed = shown(await world.run({ name: "jobs", guild: false }));
+        return /Discord refused a direct message/.test(listed);
+      },
+      15_000,
+      () => `/jobs in the DM: ${listed}`,
+    );
     expect(listed).toContain("a closed door");
     expect(listed).toContain("Discord refused a direct message from the bot to you");
   });

@@ -1,4 +1,9 @@
+import { join } from "node:path";
+import { pino } from "pino";
 import { describe, expect, it } from "vitest";
+import { openStores } from "../../src/store/index.js";
+import { until } from "../main-process.js";
+import { jobsSettled } from "../settled.js";
 import { CLIENT_TIMEOUT_MS, type FaultWorld, faultWorldPerFile } from "./world.js";
 
 /**
@@ -90,7 +95,22 @@ describe("a result download the service cuts off midway", () => {
 
     const upload = await world.until(() => world.slack.uploads[uploads], 15_000);
     expect(upload.received?.bytes).toBe(upload.declaredLength);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Delivered on record and owned by no one, as the bot's store says: a second upload would
+    // show by then.
+    const stores = await openStores(
+      `sqlite://${join(world.dir, "bot.sqlite")}`,
+      undefined,
+      pino({ level: "silent" }),
+    );
+    try {
+      await until(
+        () => jobsSettled(stores, [{ platform: "slack", tenantId: world.slack.teamId }]),
+        15_000,
+        () => "every job delivered and released",
+      );
+    } finally {
+      await stores.close();
+    }
     expect(world.slack.uploads).toHaveLength(uploads + 1);
     expect(world.emu.callsTo("GET", /^\/storage\/files\//).length - downloads).toBeGreaterThanOrEqual(4);
     expect(world.alive, world.crash).toBe(true);

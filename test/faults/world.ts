@@ -41,7 +41,8 @@ export class FaultWorld {
     readonly emu: Emulator,
     readonly discord: FakeDiscord,
     readonly slack: FakeSlack,
-    private readonly dir: string,
+    /** The bot's files: its store is `bot.sqlite` in here. */
+    readonly dir: string,
   ) {}
 
   static async start(): Promise<FaultWorld> {

@@ -105,7 +105,7 @@ export async function sqlite(file: string, sql: string, ...params: unknown[]): P
 }
 
 /** A pino logger whose lines the test can read. */
-export function capturingLogger(level: "warn" | "error" = "error") {
+export function capturingLogger(level: "info" | "warn" | "error" = "error") {
   const lines: Record<string, unknown>[] = [];
   const logger = pino(
     { level },

@@ -205,9 +205,13 @@ export class Spending {
     return result;
   }
 
-  /** Resolves once the bookkeeping of every start made so far has landed (or failed, logged). */
+  /**
+   * Resolves once the bookkeeping of every start made so far has landed (or failed, logged), the
+   * alerts its readings called for told: a stop then closes no store under an alert's claim.
+   */
   async settled(): Promise<void> {
-    await Promise.allSettled([...this.settling]);
+    // A record landing adds its alert check: wait for that too.
+    while (this.settling.size > 0) await Promise.allSettled([...this.settling]);
   }
 
   /**
@@ -354,12 +358,17 @@ export class Spending {
     }
   }
 
-  /** The gauge, and the alerts of a fresh reading, checked in the background: a start does not wait for them. */
+  /**
+   * The gauge, and the alerts of a fresh reading, checked in the background with the rest of the
+   * bookkeeping (`settled`): a start does not wait for them.
+   */
   private observe(tenant: TenantRef, usage: Usage): void {
     this.gauge(tenant, usage);
-    this.deps.alerts
+    const check: Promise<void> = this.deps.alerts
       .afterReading(tenant, usage)
-      .catch((error: unknown) => this.deps.logger.warn({ err: error }, "spending alert check failed"));
+      .catch((error: unknown) => this.deps.logger.warn({ err: error }, "spending alert check failed"))
+      .finally(() => this.settling.delete(check));
+    this.settling.add(check);
   }
 
   /**

@@ -124,7 +124,11 @@ export function interactionsRoute(options: InteractionsRouteOptions): Route {
       return send(res, response);
     };
     const gone = () => {
-      if (open) end();
+      if (!open) return;
+      end();
+      // Discord gave up on the request before it had an answer: the person is shown that the
+      // interaction failed, and a late first response is refused (10062).
+      logger.warn({ interactionId: interaction.id }, "Discord stopped waiting for an interaction's answer");
     };
     const stopWaiting = inBody.expect(interaction.id, take);
     const timer = setTimeout(() => {

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { isCard } from "../../../src/core/base/cards.js";
+import { until } from "../../main-process.js";
+import { jobsSettled } from "../../settled.js";
 import { isMp4 } from "../fake-adapter.js";
 import { actor, Harness, text } from "./harness.js";
 
@@ -10,6 +12,14 @@ afterEach(async () => {
 });
 
 const EMMA = "cm2yaz9j10008l0qg9npyjgs3";
+
+/** Until every job is delivered on record and owned by no one: a second delivery would show by then. */
+const settled = (harness: Harness) =>
+  until(
+    () => jobsSettled(harness.stores, [actor()]),
+    15_000,
+    () => "every job delivered and released",
+  );
 
 describe("jobs over time", () => {
   it("a restart mid-job delivers the result exactly once", async () => {
@@ -22,8 +32,7 @@ describe("jobs over time", () => {
     await h.restart();
     const result = await h.finished(ref);
     expect(result.tone).toBe("success");
-    // Give a second delivery every chance to happen, then check there was none.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await settled(h);
     expect(h.chat.posts.filter((p) => p.options.mentionUserId === "user-1")).toHaveLength(1);
     expect(h.chat.edits.filter((e) => e.ref.messageId === ref.messageId && e.files.length > 0)).toHaveLength(
       1,
@@ -39,7 +48,7 @@ describe("jobs over time", () => {
     h.chat.failNext("post", 1);
     const result = await h.finished(ref);
     expect(result.tone).toBe("success");
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await settled(h);
     expect(h.chat.posts.filter((p) => p.options.mentionUserId === "user-1")).toHaveLength(1);
     const resultEdits = h.chat.edits.filter((e) => e.ref.messageId === ref.messageId && e.files.length > 0);
     expect(resultEdits.length).toBe(2);

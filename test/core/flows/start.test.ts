@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { type Card, isCard } from "../../../src/core/base/cards.js";
-import { type Harness, harnessPerFile, png, text } from "../bot/harness.js";
+import { until } from "../../main-process.js";
+import { jobsSettled } from "../../settled.js";
+import { actor, type Harness, harnessPerFile, png, text } from "../bot/harness.js";
 import { eventually, isPng, type PostRecord } from "../fake-adapter.js";
 
 let h: Harness;
@@ -8,8 +10,13 @@ harnessPerFile((started) => {
   h = started;
 });
 
-/** Long enough for a second delivery to show up, were there one. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+/** Until every job is delivered on record and owned by no one: a second delivery would show by then. */
+const settled = () =>
+  until(
+    () => jobsSettled(h.stores, [actor()]),
+    15_000,
+    () => "every job delivered and released",
+  );
 
 /** The channel post whose idempotency key ends with `suffix`, once it is there. */
 const keyedPost = (suffix: string) =>
@@ -39,7 +46,7 @@ describe("a job whose message cannot be posted", () => {
     expect(delivered.options.mentionUserId).toBe("user-1");
     expect(isPng(delivered.files[0]!.bytes)).toBe(true);
 
-    await settle();
+    await settled();
     expect(h.chat.publicPosts()).toEqual([delivered]);
     expect(h.chat.edits).toHaveLength(0);
     expect(h.creations("/api/image/generate")).toHaveLength(1);
@@ -52,7 +59,7 @@ describe("a job whose message cannot be posted", () => {
 
     const delivered = await keyedPost(":ready");
     expect(cardOf(delivered)).toMatchObject({ title: "Image: a fox in the dark", tone: "success" });
-    await settle();
+    await settled();
     expect(h.chat.publicPosts()).toHaveLength(1);
     expect(h.creations("/api/image/generate")).toHaveLength(1);
   });
@@ -66,7 +73,7 @@ describe("a job whose message cannot be posted", () => {
     expect(cardOf(delivered).fields).toEqual([
       { name: "Avatar id", value: expect.any(String), inline: true },
     ]);
-    await settle();
+    await settled();
     expect(h.chat.publicPosts()).toEqual([delivered]);
     expect(h.creations("/api/avatar/from-selfie/create")).toHaveLength(1);
   });
@@ -91,7 +98,7 @@ describe("a job whose message cannot be posted", () => {
     ]);
     expect(delivered.options.mentionUserId).toBe("user-1");
 
-    await settle();
+    await settled();
     expect(h.chat.publicPosts()).toEqual([variants, delivered]);
     expect(h.creations("/api/avatar/design/create")).toHaveLength(1);
     expect(h.creations("/api/avatar/design/confirm")).toHaveLength(1);
@@ -115,7 +122,7 @@ describe("a job whose message someone deleted", () => {
     const delivered = await keyedPost(":ready");
     expect(cardOf(delivered)).toMatchObject({ title: "Photo avatar: Gone", tone: "success" });
 
-    await settle();
+    await settled();
     expect(h.chat.publicPosts().slice(1)).toEqual([variants, delivered]);
     expect(h.creations("/api/avatar/design/confirm")).toHaveLength(1);
   });
