@@ -18,3 +18,15 @@ export async function despiteOutage<T>(
     }
   }
 }
+
+/**
+ * Whether a failed store operation is the outage the store's availability already reported once:
+ * a recurring scan or heartbeat then says nothing of its own, and tries again at its next tick.
+ * A plain socket reset of the store's client reads as the outage too while the store is known away.
+ */
+export function duringOutage(
+  availability: Pick<StoreAvailability, "available"> | undefined,
+  error: unknown,
+): boolean {
+  return isStoreOutage(error) || availability?.available === false;
+}

@@ -16,7 +16,7 @@ import { Choices } from "./choices.js";
 import type { Announce, JobHooks, TrackRequest } from "./contract.js";
 import { Deliveries } from "./deliveries.js";
 import { Delivery } from "./delivery.js";
-import { despiteOutage } from "./despite-outage.js";
+import { despiteOutage, duringOutage } from "./despite-outage.js";
 import { defaultInstanceId, Liveness } from "./liveness.js";
 import { outcomeOf } from "./outcomes.js";
 import { Ownership } from "./ownership.js";
@@ -51,7 +51,7 @@ export interface JobEngineOptions {
    * The store's outages: a job the service accepted while the store is away is recorded once it
    * is back, and the work that waited resumes at once then rather than at its next backoff.
    */
-  availability?: Pick<StoreAvailability, "whenAvailable" | "onBack">;
+  availability?: Pick<StoreAvailability, "whenAvailable" | "onBack" | "available">;
 }
 
 export interface JobEngine {
@@ -367,7 +367,11 @@ class Engine implements JobEngine {
     let running = this.scanning.get(name);
     if (!running) {
       running = work()
-        .catch((error: unknown) => this.log.error({ err: error, scan: name }, "job recovery scan failed"))
+        .catch((error: unknown) => {
+          if (duringOutage(this.availability, error))
+            this.log.debug({ err: error, scan: name }, "scan waits for the store");
+          else this.log.error({ err: error, scan: name }, "job recovery scan failed");
+        })
         .finally(() => this.scanning.delete(name));
       this.scanning.set(name, running);
     }

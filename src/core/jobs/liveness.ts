@@ -4,6 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { ClaimHolder, Claims, Indexes, StoreAvailability } from "../../store/index.js";
 import { BotError } from "../base/errors.js";
 import type { Logger } from "../base/log.js";
+import { duringOutage } from "./despite-outage.js";
 
 /**
  * Which bot instances are alive, at a cost that does not grow with the number of jobs: each
@@ -31,7 +32,7 @@ export interface LivenessOptions {
   lapseMs: number;
   logger: Logger;
   /** A release the store's outage failed is made once it is back (see release). */
-  availability?: Pick<StoreAvailability, "whenAvailable"> | undefined;
+  availability?: Pick<StoreAvailability, "whenAvailable" | "available"> | undefined;
 }
 
 export class InstanceInUseError extends BotError {
@@ -341,7 +342,9 @@ export class Liveness {
         for (const listener of this.takenListeners) listener();
       }
     } catch (error) {
-      this.log.warn({ err: error, instanceId: this.name }, "instance heartbeat not renewed");
+      // The store's outage is logged once by the store; the heartbeat is renewed at its next tick.
+      if (!duringOutage(this.availability, error))
+        this.log.warn({ err: error, instanceId: this.name }, "instance heartbeat not renewed");
     }
   }
 }
