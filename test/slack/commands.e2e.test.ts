@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type FakeSlack, sign } from "../fakes/slack/index.js";
 import { postSigned } from "../fakes/slack/signing.js";
+import { capturingLogger } from "../store/backends.js";
 import { headerOf, type SlackWorld, shown, slackWorldPerFile } from "./harness.js";
 
 /**
@@ -10,10 +11,15 @@ import { headerOf, type SlackWorld, shown, slackWorldPerFile } from "./harness.j
 
 let fake: FakeSlack;
 let world: SlackWorld;
-slackWorldPerFile((started) => {
-  world = started;
-  fake = started.fake;
-});
+/** The bot's log: it says when it drops a gesture Slack delivered again. */
+const log = capturingLogger("info");
+slackWorldPerFile(
+  (started) => {
+    world = started;
+    fake = started.fake;
+  },
+  { logger: log.logger },
+);
 
 const api = () => world.client.as("test-key");
 const threadFiles = (ts: string) => fake.uploads.filter((u) => u.threadTs === ts).map((u) => u.filename);
@@ -69,7 +75,15 @@ describe("help", () => {
     const first = await postJson(json);
     const retry = await postJson(json, 1);
     await world.until(() => world.ephemeralTexts(fake.users.other.id).length > before);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The retry is dropped, and says so; a copy that ran shows as a second answer.
+    await world.until(
+      () =>
+        log.lines.some(
+          (l) =>
+            l.msg === "Slack delivered a gesture again: the copy is dropped" &&
+            l.deliveryId === "event:Ev0MENTION1",
+        ) || world.ephemeralTexts(fake.users.other.id).length > before + 1,
+    );
 
     expect([first, retry]).toEqual([200, 200]);
     expect(
