@@ -18,6 +18,7 @@ import type {
   MessageRef,
   PostOptions,
 } from "../core/base/ports.js";
+import { msg } from "../core/i18n/msg.js";
 import { type Translator, translatorFor } from "../core/i18n/translator.js";
 import { answerOf, chatErrorOf, deleteErrorOf, PRIVATE_REPLY } from "./answers.js";
 import { filesOf, type Uploader } from "./files.js";
@@ -124,8 +125,7 @@ function mayPost(interaction: InteractionInfo): boolean {
   return [PermissionFlagsBits.ViewChannel, send, PermissionFlagsBits.EmbedLinks].every((p) => granted.has(p));
 }
 
-const NO_ATTACHING =
-  "The bot may not attach files in this channel (a server admin can give it Attach Files here).";
+const NO_ATTACHING = msg("platform.discord.no_attaching");
 
 function tokenOf(live: ConversationRef["live"]): TokenData | undefined {
   return typeof live?.token === "string" && typeof live.at === "number"
@@ -258,7 +258,7 @@ export class DiscordAdapter implements ChatAdapter {
       const limit = target.data?.sizeLimit;
       return {
         bytes: typeof limit === "number" && limit > 0 ? limit : DISCORD_LIMITS.defaultUploadBytes,
-        where: "through your command",
+        where: "command",
       };
     }
     const guild = target.data?.guild;
@@ -267,12 +267,12 @@ export class DiscordAdapter implements ChatAdapter {
         ? target.privateFrom !== undefined || target.gestureOnly === true
         : target.data?.ephemeral === true || target.data?.gestureOnly === true;
     if (toDm || typeof guild !== "string" || guild === DM_LINK) {
-      return { bytes: DISCORD_LIMITS.defaultUploadBytes, where: "in a direct message" };
+      return { bytes: DISCORD_LIMITS.defaultUploadBytes, where: "dm" };
     }
     const boosted = DISCORD_LIMITS.boostUploadBytes[this.options.boostTier?.(guild) ?? 0];
     return {
       bytes: Math.max(DISCORD_LIMITS.defaultUploadBytes, boosted ?? 0),
-      where: "in this server",
+      where: "server",
       ...(target.data?.noFiles === true && { refused: NO_ATTACHING }),
     };
   }

@@ -6,6 +6,9 @@ import {
   MessageGoneError,
   UndeliverableError,
 } from "../core/base/errors.js";
+import type { MessageKey } from "../core/i18n/catalogues.js";
+import { type Msg, msg } from "../core/i18n/msg.js";
+import { english } from "../core/i18n/translator.js";
 
 /**
  * Every answer the bot can get from the Discord routes it calls, sorted once into what the bot
@@ -35,24 +38,35 @@ export type Verdict =
 
 export interface Answer {
   verdict: Verdict;
-  /** For a refusal: what the person is told, plainly, with who can fix it. */
-  reason?: string;
+  /** For a refusal: what the person is told, plainly, with who can fix it (in their language). */
+  said?: Msg;
+  /** `said` in English: what logs read. */
+  readonly reason?: string;
 }
 
-const conversation = (reason: string): Answer => ({ verdict: "conversation", reason });
-const file = (reason: string): Answer => ({ verdict: "file", reason });
+const refusal = (verdict: "conversation" | "file", key: MessageKey): Answer => {
+  const said = msg(key);
+  return {
+    verdict,
+    said,
+    get reason() {
+      return english().say(said);
+    },
+  };
+};
+const conversation = (key: MessageKey): Answer => refusal("conversation", key);
+const file = (key: MessageKey): Answer => refusal("file", key);
 const GONE: Answer = { verdict: "gone" };
 const DEAD: Answer = { verdict: "credential" };
 const LATER: Answer = { verdict: "transient" };
 
-const CHANNEL_KIND =
-  "Discord does not take the bot's messages in this kind of channel. Use the bot in a text channel.";
-const BLOCKED = "Discord blocked the bot's message here (a filter of this server or of Discord).";
-const FILE_INVALID = "Discord refused the file as not valid.";
-const FILE_TOO_BIG = "Discord refused the file as larger than it takes from the bot here.";
+const CHANNEL_KIND = conversation("platform.discord.channel_kind");
+const BLOCKED = conversation("platform.discord.blocked");
+const FILE_INVALID = file("platform.discord.file_invalid");
+const FILE_TOO_BIG = file("platform.discord.file_too_big");
 /** A request Discord will never take as it is: a fault of the bot, not of the place. */
-const FAULT =
-  "Discord refused the bot's message as it was made, which is a fault of the bot: tell the bot's operator.";
+const FAULT = conversation("platform.discord.fault");
+const UNVERIFIED = conversation("platform.discord.unverified");
 
 /**
  * Codes of Discord's endpoints the bot never calls (guild and member administration, emojis,
@@ -78,89 +92,49 @@ const OTHER_ENDPOINTS = [
 /** Every JSON code Discord documents, by what it means on the routes the bot calls. */
 export const ANSWERS: ReadonlyMap<number, Answer> = new Map<number, Answer>([
   // The place does not take the bot's messages.
-  [10003, conversation("This channel no longer exists.")],
-  [10004, conversation("The bot is no longer in this server.")],
-  [10013, conversation("Discord no longer knows this person, so the bot cannot write to them.")],
-  [
-    50001,
-    conversation(
-      "The bot cannot see this channel. A server admin can give it the View Channel permission there.",
-    ),
-  ],
-  [
-    50013,
-    conversation(
-      "The bot may not post in this channel. A server admin can give it Send Messages, Embed Links and Attach Files there.",
-    ),
-  ],
-  [
-    50007,
-    conversation(
-      "Discord refused a direct message from the bot to you (your privacy settings, or a block), so what was to come by DM cannot reach you. Allow direct messages from the bot (in a server you share with it: its Privacy Settings), or use the bot where it can post.",
-    ),
-  ],
-  [
-    50278,
-    conversation(
-      "Discord refused a direct message from the bot to you: you no longer share a server with it. Use the bot in a server that has it.",
-    ),
-  ],
-  [50083, conversation("This thread is archived. Unarchive it so that the bot can post in it.")],
-  [160005, conversation("This thread is locked. A moderator can unlock it so that the bot can post in it.")],
-  [
-    160002,
-    conversation(
-      "The bot may not read this channel's history, which a reply needs. A server admin can give it Read Message History there.",
-    ),
-  ],
-  [50009, conversation("This channel's verification level keeps the bot out.")],
-  [
-    40002,
-    conversation(
-      "Discord asks the bot's account to be verified before it posts here: tell the bot's operator.",
-    ),
-  ],
-  [
-    50178,
-    conversation(
-      "Discord asks the bot's account to be verified before it posts here: tell the bot's operator.",
-    ),
-  ],
-  [50008, conversation(CHANNEL_KIND)],
-  [50024, conversation(CHANNEL_KIND)],
-  [40058, conversation(CHANNEL_KIND)],
-  [50003, conversation(CHANNEL_KIND)],
-  [
-    40094,
-    conversation(
-      "Discord takes no more messages through this command here (5 at most where the bot is not a member).",
-    ),
-  ],
-  [20009, conversation("Discord's explicit content filter keeps this result from this conversation.")],
-  [200000, conversation(BLOCKED)],
-  [200001, conversation(BLOCKED)],
-  [240000, conversation(BLOCKED)],
+  [10003, conversation("platform.discord.channel_gone")],
+  [10004, conversation("platform.discord.not_in_server")],
+  [10013, conversation("platform.discord.person_unknown")],
+  [50001, conversation("platform.discord.cannot_see")],
+  [50013, conversation("platform.discord.cannot_post")],
+  [50007, conversation("platform.discord.dm_refused")],
+  [50278, conversation("platform.discord.dm_no_server")],
+  [50083, conversation("platform.discord.thread_archived")],
+  [160005, conversation("platform.discord.thread_locked")],
+  [160002, conversation("platform.discord.no_history")],
+  [50009, conversation("platform.discord.verification_level")],
+  [40002, UNVERIFIED],
+  [50178, UNVERIFIED],
+  [50008, CHANNEL_KIND],
+  [50024, CHANNEL_KIND],
+  [40058, CHANNEL_KIND],
+  [50003, CHANNEL_KIND],
+  [40094, conversation("platform.discord.followups_full")],
+  [20009, conversation("platform.discord.explicit_filter")],
+  [200000, BLOCKED],
+  [200001, BLOCKED],
+  [240000, BLOCKED],
   // The message as the bot made it: no place takes it, and the same request would fail again.
   // (Code 0, "general error", is sorted by its HTTP status: Discord gives it to 5xx answers too.)
-  [50005, conversation(FAULT)],
-  [50006, conversation(FAULT)],
-  [50021, conversation(FAULT)],
-  [50035, conversation(FAULT)],
-  [50041, conversation(FAULT)],
-  [50068, conversation(FAULT)],
-  [50109, conversation(FAULT)],
-  [40060, conversation(FAULT)],
+  [50005, FAULT],
+  [50006, FAULT],
+  [50021, FAULT],
+  [50035, FAULT],
+  [50041, FAULT],
+  [50068, FAULT],
+  [50109, FAULT],
+  [40060, FAULT],
   // The file, not the message.
-  [40005, file(FILE_TOO_BIG)],
-  [50045, file(FILE_TOO_BIG)],
-  [50046, file(FILE_INVALID)],
-  [50110, file(FILE_INVALID)],
-  [50123, file("Discord refused the file's type here.")],
-  [50124, file(FILE_INVALID)],
-  [50146, file(FILE_INVALID)],
-  [50192, file(FILE_INVALID)],
-  [30015, file("Discord takes no more files on this message.")],
-  [400001, file("Discord has limited file uploads in this server.")],
+  [40005, FILE_TOO_BIG],
+  [50045, FILE_TOO_BIG],
+  [50046, FILE_INVALID],
+  [50110, FILE_INVALID],
+  [50123, file("platform.discord.file_type")],
+  [50124, FILE_INVALID],
+  [50146, FILE_INVALID],
+  [50192, FILE_INVALID],
+  [30015, file("platform.discord.files_full")],
+  [400001, file("platform.discord.uploads_limited")],
   // The message to edit was deleted.
   [10008, GONE],
   // A dead credential: an interaction's token past its 15 minutes (or one Discord forgot), the bot token.
@@ -185,16 +159,16 @@ export const ANSWERS: ReadonlyMap<number, Answer> = new Map<number, Answer>([
   [110001, LATER],
   [130000, LATER],
   [530006, LATER],
-  ...OTHER_ENDPOINTS.map((code): [number, Answer] => [code, conversation(FAULT)]),
+  ...OTHER_ENDPOINTS.map((code): [number, Answer] => [code, FAULT]),
 ]);
 
 /** An answer without a code (0, or none: a proxy's), or with one Discord added since, by its HTTP status. */
 export function answerOfStatus(status: number): Answer {
   if (status === 401) return DEAD;
-  if (status === 413) return file(FILE_TOO_BIG);
+  if (status === 413) return FILE_TOO_BIG;
   if (status === 403) return ANSWERS.get(50013)!;
   if (status === 408 || status === 429 || status >= 500) return LATER;
-  return conversation(FAULT);
+  return FAULT;
 }
 
 /**
@@ -224,13 +198,13 @@ function described(error: unknown): string {
  */
 export function chatErrorOf(error: unknown): unknown {
   if (error instanceof BotError) return error;
-  const { verdict, reason } = answerOf(error);
+  const { verdict, said } = answerOf(error);
   const detail = { message: described(error), cause: error };
   switch (verdict) {
     case "conversation":
-      return new UndeliverableError(reason!, detail);
+      return new UndeliverableError(said!, detail);
     case "file":
-      return new FileRefusedError(reason!, detail);
+      return new FileRefusedError(said!, detail);
     case "gone":
       return new MessageGoneError(detail);
     default:
@@ -239,13 +213,10 @@ export function chatErrorOf(error: unknown): unknown {
 }
 
 /** Why Discord would not delete a message, by its code; any other refusal says only that. */
-const NOT_DELETED = new Map<number, string>([
-  [
-    50013,
-    "Discord did not let the bot delete this message (a message not the bot's own needs Manage Messages in its channel), so it stays.",
-  ],
-  [50001, "The bot can no longer see this message's channel, so it cannot delete the message there."],
-  [10003, "This message's channel no longer exists."],
+const NOT_DELETED = new Map<number, Msg>([
+  [50013, msg("platform.discord.delete_permission")],
+  [50001, msg("platform.discord.delete_unseen")],
+  [10003, msg("platform.discord.delete_channel_gone")],
 ]);
 
 /**
@@ -262,10 +233,9 @@ export function deleteErrorOf(error: unknown): unknown {
   const why =
     verdict === "credential"
       ? PRIVATE_REPLY
-      : (NOT_DELETED.get(code) ?? "Discord refused to delete this message, so it stays.");
+      : (NOT_DELETED.get(code) ?? msg("platform.discord.delete_refused"));
   return new DeleteRefusedError(why, { message: described(error), cause: error });
 }
 
 /** A reply only an interaction reaches, once its token died (15 minutes), cannot be deleted by the bot. */
-export const PRIVATE_REPLY =
-  "Discord lets the bot reach this reply only through a click on it: use Delete on the message itself, or Dismiss message under it.";
+export const PRIVATE_REPLY = msg("platform.discord.private_reply");

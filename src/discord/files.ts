@@ -4,8 +4,7 @@ import { type Dispatcher, request } from "undici";
 import { BotError, FileRefusedError } from "../core/base/errors.js";
 import type { Attachment } from "../core/base/ports.js";
 import { abandon } from "../core/base/streams.js";
-import { msg } from "../core/i18n/msg.js";
-import { megabytes } from "../core/render/text.js";
+import { type Msg, msg } from "../core/i18n/msg.js";
 import type { RenderedMessage } from "./render/message.js";
 
 /** What discord.js resolves an attachment option (or a modal's file) to. */
@@ -60,18 +59,23 @@ export function userAttachment(file: DiscordFile): Attachment {
 /** Who uploads where, and what Discord takes from it per file there. */
 export interface Uploader {
   bytes: number;
-  /** Where, as a person reads it: "in this server", "in a direct message", "through your command". */
-  where: string;
+  /** Where: through the person's command (its token), in a direct message, or in a server. */
+  where: "command" | "dm" | "server";
   /** Set where the bot may attach nothing at all (its permissions there): why. */
-  refused?: string;
+  refused?: Msg;
 }
 
 function tooBig(name: string, bytes: number | undefined, uploader: Uploader): FileRefusedError {
-  const size = bytes === undefined ? "larger" : megabytes(bytes);
   return new FileRefusedError(
-    `Discord takes files of up to ${megabytes(uploader.bytes)} from the bot ${uploader.where}, and "${name}" is ${size}.`,
+    msg("platform.discord.upload_limit", {
+      limit: { bytes: uploader.bytes },
+      where: uploader.where,
+      file: name,
+      known: bytes === undefined ? "no" : "yes",
+      size: bytes === undefined ? "" : { bytes },
+    }),
     {
-      message: `"${name}" (${bytes ?? "unknown"} bytes) over the ${uploader.bytes} bytes Discord takes ${uploader.where}`,
+      message: `"${name}" (${bytes ?? "unknown"} bytes) over the ${uploader.bytes} bytes Discord takes (${uploader.where})`,
     },
   );
 }

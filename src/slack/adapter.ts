@@ -1,12 +1,13 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { WebClient } from "@slack/web-api";
 import { request } from "undici";
-import { type Card, card, isCard } from "../core/base/cards.js";
+import { type Card, card, isCard, plainText } from "../core/base/cards.js";
 import {
   BotError,
   DeleteRefusedError,
   FileRefusedError,
   MessageGoneError,
+  type Said,
   StepEndedError,
   UndeliverableError,
 } from "../core/base/errors.js";
@@ -23,6 +24,7 @@ import type {
 } from "../core/base/ports.js";
 import { msg } from "../core/i18n/msg.js";
 import { translatorFor } from "../core/i18n/translator.js";
+import { saidLine } from "../core/render/errors.js";
 import { type CallOptions, DEFAULT_PACING, leftNothing, type PacingPolicy, SlackCalls } from "./calls.js";
 import { slackErrorCode } from "./error-code.js";
 import type { Ledger } from "./ledger.js";
@@ -132,10 +134,11 @@ async function discard(tickets: ReadonlyMap<string, Ticket>): Promise<void> {
 /** A progress bar on its way to a result: worth showing only until the next one. */
 const isPassing = (message: Message) => isCard(message) && message.progress !== undefined;
 
-/** The card as shown when its files cannot be: their links, and why. */
-function withoutFiles(message: Message, why: string): Message {
-  if (!isCard(message)) return { text: `${message.text}\n${why}` };
-  return { ...message, lines: [...message.lines, why] };
+/** The card as shown when its files cannot be: their links, and why (in its reader's language). */
+function withoutFiles(message: Message, why: Said): Message {
+  const line = saidLine(why, translatorFor(isCard(message) ? message.locale : undefined));
+  if (!isCard(message)) return { text: `${message.text}\n${plainText(line)}` };
+  return { ...message, lines: [...message.lines, line] };
 }
 
 /**
@@ -164,8 +167,7 @@ async function respond(
 const threadFilesKey = (ref: MessageRef) => `thread-files:${ref.channelId}:${ref.messageId}`;
 
 /** What is said where neither the bot nor the click can reach an ephemeral message. */
-const EPHEMERAL_KEPT =
-  "Slack lets the bot remove a message only you see through a click on it: use Delete on the message itself (it also goes when you reload Slack).";
+const EPHEMERAL_KEPT = msg("platform.slack.ephemeral_kept");
 
 export interface SlackAdapterOptions {
   /** Pacing and waits (tests compress them with the fake Slack's minute). */
@@ -358,9 +360,7 @@ export class SlackAdapter implements ChatAdapter {
   async remove(ref: MessageRef, click?: ConversationRef): Promise<void> {
     const responseUrl = typeof click?.live?.responseUrl === "string" ? click.live.responseUrl : undefined;
     if (executionOf(ref)) {
-      throw new DeleteRefusedError(
-        "A workflow step's result is in its workflow: the bot posted no message of it.",
-      );
+      throw new DeleteRefusedError(msg("platform.slack.step_no_message"));
     }
     if (ref.data?.ephemeral) {
       if (!responseUrl) throw new DeleteRefusedError(EPHEMERAL_KEPT);
@@ -704,7 +704,7 @@ export class SlackAdapter implements ChatAdapter {
       // chart, a Show) is completed here, since sending it again would post it twice; a keyed
       // post is sent again by the core without its files, and lands on this same message.
       if (!(error instanceof FileRefusedError) || key) throw error;
-      await this.update(ref, renderMessage(withoutFiles(message, error.userMessage), { ...mention }));
+      await this.update(ref, renderMessage(withoutFiles(message, error.said), { ...mention }));
       return ref;
     }
     if (key) await this.ledger.forget(pendingKey(key));

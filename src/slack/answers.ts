@@ -1,3 +1,6 @@
+import type { MessageKey } from "../core/i18n/catalogues.js";
+import { type Msg, msg } from "../core/i18n/msg.js";
+import { english } from "../core/i18n/translator.js";
 import { REMOVED_FROM_WORKSPACE } from "./installations.js";
 
 /**
@@ -25,27 +28,37 @@ export type Answer = "transient" | "expired" | "dead" | "refused" | "file" | "go
 export interface Meaning {
   answer: Answer;
   /** For refusals: one sentence for the person, saying what is wrong and who can fix it. */
-  why?: string;
+  said?: Msg;
+  /** `said` in English: what logs read. */
+  readonly why?: string;
 }
 
-const NOT_A_MEMBER =
-  "The bot is not a member of this channel, so it cannot post here. Invite it: type /invite and pick the bot.";
-const ARCHIVED = "This channel is archived. Unarchive it so that the bot can post in it.";
-const SETTING =
-  "A setting of this workspace or channel keeps the bot from posting here (a read-only channel, a locked thread). An admin can change it.";
-const PERMISSION =
-  "The bot lacks a permission it needs in this workspace. An admin can reinstall the app to grant it.";
-const PERSON = "Slack does not let the bot reach this person.";
-const UNAVAILABLE = "This workspace does not offer what the bot needs here (its plan or its settings).";
+const NOT_A_MEMBER = "platform.slack.not_member";
+const ARCHIVED = "platform.slack.archived";
+const SETTING = "platform.slack.setting";
+const PERMISSION = "platform.slack.permission";
+const PERSON = "platform.slack.person";
+const UNAVAILABLE = "platform.slack.unavailable";
+const NO_FILE_SHARING = "platform.slack.no_file_sharing";
 
 const transient: Meaning = { answer: "transient" };
 const expired: Meaning = { answer: "expired" };
-const dead: Meaning = { answer: "dead", why: REMOVED_FROM_WORKSPACE };
 const gone: Meaning = { answer: "gone" };
 const ended: Meaning = { answer: "ended" };
 const rejected: Meaning = { answer: "rejected" };
-const refused = (why: string): Meaning => ({ answer: "refused", why });
-const file = (why: string): Meaning => ({ answer: "file", why });
+const saying = (answer: "dead" | "refused" | "file", key: MessageKey): Meaning => {
+  const said = msg(key);
+  return {
+    answer,
+    said,
+    get why() {
+      return english().say(said);
+    },
+  };
+};
+const dead = saying("dead", REMOVED_FROM_WORKSPACE.key);
+const refused = (key: MessageKey): Meaning => saying("refused", key);
+const file = (key: MessageKey): Meaning => saying("file", key);
 
 const each = (codes: string[], meaning: Meaning) => Object.fromEntries(codes.map((code) => [code, meaning]));
 
@@ -98,10 +111,8 @@ const CODES: Record<string, Meaning> = {
     ],
     refused(SETTING),
   ),
-  ekm_access_denied: refused("This workspace's administrators have suspended the bot's posting."),
-  messages_tab_disabled: refused(
-    "The bot's Messages tab is turned off in this workspace, so it cannot send direct messages. An admin can turn it on in the app's settings.",
-  ),
+  ekm_access_denied: refused("platform.slack.suspended"),
+  messages_tab_disabled: refused("platform.slack.messages_tab_off"),
   ...each(
     [
       "missing_scope",
@@ -148,11 +159,11 @@ const CODES: Record<string, Meaning> = {
     ],
     refused(UNAVAILABLE),
   ),
-  file_uploads_disabled: file("This workspace's admins have turned file uploads off."),
-  file_upload_size_restricted: file("The file is larger than this workspace's admins allow for uploads."),
-  file_type_not_allowed: file("This workspace's admins do not allow uploads of this type of file."),
-  file_uploads_except_images_disabled: file("This workspace's admins allow uploads of images only."),
-  storage_limit_reached: file("This workspace's file storage is full."),
+  file_uploads_disabled: file("platform.slack.uploads_off"),
+  file_upload_size_restricted: file("platform.slack.upload_size_restricted"),
+  file_type_not_allowed: file("platform.slack.file_type_not_allowed"),
+  file_uploads_except_images_disabled: file("platform.slack.images_only"),
+  storage_limit_reached: file("platform.slack.storage_full"),
   ...each(
     [
       "blocked_file_type",
@@ -161,12 +172,9 @@ const CODES: Record<string, Meaning> = {
       "slack_connect_clip_sharing_blocked",
       "slack_connect_file_link_sharing_blocked",
     ],
-    file("This channel does not take this type of file (an admin's setting, or a Slack Connect rule)."),
+    file("platform.slack.file_type_channel"),
   ),
-  ...each(
-    ["max_file_sharing_exceeded", "file_share_limit_reached"],
-    file("Slack's limit on sharing this file was reached."),
-  ),
+  ...each(["max_file_sharing_exceeded", "file_share_limit_reached"], file("platform.slack.share_limit")),
   ...each(
     [
       "message_not_found",
@@ -267,23 +275,19 @@ const BY_METHOD: Record<string, Record<string, Meaning>> = {
     // "Could not find the file from the upload ticket": the bytes did not land; a new upload may.
     file_not_found: transient,
     // The message is accepted there, its files are not.
-    posting_to_channel_denied: file("The bot may not share files in this channel."),
+    posting_to_channel_denied: file(NO_FILE_SHARING),
   },
   "chat.delete": {
-    cant_delete_message: refused("Slack does not let the bot delete this message: it is not the bot's own."),
-    compliance_exports_prevent_deletion: refused(
-      "This workspace's compliance exports keep messages from being deleted.",
-    ),
-    channel_not_found: refused(
-      "The bot can no longer see this message's channel, so it cannot delete the message there.",
-    ),
+    cant_delete_message: refused("platform.slack.delete_not_own"),
+    compliance_exports_prevent_deletion: refused("platform.slack.delete_compliance"),
+    channel_not_found: refused("platform.slack.delete_unseen"),
   },
   "files.delete": {
-    cant_delete_file: refused("Slack does not let the bot delete this file."),
+    cant_delete_file: refused("platform.slack.delete_file"),
   },
   "chat.update": {
     // Sharing a file into the message was refused: its files stay in the thread.
-    posting_to_channel_denied: file("The bot may not share files in this channel."),
+    posting_to_channel_denied: file(NO_FILE_SHARING),
   },
 };
 

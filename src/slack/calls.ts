@@ -122,14 +122,14 @@ function refusalOf(method: string, meaning: Meaning, code: string, error: unknow
   const detail = { message: `Slack ${method}: ${code}`, cause: error };
   switch (meaning.answer) {
     case "file":
-      return new FileRefusedError(meaning.why ?? "This workspace does not take the file.", detail);
+      return new FileRefusedError(meaning.said ?? msg("platform.slack.file_refused"), detail);
     case "gone":
       return new MessageGoneError(detail);
     case "ended":
       return new StepEndedError(detail);
     case "refused":
     case "dead":
-      return new UndeliverableError(meaning.why ?? REMOVED_FROM_WORKSPACE, detail);
+      return new UndeliverableError(meaning.said ?? REMOVED_FROM_WORKSPACE, detail);
     case "expired":
       return new UndeliverableError(msg("platform.slack.access_expired"), detail);
     case "rejected":

@@ -9,13 +9,13 @@ import type { WebClientOptions } from "@slack/web-api";
 import { BotError, UndeliverableError } from "../core/base/errors.js";
 import type { Logger } from "../core/base/log.js";
 import { addSecret } from "../core/base/redact.js";
+import { msg } from "../core/i18n/msg.js";
 import { type Claims, type InstallationStore, isStoreOutage } from "../store/index.js";
 import { toJson } from "../store/records.js";
 import { slackErrorCode } from "./error-code.js";
 
 /** What a workspace's people see once its installation is gone (uninstalled, tokens revoked). */
-export const REMOVED_FROM_WORKSPACE =
-  "The bot was removed from this workspace. An admin can install it again.";
+export const REMOVED_FROM_WORKSPACE = msg("platform.slack.removed");
 
 /** An org-wide (Enterprise Grid) install: the bot's tenants are workspaces, so it is refused (oauth.ts). */
 export class OrgInstallError extends BotError {

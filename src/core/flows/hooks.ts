@@ -22,6 +22,7 @@ import type {
   Platform,
   PostOptions,
 } from "../base/ports.js";
+import { msg } from "../i18n/msg.js";
 import { translatorFor } from "../i18n/translator.js";
 import type { JobHooks } from "../jobs/contract.js";
 import { conversationOf, messageOf } from "../jobs/records.js";
@@ -178,11 +179,11 @@ async function show(
     }
   }
   try {
-    await adapter.post(divertedFrom(conversation), divertedCard(card, lost.userMessage), options);
+    await adapter.post(divertedFrom(conversation), divertedCard(card, lost.said), options);
     return "diverted";
   } catch (error) {
     if (!(error instanceof UndeliverableError)) throw error;
-    throw new UndeliverableError(`${lost.userMessage} ${error.userMessage}`, {
+    throw new UndeliverableError(msg("refusal.sentences", { first: lost.said, second: error.said }), {
       message: `${lost.message}; then the DM: ${error.message}`,
       cause: error,
     });
@@ -256,7 +257,7 @@ async function deliver(
   } catch (error) {
     if (!(error instanceof UndeliverableError)) throw error;
     refused.forget(job.id);
-    throw new NotPostedError(error.userMessage, stored, { message: error.message, cause: error });
+    throw new NotPostedError(error.said, stored, { message: error.message, cause: error });
   }
   refused.forget(job.id);
   deliveriesTotal.inc({ kind: job.kind, outcome: deliveredAs(card) });

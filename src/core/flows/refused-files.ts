@@ -1,5 +1,5 @@
 import { type Card, type CardMedia, isCard } from "../base/cards.js";
-import { FileRefusedError } from "../base/errors.js";
+import { FileRefusedError, type Said } from "../base/errors.js";
 import type { Logger } from "../base/log.js";
 import type { ChatAdapter, Message, StepOutcome } from "../base/ports.js";
 import { translatorFor } from "../i18n/translator.js";
@@ -11,8 +11,11 @@ import { translatorFor } from "../i18n/translator.js";
  * sends files keeps it: a job's result, a list's Show, a usage chart, a workflow step's outputs.
  */
 
-/** `card` without its files: their links instead, and `reason` (the platform's words) with what to do. */
-export function withoutFiles(card: Card, reason: string): Card {
+/**
+ * `card` without its files: their links instead, and `reason` (the platform's words, said in the
+ * card's reader's language) with what to do.
+ */
+export function withoutFiles(card: Card, reason: Said): Card {
   const refused = card.media.filter((m) => m.file);
   if (refused.length === 0) return card;
   const t = translatorFor(card.locale);
@@ -27,7 +30,13 @@ export function withoutFiles(card: Card, reason: string): Card {
   const instead = t.text("file.refused.instead", { how: reachable ? "link" : saved ? "saved" : "none" });
   return {
     ...card,
-    lines: [...card.lines, `${reason.replace(/\s+$/, "")} ${instead}`],
+    lines: [
+      ...card.lines,
+      t.text("refusal.sentences", {
+        first: typeof reason === "string" ? reason.replace(/\s+$/, "") : reason,
+        second: instead,
+      }),
+    ],
     links: [...card.links, ...links],
     // What has a link still shows from it (an image in the card); what has none is left out.
     media: card.media.flatMap(({ file, ...media }) => (file && !media.url ? [] : [media])),
@@ -44,7 +53,7 @@ export function linkingRefusedFiles(adapter: ChatAdapter, logger: Logger): ChatA
         { err: error, platform: adapter.platform },
         "file refused by the platform: its link instead",
       );
-      return send(withoutFiles(message, error.userMessage));
+      return send(withoutFiles(message, error.said));
     }
   }
   const { completeStep } = adapter;

@@ -1,6 +1,7 @@
 import type { JobRecord } from "../../store/jobs.js";
 import type { JobState, NormalizedStatus } from "../api/job-status.js";
 import { type Card, type CardAction, type CardMedia, card, type Tone } from "../base/cards.js";
+import type { Said } from "../base/errors.js";
 import { command } from "../i18n/msg.js";
 import { english, type Translator, translatorFor } from "../i18n/translator.js";
 import { controlButton } from "./controls.js";
@@ -228,12 +229,13 @@ export function unpostedCard(view: JobView, reason?: string): Card {
 
 /**
  * What a job shows in its person's DM because the conversation it was asked in refused the bot
- * for good while it ran (`reason`: the platform's refusal, in words for them).
+ * for good while it ran (`reason`: the platform's refusal, said in their language).
  */
-export function divertedCard(shown: Card, reason: string): Card {
+export function divertedCard(shown: Card, reason: Said): Card {
+  const why = typeof reason === "string" ? reason.trim() : reason;
   return {
     ...shown,
-    lines: [translatorFor(shown.locale).text("job.diverted", { reason: reason.trim() }), ...shown.lines],
+    lines: [translatorFor(shown.locale).text("job.diverted", { reason: why }), ...shown.lines],
   };
 }
 
