@@ -17,14 +17,18 @@ export function figure(t: Translator, value: number | string): string {
 }
 
 /**
- * A day ("2026-12-01T00:00:00Z") as the reader writes it: "01.12.2026", "1 déc. 2026",
- * "2026/12/01". English keeps the ISO day the bot always wrote: it is read on both sides of the
- * Atlantic, whose orders of day and month differ, and ISO is neither's. Unparsable text as given.
+ * A day ("2026-12-01T00:00:00Z") as the reader writes it in figures: "01.12.2026", "01/12/2026",
+ * "2026/12/01" (short enough for a chart's title). English keeps the ISO day the bot always
+ * wrote: it is read on both sides of the Atlantic, whose orders of day and month differ, and ISO
+ * is neither's. Unparsable text as given.
  */
 export function dayIn(t: Translator, iso: string | undefined): string | undefined {
   const shown = day(iso);
   if (!shown || t.locale === "en" || !/^\d{4}-\d{2}-\d{2}$/.test(shown)) return shown;
-  return new Intl.DateTimeFormat(t.locale, { dateStyle: "medium", timeZone: "UTC" }).format(
-    Date.parse(shown),
-  );
+  return new Intl.DateTimeFormat(t.locale, {
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    timeZone: "UTC",
+  }).format(Date.parse(shown));
 }
