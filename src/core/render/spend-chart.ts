@@ -20,6 +20,21 @@ export function dayLabel(isoDay: string, t: Translator = english()): string {
   return new Intl.DateTimeFormat(t.locale, { month: "short", day: "numeric", timeZone: "UTC" }).format(at);
 }
 
+/**
+ * The reader's decimal mark and digit groups ("1.500" in German) for the axis's figures, from
+ * Intl: vega writes its own, English, unless told.
+ */
+function numberLocale(t: Translator) {
+  const parts = new Intl.NumberFormat(t.locale).formatToParts(1234567.5);
+  const part = (type: string, otherwise: string) => parts.find((p) => p.type === type)?.value ?? otherwise;
+  return {
+    decimal: part("decimal", "."),
+    thousands: part("group", ","),
+    grouping: [3],
+    currency: ["", ""] as [string, string],
+  };
+}
+
 /** Every day of the report in order, days without spending too, so gaps show as gaps. */
 function daysOf(report: SpendReport): string[] {
   const all = new Set([...report.days.map((d) => d.key), ...report.daysByKind.map((d) => d.day)]);
@@ -82,6 +97,7 @@ export function spendChartSpec(report: SpendReport, t: Translator = english()): 
       },
     },
     config: {
+      locale: { number: numberLocale(t) },
       title: { fontSize: 16, subtitleFontSize: 12, anchor: "start" },
       axis: { labelFontSize: 11, titleFontSize: 12 },
       legend: { labelFontSize: 12, labelLimit: 200 },

@@ -7,7 +7,7 @@ import { knownLocales, LOCALES } from "../../../src/core/i18n/catalogues.js";
 import { type Translator, translatorFor } from "../../../src/core/i18n/translator.js";
 import { jobsNowLine, outOfCreditsCard, spendingAlertCard } from "../../../src/core/render/alerts.js";
 import { budgetsCard } from "../../../src/core/render/budgets.js";
-import { dayLabel, spendChartSpec } from "../../../src/core/render/spend-chart.js";
+import { dayLabel, spendChartSpec, spendChartSvg } from "../../../src/core/render/spend-chart.js";
 import { exportFileName } from "../../../src/core/render/spend-csv.js";
 import { spendingCard, spendingExportCard } from "../../../src/core/render/spending.js";
 import { crossings } from "../../../src/core/spend/alerts.js";
@@ -264,6 +264,16 @@ describe("the spending area in the reader's language", () => {
         .map((problem) => `${locale}: ${problem}`);
     });
     expect(over).toEqual([]);
+  });
+
+  it("writes the chart's figures with the reader's decimal mark and digit groups", async () => {
+    const big = report({ daysByKind: [{ day: "2026-11-01", kind: "image", credits: 2500 }] });
+    const ticks = async (locale: string) =>
+      [...((await spendChartSvg(big, translatorFor(locale))) ?? "").matchAll(/>([\d.,\s]+)<\/text>/g)].map(
+        (m) => m[1],
+      );
+    expect(await ticks("de")).toContain("2.500");
+    expect(await ticks("en")).toContain("2,500");
   });
 
   it("writes the chart's title so that it fits the picture's width in every shipped language", () => {
