@@ -1,7 +1,9 @@
 import { z } from "zod";
 import type { Budget } from "../../store/spend.js";
 import type { Platform } from "../base/ports.js";
+import { readerLocale } from "../i18n/locale.js";
 import { msg } from "../i18n/msg.js";
+import { translatorFor } from "../i18n/translator.js";
 import { budgetsCard } from "../render/budgets.js";
 import { SPEND_KINDS } from "../spend/data/kinds.js";
 import { defineCommand } from "./define.js";
@@ -80,17 +82,10 @@ export const budget = defineCommand({
       options.jobs !== undefined ||
       options.kind !== undefined ||
       options.remove;
+    const t = translatorFor(readerLocale(actor));
     if (!changing) {
       const views = await services.spend.budgets({ ...actor, isAdmin: true }, conversation);
-      return {
-        reply: budgetsCard(
-          "Budgets",
-          views,
-          views.length === 0
-            ? ["No budgets are set: anyone allowed to use the bot may spend the account's credits."]
-            : [],
-        ),
-      };
+      return { reply: budgetsCard("listed", views, t) };
     }
     if (!options.for)
       throw new InputError(
@@ -119,6 +114,6 @@ export const budget = defineCommand({
       return [...rules.filter((rule) => !(same(rule) && replaced.has(rule.unit))), ...next];
     });
     const views = await services.spend.budgets({ ...actor, isAdmin: true }, conversation);
-    return { reply: budgetsCard(options.remove ? "Budget removed" : "Budget saved", views, []) };
+    return { reply: budgetsCard(options.remove ? "removed" : "saved", views, t) };
   },
 });

@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { readerLocale } from "../i18n/locale.js";
 import { command, msg } from "../i18n/msg.js";
+import { translatorFor } from "../i18n/translator.js";
 import { fileFromBuffer, spendChartPng } from "../render/spend-chart.js";
 import { exportFileName, spendCsv } from "../render/spend-csv.js";
 import { spendingCard, spendingExportCard } from "../render/spending.js";
@@ -25,6 +27,7 @@ export const usage = defineCommand({
   async run({ options, actor, conversation, settings, services }) {
     const admin = isAdmin(actor, settings);
     const viewer = { ...actor, isAdmin: admin };
+    const t = translatorFor(readerLocale(actor));
     if (options.view === "export") {
       if (!admin) {
         throw new AccessError(
@@ -33,11 +36,13 @@ export const usage = defineCommand({
         );
       }
       const { rows, period } = await services.spend.rows(viewer);
-      const csv = fileFromBuffer(exportFileName(period), "text/csv", Buffer.from(spendCsv(rows)));
-      return { reply: spendingExportCard(rows.length, csv) };
+      const csv = fileFromBuffer(exportFileName(period, t), "text/csv", Buffer.from(spendCsv(rows)));
+      return { reply: spendingExportCard(rows.length, csv, t, actor.platform) };
     }
     const { account, report } = await services.spend.report(viewer, conversation);
-    const png = await spendChartPng(report);
-    return { reply: spendingCard(account, report, png && fileFromBuffer("usage.png", "image/png", png)) };
+    const png = await spendChartPng(report, t);
+    return {
+      reply: spendingCard(account, report, png && fileFromBuffer("usage.png", "image/png", png), t),
+    };
   },
 });

@@ -1,21 +1,38 @@
 import { Readable } from "node:stream";
 import type { TopLevelSpec } from "vega-lite";
 import type { OutgoingFile } from "../base/ports.js";
+import { english, type Translator } from "../i18n/translator.js";
 import type { SpendReport } from "../spend/data/model.js";
+import { dayIn } from "./spend-words.js";
 import { kindName } from "./spending.js";
-import { day } from "./text.js";
 
 /** The whole picture, axes and legend included: what a Discord embed or Slack image shows well. */
 export const CHART_WIDTH = 640;
 export const CHART_HEIGHT = 360;
 
-const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+/**
+ * "2026-03-04" -> "Mar 4", "4. März", "4 mars", "3月4日": a period is at most a few weeks, so
+ * month and day are unique. Anything else as given.
+ */
+export function dayLabel(isoDay: string, t: Translator = english()): string {
+  const at = /^\d{4}-\d{2}-\d{2}/.test(isoDay) ? Date.parse(isoDay.slice(0, 10)) : Number.NaN;
+  if (!Number.isFinite(at)) return isoDay;
+  return new Intl.DateTimeFormat(t.locale, { month: "short", day: "numeric", timeZone: "UTC" }).format(at);
+}
 
-/** "2026-03-04" -> "Mar 4": a period is at most a few weeks, so month and day are unique. */
-export function dayLabel(isoDay: string): string {
-  const [, month, date] = /^\d{4}-(\d{2})-(\d{2})/.exec(isoDay) ?? [];
-  const name = MONTHS[Number(month) - 1];
-  return name && date ? `${name} ${Number(date)}` : isoDay;
+/**
+ * The reader's decimal mark and digit groups ("1.500" in German) for the axis's figures, from
+ * Intl: vega writes its own, English, unless told.
+ */
+function numberLocale(t: Translator) {
+  const parts = new Intl.NumberFormat(t.locale).formatToParts(1234567.5);
+  const part = (type: string, otherwise: string) => parts.find((p) => p.type === type)?.value ?? otherwise;
+  return {
+    decimal: part("decimal", "."),
+    thousands: part("group", ","),
+    grouping: [3],
+    currency: ["", ""] as [string, string],
+  };
 }
 
 /** Every day of the report in order, days without spending too, so gaps show as gaps. */
@@ -24,33 +41,35 @@ function daysOf(report: SpendReport): string[] {
   return [...all].sort();
 }
 
-function title(report: SpendReport, days: readonly string[]) {
-  const who = report.scope === "own" ? "Your credits" : "Credits";
+function title(report: SpendReport, days: readonly string[], t: Translator) {
+  const own = String(report.scope === "own");
   const first = days[0]!;
   const last = days.at(-1)!;
-  const resets = day(report.resetsOn);
+  const span = first === last ? "day" : "days";
+  const resets = dayIn(t, report.resetsOn);
   return {
-    text: `${who} per day, ${first === last ? first : `${first} to ${last}`}`,
-    ...(resets && { subtitle: `This period resets on ${resets}` }),
+    text: t.text("spend.chart.title", { own, span, first: dayIn(t, first)!, last: dayIn(t, last)! }),
+    ...(resets && { subtitle: t.text("spend.chart.resets", { day: resets }) }),
   };
 }
 
-/** The vega-lite spec of the chart; undefined when no day has spending to draw. */
-export function spendChartSpec(report: SpendReport): TopLevelSpec | undefined {
+/** The vega-lite spec of the chart, its words in `t`'s language; undefined when no day has spending to draw. */
+export function spendChartSpec(report: SpendReport, t: Translator = english()): TopLevelSpec | undefined {
   const bars = report.daysByKind.filter((d) => d.credits > 0);
   if (bars.length === 0) return undefined;
   const days = daysOf(report);
-  const labels = days.map(dayLabel);
+  const labels = days.map((d) => dayLabel(d, t));
+  const name = (kind: string) => kindName(kind, t);
   // Legend and stack follow the report's kinds (highest spending first), so colours read in order.
-  const kinds = [...new Set([...report.kinds.map((k) => k.key), ...bars.map((b) => b.kind)])].map(kindName);
+  const kinds = [...new Set([...report.kinds.map((k) => k.key), ...bars.map((b) => b.kind)])].map(name);
   return {
     width: CHART_WIDTH,
     height: CHART_HEIGHT,
     autosize: { type: "fit", contains: "padding" },
     padding: 12,
     background: "white",
-    title: title(report, days),
-    data: { values: bars.map((b) => ({ day: dayLabel(b.day), kind: kindName(b.kind), credits: b.credits })) },
+    title: title(report, days, t),
+    data: { values: bars.map((b) => ({ day: dayLabel(b.day, t), kind: name(b.kind), credits: b.credits })) },
     mark: { type: "bar" },
     encoding: {
       x: {
@@ -66,7 +85,7 @@ export function spendChartSpec(report: SpendReport): TopLevelSpec | undefined {
         type: "quantitative",
         aggregate: "sum",
         stack: "zero",
-        title: "Credits",
+        title: t.text("spend.chart.axis"),
         axis: { tickMinStep: 1 },
       },
       color: {
@@ -78,6 +97,7 @@ export function spendChartSpec(report: SpendReport): TopLevelSpec | undefined {
       },
     },
     config: {
+      locale: { number: numberLocale(t) },
       title: { fontSize: 16, subtitleFontSize: 12, anchor: "start" },
       axis: { labelFontSize: 11, titleFontSize: 12 },
       legend: { labelFontSize: 12, labelLimit: 200 },
@@ -87,8 +107,11 @@ export function spendChartSpec(report: SpendReport): TopLevelSpec | undefined {
 }
 
 /** The chart as SVG text, drawn by vega without a canvas (its "none" renderer only builds the scene). */
-export async function spendChartSvg(report: SpendReport): Promise<string | undefined> {
-  const spec = spendChartSpec(report);
+export async function spendChartSvg(
+  report: SpendReport,
+  t: Translator = english(),
+): Promise<string | undefined> {
+  const spec = spendChartSpec(report, t);
   if (!spec) return undefined;
   // Loaded on the first chart: they take about a second and 30 MB, which most processes never need.
   const [{ parse, View }, { compile }] = await Promise.all([import("vega"), import("vega-lite")]);
@@ -104,8 +127,11 @@ export async function spendChartSvg(report: SpendReport): Promise<string | undef
  * The chart as a PNG, undefined when no day has spending. Rasterising runs on libuv's thread pool
  * (renderAsync), so only vega's scene building (tens of ms) takes the event loop.
  */
-export async function spendChartPng(report: SpendReport): Promise<Buffer | undefined> {
-  const svg = await spendChartSvg(report);
+export async function spendChartPng(
+  report: SpendReport,
+  t: Translator = english(),
+): Promise<Buffer | undefined> {
+  const svg = await spendChartSvg(report, t);
   if (!svg) return undefined;
   const { renderAsync } = await import("@resvg/resvg-js");
   const image = await renderAsync(svg, {

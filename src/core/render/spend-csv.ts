@@ -1,5 +1,10 @@
+import { english, type Translator } from "../i18n/translator.js";
 import type { SpendRow } from "../spend/data/model.js";
 
+/**
+ * The columns, named in English in every language: spreadsheets, scripts and joins read an export
+ * by its header, which must not change with whoever asked for it. The export's card says so.
+ */
 const HEADER = [
   "time",
   "person",
@@ -64,15 +69,18 @@ export function spendCsv(rows: readonly SpendRow[]): string {
 }
 
 /**
- * The export's file name, after the period it holds. The service names a period by the day it
- * resets: a reset on the 1st ends a month's period (2026-12-01: spending-2026-11.csv), any other
- * day is named by the period's last day (spending-to-2026-12-14.csv).
+ * The export's file name, after the period it holds, its word in `t`'s language (ASCII, as any
+ * system saves it) and its day as ISO (the names sort by date). The service names a period by the
+ * day it resets: a reset on the 1st ends a month's period (2026-12-01: spending-2026-11.csv), any
+ * other day is named by the period's last day (spending-to-2026-12-14.csv).
  */
-export function exportFileName(period: string): string {
+export function exportFileName(period: string, t: Translator = english()): string {
   const reset = Date.parse(period.slice(0, 10));
-  if (!Number.isFinite(reset) || !/^\d{4}-\d{2}-\d{2}/.test(period)) return "spending.csv";
+  const name = (values: { span: string; month?: string; day?: string }) =>
+    `${t.text("spend.export.file", { month: "", day: "", ...values })}.csv`;
+  if (!Number.isFinite(reset) || !/^\d{4}-\d{2}-\d{2}/.test(period)) return name({ span: "none" });
   const last = new Date(reset - 86_400_000).toISOString();
   return period.slice(8, 10) === "01"
-    ? `spending-${last.slice(0, 7)}.csv`
-    : `spending-to-${last.slice(0, 10)}.csv`;
+    ? name({ span: "month", month: last.slice(0, 7) })
+    : name({ span: "day", day: last.slice(0, 10) });
 }

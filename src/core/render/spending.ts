@@ -1,80 +1,88 @@
 import type { Usage } from "../api/schemas.js";
 import { type Card, card, type Line } from "../base/cards.js";
-import type { OutgoingFile } from "../base/ports.js";
-import { SPEND_KIND_NAMES } from "../spend/data/kinds.js";
-import type { BudgetView, SpendReport, SpendShare } from "../spend/data/model.js";
-import { budgetLine } from "./budgets.js";
-import { plural } from "./text.js";
+import type { OutgoingFile, Platform } from "../base/ports.js";
+import { english, type Translator } from "../i18n/translator.js";
+import type { SpendReport, SpendShare } from "../spend/data/model.js";
+import { budgetText } from "./budgets.js";
+import { dayIn } from "./spend-words.js";
 import { usageCard } from "./usage.js";
 
 const TOP_PEOPLE = 5;
 
 /** A job kind as people name it ("Avatar videos"); a kind added later still reads as words. */
-export function kindName(kind: string): string {
-  const known: Record<string, string | undefined> = SPEND_KIND_NAMES;
+export function kindName(kind: string, t: Translator = english()): string {
   const words = kind.replaceAll("_", " ");
-  return known[kind] ?? words.charAt(0).toUpperCase() + words.slice(1);
+  return t.text("spend.kind", { kind, name: words.charAt(0).toUpperCase() + words.slice(1) });
 }
 
 /** Credits can be fractional; two decimals are more than any plan counts in. */
-function credits(amount: number): string {
-  return plural(Math.round(amount * 100) / 100, "credit");
-}
+const rounded = (amount: number) => Math.round(amount * 100) / 100;
 
-const share = (s: { credits: number; jobs: number }) => `${credits(s.credits)}, ${plural(s.jobs, "job")}`;
-
-const budgetText = (b: BudgetView) => `${b.label}: ${budgetLine(b)}`;
+const share = (s: { credits: number; jobs: number }, t: Translator) =>
+  t.text("spend.share", { credits: rounded(s.credits), jobs: s.jobs });
 
 /** People only show as mentions in lines: one paragraph, a person a row. */
-function topPeople(people: readonly SpendShare[]): Line {
+function topPeople(people: readonly SpendShare[], t: Translator): Line {
   return [
-    "Top people:",
-    ...people.slice(0, TOP_PEOPLE).flatMap((p) => ["\n", { userId: p.key }, ` ${share(p)}`]),
+    t.text("spend.top_people"),
+    ...people.slice(0, TOP_PEOPLE).flatMap((p) => ["\n", { userId: p.key }, ` ${share(p, t)}`]),
   ];
+}
+
+/** The chart's days as its alt text says them: one day, a span, or none. */
+function spanOf(report: SpendReport, t: Translator) {
+  const first = report.days[0]?.key;
+  const last = report.days.at(-1)?.key;
+  if (!first || !last) return { span: "none", first: "", last: "" };
+  return { span: first === last ? "day" : "days", first: dayIn(t, first)!, last: dayIn(t, last)! };
 }
 
 /**
  * /usage: the account's figures, then this period's spending through the bot (everyone's for
- * admins, the viewer's own for members) and, when there is one, its chart.
+ * admins, the viewer's own for members) and, when there is one, its chart; in `t`'s language.
  */
 export function spendingCard(
   usage: Usage | undefined,
   report: SpendReport,
   chart: OutgoingFile | undefined,
+  t: Translator = english(),
 ): Card {
   const own = report.scope === "own";
-  const account = usage ? usageCard(usage) : undefined;
+  const account = usage ? usageCard(usage, t) : undefined;
   const { totals } = report;
   const spent = totals.jobs > 0 || totals.credits > 0;
   const lines: Line[] = [...(account?.lines ?? [])];
   const fields: Card["fields"] = [...(account?.fields ?? [])];
 
   if (!spent) {
-    lines.push(
-      own
-        ? "You have spent nothing through the bot this period."
-        : "Nothing was spent through the bot this period.",
-    );
+    lines.push(t.text("spend.nothing", { own: String(own) }));
   } else {
-    if (own) lines.push("Your own spending through the bot this period.");
-    else if (report.people.length > 0) lines.push(topPeople(report.people));
-    fields.push({ name: "Spent through the bot this period", value: share(totals) });
+    if (own) lines.push(t.text("spend.own"));
+    else if (report.people.length > 0) lines.push(topPeople(report.people, t));
+    fields.push({ name: t.text("spend.field.spent"), value: share(totals, t) });
   }
-  if (totals.outside > 0) fields.push({ name: "Outside the bot", value: credits(totals.outside) });
+  if (totals.outside > 0) {
+    fields.push({
+      name: t.text("spend.field.outside"),
+      value: t.text("spend.credits", { credits: rounded(totals.outside) }),
+    });
+  }
   if (spent && report.kinds.length > 0) {
     fields.push({
-      name: "By kind",
-      value: report.kinds.map((k) => `${kindName(k.key)}: ${share(k)}`).join("\n"),
+      name: t.text("spend.field.by_kind"),
+      value: report.kinds
+        .map((k) => t.text("spend.labelled", { label: kindName(k.key, t), value: share(k, t) }))
+        .join("\n"),
     });
   }
   if (report.budgets.length > 0) {
-    fields.push({ name: "Budgets", value: report.budgets.map(budgetText).join("\n") });
+    fields.push({
+      name: t.text("spend.field.budgets"),
+      value: report.budgets.map((b) => budgetText(b, t)).join("\n"),
+    });
   }
 
-  const first = report.days[0]?.key;
-  const last = report.days.at(-1)?.key;
-  const period = first && last ? (first === last ? ` on ${first}` : `, ${first} to ${last}`) : "";
-  return card("Media service usage", account?.tone ?? "info", {
+  return card(t.text("usage.title"), account?.tone ?? "info", {
     lines,
     fields,
     media:
@@ -85,19 +93,27 @@ export function spendingCard(
               name: "usage.png",
               file: chart,
               drawn: true,
-              alt: `Bar chart of ${own ? "your " : ""}credits spent per day by job kind${period}`,
+              alt: t.text("spend.chart.alt", { own: String(own), ...spanOf(report, t) }),
             },
           ]
         : [],
+    locale: t.locale,
   });
 }
 
-/** The reply to an admin's export: the CSV attached as a document. */
-export function spendingExportCard(rows: number, file: OutgoingFile): Card {
-  return card(`Spending export: ${plural(rows, "job")} this period`, "success", {
-    lines: [
-      "People and channels by name, and by id beside them; credits are empty while a job's cost is not known yet.",
-    ],
+/**
+ * The reply to an admin's export: the CSV attached as a document, its columns named in English
+ * in every language (what spreadsheets and scripts read them by).
+ */
+export function spendingExportCard(
+  rows: number,
+  file: OutgoingFile,
+  t: Translator = english(),
+  place: Platform = "discord",
+): Card {
+  return card(t.text("spend.export.title", { jobs: rows }), "success", {
+    lines: [t.text("spend.export.line", { place })],
     media: [{ kind: "file", name: file.name, file }],
+    locale: t.locale,
   });
 }

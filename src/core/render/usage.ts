@@ -1,16 +1,16 @@
 import type { Usage } from "../api/schemas.js";
 import { type Card, card, progressBar } from "../base/cards.js";
 import { english, type Translator } from "../i18n/translator.js";
-import { day } from "./text.js";
+import { dayIn, figure } from "./spend-words.js";
 
 /** A quota the service names ("ai_images"): its words in `t`'s language, else its key as words. */
-function quotaName(key: string, t: Translator): string {
+export function quotaName(key: string, t: Translator = english()): string {
   return t.text("usage.quota", { quota: key, name: key.replaceAll("_", " ") });
 }
 
 /**
  * The figures as fields, shared by the usage card and the out-of-credits error card, in `t`'s
- * language; the service's figures as it gave them (a quota's limit may be a word).
+ * language: numbers in its digits, a quota's limit that is a word as the service gave it.
  */
 export function usageFields(usage: Usage, t: Translator = english()): Card["fields"] {
   const fields: Card["fields"] = [];
@@ -21,20 +21,20 @@ export function usageFields(usage: Usage, t: Translator = english()): Card["fiel
     const percent = limit > 0 ? (used / limit) * 100 : 100;
     fields.push({
       name: t.text("usage.credits_used"),
-      value: `${progressBar(percent)} (${t.text("usage.of", { used: String(used), limit: String(limit) })})`,
+      value: `${progressBar(percent)} (${t.text("usage.of", { used: figure(t, used), limit: figure(t, limit) })})`,
     });
   }
   if (remaining !== undefined) {
-    fields.push({ name: t.text("usage.credits_left"), value: String(remaining), inline: true });
+    fields.push({ name: t.text("usage.credits_left"), value: figure(t, remaining), inline: true });
   }
   if (usage.plan) fields.push({ name: t.text("usage.plan"), value: usage.plan, inline: true });
-  const resets = day(usage.usage_reset_date);
+  const resets = dayIn(t, usage.usage_reset_date);
   if (resets) fields.push({ name: t.text("usage.resets_on"), value: resets, inline: true });
   for (const [key, quota] of Object.entries(usage.usage ?? {})) {
     const value =
       quota.limit === "unlimited" || quota.limit === undefined
-        ? t.text("usage.used_no_limit", { used: String(quota.used ?? 0) })
-        : t.text("usage.of", { used: String(quota.used ?? 0), limit: String(quota.limit) });
+        ? t.text("usage.used_no_limit", { used: figure(t, quota.used ?? 0) })
+        : t.text("usage.of", { used: figure(t, quota.used ?? 0), limit: figure(t, quota.limit) });
     fields.push({ name: quotaName(key, t), value, inline: true });
   }
   return fields;
@@ -45,5 +45,6 @@ export function usageCard(usage: Usage, t: Translator = english()): Card {
   return card(t.text("usage.title"), left === 0 ? "warning" : "info", {
     lines: left === 0 ? [t.text("usage.no_credits_left")] : [],
     fields: usageFields(usage, t),
+    locale: t.locale,
   });
 }

@@ -1,11 +1,15 @@
 import type { Claims } from "../../store/claims.js";
 import type { TenantSettings } from "../../store/tenants.js";
 import type { Usage } from "../api/schemas.js";
-import type { Card, Line } from "../base/cards.js";
+import type { Card } from "../base/cards.js";
 import type { Logger } from "../base/log.js";
 import type { ChatAdapter, Platform } from "../base/ports.js";
+import { chosenLanguage } from "../i18n/languages.js";
+import { localeOf } from "../i18n/locale.js";
+import { msg } from "../i18n/msg.js";
+import { english, type Translator, translatorFor } from "../i18n/translator.js";
 import { type JobsNow, outOfCreditsCard, spendingAlertCard } from "../render/alerts.js";
-import { day } from "../render/text.js";
+import { quotaName } from "../render/usage.js";
 import { type TenantRef, tenantKey } from "../tenancy/tenancy.js";
 import { periodOf } from "./readings.js";
 
@@ -15,18 +19,12 @@ import { periodOf } from "./readings.js";
  * the store, held until the period is over), and at most one an hour for failed creations.
  */
 
-const QUOTA_NAMES: Record<string, string> = {
-  ai_actor_videos: "Avatar videos",
-  ai_images: "Images",
-  cinematic_videos: "Cinematic videos",
-};
-
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
 /** Without a reset date, a threshold is told again at most once a month. */
 const OPEN_PERIOD_MS = 31 * DAY;
 
-const percent = (fraction: number) => `${Math.round(fraction * 100)} %`;
+const percent = (fraction: number) => Math.round(fraction * 100);
 
 export interface AlertDeps {
   claims: Claims;
@@ -46,8 +44,15 @@ interface Crossing {
   line: string;
 }
 
-/** The thresholds `usage` has fallen under, lowest first: credits, then each limited quota. */
-export function crossings(usage: Usage, thresholds: readonly number[]): Crossing[][] {
+/**
+ * The thresholds `usage` has fallen under, lowest first: credits, then each limited quota; each
+ * said in `t`'s language.
+ */
+export function crossings(
+  usage: Usage,
+  thresholds: readonly number[],
+  t: Translator = english(),
+): Crossing[][] {
   const period = periodOf(usage) ?? "open";
   const groups: Crossing[][] = [];
   const sorted = [...thresholds].sort((a, b) => a - b);
@@ -61,26 +66,45 @@ export function crossings(usage: Usage, thresholds: readonly number[]): Crossing
       groups.push(
         crossed.map((threshold) => ({
           key: `credits:${threshold}:${period}`,
-          line: `Credits are running low: ${Math.max(0, remaining)} of ${limit} left (${percent(Math.max(0, left))}), under the ${percent(crossed[0]!)} alert.`,
+          line: t.text("alert.credits_low", {
+            left: Math.max(0, remaining),
+            limit,
+            percent: percent(Math.max(0, left)),
+            at: percent(crossed[0]!),
+          }),
         })),
       );
     }
   }
   for (const [type, quota] of Object.entries(usage.usage ?? {})) {
     // "unlimited" (or any text) never runs out.
-    if (typeof quota.limit !== "number" || quota.limit <= 0 || quota.used === undefined) continue;
-    const left = (quota.limit - quota.used) / quota.limit;
+    const { limit, used } = quota;
+    if (typeof limit !== "number" || limit <= 0 || used === undefined) continue;
+    const left = (limit - used) / limit;
     const crossed = sorted.filter((threshold) => left <= threshold);
     if (crossed.length === 0) continue;
-    const name = QUOTA_NAMES[type] ?? type.replaceAll("_", " ");
     groups.push(
       crossed.map((threshold) => ({
         key: `quota:${type}:${threshold}:${period}`,
-        line: `${name}: ${quota.used} of ${quota.limit} used this period (${percent(Math.max(0, left))} left), under the ${percent(crossed[0]!)} alert.`,
+        line: t.text("alert.quota_low", {
+          quota: quotaName(type, t),
+          used,
+          limit,
+          percent: percent(Math.max(0, left)),
+          at: percent(crossed[0]!),
+        }),
       })),
     );
   }
   return groups;
+}
+
+/**
+ * An alert has no one reader: it is posted in the language its server's or workspace's admins set
+ * (`/setup language`), else in English.
+ */
+function alertsTranslator(settings: TenantSettings): Translator {
+  return translatorFor(localeOf([chosenLanguage(settings.defaults)]));
 }
 
 /**
@@ -124,15 +148,17 @@ export class SpendAlerts {
     const channel = settings.alertChannelId;
     if (!channel) return;
     const ttl = this.untilPeriodEnds(usage);
-    for (const group of crossings(usage, settings.alertAt)) {
+    const t = alertsTranslator(settings);
+    for (const group of crossings(usage, settings.alertAt, t)) {
       // One message for the lowest threshold crossed; the higher ones it passed are taken with it.
       const won: string[] = [];
       for (const crossing of group) if (await this.once(tenant, crossing.key, ttl)) won.push(crossing.key);
       if (!won.includes(group[0]!.key)) continue;
       const message = spendingAlertCard(
         group[0]!.line,
-        day(usage.usage_reset_date),
+        usage.usage_reset_date,
         await this.jobsNow(tenant),
+        t,
       );
       await this.post(tenant, channel, message, won);
     }
@@ -144,12 +170,12 @@ export class SpendAlerts {
     const channel = settings.alertChannelId;
     const what = `refused:${Math.floor(this.now() / HOUR)}`;
     if (!channel || !(await this.once(tenant, what, HOUR))) return;
-    const line: Line = [
-      "A creation failed because the account is out of credits or over its plan limit (",
-      { userId: by.userId },
-      ` ran ${by.command}). Nothing more can be made until the reset date or a plan upgrade.`,
-    ];
-    await this.post(tenant, channel, outOfCreditsCard(line, await this.jobsNow(tenant)), [what]);
+    const t = alertsTranslator(settings);
+    // The command as the service's records name it ("image.generate"), the same in every language.
+    const line = t.line(
+      msg("alert.creation_refused", { person: { userId: by.userId }, command: by.command }),
+    );
+    await this.post(tenant, channel, outOfCreditsCard(line, await this.jobsNow(tenant), t), [what]);
   }
 
   /** The jobs line is a help, not the alert: an alert goes without it when the store cannot say. */

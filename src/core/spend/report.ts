@@ -1,8 +1,9 @@
 import type { Budget, JobSpend } from "../../store/index.js";
 import type { Platform } from "../base/ports.js";
+import { holderText } from "../render/budgets.js";
 import { attribute } from "./attribution.js";
 import { type BudgetSubject, fieldOf, scopeKeyOf } from "./budgets.js";
-import type { BudgetView, Reading, SpendReport, SpendRow, SpendShare } from "./data/model.js";
+import type { BudgetHolder, BudgetView, Reading, SpendReport, SpendRow, SpendShare } from "./data/model.js";
 import type { Named } from "./names.js";
 import { OPEN_PERIOD } from "./readings.js";
 
@@ -98,18 +99,23 @@ export function memberFields(rules: readonly Budget[], viewer: BudgetSubject): s
 }
 
 /** "Role @Designers", "User group @designers", "Channel #marketing": the platform's names, else ids. */
-function labelOf(rule: Budget, platform: Platform, named: Named): string {
+function holderOf(rule: Budget, platform: Platform, named: Named): BudgetHolder {
+  const place = platform;
   switch (rule.scope) {
     case "user":
-      return rule.id === "*" ? "Each person" : `Person @${named({ kind: "user", id: rule.id }) ?? rule.id}`;
-    case "role": {
-      const name = named({ kind: "role", id: rule.id }) ?? rule.id;
-      return platform === "slack" ? `User group @${name}` : `Role @${name}`;
-    }
+      return rule.id === "*"
+        ? { of: "each", place }
+        : { of: "person", name: named({ kind: "user", id: rule.id }) ?? rule.id, place };
+    case "role":
+      return {
+        of: platform === "slack" ? "group" : "role",
+        name: named({ kind: "role", id: rule.id }) ?? rule.id,
+        place,
+      };
     case "channel":
-      return `Channel #${named({ kind: "channel", id: rule.id }) ?? rule.id}`;
+      return { of: "channel", name: named({ kind: "channel", id: rule.id }) ?? rule.id, place };
     case "everyone":
-      return "Everyone together";
+      return { of: "everyone", place };
   }
 }
 
@@ -142,17 +148,21 @@ export function budgetViews(
       const used = viewer.isAdmin
         ? Math.max(0, ...sharesOf(tallies, "user:").map((share) => usedIn(`user:${share.key}`, rule.unit)))
         : usedIn(`user:${viewer.userId}`, rule.unit);
-      views.push({
-        label: viewer.isAdmin ? "Each person (highest shown)" : "Your budget",
-        unit,
-        used,
-        limit: rule.limit,
-      });
+      const holder: BudgetHolder = { of: viewer.isAdmin ? "each_highest" : "you", place: viewer.platform };
+      views.push({ label: holderText(holder), holder, unit, used, limit: rule.limit });
       continue;
     }
-    const label =
-      !viewer.isAdmin && rule.scope === "user" ? "Your budget" : labelOf(rule, viewer.platform, named);
-    views.push({ label, unit, used: usedIn(scopeKeyOf(rule, viewer), rule.unit), limit: rule.limit });
+    const holder: BudgetHolder =
+      !viewer.isAdmin && rule.scope === "user"
+        ? { of: "you", place: viewer.platform }
+        : holderOf(rule, viewer.platform, named);
+    views.push({
+      label: holderText(holder),
+      holder,
+      unit,
+      used: usedIn(scopeKeyOf(rule, viewer), rule.unit),
+      limit: rule.limit,
+    });
   }
   return views;
 }

@@ -181,3 +181,41 @@ describe("alerts", () => {
     expect(alertsIn(h, "Out of credits")).toHaveLength(1);
   });
 });
+
+describe("in the reader's language", () => {
+  it("a German admin gets usage, the export and budgets in German; the export's columns stay English", async () => {
+    h = await Harness.start();
+    const german = actor({ userId: "admin-de", isAdmin: true, locale: "de" });
+    await h.command("budget", { for: "everyone", credits: 1000 }, { actor: german });
+    expect(h.lastEphemeral().title).toBe("Budget gespeichert");
+    expect(text(h.lastEphemeral())).toContain("Alle zusammen: 0 von 1000 Credits (1000 übrig)");
+    await h.startJob("image.generate", { prompt: "ein Fuchs" }, { actor: german });
+
+    // The job's cost is known once the reading after its charge is recorded.
+    const usage = await eventually(async () => {
+      await h!.command("usage", {}, { actor: german });
+      const card = h!.lastEphemeral();
+      return text(card).includes("Nach Art") && card;
+    }, 10_000);
+    expect(usage.title).toBe("Nutzung des Mediendienstes");
+    expect(text(usage)).toMatch(/Zurückgesetzt am: \d{2}\.\d{2}\.\d{4}/);
+    expect(text(usage)).toContain("Nach Art: Bilder: 1 Credit, 1 Auftrag");
+    expect(usage.media[0]?.alt).toMatch(/^Balkendiagramm der pro Tag ausgegebenen Credits nach Auftragsart/);
+
+    await h.command("usage", { view: "export" }, { actor: german });
+    const exported = h.lastEphemeral();
+    expect(exported.title).toBe("Ausgaben-Export: 1 Auftrag in diesem Zeitraum");
+    const csv = exported.media[0]!;
+    if (!csv.file) throw new Error(`the export came as ${csv.kind} without a file`);
+    expect(csv.name).toMatch(/^ausgaben-(\d{4}-\d{2}|bis-\d{4}-\d{2}-\d{2})\.csv$/);
+    const body = Buffer.concat(await (await csv.file.open()).toArray()).toString();
+    expect(body.split("\r\n")[0]).toBe(
+      "time,person,person id,channel,channel id,kind,command,credits,job id,service job id,status",
+    );
+
+    // The same server's English admin, unchanged.
+    await h.command("budget", {}, { actor: admin() });
+    expect(h.lastEphemeral().title).toBe("Budgets");
+    expect(text(h.lastEphemeral())).toContain("Everyone together:");
+  });
+});

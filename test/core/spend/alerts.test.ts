@@ -92,3 +92,57 @@ describe("alerts", () => {
     expect(lines[1]).not.toContain("Now:");
   });
 });
+
+describe("the alerts' language", () => {
+  let stores: Stores | undefined;
+  let dir: string | undefined;
+  afterEach(async () => {
+    await stores?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("is the one the admins set with setup language (an alert has no one reader), else English", async () => {
+    dir = mkdtempSync(join(tmpdir(), "alerts-"));
+    stores = await openStores(`sqlite://${join(dir, "bot.sqlite")}`);
+    const chat = new FakeAdapter("discord");
+    const german = { platform: "discord" as const, tenantId: "g-de" };
+    const plain = { platform: "discord" as const, tenantId: "g-en" };
+    const alerts = new SpendAlerts({
+      claims: stores.claims,
+      settings: async (tenant) => ({
+        ...(await stores!.tenants.get(tenant)),
+        alertChannelId: "ops",
+        defaults: tenant.tenantId === german.tenantId ? { language: "de" } : ({} as Record<string, string>),
+      }),
+      adapter: () => chat,
+      logger: pino({ level: "silent" }),
+      owner: "test",
+      jobsNow: async () => ({ running: 1, waiting: 2 }),
+    });
+    await alerts.afterReading(german, usage(810));
+    await alerts.creationRefused(german, { userId: "u1", command: "image.generate" });
+    await alerts.afterReading(plain, usage(810));
+    const posted = chat.posts.map(
+      (post) => post.message as { title: string; lines: unknown[]; locale?: string },
+    );
+    expect(posted.map((card) => [card.title, card.locale])).toEqual([
+      ["Ausgabenwarnung", "de"],
+      ["Keine Credits mehr", "de"],
+      ["Spending alert", "en"],
+    ]);
+    expect(posted[0]!.lines).toEqual([
+      "Die Credits werden knapp: 190 von 1000 übrig (19 %), unter der Warnschwelle von 20 %.",
+      "Der Zeitraum wird am 01.01.2099 zurückgesetzt.",
+      "Gerade läuft 1 Auftrag; 2 Aufträge warten, bis sie an der Reihe sind (berechnet wird erst, wenn einer startet). Ein Admin kann wartende Aufträge mit dem Befehl jobs und all abbrechen.",
+      "Wer was ausgegeben hat, zeigt der Befehl usage; ein Admin kann mit dem Befehl budget Budgets festlegen.",
+    ]);
+    expect(posted[1]!.lines[0]).toEqual([
+      "Eine Erstellung ist fehlgeschlagen, weil das Konto keine Credits mehr hat oder über dem Limit seines Tarifs ist (",
+      { userId: "u1" },
+      " hat image.generate ausgeführt). Bis zum Rücksetzdatum oder einem Tarif-Upgrade kann nichts mehr erstellt werden.",
+    ]);
+    expect(posted[2]!.lines[0]).toBe(
+      "Credits are running low: 190 of 1000 left (19 %), under the 20 % alert.",
+    );
+  });
+});

@@ -29,19 +29,3 @@ const BY_COMMAND: [RegExp, SpendKind][] = [
 export function spendKindOf(command: string): SpendKind | undefined {
   return BY_COMMAND.find(([pattern]) => pattern.test(command))?.[1];
 }
-
-export const SPEND_KIND_NAMES: Record<SpendKind, string> = {
-  image: "Images",
-  avatar_video: "Avatar videos",
-  cinematic: "Cinematic videos",
-  photo_avatar: "Photo avatars",
-  mockup: "Mockups",
-  mockup_video: "Mockup videos",
-  asset: "Mockup assets",
-  thumbnail: "Thumbnails",
-};
-
-/** What a budget counts, as a sentence says it: "credits", "jobs", "cinematic jobs". */
-export function budgetUnitText(unit: string): string {
-  return unit === "credits" || unit === "jobs" ? unit : `${unit.replaceAll("_", " ")} jobs`;
-}

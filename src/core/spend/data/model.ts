@@ -77,10 +77,26 @@ export interface SpendShare {
   jobs: number;
 }
 
+/**
+ * Whom a budget binds, as a card names it in its reader's language (render/budgets.ts): the
+ * viewer's own, each person (the highest standing shown to admins), a person, a Discord role, a
+ * Slack user group, a channel or everyone; `name` is the platform's name of it, else its id.
+ */
+export interface BudgetHolder {
+  of: "you" | "each" | "each_highest" | "person" | "role" | "group" | "channel" | "everyone";
+  name?: string;
+  /** The platform's word for a channel differs (Discord's French "salon", Slack's "canal"). */
+  place: "discord" | "slack";
+}
+
 /** A budget as the usage card shows it to whoever it applies to (or to admins, all of them). */
 export interface BudgetView {
-  /** "Your budget", "Role @Designers", "Channel #general", "Everyone together": rendered as given. */
+  /**
+   * "Your budget", "Role @Designers", "Channel #general", "Everyone together": the holder in
+   * English, what a card not yet in its reader's language shows; cards say `holder` when given.
+   */
   label: string;
+  holder?: BudgetHolder;
   /** What is counted: credits, or jobs of one kind. */
   unit: "credits" | { jobs: string };
   used: number;
