@@ -12,7 +12,7 @@ import {
 import type { Platform } from "../base/ports.js";
 import { english, type Translator, translatorFor } from "../i18n/translator.js";
 import type { BudgetView } from "../spend/data/model.js";
-import { budgetLine } from "./budgets.js";
+import { budgetText } from "./budgets.js";
 import { controlButton, controlSelect } from "./controls.js";
 import { stateWord } from "./job.js";
 import { type LanguageView, languageCard, languageLine, languageSelect } from "./language.js";
@@ -276,8 +276,8 @@ function activityCard(view: PanelView, t: Translator): Card {
     fields.push({
       name: t.text("settings.activity.spending"),
       value: [
-        t.text("settings.activity.spent", { credits: Math.round(credits * 100) / 100, jobs }),
-        ...budgets.map((b) => `${b.label}: ${budgetLine(b)}`),
+        t.text("spend.share", { credits: Math.round(credits * 100) / 100, jobs }),
+        ...budgets.map((b) => budgetText(b, t)),
       ].join("\n"),
     });
   }
