@@ -24,7 +24,8 @@ FROM node:24-bookworm-slim
 ENV NODE_ENV=production \
     PORT=3000
 # The usage chart's text: resvg draws with the system's fonts, and the slim image has none.
-RUN apt-get update && apt-get install -y --no-install-recommends fonts-dejavu-core \
+# IPA Gothic (12 MB) draws Japanese, which DejaVu has no glyphs for (the chart was blank there).
+RUN apt-get update && apt-get install -y --no-install-recommends fonts-dejavu-core fonts-ipafont-gothic \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY --from=build /app/package.json ./

@@ -54,6 +54,25 @@ function title(report: SpendReport, days: readonly string[], t: Translator) {
 }
 
 /** The vega-lite spec of the chart, its words in `t`'s language; undefined when no day has spending to draw. */
+const LEGEND_FONT = 12;
+/** Vega's estimate of a character's width without a canvas, in ems: right for Latin letters. */
+const ESTIMATED_EM = 0.8;
+
+/**
+ * The room a legend column needs beyond vega's estimate: it lays labels out at 0.8 em a
+ * character, and the picture draws Japanese (and other wide scripts) at a full em, so "モックアップ
+ * 動画" ran into the next label. Vega's default column padding otherwise.
+ */
+function widePadding(labels: readonly string[]): number {
+  const wide = (label: string) =>
+    [...label].filter((c) => /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}]/u.test(c)).length;
+  const extra = Math.max(
+    0,
+    ...labels.map((label) => Math.ceil(wide(label) * (1 - ESTIMATED_EM) * LEGEND_FONT)),
+  );
+  return 10 + extra;
+}
+
 export function spendChartSpec(report: SpendReport, t: Translator = english()): TopLevelSpec | undefined {
   const bars = report.daysByKind.filter((d) => d.credits > 0);
   if (bars.length === 0) return undefined;
@@ -93,14 +112,14 @@ export function spendChartSpec(report: SpendReport, t: Translator = english()): 
         type: "nominal",
         title: null,
         scale: { domain: kinds },
-        legend: { orient: "bottom", direction: "horizontal", columns: 4 },
+        legend: { orient: "bottom", direction: "horizontal", columns: 4, columnPadding: widePadding(kinds) },
       },
     },
     config: {
       locale: { number: numberLocale(t) },
       title: { fontSize: 16, subtitleFontSize: 12, anchor: "start" },
       axis: { labelFontSize: 11, titleFontSize: 12 },
-      legend: { labelFontSize: 12, labelLimit: 200 },
+      legend: { labelFontSize: LEGEND_FONT, labelLimit: 200 },
       view: { stroke: null },
     },
   };

@@ -128,6 +128,20 @@ function words(card: Card): string[] {
   ];
 }
 
+describe("the chart's legend", () => {
+  it("leaves Japanese labels the room their full-width glyphs take, beyond vega's estimate", () => {
+    const padding = (t: Translator) =>
+      (
+        spendChartSpec(report(), t) as unknown as {
+          encoding: { color: { legend: { columnPadding: number } } };
+        }
+      ).encoding.color.legend.columnPadding;
+    expect(padding(translatorFor("en"))).toBe(10);
+    // "モックアップアセット": 10 full-width characters at 12 px, estimated at 0.8 em each.
+    expect(padding(translatorFor("ja"))).toBeGreaterThanOrEqual(10 + 24);
+  });
+});
+
 /** The chart's words: its title and subtitle, axis, days and legend. */
 function chartWords(t: Translator, scope: SpendReport["scope"] = "everyone"): string[] {
   const spec = spendChartSpec(report({ scope }), t) as unknown as {
