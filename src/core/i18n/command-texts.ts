@@ -39,6 +39,18 @@ export function commandTexts(locale: Locale): CommandTexts {
   return shipped[locale];
 }
 
+/** Words beside the shipped ones, which nobody can choose: the tests' pseudo-locale. */
+const added = new Map<string, CommandTexts>();
+
+export function addCommandTexts(locale: string, texts: CommandTexts): void {
+  added.set(locale, texts);
+}
+
+/** The words of a translator's locale ("de", "en-XA"), English's where there are none. */
+export function commandTextsOf(locale: string): CommandTexts {
+  return (shipped as Record<string, CommandTexts>)[locale] ?? added.get(locale) ?? shipped.en;
+}
+
 /** The description of option `name` of the command at `path` ("image generate"), if known. */
 export function optionDescription(texts: CommandTexts, path: string, name: string): string | undefined {
   return texts.descriptions[`${path} ${name}`] ?? texts.options[name]?.description;

@@ -1,9 +1,12 @@
 import type { ChatInputCommandInteraction, MessageContextMenuCommandInteraction } from "discord.js";
 import { imageInputByLabel, noImageNotice } from "../../core/actions/image-inputs.js";
 import { commandByName } from "../../core/commands/catalogue.js";
+import { formWords } from "../../core/home/form-words.js";
+import { readerLocale } from "../../core/i18n/locale.js";
 import { catalogueName } from "../commands.js";
 import { commandLineOptions, formCustomId, formFields, formOptions, humanize, optionsOf } from "../forms.js";
 import type { Gesture } from "../gesture.js";
+import { DISCORD_LIMITS as L } from "../limits.js";
 import { imageOf } from "../message-images.js";
 import { staleControlNotice } from "../notices.js";
 import { readOptions } from "../options.js";
@@ -30,7 +33,9 @@ export async function slashCommand(
       files: input.files,
       userId: gesture.actor.userId,
     });
-    await i.showModal(formModal(formCustomId(key), humanize(def.name), formFields(asked)));
+    const words = formWords(readerLocale(gesture.actor));
+    const title = words.title({ command: def.name }, humanize(def.name), L.modalTitle);
+    await i.showModal(formModal(formCustomId(key), title, formFields(asked, {}, {}, { form: def, words })));
     return;
   }
   // A command the catalogue lacks (a stale registration) gets the core's private error.
@@ -77,5 +82,7 @@ export async function messageCommand(
     userId: gesture.actor.userId,
     image: { option: input.file, source },
   });
-  await i.showModal(formModal(formCustomId(key), input.title, formFields(optionsOf(input.form))));
+  const words = formWords(readerLocale(gesture.actor));
+  const fields = formFields(optionsOf(input.form), {}, {}, { form: input.form, words });
+  await i.showModal(formModal(formCustomId(key), words.title({ input: input.name }, input.title), fields));
 }

@@ -1,6 +1,7 @@
 import type { BlockAction, Middleware, SlackActionMiddlewareArgs } from "@slack/bolt";
 import type { WebClient } from "@slack/web-api";
 import { actionByName } from "../../core/actions/catalogue.js";
+import { formWords } from "../../core/home/form-words.js";
 import { conversationOf, type GestureOf, gestureOf } from "../gesture.js";
 import { decodeActionId } from "../render/action-id.js";
 import { formView } from "../render/form.js";
@@ -68,7 +69,10 @@ async function openedForm(
   followUp: FollowUp,
 ): Promise<boolean> {
   const actor = ctx.actors.quick(gesture.teamId, gesture.userId);
-  const form = await ctx.bot.actionForm({ ...followUp, actor, conversation: { channelId } });
+  const [form, locale] = await Promise.all([
+    ctx.bot.actionForm({ ...followUp, actor, conversation: { channelId } }),
+    ctx.actors.locale(gesture.teamId, gesture.userId),
+  ]);
   if (!form) return false;
   const onPanel = actionByName(followUp.action)?.on === "settings";
   const shownIn = gesture.home
@@ -77,7 +81,9 @@ async function openedForm(
       ? { responseUrl: gesture.responseUrl }
       : {};
   const context = { command: form.form.name, channelId, followUp, ...shownIn };
-  const view = formView(form.form, form.initial, context, form.title, form.choices);
+  const words = formWords(locale);
+  const title = words.title({ action: followUp.action }, form.title);
+  const view = formView(form.form, form.initial, context, title, form.choices, words);
   await openForm(ctx, client, gesture.triggerId, view, conversationOf(gesture));
   return true;
 }

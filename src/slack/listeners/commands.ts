@@ -1,4 +1,5 @@
 import type { Middleware, SlackCommandMiddlewareArgs } from "@slack/bolt";
+import { formWords } from "../../core/home/form-words.js";
 import { readCommandLine } from "../command-line.js";
 import { conversationOf, gestureOf } from "../gesture.js";
 import { formView, needsForm } from "../render/form.js";
@@ -20,7 +21,9 @@ export function slashCommand(ctx: Listening): Middleware<SlackCommandMiddlewareA
     const where = conversationOf(gesture);
     if (request.command && needsForm(request.command, request.options)) {
       const form = { command: request.name, channelId: where.channelId };
-      await openForm(ctx, client, gesture.triggerId, formView(request.command, request.options, form), where);
+      const words = formWords(await ctx.actors.locale(gesture.teamId, gesture.userId));
+      const view = formView(request.command, request.options, form, undefined, {}, words);
+      await openForm(ctx, client, gesture.triggerId, view, where);
       return;
     }
     await ctx.later(gesture, async () =>

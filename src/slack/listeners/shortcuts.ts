@@ -1,5 +1,6 @@
 import type { MessageShortcut, Middleware, SlackShortcutMiddlewareArgs } from "@slack/bolt";
 import { type ImageInput, noImageNotice } from "../../core/actions/image-inputs.js";
+import { formWords } from "../../core/home/form-words.js";
 import { conversationOf, gestureOf } from "../gesture.js";
 import { imageOf } from "../message-images.js";
 import { formView } from "../render/form.js";
@@ -33,6 +34,8 @@ export function messageShortcut(
       channelId: where.channelId,
       image: { option: input.file, ...image },
     };
-    await openForm(ctx, client, gesture.triggerId, formView(input.form, {}, form, input.title), where);
+    const words = formWords(await ctx.actors.locale(gesture.teamId, gesture.userId));
+    const title = words.title({ input: input.name }, input.title);
+    await openForm(ctx, client, gesture.triggerId, formView(input.form, {}, form, title, {}, words), where);
   };
 }
