@@ -49,6 +49,16 @@ describe("a form in the person's language", () => {
     expect(textOf(english.submit)).toBe("Start");
     expect(inputOf(english, "aspect_ratio")?.element.placeholder?.text).toBe("Choose aspect ratio");
 
+    // A value the form refuses is said on its field in French; the option's name as typed.
+    const refused = await world.submit(french, { prompt: "un renard", seed: "-3" });
+    const errors = (refused.body as { errors?: Record<string, string> }).errors ?? {};
+    expect(errors.seed).toMatch(/seed/);
+    expect(errors.seed).toMatch(/doit valoir au moins 0/);
+    const englishRefusal = await world.submit(english, { prompt: "a fox", seed: "-3" });
+    expect((englishRefusal.body as { errors: Record<string, string> }).errors.seed).toMatch(
+      /seed must be at least 0/,
+    );
+
     const created = world.creations("/api/image/generate").length;
     await world.submit(french, {
       prompt: "un renard dans la neige",

@@ -15,6 +15,7 @@ import { formModal } from "../../../src/discord/render/modal.js";
 import { SLACK_LIMITS } from "../../../src/slack/limits.js";
 import { formView } from "../../../src/slack/render/form.js";
 import { homeView } from "../../../src/slack/render/home.js";
+import { missingImage, stepByCallbackId } from "../../../src/slack/steps.js";
 import { viewErrors } from "../../fakes/slack/blocks.js";
 import { addPseudoLocale, bypasses, PSEUDO } from "../i18n/pseudo.js";
 
@@ -213,5 +214,24 @@ describe("the Home tab", () => {
     expect(cutLine("en")).toContain("The rest is longer than a Home tab can show.");
     expect(cutLine("fr")).toContain("La suite ne tient plus dans l’onglet Accueil.");
     expect(bypasses(JSON.parse(cutLine(PSEUDO)).elements[0].text)).toEqual([]);
+  });
+});
+
+describe("the workflow steps' messages", () => {
+  const edit = stepByCallbackId("edit_image")!;
+  const missing = missingImage(edit, { files: {}, links: {} })!;
+
+  it("say a missing image in the person's language, naming the step's inputs as Workflow Builder does", () => {
+    expect(translatorFor("en").say(missing)).toBe(
+      "Edit an image needs an image: a file in its Image input, or a link in Image URL.",
+    );
+    expect(translatorFor("fr").say(missing)).toBe(
+      "Edit an image a besoin d’une image : un fichier dans son entrée Image, ou un lien dans Image URL.",
+    );
+    const typed = [edit.title, "Image", "URL", "Person", "user"];
+    for (const key of ["step.no_person", "step.ended_first"] as const) {
+      expect(bypasses(translatorFor(PSEUDO).text(key, { input: "user" }), typed), key).toEqual([]);
+    }
+    expect(bypasses(translatorFor(PSEUDO).say(missing), typed)).toEqual([]);
   });
 });
