@@ -2,7 +2,9 @@ import type { ChatInputCommandInteraction, MessageContextMenuCommandInteraction 
 import { imageInputByLabel, noImageNotice } from "../../core/actions/image-inputs.js";
 import { commandByName } from "../../core/commands/catalogue.js";
 import { formWords } from "../../core/home/form-words.js";
+import { commandTextsOf } from "../../core/i18n/command-texts.js";
 import { readerLocale } from "../../core/i18n/locale.js";
+import { translatorFor } from "../../core/i18n/translator.js";
 import { catalogueName } from "../commands.js";
 import { commandLineOptions, formCustomId, formFields, formOptions, humanize, optionsOf } from "../forms.js";
 import type { Gesture } from "../gesture.js";
@@ -69,7 +71,10 @@ export async function messageCommand(
   const source = imageOf(i.targetMessage, i.client.user.id);
   if (!input || !command || !source) {
     const conversation = await defer(i, gesture, true);
-    const notice = input ? noImageNotice(input) : staleControlNotice;
+    const t = translatorFor(readerLocale(gesture.actor));
+    // The menu's entry as the person's client names it ("Bild bearbeiten").
+    const name = input && (commandTextsOf(t.locale).commands[input.label]?.name ?? input.label);
+    const notice = input ? noImageNotice(input, t, name) : staleControlNotice;
     ctx.later(gesture, "message command notice", () =>
       ctx.adapter.post(conversation, notice, { ephemeral: true }),
     );

@@ -1,6 +1,7 @@
 import type { MessageShortcut, Middleware, SlackShortcutMiddlewareArgs } from "@slack/bolt";
 import { type ImageInput, noImageNotice } from "../../core/actions/image-inputs.js";
 import { formWords } from "../../core/home/form-words.js";
+import { translatorFor } from "../../core/i18n/translator.js";
 import { conversationOf, gestureOf } from "../gesture.js";
 import { imageOf } from "../message-images.js";
 import { formView } from "../render/form.js";
@@ -22,8 +23,10 @@ export function messageShortcut(
     const where = conversationOf(gesture);
     const image = imageOf(shortcut.message, context.botId);
     if (!image) {
+      // The shortcut keeps its name as Slack shows it (the app's manifest, English).
+      const t = translatorFor(await ctx.actors.locale(gesture.teamId, gesture.userId));
       await ctx.adapter
-        .post(where, noImageNotice(input), { ephemeral: true })
+        .post(where, noImageNotice(input, t), { ephemeral: true })
         .catch((error: unknown) =>
           ctx.logger.warn({ err: error, channel: where.channelId }, "notice not posted"),
         );

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ACTIONS } from "../../../src/core/actions/catalogue.js";
-import { IMAGE_INPUTS } from "../../../src/core/actions/image-inputs.js";
+import { IMAGE_INPUTS, noImageNotice } from "../../../src/core/actions/image-inputs.js";
 import type { Card } from "../../../src/core/base/cards.js";
 import { card } from "../../../src/core/base/cards.js";
 import { COMMANDS } from "../../../src/core/commands/catalogue.js";
@@ -233,5 +233,20 @@ describe("the workflow steps' messages", () => {
       expect(bypasses(translatorFor(PSEUDO).text(key, { input: "user" }), typed), key).toEqual([]);
     }
     expect(bypasses(translatorFor(PSEUDO).say(missing), typed)).toEqual([]);
+  });
+});
+
+describe("a message shortcut used on a message without an image", () => {
+  const edit = IMAGE_INPUTS.find((input) => input.name === "edit_image")!;
+
+  it("is told so in the person's language, the menu named as their client names it; English as it was", () => {
+    expect(noImageNotice(edit).title).toBe("No image in that message");
+    expect(noImageNotice(edit).lines[0]).toMatch(/^Edit image works on a message with an image/);
+    const french = noImageNotice(edit, translatorFor("fr"), "Modifier l’image");
+    expect(french.title).toBe("Aucune image dans ce message");
+    expect(french.lines[0]).toMatch(/^Modifier l’image s’utilise sur un message avec une image/);
+    const pseudo = noImageNotice(edit, translatorFor(PSEUDO), "Ḿéñú");
+    for (const text of [pseudo.title, String(pseudo.lines[0])])
+      expect(bypasses(text, ["PNG", "JPEG", "WEBP"])).toEqual([]);
   });
 });
