@@ -84,4 +84,25 @@ describe("a form in the person's language", () => {
     );
     expect(inputOf(form, "negative_prompt")?.label.text).toBe("Prompt négatif");
   });
+
+  it("speaks the language a person picked on their Home in the forms they open, though their Slack is English", async () => {
+    const paul = fake.addUser("paul");
+    await fake.openHome(world.eventsUrl, paul.id);
+    await world.until(() => fake.home(paul.id));
+    await fake.homeAction(world.eventsUrl, {
+      user: paul.id,
+      actionId: "media:my_language:mine",
+      value: "de",
+    });
+    await world.until(() =>
+      JSON.stringify(fake.home(paul.id)?.blocks ?? []).includes("Deutsch") &&
+      JSON.stringify(fake.home(paul.id)?.blocks ?? []).includes("Der Bot")
+        ? true
+        : undefined,
+    );
+    const form = await world.openForm("image generate", paul.id);
+    expect(textOf(form.title)).toBe("Bild: erzeugen");
+    expect(textOf(form.submit)).toBe("Starten");
+    expect(inputOf(form, "aspect_ratio")?.label.text).toBe("Seitenverhältnis");
+  });
 });

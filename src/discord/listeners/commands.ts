@@ -3,7 +3,6 @@ import { imageInputByLabel, noImageNotice } from "../../core/actions/image-input
 import { commandByName } from "../../core/commands/catalogue.js";
 import { formWords } from "../../core/home/form-words.js";
 import { commandTextsOf } from "../../core/i18n/command-texts.js";
-import { readerLocale } from "../../core/i18n/locale.js";
 import { translatorFor } from "../../core/i18n/translator.js";
 import { catalogueName } from "../commands.js";
 import { commandLineOptions, formCustomId, formFields, formOptions, humanize, optionsOf } from "../forms.js";
@@ -35,7 +34,7 @@ export async function slashCommand(
       files: input.files,
       userId: gesture.actor.userId,
     });
-    const words = formWords(readerLocale(gesture.actor));
+    const words = formWords(await ctx.bot.formLocale(gesture.actor));
     const title = words.title({ command: def.name }, humanize(def.name), L.modalTitle);
     await i.showModal(formModal(formCustomId(key), title, formFields(asked, {}, {}, { form: def, words })));
     return;
@@ -71,7 +70,7 @@ export async function messageCommand(
   const source = imageOf(i.targetMessage, i.client.user.id);
   if (!input || !command || !source) {
     const conversation = await defer(i, gesture, true);
-    const t = translatorFor(readerLocale(gesture.actor));
+    const t = translatorFor(await ctx.bot.formLocale(gesture.actor));
     // The menu's entry as the person's client names it ("Bild bearbeiten").
     const name = input && (commandTextsOf(t.locale).commands[input.label]?.name ?? input.label);
     const notice = input ? noImageNotice(input, t, name) : staleControlNotice;
@@ -87,7 +86,7 @@ export async function messageCommand(
     userId: gesture.actor.userId,
     image: { option: input.file, source },
   });
-  const words = formWords(readerLocale(gesture.actor));
+  const words = formWords(await ctx.bot.formLocale(gesture.actor));
   const fields = formFields(optionsOf(input.form), {}, {}, { form: input.form, words });
   await i.showModal(formModal(formCustomId(key), words.title({ input: input.name }, input.title), fields));
 }

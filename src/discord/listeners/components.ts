@@ -1,7 +1,6 @@
 import type { ButtonInteraction, StringSelectMenuInteraction } from "discord.js";
 import { actionByName } from "../../core/actions/catalogue.js";
 import { formWords } from "../../core/home/form-words.js";
-import { readerLocale } from "../../core/i18n/locale.js";
 import { type ControlId, decodeControlId, encodeControlId } from "../custom-id.js";
 import { formFields, optionsOf } from "../forms.js";
 import type { Gesture } from "../gesture.js";
@@ -52,7 +51,7 @@ export async function clicked(ctx: Listening, i: ButtonInteraction, gesture: Ges
       conversation: { channelId: gesture.channelId },
     });
     if (form) {
-      const words = formWords(readerLocale(gesture.actor));
+      const words = formWords(await ctx.bot.formLocale(gesture.actor));
       const fields = formFields(optionsOf(form.form), form.initial, form.choices, {
         form: form.form,
         words,

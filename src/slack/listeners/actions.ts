@@ -1,12 +1,11 @@
 import type { BlockAction, Middleware, SlackActionMiddlewareArgs } from "@slack/bolt";
 import type { WebClient } from "@slack/web-api";
 import { actionByName } from "../../core/actions/catalogue.js";
-import { formWords } from "../../core/home/form-words.js";
 import { conversationOf, type GestureOf, gestureOf } from "../gesture.js";
 import { decodeActionId } from "../render/action-id.js";
 import { formView } from "../render/form.js";
 import type { Listening } from "./context.js";
-import { openForm } from "./forms.js";
+import { formWordsFor, openForm } from "./forms.js";
 
 type Clicked = GestureOf<BlockAction>;
 type FollowUp = { action: string; jobId: string; value?: string };
@@ -69,9 +68,9 @@ async function openedForm(
   followUp: FollowUp,
 ): Promise<boolean> {
   const actor = ctx.actors.quick(gesture.teamId, gesture.userId);
-  const [form, locale] = await Promise.all([
+  const [form, words] = await Promise.all([
     ctx.bot.actionForm({ ...followUp, actor, conversation: { channelId } }),
-    ctx.actors.locale(gesture.teamId, gesture.userId),
+    formWordsFor(ctx, gesture.teamId, gesture.userId),
   ]);
   if (!form) return false;
   const onPanel = actionByName(followUp.action)?.on === "settings";
@@ -81,7 +80,6 @@ async function openedForm(
       ? { responseUrl: gesture.responseUrl }
       : {};
   const context = { command: form.form.name, channelId, followUp, ...shownIn };
-  const words = formWords(locale);
   const title = words.title({ action: followUp.action }, form.title);
   const view = formView(form.form, form.initial, context, title, form.choices, words);
   await openForm(ctx, client, gesture.triggerId, view, conversationOf(gesture));

@@ -1,10 +1,9 @@
 import type { Middleware, SlackCommandMiddlewareArgs } from "@slack/bolt";
-import { formWords } from "../../core/home/form-words.js";
 import { readCommandLine } from "../command-line.js";
 import { conversationOf, gestureOf } from "../gesture.js";
 import { formView, needsForm } from "../render/form.js";
 import type { Listening } from "./context.js";
-import { openForm } from "./forms.js";
+import { formWordsFor, openForm } from "./forms.js";
 
 export const SLASH_COMMAND = "/media";
 
@@ -21,7 +20,7 @@ export function slashCommand(ctx: Listening): Middleware<SlackCommandMiddlewareA
     const where = conversationOf(gesture);
     if (request.command && needsForm(request.command, request.options)) {
       const form = { command: request.name, channelId: where.channelId };
-      const words = formWords(await ctx.actors.locale(gesture.teamId, gesture.userId));
+      const words = await formWordsFor(ctx, gesture.teamId, gesture.userId);
       const view = formView(request.command, request.options, form, undefined, {}, words);
       await openForm(ctx, client, gesture.triggerId, view, where);
       return;

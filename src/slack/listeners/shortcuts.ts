@@ -1,12 +1,10 @@
 import type { MessageShortcut, Middleware, SlackShortcutMiddlewareArgs } from "@slack/bolt";
 import { type ImageInput, noImageNotice } from "../../core/actions/image-inputs.js";
-import { formWords } from "../../core/home/form-words.js";
-import { translatorFor } from "../../core/i18n/translator.js";
 import { conversationOf, gestureOf } from "../gesture.js";
 import { imageOf } from "../message-images.js";
 import { formView } from "../render/form.js";
 import type { Listening } from "./context.js";
-import { openForm } from "./forms.js";
+import { formWordsFor, openForm } from "./forms.js";
 
 /**
  * "Edit image" and the other message shortcuts: the follow-up's form with the message's image,
@@ -22,11 +20,11 @@ export function messageShortcut(
     if (!(await ctx.first(gesture))) return;
     const where = conversationOf(gesture);
     const image = imageOf(shortcut.message, context.botId);
+    const words = await formWordsFor(ctx, gesture.teamId, gesture.userId);
     if (!image) {
       // The shortcut keeps its name as Slack shows it (the app's manifest, English).
-      const t = translatorFor(await ctx.actors.locale(gesture.teamId, gesture.userId));
       await ctx.adapter
-        .post(where, noImageNotice(input, t), { ephemeral: true })
+        .post(where, noImageNotice(input, words.t), { ephemeral: true })
         .catch((error: unknown) =>
           ctx.logger.warn({ err: error, channel: where.channelId }, "notice not posted"),
         );
@@ -37,7 +35,6 @@ export function messageShortcut(
       channelId: where.channelId,
       image: { option: input.file, ...image },
     };
-    const words = formWords(await ctx.actors.locale(gesture.teamId, gesture.userId));
     const title = words.title({ input: input.name }, input.title);
     await openForm(ctx, client, gesture.triggerId, formView(input.form, {}, form, title, {}, words), where);
   };

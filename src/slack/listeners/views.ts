@@ -2,12 +2,11 @@ import type { Middleware, SlackViewMiddlewareArgs, ViewSubmitAction } from "@sla
 import type { WebClient } from "@slack/web-api";
 import { commandByName } from "../../core/commands/catalogue.js";
 import type { AnyCommand } from "../../core/commands/define.js";
-import { translatorFor } from "../../core/i18n/translator.js";
 import { fieldErrors } from "../form-errors.js";
 import { conversationOf, gestureOf, type Person } from "../gesture.js";
 import { type FormContext, type FormValues, readForm } from "../render/form.js";
 import type { Listening } from "./context.js";
-import { formFiles } from "./forms.js";
+import { formFiles, formWordsFor } from "./forms.js";
 
 type State = ViewSubmitAction["view"]["state"]["values"];
 type FollowUp = NonNullable<FormContext["followUp"]>;
@@ -33,9 +32,9 @@ export function formSubmitted(ctx: Listening): Middleware<SlackViewMiddlewareArg
       return;
     }
     const values = readForm(command, view.state.values);
-    // In the language the form was shown in: the person's Slack's, known since it opened.
-    const locale = await ctx.actors.locale(gesture.teamId, gesture.userId);
-    const errors = fieldErrors(command, values.options, translatorFor(locale));
+    // In the language the form was shown in.
+    const { t } = await formWordsFor(ctx, gesture.teamId, gesture.userId);
+    const errors = fieldErrors(command, values.options, t);
     if (Object.keys(errors).length > 0) {
       await ack({ response_action: "errors", errors });
       return;
