@@ -153,13 +153,13 @@ export function formWords(locale: string | undefined): FormWords {
   return new FormWords(translatorFor(locale));
 }
 
-const ACRONYM = /\b(api|id|url)\b/g;
+const ACRONYM = /\b(api|id|url)\b/gi;
 /** German writes its nouns with a capital; these words of the option names are none. */
 const GERMAN_LOWER = new Set(["bei", "für", "entfernen", "gleichzeitig"]);
 
 /**
  * An option's name (`erstes_bild`, `file_d_attente`, `apiキー`) as a label: words apart, French
- * elisions joined ("File d'attente"), acronyms in capitals, the first letter a capital, and in
+ * elisions joined ("File d’attente"), acronyms in capitals, the first letter a capital, and in
  * German every noun.
  */
 function labelOf(name: string, locale: string): string {
@@ -167,7 +167,7 @@ function labelOf(name: string, locale: string): string {
   if (locale === "de") words = words.map((w) => (GERMAN_LOWER.has(w) ? w : capital(w)));
   const text = words
     .join(" ")
-    .replace(/(^| )([dl]) (?=\p{L})/gu, "$1$2'")
+    .replace(/(^| )([dl]) (?=\p{L})/gu, "$1$2’")
     .replace(ACRONYM, (acronym) => acronym.toUpperCase());
   return capital(text);
 }

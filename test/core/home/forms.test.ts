@@ -192,6 +192,15 @@ describe("forms in every language", () => {
     });
   });
 
+  it("write an option's name in a language as a label: its capitals, elisions and acronyms", () => {
+    expect(formWords("de").label("first_frame", "First frame")).toBe("Erstes Bild");
+    expect(formWords("de").label("api_key", "API key")).toBe("API Schlüssel");
+    expect(formWords("fr").label("queue_length", "Queue length")).toBe("File d’attente");
+    expect(formWords("es").label("video_id", "Video ID")).toBe("ID vídeo");
+    expect(formWords("ja").label("api_key", "API key")).toBe("APIキー");
+    expect(formWords("en").label("api_key", "API key")).toBe("API key");
+  });
+
   it("give every follow-up and shortcut form its own title and intro in the catalogue", () => {
     // The pseudo-locale's words differ from English's wherever they come from a catalogue.
     const pseudo = formWords(PSEUDO);
