@@ -22,6 +22,7 @@ import type { Core } from "./flows/core.js";
 import { failureCard } from "./flows/failures.js";
 import { createHooks } from "./flows/hooks.js";
 import { createTurns, jobsNowOf } from "./flows/queue.js";
+import { formLocale } from "./flows/reader.js";
 import { linkingRefusedFiles } from "./flows/refused-files.js";
 import { publishHome } from "./flows/settings.js";
 import { StartIntents } from "./flows/start-intents.js";
@@ -87,6 +88,8 @@ export interface Bot {
    * platforms' first response); undefined: no form, handle the click as it is.
    */
   actionForm(request: FormRequest): Promise<ActionForm | undefined>;
+  /** The language a form opened for `actor` speaks (their choice, their platform's, their tenant's). Never throws. */
+  formLocale(actor: Actor): Promise<string>;
   /** Up to 25 choices, within Discord's 3 seconds (empty rather than late). */
   handleAutocomplete(event: AutocompleteEvent): Promise<Choice[]>;
   /**
@@ -196,6 +199,7 @@ export function createBot(options: BotOptions): Bot {
     handleCommand: (event) => handle(event, (e) => handleCommand(core, e)),
     handleAction: (event) => handle(event, (e) => handleAction(core, e)),
     actionForm: (request) => actionForm(core, request),
+    formLocale: (actor) => formLocale(core, actor),
     handleAutocomplete: (event) => handleAutocomplete(core, event),
     openHome: (actor) => {
       if (!stopping) homes.opened(actor);

@@ -1,6 +1,7 @@
 import type { Choice } from "../core/base/ports.js";
 import { describeOptions, type OptionInfo } from "../core/commands/catalogue.js";
 import type { AnyCommand, FormDef } from "../core/commands/define.js";
+import { type FormWords, formWords } from "../core/home/form-words.js";
 import { DISCORD_LIMITS } from "./limits.js";
 import type { FormField } from "./render/modal.js";
 
@@ -79,21 +80,31 @@ function numberLength(o: OptionInfo): number | undefined {
 /** Any number a person types: JavaScript's largest safe integer has 16 digits. */
 const NUMBER_TEXT_MAX = 20;
 
+/** The form the inputs are of, and its reader's words; without them, English and no form. */
+export interface FieldsOf {
+  form?: FormDef;
+  words?: FormWords;
+}
+
 /**
  * The inputs of `options`, showing `initial` values (by option name) where given; `picks` are the
  * entries of an option's list (voices), offered in a select since a modal cannot search a list.
+ * Labels, descriptions and choices' labels are in the reader's words; choices' values English.
  */
 export function formFields(
   options: readonly OptionInfo[],
   initial: Record<string, string> = {},
   picks: Record<string, readonly Choice[]> = {},
+  { form, words = formWords("en") }: FieldsOf = {},
 ): FormField[] {
   return options.map((o) => {
-    const choices = picks[o.name]?.length ? picks[o.name] : o.choices?.map((c) => ({ label: c, value: c }));
+    const choices = picks[o.name]?.length
+      ? picks[o.name]
+      : o.choices?.map((c) => ({ label: words.choice(c, c), value: c }));
     return {
       name: o.name,
-      label: humanize(o.name),
-      description: o.description,
+      label: words.label(o.name, humanize(o.name)),
+      description: form ? words.description(form, o) : o.description,
       // A secret the user chose to enter must be given; the form-only traits stay optional.
       required: o.required || o.secret === true,
       ...(o.minLength !== undefined && { minLength: o.minLength }),

@@ -17,7 +17,10 @@ export type { DiscordConfig } from "./client.js";
 
 export interface DiscordOptions {
   config: DiscordConfig;
-  bot: Pick<Bot, "attach" | "handleCommand" | "handleAction" | "handleAutocomplete" | "actionForm">;
+  bot: Pick<
+    Bot,
+    "attach" | "handleCommand" | "handleAction" | "handleAutocomplete" | "actionForm" | "formLocale"
+  >;
   logger: Logger;
   /** A namespace of the bot's store (`stores.keyv("discord")`): what was registered, across restarts. */
   store: Keyv<unknown>;

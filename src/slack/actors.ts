@@ -86,6 +86,23 @@ export class Actors {
     return { platform: "slack", tenantId: teamId, userId, isAdmin: false, roleIds: [] };
   }
 
+  /**
+   * The person's Slack locale for what answers before its ack's work (a form, opened while its
+   * trigger_id lives): users.info's cached answer, else a new one if it comes within `withinMs`
+   * (undefined after: the form is then in the workspace's fallback, English).
+   */
+  async locale(teamId: string, userId: string, withinMs = 1_000): Promise<string | undefined> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<undefined>((resolve) => {
+      timer = setTimeout(resolve, withinMs, undefined);
+    });
+    try {
+      return await Promise.race([this.person(teamId, userId).then((person) => person.locale), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** The user's groups, asked of Slack again (ChatAdapter.rolesOf); throws when Slack cannot say. */
   async rolesOf(teamId: string, userId: string): Promise<string[]> {
     const groups = await this.groupsOf(teamId);

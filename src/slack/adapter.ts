@@ -22,6 +22,7 @@ import type {
   PostOptions,
   StepOutcome,
 } from "../core/base/ports.js";
+import { readerLocale } from "../core/i18n/locale.js";
 import { msg } from "../core/i18n/msg.js";
 import { translatorFor } from "../core/i18n/translator.js";
 import { saidLine } from "../core/render/errors.js";
@@ -257,13 +258,18 @@ export class SlackAdapter implements ChatAdapter {
    * The person's App Home tab, replaced as a whole (views.publish). A Home tab is a passing state:
    * the newest one is published when views.publish's turn comes, and this returns at once.
    */
-  async publishHome(person: Pick<Actor, "tenantId" | "userId">, cards: readonly Card[]): Promise<void> {
+  async publishHome(
+    // The core passes the whole actor: its language fields say what the Home's own words are in.
+    person: Pick<Actor, "tenantId" | "userId" | "locale" | "chosenLocale" | "tenantLocale" | "placeLocale">,
+    cards: readonly Card[],
+  ): Promise<void> {
+    const t = translatorFor(readerLocale(person));
     const where = this.channel(person.tenantId, person.userId);
     this.homes.offer(`${person.tenantId}:${person.userId}`, [...cards], async (shown, signal) => {
       await this.call(
         where,
         "views.publish",
-        (c) => c.views.publish({ user_id: person.userId, view: homeView(shown) }),
+        (c) => c.views.publish({ user_id: person.userId, view: homeView(shown, t) }),
         {
           priority: "passing",
           signal,

@@ -1,5 +1,6 @@
 import { commandByName } from "../core/commands/catalogue.js";
 import { IMAGE_ASPECT_RATIOS, RESOLUTIONS, WIDE_OR_TALL } from "../core/commands/options.js";
+import { type Msg, msg } from "../core/i18n/msg.js";
 
 /**
  * The bot's Slack workflow steps (custom functions of a Bolt app): each one is a command of the
@@ -281,12 +282,13 @@ export function readInputs(step: StepDef, inputs: Record<string, unknown>) {
 export function missingImage(
   step: StepDef,
   given: { files: Record<string, string[]>; links: Record<string, string[]> },
-): string | undefined {
+): Msg | undefined {
   const needed = Object.entries(commandByName(step.command)?.files ?? {}).filter(([, spec]) => spec.required);
   const missing = needed.find(([option]) => !given.files[option] && !given.links[option]);
   if (!missing) return undefined;
-  const title = step.files[missing[0]]?.title ?? missing[0];
-  return `${step.title} needs an image: a file in its ${title} input, or a link in ${title} URL.`;
+  // The step's and its inputs' titles as Workflow Builder shows them (the app's manifest).
+  const input = step.files[missing[0]]?.title ?? missing[0];
+  return msg("step.missing_image", { step: step.title, input });
 }
 
 /** The person in the step's user_context input. */

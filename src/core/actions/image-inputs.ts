@@ -1,6 +1,7 @@
 import { type Card, card } from "../base/cards.js";
 import type { FormDef } from "../commands/define.js";
 import { thumbnailGenerate } from "../commands/thumbnail.js";
+import { english, type Translator } from "../i18n/translator.js";
 import { animateForm, editForm } from "./follow-ups.js";
 
 /**
@@ -71,11 +72,13 @@ export function imageInputByLabel(label: string): ImageInput | undefined {
   return IMAGE_INPUTS.find((input) => input.label === label);
 }
 
-/** The private answer to a menu used on a message that holds no image the bot can take. */
-export function noImageNotice(input: ImageInput): Card {
-  return card("No image in that message", "warning", {
-    lines: [
-      `${input.label} works on a message with an image: an attached PNG, JPEG or WEBP file, or an image the message shows. Use it on such a message, or run the command with the image attached.`,
-    ],
+/**
+ * The private answer to a menu used on a message that holds no image the bot can take, in its
+ * reader's language (`t`); `name` is the menu's entry as the platform shows it to them.
+ */
+export function noImageNotice(input: ImageInput, t: Translator = english(), name = input.label): Card {
+  return card(t.text("shortcut.no_image.title"), "warning", {
+    lines: [t.text("shortcut.no_image.line", { name })],
+    locale: t.locale,
   });
 }

@@ -3,6 +3,7 @@ import { type Card, isCard, plainText } from "../base/cards.js";
 import { StepEndedError } from "../base/errors.js";
 import type { Logger } from "../base/log.js";
 import type { ChatAdapter, ConversationRef, Json, Message, MessageRef, StepOutcome } from "../base/ports.js";
+import { translatorFor } from "../i18n/translator.js";
 
 /**
  * Jobs that a workflow step started (`ConversationRef.step`): the step waits for the job and ends
@@ -87,9 +88,6 @@ export function outsideStep(conversation: ConversationRef): ConversationRef {
   return { ...plain, privateFrom: conversation.channelId };
 }
 
-const STEP_ENDED_LINE =
-  "The workflow step that started this job had ended before the job did (the platform gives a step limited time), so the result comes here.";
-
 /**
  * Ends the job's step with its outcome. A step the platform ended first cannot take it: the
  * outcome then comes to its person privately (their DM with the bot), saying why, so nothing the
@@ -112,7 +110,9 @@ export async function deliverToStep(
     if (!(error instanceof StepEndedError)) throw error;
     logger.info({ jobId: job.id }, "workflow step ended before its job: the outcome goes to its person");
   }
-  const card = { ...resolved.card, lines: [...resolved.card.lines, STEP_ENDED_LINE] };
+  // In the card's language, its requester's.
+  const ended = translatorFor(resolved.card.locale).text("step.ended_first");
+  const card = { ...resolved.card, lines: [...resolved.card.lines, ended] };
   await adapter.post(outsideStep(conversation), card, {
     mentionUserId: job.requester.userId,
     idempotencyKey: `${job.id}:ready`,

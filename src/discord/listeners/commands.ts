@@ -1,9 +1,13 @@
 import type { ChatInputCommandInteraction, MessageContextMenuCommandInteraction } from "discord.js";
 import { imageInputByLabel, noImageNotice } from "../../core/actions/image-inputs.js";
 import { commandByName } from "../../core/commands/catalogue.js";
+import { formWords } from "../../core/home/form-words.js";
+import { commandTextsOf } from "../../core/i18n/command-texts.js";
+import { translatorFor } from "../../core/i18n/translator.js";
 import { catalogueName } from "../commands.js";
 import { commandLineOptions, formCustomId, formFields, formOptions, humanize, optionsOf } from "../forms.js";
 import type { Gesture } from "../gesture.js";
+import { DISCORD_LIMITS as L } from "../limits.js";
 import { imageOf } from "../message-images.js";
 import { staleControlNotice } from "../notices.js";
 import { readOptions } from "../options.js";
@@ -30,7 +34,9 @@ export async function slashCommand(
       files: input.files,
       userId: gesture.actor.userId,
     });
-    await i.showModal(formModal(formCustomId(key), humanize(def.name), formFields(asked)));
+    const words = formWords(await ctx.bot.formLocale(gesture.actor));
+    const title = words.title({ command: def.name }, humanize(def.name), L.modalTitle);
+    await i.showModal(formModal(formCustomId(key), title, formFields(asked, {}, {}, { form: def, words })));
     return;
   }
   // A command the catalogue lacks (a stale registration) gets the core's private error.
@@ -64,7 +70,10 @@ export async function messageCommand(
   const source = imageOf(i.targetMessage, i.client.user.id);
   if (!input || !command || !source) {
     const conversation = await defer(i, gesture, true);
-    const notice = input ? noImageNotice(input) : staleControlNotice;
+    const t = translatorFor(await ctx.bot.formLocale(gesture.actor));
+    // The menu's entry as the person's client names it ("Bild bearbeiten").
+    const name = input && (commandTextsOf(t.locale).commands[input.label]?.name ?? input.label);
+    const notice = input ? noImageNotice(input, t, name) : staleControlNotice;
     ctx.later(gesture, "message command notice", () =>
       ctx.adapter.post(conversation, notice, { ephemeral: true }),
     );
@@ -77,5 +86,7 @@ export async function messageCommand(
     userId: gesture.actor.userId,
     image: { option: input.file, source },
   });
-  await i.showModal(formModal(formCustomId(key), input.title, formFields(optionsOf(input.form))));
+  const words = formWords(await ctx.bot.formLocale(gesture.actor));
+  const fields = formFields(optionsOf(input.form), {}, {}, { form: input.form, words });
+  await i.showModal(formModal(formCustomId(key), words.title({ input: input.name }, input.title), fields));
 }

@@ -1,5 +1,6 @@
 import type { ButtonInteraction, StringSelectMenuInteraction } from "discord.js";
 import { actionByName } from "../../core/actions/catalogue.js";
+import { formWords } from "../../core/home/form-words.js";
 import { type ControlId, decodeControlId, encodeControlId } from "../custom-id.js";
 import { formFields, optionsOf } from "../forms.js";
 import type { Gesture } from "../gesture.js";
@@ -50,8 +51,13 @@ export async function clicked(ctx: Listening, i: ButtonInteraction, gesture: Ges
       conversation: { channelId: gesture.channelId },
     });
     if (form) {
-      const fields = formFields(optionsOf(form.form), form.initial, form.choices).slice(0, L.modalComponents);
-      await i.showModal(formModal(encodeControlId(decoded), form.title, fields));
+      const words = formWords(await ctx.bot.formLocale(gesture.actor));
+      const fields = formFields(optionsOf(form.form), form.initial, form.choices, {
+        form: form.form,
+        words,
+      }).slice(0, L.modalComponents);
+      const title = words.title({ action: decoded.action }, form.title);
+      await i.showModal(formModal(encodeControlId(decoded), title, fields));
       return;
     }
   }

@@ -12,7 +12,7 @@ import type { PendingForms } from "../pending-forms.js";
 
 /** What every listener works with: the core, the adapter, the forms waiting, and the queue behind the acks. */
 export interface Listening {
-  bot: Pick<Bot, "handleCommand" | "handleAction" | "handleAutocomplete" | "actionForm">;
+  bot: Pick<Bot, "handleCommand" | "handleAction" | "handleAutocomplete" | "actionForm" | "formLocale">;
   adapter: DiscordAdapter;
   forms: PendingForms;
   /** The core's work behind the first response, in the person's lane; a failure is logged as `what`'s. */

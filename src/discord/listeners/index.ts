@@ -20,7 +20,7 @@ import { formSubmitted } from "./modals.js";
  */
 
 export interface InteractionHandlerOptions {
-  bot: Pick<Bot, "handleCommand" | "handleAction" | "handleAutocomplete" | "actionForm">;
+  bot: Pick<Bot, "handleCommand" | "handleAction" | "handleAutocomplete" | "actionForm" | "formLocale">;
   adapter: DiscordAdapter;
   forms: PendingForms;
   logger: Logger;

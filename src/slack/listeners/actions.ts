@@ -5,7 +5,7 @@ import { conversationOf, type GestureOf, gestureOf } from "../gesture.js";
 import { decodeActionId } from "../render/action-id.js";
 import { formView } from "../render/form.js";
 import type { Listening } from "./context.js";
-import { openForm } from "./forms.js";
+import { formWordsFor, openForm } from "./forms.js";
 
 type Clicked = GestureOf<BlockAction>;
 type FollowUp = { action: string; jobId: string; value?: string };
@@ -68,7 +68,10 @@ async function openedForm(
   followUp: FollowUp,
 ): Promise<boolean> {
   const actor = ctx.actors.quick(gesture.teamId, gesture.userId);
-  const form = await ctx.bot.actionForm({ ...followUp, actor, conversation: { channelId } });
+  const [form, words] = await Promise.all([
+    ctx.bot.actionForm({ ...followUp, actor, conversation: { channelId } }),
+    formWordsFor(ctx, gesture.teamId, gesture.userId),
+  ]);
   if (!form) return false;
   const onPanel = actionByName(followUp.action)?.on === "settings";
   const shownIn = gesture.home
@@ -77,7 +80,8 @@ async function openedForm(
       ? { responseUrl: gesture.responseUrl }
       : {};
   const context = { command: form.form.name, channelId, followUp, ...shownIn };
-  const view = formView(form.form, form.initial, context, form.title, form.choices);
+  const title = words.title({ action: followUp.action }, form.title);
+  const view = formView(form.form, form.initial, context, title, form.choices, words);
   await openForm(ctx, client, gesture.triggerId, view, conversationOf(gesture));
   return true;
 }

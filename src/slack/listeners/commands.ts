@@ -3,7 +3,7 @@ import { readCommandLine } from "../command-line.js";
 import { conversationOf, gestureOf } from "../gesture.js";
 import { formView, needsForm } from "../render/form.js";
 import type { Listening } from "./context.js";
-import { openForm } from "./forms.js";
+import { formWordsFor, openForm } from "./forms.js";
 
 export const SLASH_COMMAND = "/media";
 
@@ -20,7 +20,9 @@ export function slashCommand(ctx: Listening): Middleware<SlackCommandMiddlewareA
     const where = conversationOf(gesture);
     if (request.command && needsForm(request.command, request.options)) {
       const form = { command: request.name, channelId: where.channelId };
-      await openForm(ctx, client, gesture.triggerId, formView(request.command, request.options, form), where);
+      const words = await formWordsFor(ctx, gesture.teamId, gesture.userId);
+      const view = formView(request.command, request.options, form, undefined, {}, words);
+      await openForm(ctx, client, gesture.triggerId, view, where);
       return;
     }
     await ctx.later(gesture, async () =>

@@ -12,7 +12,10 @@ import type { Workspaces } from "../workspaces.js";
  * check for Slack's redelivery and the fair queue behind the acks.
  */
 export interface Listening {
-  bot: Pick<Bot, "handleCommand" | "handleAction" | "handleAutocomplete" | "actionForm" | "openHome">;
+  bot: Pick<
+    Bot,
+    "handleCommand" | "handleAction" | "handleAutocomplete" | "actionForm" | "openHome" | "formLocale"
+  >;
   adapter: SlackAdapter;
   actors: Actors;
   workspaces: Workspaces;

@@ -2,6 +2,7 @@ import type { ModalView } from "@slack/types";
 import type { WebClient } from "@slack/web-api";
 import { type Card, card } from "../../core/base/cards.js";
 import type { Attachment, ConversationRef } from "../../core/base/ports.js";
+import { type FormWords, formWords } from "../../core/home/form-words.js";
 import { errorCard } from "../../core/render/errors.js";
 import { userFilesByOption } from "../files.js";
 import type { Listening } from "./context.js";
@@ -18,6 +19,17 @@ async function tell(
   await adapter.post(where, message, { ephemeral: true }).catch((cause: unknown) => {
     logger.error({ err: cause, channel: where.channelId }, "could not tell the user");
   });
+}
+
+/**
+ * The words of a form for this person, read while its trigger lives: their Slack's locale
+ * (users.info, cached), then their own choice in the bot and their workspace's default.
+ */
+export async function formWordsFor(ctx: Listening, teamId: string, userId: string): Promise<FormWords> {
+  const locale = await ctx.actors.locale(teamId, userId);
+  return formWords(
+    await ctx.bot.formLocale({ ...ctx.actors.quick(teamId, userId), ...(locale && { locale }) }),
+  );
 }
 
 /** Opens a form with the gesture's trigger (alive 3 s, good once); the person is told if Slack would not. */

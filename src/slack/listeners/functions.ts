@@ -1,6 +1,8 @@
 import type { Middleware, SlackEventMiddlewareArgs } from "@slack/bolt";
 import type { Attachment, ConversationRef } from "../../core/base/ports.js";
 import { stepText } from "../../core/flows/steps.js";
+import { readerLocale } from "../../core/i18n/locale.js";
+import { type Translator, translatorFor } from "../../core/i18n/translator.js";
 import { errorCard } from "../../core/render/errors.js";
 import { userFilesByOption } from "../files.js";
 import { gestureOf, isPerson } from "../gesture.js";
@@ -15,8 +17,6 @@ import type { Listening } from "./context.js";
  * core completes it (ChatAdapter.completeStep), or until a refusal ends it with the reason.
  */
 
-const NO_PERSON = `This step runs as the person who starts the workflow: set its Person input ("${USER_INPUT}") to the person who used the workflow.`;
-
 async function fail(ctx: Listening, where: ConversationRef, reason: string): Promise<void> {
   await ctx.adapter.completeStep(where, { ok: false, reason }).catch((error: unknown) => {
     ctx.logger.warn(
@@ -26,18 +26,22 @@ async function fail(ctx: Listening, where: ConversationRef, reason: string): Pro
   });
 }
 
-/** The files of the step's inputs, read with the workspace's bot token; undefined once the step failed. */
+/**
+ * The files of the step's inputs, read with the workspace's bot token; undefined once the step
+ * failed (said in its person's language, `t`).
+ */
 async function stepFiles(
   ctx: Listening,
   teamId: string,
   ids: Record<string, string[]>,
   where: ConversationRef,
+  t: Translator,
 ): Promise<Record<string, Attachment[]> | undefined> {
   try {
     return await userFilesByOption(await ctx.workspaces.client(teamId), ids);
   } catch (error) {
     ctx.logger.warn({ err: error }, "a workflow step's file could not be read");
-    await fail(ctx, where, stepText(errorCard(error)));
+    await fail(ctx, where, stepText(errorCard(error, {}, t)));
     return undefined;
   }
 }
@@ -54,23 +58,26 @@ export function stepStarted(
     const { options, files, links, ends } = readInputs(step, event.inputs);
     const where = stepConversation(teamId, gesture.userId ?? "", run.executionId, run.token, ends);
     if (!isPerson(gesture)) {
-      await fail(ctx, where, NO_PERSON);
+      // Nobody to read it but the workflow's builder: in English, the language of its manifest.
+      await fail(ctx, where, translatorFor("en").text("step.no_person", { input: USER_INPUT }));
       return;
     }
     const lacking = missingImage(step, { files, links });
     if (lacking) {
-      await fail(ctx, where, lacking);
+      const locale = await ctx.actors.locale(teamId, gesture.userId);
+      await fail(ctx, where, translatorFor(locale).say(lacking));
       return;
     }
     await ctx.later(gesture, async () => {
-      const attachments = await stepFiles(ctx, teamId, files, where);
+      const actor = await ctx.actors.of(teamId, gesture.userId);
+      const attachments = await stepFiles(ctx, teamId, files, where, translatorFor(readerLocale(actor)));
       if (!attachments) return;
       await ctx.bot.handleCommand({
         command: step.command,
         options,
         attachments,
         links,
-        actor: await ctx.actors.of(teamId, gesture.userId),
+        actor,
         conversation: where,
         entry: "workflow_step",
       });

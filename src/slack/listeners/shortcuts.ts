@@ -4,7 +4,7 @@ import { conversationOf, gestureOf } from "../gesture.js";
 import { imageOf } from "../message-images.js";
 import { formView } from "../render/form.js";
 import type { Listening } from "./context.js";
-import { openForm } from "./forms.js";
+import { formWordsFor, openForm } from "./forms.js";
 
 /**
  * "Edit image" and the other message shortcuts: the follow-up's form with the message's image,
@@ -20,9 +20,11 @@ export function messageShortcut(
     if (!(await ctx.first(gesture))) return;
     const where = conversationOf(gesture);
     const image = imageOf(shortcut.message, context.botId);
+    const words = await formWordsFor(ctx, gesture.teamId, gesture.userId);
     if (!image) {
+      // The shortcut keeps its name as Slack shows it (the app's manifest, English).
       await ctx.adapter
-        .post(where, noImageNotice(input), { ephemeral: true })
+        .post(where, noImageNotice(input, words.t), { ephemeral: true })
         .catch((error: unknown) =>
           ctx.logger.warn({ err: error, channel: where.channelId }, "notice not posted"),
         );
@@ -33,6 +35,7 @@ export function messageShortcut(
       channelId: where.channelId,
       image: { option: input.file, ...image },
     };
-    await openForm(ctx, client, gesture.triggerId, formView(input.form, {}, form, input.title), where);
+    const title = words.title({ input: input.name }, input.title);
+    await openForm(ctx, client, gesture.triggerId, formView(input.form, {}, form, title, {}, words), where);
   };
 }

@@ -6,7 +6,7 @@ import { fieldErrors } from "../form-errors.js";
 import { conversationOf, gestureOf, type Person } from "../gesture.js";
 import { type FormContext, type FormValues, readForm } from "../render/form.js";
 import type { Listening } from "./context.js";
-import { formFiles } from "./forms.js";
+import { formFiles, formWordsFor } from "./forms.js";
 
 type State = ViewSubmitAction["view"]["state"]["values"];
 type FollowUp = NonNullable<FormContext["followUp"]>;
@@ -32,7 +32,9 @@ export function formSubmitted(ctx: Listening): Middleware<SlackViewMiddlewareArg
       return;
     }
     const values = readForm(command, view.state.values);
-    const errors = fieldErrors(command, values.options);
+    // In the language the form was shown in.
+    const { t } = await formWordsFor(ctx, gesture.teamId, gesture.userId);
+    const errors = fieldErrors(command, values.options, t);
     if (Object.keys(errors).length > 0) {
       await ack({ response_action: "errors", errors });
       return;

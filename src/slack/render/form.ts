@@ -3,9 +3,8 @@ import type { InputBlock, InputBlockElement, KnownBlock, ModalView, PlainTextOpt
 import type { Choice } from "../../core/base/ports.js";
 import type { OptionInfo } from "../../core/commands/catalogue.js";
 import type { FormDef } from "../../core/commands/define.js";
-import { commandTexts } from "../../core/i18n/command-texts.js";
+import { type FormWords, formWords } from "../../core/home/form-words.js";
 import { spoken } from "../../core/render/help.js";
-import { megabytes } from "../../core/render/text.js";
 import { SLACK_LIMITS as L } from "../limits.js";
 import { optionsOf } from "../options.js";
 import { cut } from "./mrkdwn.js";
@@ -96,26 +95,39 @@ function numberElement(info: OptionInfo, value: string | undefined): InputBlockE
   };
 }
 
-function selectElement(info: OptionInfo, choices: string[], value: string | undefined): InputBlockElement {
+/** What the inputs of one form are made with: its definition and its reader's words. */
+interface Making {
+  form: FormDef;
+  words: FormWords;
+}
+
+function selectElement(
+  info: OptionInfo,
+  choices: string[],
+  value: string | undefined,
+  { words }: Making,
+): InputBlockElement {
   const options: PlainTextOption[] = choices
     .slice(0, L.selectOptions)
-    // A choice's label as the commands' English words name it (a language in its own words: Deutsch).
-    .map((choice) => ({
-      text: plain(commandTexts("en").choices[choice] ?? choice, L.optionText),
-      value: choice,
-    }));
+    // A choice's label in the reader's words (a language in its own: Deutsch); its value English.
+    .map((choice) => ({ text: plain(words.choice(choice), L.optionText), value: choice }));
   const initial = options.find((o) => o.value === value);
   return {
     type: "static_select",
     action_id: info.name,
-    placeholder: plain(`Choose ${label(info.name).toLowerCase()}`, L.placeholder),
+    placeholder: plain(words.choose(words.label(info.name, label(info.name))), L.placeholder),
     options,
     ...(initial && { initial_option: initial }),
   };
 }
 
 /** `label`: what the initial entry of a pick list is called (a voice's name), when known. */
-function element(info: OptionInfo, value: string | undefined, label?: string): InputBlockElement {
+function element(
+  info: OptionInfo,
+  value: string | undefined,
+  making: Making,
+  label?: string,
+): InputBlockElement {
   if (info.file) {
     const types = [...new Set(info.file.types.flatMap((t) => EXTENSIONS[t] ?? []))];
     return {
@@ -130,13 +142,13 @@ function element(info: OptionInfo, value: string | undefined, label?: string): I
       type: "external_select",
       action_id: info.name,
       min_query_length: 0,
-      placeholder: plain(`Search ${info.pick}`, L.placeholder),
+      placeholder: plain(making.words.search(info.pick), L.placeholder),
       ...(value !== undefined && { initial_option: { text: plain(label ?? value, L.optionText), value } }),
     };
   }
-  if (info.choices) return selectElement(info, info.choices, value);
+  if (info.choices) return selectElement(info, info.choices, value, making);
   if (info.type === "boolean") {
-    const option: PlainTextOption = { text: plain(info.description, L.optionText), value: "true" };
+    const option: PlainTextOption = { text: plain(checkboxText(info, making), L.optionText), value: "true" };
     const on = value !== undefined && /^(true|yes|on|1)$/i.test(value);
     return {
       type: "checkboxes",
@@ -158,55 +170,69 @@ function element(info: OptionInfo, value: string | undefined, label?: string): I
   };
 }
 
-function hint(info: OptionInfo): string {
-  if (!info.file)
-    return info.secret
-      ? `${info.description}. Only the bot sees it; it is stored encrypted.`
-      : info.description;
-  const bytes = Math.min(info.file.maxBytes, L.fileInputBytes);
-  return `${info.description}. Up to ${info.file.max} file${info.file.max === 1 ? "" : "s"}, ${megabytes(bytes)} each.`;
+function hint(info: OptionInfo, { form, words }: Making): string {
+  return words.hint(form, info, Math.min(info.file?.maxBytes ?? 0, L.fileInputBytes));
+}
+
+/**
+ * A checkbox says what it does: its option's description, where an option's text fits it; a
+ * longer one (a language that says more) is the input's hint, and the checkbox repeats its label.
+ */
+const describes = (info: OptionInfo, making: Making) =>
+  making.words.description(making.form, info).length <= L.optionText;
+
+function checkboxText(info: OptionInfo, making: Making): string {
+  return describes(info, making)
+    ? making.words.description(making.form, info)
+    : making.words.label(info.name, label(info.name));
 }
 
 function input(
   info: OptionInfo,
   options: Record<string, unknown>,
   picks: Record<string, readonly Choice[]>,
+  making: Making,
 ): InputBlock {
-  const boolean = info.type === "boolean" && !info.file;
+  const checkbox = info.type === "boolean" && !info.file && describes(info, making);
   const value = info.secret ? undefined : given(options, info.name);
   const named = picks[info.name]?.find((c) => c.value === value)?.label;
   return {
     type: "input",
     block_id: info.name,
     optional: !info.required,
-    label: plain(label(info.name), L.inputLabel),
+    label: plain(making.words.label(info.name, label(info.name)), L.inputLabel),
     // A checkbox already says what it does.
-    ...(!boolean && { hint: plain(hint(info), L.inputHint) }),
-    element: element(info, value, named),
+    ...(!checkbox && { hint: plain(hint(info, making), L.inputHint) }),
+    element: element(info, value, making, named),
   };
 }
 
 /**
  * `options` are shown as the inputs' values; `title` replaces the command's name (a follow-up's
- * "Edit image"); `picks` name the entries of pick lists shown as values (a voice by its name).
+ * "Edit image", in the reader's words: `FormWords.title`); `picks` name the entries of pick lists
+ * shown as values (a voice by its name); `words` are the reader's language.
  */
 export function formView(
   command: FormDef,
   options: Record<string, unknown>,
   context: FormContext,
-  title = spoken(command.name).replaceAll("_", " "),
+  title?: string,
   picks: Record<string, readonly Choice[]> = {},
+  words: FormWords = formWords("en"),
 ): ModalView {
   const infos = optionsOf(command);
-  const intro: KnownBlock = { type: "section", text: plain(command.help, L.sectionText) };
+  const making: Making = { form: command, words };
+  const named =
+    title ?? words.title({ command: command.name }, spoken(command.name).replaceAll("_", " "), L.viewTitle);
+  const intro: KnownBlock = { type: "section", text: plain(words.intro(command), L.sectionText) };
   return {
     type: "modal",
     callback_id: FORM_CALLBACK_ID,
     private_metadata: JSON.stringify(context),
-    title: plain(title.charAt(0).toUpperCase() + title.slice(1), L.viewTitle),
-    submit: plain(command.submit ?? (command.starts ? "Start" : "Submit"), L.viewButton),
-    close: plain("Cancel", L.viewButton),
-    blocks: [intro, ...infos.slice(0, L.viewBlocks - 1).map((info) => input(info, options, picks))],
+    title: plain(named.charAt(0).toUpperCase() + named.slice(1), L.viewTitle),
+    submit: plain(words.submit(command), L.viewButton),
+    close: plain(words.close, L.viewButton),
+    blocks: [intro, ...infos.slice(0, L.viewBlocks - 1).map((info) => input(info, options, picks, making))],
   };
 }
 

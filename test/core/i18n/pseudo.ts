@@ -1,7 +1,7 @@
 import { type MessageFormatElement, parse, TYPE } from "@formatjs/icu-messageformat-parser";
 import { printAST } from "@formatjs/icu-messageformat-parser/printer.js";
 import { addCatalogue, type Catalogue, ENGLISH } from "../../../src/core/i18n/catalogues.js";
-import { addCommandTexts, commandTexts } from "../../../src/core/i18n/command-texts.js";
+import { addCommandTexts, type CommandTexts, commandTexts } from "../../../src/core/i18n/command-texts.js";
 
 /**
  * The pseudo-locale `en-XA`: English with every letter accented and each text 40 % longer, its
@@ -44,28 +44,36 @@ export function pseudoMessage(english: string): string {
     : said;
 }
 
+/** A command's word (a name, a description, a choice's label), not ICU: accented and longer. */
+function pseudoWord(english: string): string {
+  const padding = Math.ceil(english.length * 0.4);
+  return /[A-Za-z]/.test(english) ? `${accent(english)} ·${"~".repeat(Math.max(0, padding - 2))}` : english;
+}
+
+const pseudoEntries = <T>(entries: Readonly<Record<string, T>>, word: (value: T) => T) =>
+  Object.fromEntries(Object.entries(entries).map(([key, value]) => [key, word(value)]));
+
+/** The commands' words in the pseudo-locale: what forms show of them (labels, hints, choices). */
+function pseudoTexts(english: CommandTexts): CommandTexts {
+  const words = <W extends { name: string; description?: string }>(w: W): W => ({
+    ...w,
+    name: pseudoWord(w.name),
+    ...(w.description !== undefined && { description: pseudoWord(w.description) }),
+  });
+  return {
+    commands: pseudoEntries(english.commands, words),
+    options: pseudoEntries(english.options, words),
+    descriptions: pseudoEntries(english.descriptions, pseudoWord),
+    choices: pseudoEntries(english.choices, pseudoWord),
+  };
+}
+
 export function addPseudoLocale(): void {
   const catalogue = Object.fromEntries(
     Object.entries(ENGLISH).map(([key, text]) => [key, pseudoMessage(text)]),
   );
   addCatalogue(PSEUDO, catalogue as Catalogue);
-  // The commands' descriptions (help shows them); their names stay as they are typed.
-  const english = commandTexts("en");
-  const described = <T extends { description?: string }>(words: Record<string, T>) =>
-    Object.fromEntries(
-      Object.entries(words).map(([key, w]) => [
-        key,
-        w.description === undefined ? w : { ...w, description: pseudoMessage(w.description) },
-      ]),
-    );
-  addCommandTexts(PSEUDO, {
-    ...english,
-    commands: described(english.commands),
-    options: described(english.options),
-    descriptions: Object.fromEntries(
-      Object.entries(english.descriptions).map(([key, text]) => [key, pseudoMessage(text)]),
-    ),
-  });
+  addCommandTexts(PSEUDO, pseudoTexts(commandTexts("en")));
 }
 
 /**
