@@ -11,6 +11,14 @@ export const deleteResult = defineAction({
   name: DELETE_RESULT,
   value: z.literal("sure", { error: "That is not a Delete of this result." }).optional(),
   who: "requester",
+  // One deletion of a job at a time; given back at its end, so that one the platform refused may
+  // be tried again. Longer than a deletion takes (two platform calls and a store write).
+  claim: {
+    key: (job) => `delete:${job.id}`,
+    ttlMs: 30_000,
+    refusal: "This result is being deleted: its message goes in a moment.",
+    releaseWhenDone: true,
+  },
   othersTold: "refusal.access.not_requester_delete",
   button: { label: msg("action.delete"), style: "danger" },
   // Its button is drawn as the result is delivered, so "ended" rather than "delivered".
