@@ -153,6 +153,7 @@ class QueueTurns implements Turns {
     // other instead of one per turn of an event loop busy with a burst of commands (20 places
     // freed together were picked over 1.2 s, bench/results/queue.md). Then one at a time, until
     // none is left to pick.
+    let took = 0;
     try {
       for (let asked = Math.max(1, freed); ; asked = 1) {
         const answers = await Promise.allSettled(Array.from({ length: asked }, pick));
@@ -162,11 +163,14 @@ class QueueTurns implements Turns {
           .sort((a, b) => a.seq - b.seq);
         // Those picked are started even when another pick failed: each is this process's to start.
         for (const entry of picked) await this.#startPicked(tenant, entry, moved);
+        took += picked.length;
         const failed = answers.find((answer) => answer.status === "rejected");
         if (failed) throw failed.reason;
         if (picked.length < asked) break;
       }
     } finally {
+      // Places given back meanwhile that these picks took ask no picks of the next round.
+      this.#taken(tenant, took - freed);
       // Not awaited: the next picks need not wait for the waiting messages' edits (a platform's
       // pacing). One person's are edited in order, so an older place never shows last.
       for (const userId of moved)
@@ -175,6 +179,14 @@ class QueueTurns implements Turns {
           "waiting messages not edited",
         );
     }
+  }
+
+  #taken(tenant: TenantRef, places: number): void {
+    if (places <= 0) return;
+    const key = tenantKey(tenant);
+    const left = (this.#freed.get(key) ?? 0) - places;
+    if (left > 0) this.#freed.set(key, left);
+    else this.#freed.delete(key);
   }
 
   async #startPicked(tenant: TenantRef, entry: QueueEntry, moved: Set<string>): Promise<void> {
