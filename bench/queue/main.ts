@@ -267,6 +267,17 @@ const held = spans(
 const picks = [...moments.picked.values()];
 const placesBusy =
   held.reduce((a, b) => a + b, 0) / (TENANT_LIMIT * ((releases.at(-1) ?? 0) + sent - Math.min(...picks)));
+// From a place given back to the pick that took it: the n-th pick of a waiting job takes the n-th
+// place given back (the queue is never empty meanwhile), so this is how long places stood free.
+const pickTimes = [...moments.picked.values()].map((t) => t - sent).sort((a, b) => a - b);
+const freeToPick = (count: number) =>
+  summary3(
+    pickTimes
+      .slice(0, Math.min(count, releases.length))
+      .map((t, i) => t - releases[i]!)
+      .sort((a, b) => a - b),
+  );
+const releaseToPick = { first50: freeToPick(50), all: freeToPick(pickTimes.length) };
 const laterJobsAtOnce = [...atOnce].filter((p) => !firstPrompts.includes(p)).length;
 const queuedJobs = (calls.get("ready") ?? 0) as number;
 const allCalls = [...calls.values()].reduce((a, b) => a + b, 0);
@@ -289,6 +300,7 @@ const figures = {
   },
   whereFirstWaitGoes,
   outcomeToRelease,
+  releaseToPick,
   placesFreed,
   laterJobsAtOnce,
   placeHeld: summary3(held),
@@ -372,6 +384,7 @@ function markdown(): string {
     `| places started at once by a person's later job (not their first) | ${f.laterJobsAtOnce} of ${f.commands - f.queued} | | |`,
     `| places given back, from the sending: 1st / 20th / 30th / 50th (ms) | ${Object.values(f.placesFreed).join(" / ")} | | |`,
     `| of their wait: until picked (a place given back), p50 / p95 (ms) | ${w.untilPicked.p50} / ${w.untilPicked.p95} | | |`,
+    `| a place given back until a waiting job is picked into it, the first 50 / all, p50 / p95 (ms) | ${f.releaseToPick.first50.p50} / ${f.releaseToPick.first50.p95}; ${f.releaseToPick.all.p50} / ${f.releaseToPick.all.p95} | | |`,
     `| then until its start is decided (its person's turn here, the command checked again, the person's start claim), p50 / p95 (ms) | ${w.pickedToCalling.p50} / ${w.pickedToCalling.p95} | | |`,
     `| then the budget, the start's record and the creation call until the service has it, p50 / p95 (ms) | ${w.callingToService.p50} / ${w.callingToService.p95} | | |`,
     `| a job's end at the service until its place is given back, p50 / p95 / max (ms) | ${f.outcomeToRelease.p50} / ${f.outcomeToRelease.p95} / ${f.outcomeToRelease.max} | | |`,

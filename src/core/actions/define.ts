@@ -4,6 +4,7 @@ import type { PersonPreferences, PersonRef, PreferenceStore } from "../../store/
 import type { TenantSettings, TenantStore } from "../../store/tenants.js";
 import type { MediaApi } from "../api/client.js";
 import type { ButtonStyle } from "../base/cards.js";
+import type { Said } from "../base/errors.js";
 import type { Logger } from "../base/log.js";
 import type { ActionEvent, Attachment, ChatAdapter } from "../base/ports.js";
 import type { AnyCommand, CommandContext, FormDef, StartedJob } from "../commands/define.js";
@@ -100,7 +101,18 @@ export interface ActionDef<N extends string = string, V = unknown, S extends z.Z
   /** What someone else is told ("Only {person}, who started this job, or an admin can use its buttons."). */
   othersTold?: MessageKey;
   /** One run at a time per key (a double click), refused with `refusal` meanwhile. */
-  claim?: { key(job: JobRecord, event: ActionEvent): string; ttlMs: number; refusal: string };
+  claim?: {
+    key(job: JobRecord, event: ActionEvent): string;
+    /** Held this long, unless released before. */
+    ttlMs: number;
+    refusal: Said;
+    /**
+     * Released once the run is over, however it ended: a click after it runs again (a Delete the
+     * platform refused may be tried again; one that succeeded finds the job marked). Without it the
+     * claim lasts `ttlMs` (a Regenerate's double click stays refused while its job starts).
+     */
+    releaseWhenDone?: boolean;
+  };
   /**
    * Its button under every result it applies to, one per `values` entry when it acts on one of
    * several things (each avatar of a pair). Actions without one are placed by their renderer.

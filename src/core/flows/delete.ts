@@ -1,8 +1,9 @@
-import { randomUUID } from "node:crypto";
 import type { JobRecord } from "../../store/jobs.js";
 import { DeleteRefusedError } from "../base/errors.js";
 import type { ActionEvent, ChatAdapter, MessageRef } from "../base/ports.js";
 import { ActionError } from "../commands/errors.js";
+import { readerLocale } from "../i18n/locale.js";
+import { msg } from "../i18n/msg.js";
 import { messageOf, updateJob } from "../jobs/records.js";
 import { confirmDeleteCard, deletedCard, deletedNotice } from "../render/delete.js";
 import { type JobView, viewOf } from "../render/job.js";
@@ -18,15 +19,8 @@ import { privateOrigin } from "./privacy.js";
  * stays in the jobs list, marked deleted, and its follow-ups act no more.
  */
 
-/** Longer than a deletion takes (two platform calls and a store write); a crashed one's is free after it. */
-const DELETING_MS = 30_000;
-
 /** What a click on a deleted result's controls is told; a second Delete too. */
-export const deletedResult = () =>
-  new ActionError(
-    "action.deleted",
-    "This result was deleted: its buttons no longer act. The job stays in the jobs list, marked deleted.",
-  );
+export const deletedResult = () => new ActionError("action.deleted", msg("delete.deleted"));
 
 export async function removeResult(
   core: Core,
@@ -36,35 +30,25 @@ export async function removeResult(
   confirmed: boolean,
 ): Promise<void> {
   const view = viewOf(job);
+  const reader = readerLocale(event.actor);
   if (!confirmed && privateOrigin(job) === undefined) {
-    await adapter.post(event.conversation, confirmDeleteCard(view), { ephemeral: true });
+    await adapter.post(event.conversation, confirmDeleteCard(view, reader), { ephemeral: true });
     return;
   }
-  const key = `delete:${job.id}`;
-  const owner = randomUUID();
-  if (!(await core.claims.acquire(key, owner, DELETING_MS))) {
-    throw new ActionError("action.repeated", "This result is being deleted: its message goes in a moment.");
+  // Read again under the action's claim (actions/delete.ts, one deletion of a job at a time): a
+  // click that came with this one may have deleted it meanwhile.
+  const current = await core.jobs.get(job.id);
+  if (!current) throw new ActionError("action.unknown_job", msg("delete.unknown_job"));
+  if (current.deleted) throw deletedResult();
+  const message = messageOf(current);
+  if (!message) {
+    throw new ActionError("action.invalid", msg("delete.no_message"));
   }
-  try {
-    // Read again under the claim: a click that came with this one may have deleted it meanwhile.
-    const current = await core.jobs.get(job.id);
-    if (!current) throw new ActionError("action.unknown_job", "The bot no longer knows this job.");
-    if (current.deleted) throw deletedResult();
-    const message = messageOf(current);
-    if (!message) {
-      throw new ActionError(
-        "action.invalid",
-        "This job's result was posted without a message the bot kept, so the bot cannot delete it.",
-      );
-    }
-    const how = await removeMessage(core, adapter, message, event, view);
-    await updateJob(core.jobs, current, (now) =>
-      now.deleted ? undefined : { deleted: { by: event.actor.userId, at: Date.now() } },
-    );
-    await answer(core, adapter, event, confirmed, deletedNotice(view, how));
-  } finally {
-    await core.claims.release(key, owner).catch(() => false);
-  }
+  const how = await removeMessage(core, adapter, message, event, view);
+  await updateJob(core.jobs, current, (now) =>
+    now.deleted ? undefined : { deleted: { by: event.actor.userId, at: Date.now() } },
+  );
+  await answer(core, adapter, event, confirmed, deletedNotice(view, how, reader));
 }
 
 /**

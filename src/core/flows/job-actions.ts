@@ -14,7 +14,7 @@ import { isAdmin, isPersonal } from "../tenancy/tenancy.js";
 import { admit, jobOf } from "./admit.js";
 import type { Core } from "./core.js";
 import { deletedResult, removeResult } from "./delete.js";
-import { step } from "./pipeline.js";
+import { type Step, step } from "./pipeline.js";
 import { keepingFilled, layersFor, withUnaskedSettings } from "./preferences.js";
 import { actorOnJob, checkFollowUp, privately, privateOrigin } from "./privacy.js";
 import { launch, limitsOf, startInPlace, takePlace } from "./start.js";
@@ -145,17 +145,29 @@ export const files = step<Pick<JobClick, "event" | "form" | "attachments">>("fil
   if (click.form) click.attachments = checkFiles(click.form, click.event.attachments ?? {});
 });
 
-/** One run at a time per claim key (a double click): refused with the action's words meanwhile. */
-export const claim = step<Pick<JobClick, "event" | "admitted"> & { core: Pick<Core, "claims"> }>(
-  "claim",
-  async (click) => {
+/**
+ * One run at a time per claim key (a double click): refused with the action's words meanwhile.
+ * The claim wraps the run, so an action that says so gives it back once its run is over.
+ */
+export const claim: Step<Pick<JobClick, "event" | "admitted"> & { core: Pick<Core, "claims"> }> = {
+  name: "claim",
+  async run(click, next) {
     const { def, job } = admittedOf(click);
-    if (!def.claim) return;
-    if (!(await click.core.claims.acquire(def.claim.key(job, click.event), randomUUID(), def.claim.ttlMs))) {
+    if (!def.claim) return next();
+    const key = def.claim.key(job, click.event);
+    const owner = randomUUID();
+    if (!(await click.core.claims.acquire(key, owner, def.claim.ttlMs))) {
       throw new ActionError("action.repeated", def.claim.refusal);
     }
+    if (!def.claim.releaseWhenDone) return next();
+    try {
+      await next();
+    } finally {
+      // A release that fails leaves the claim to lapse after its ttl.
+      await click.core.claims.release(key, owner).catch(() => false);
+    }
   },
-);
+};
 
 /** The action itself, with a `start` that starts new jobs as the clicker. */
 export const run = step<JobClick>("run", async (click) => {

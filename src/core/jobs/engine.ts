@@ -93,12 +93,13 @@ export interface JobEngine {
   /**
    * `listener` hears of each job whose outcome this engine learned (the service said done or
    * failed, a flow finished it, or the engine gave up on it), or found recorded and not yet
-   * delivered, just before the delivery starts: whatever waited for the job to end (a running place
-   * it held) need not wait for its result to be posted. The delivery goes on whatever the listener
-   * does, and is durable: a crash from here on posts the outcome once all the same (delivery.ts).
-   * The record given may not say the outcome yet (it is recorded as the delivery starts). A job may
-   * be told of more than once (two engines finishing it, a restart reading its status again), so a
-   * listener must not mind hearing it twice.
+   * delivered, before the delivery starts (and before the job's last progress edit lands):
+   * whatever waited for the job to end (a running place it held) need not wait for its result to
+   * be posted. The delivery goes on whatever the listener does, and is durable: a crash from here
+   * on posts the outcome once all the same (delivery.ts). The record given may not say the outcome
+   * yet (it is recorded as the delivery starts). A job may be told of more than once (two engines
+   * finishing it, a restart reading its status again), so a listener must not mind hearing it
+   * twice.
    */
   onOutcome(listener: (job: JobRecord) => void): void;
   /** Who this instance is, and claims that a crash of the holder frees at once. */
@@ -188,6 +189,7 @@ class Engine implements JobEngine {
         store: this.store,
         owns: () => this.liveness.fresh && !this.reclaiming,
         left: (job, next) => this.left(job, next),
+        ended: (job) => this.tellOutcome(job),
       },
       shared,
     );
@@ -454,7 +456,8 @@ class Engine implements JobEngine {
   /** Where the poller sends a job it let go. */
   private async left(job: JobRecord, next: Leaving): Promise<void> {
     if (next.to === "choice") this.choices.wait(job, { show: false });
-    else await this.handOff(job.id, next.outcome, job);
+    // Its outcome was told as the poller read it (ended).
+    else await this.handOff(job.id, next.outcome, job, true);
   }
 
   /**
@@ -464,11 +467,20 @@ class Engine implements JobEngine {
    * unless the job has one; without it, the stored outcome is delivered. Resolves once delivered,
    * or left to retry.
    */
-  private async handOff(id: string, outcome: Outcome | undefined, known?: JobRecord): Promise<void> {
+  private async handOff(
+    id: string,
+    outcome: Outcome | undefined,
+    known?: JobRecord,
+    told = false,
+  ): Promise<void> {
+    // Told at once when the job is known here: not after its last progress edit lands (a chat
+    // platform's pacing), nor after a store read.
+    const early = told ? undefined : (known ?? this.poller.record(id));
+    if (early) this.tellOutcome(early);
     const held = (await this.poller.release(id)) ?? this.choices.release(id);
     const job = newest(held, known) ?? (await this.store.get(id));
     if (!job) throw new Error(`no job ${id} to deliver`);
-    this.tellOutcome(job);
+    if (!told && !early) this.tellOutcome(job);
     return this.deliveries.deliver(job, outcome);
   }
 

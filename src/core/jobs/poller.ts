@@ -42,6 +42,8 @@ export interface PollerContext {
   owns(): boolean;
   /** The poller let the job go (it polls it no more): where it goes, resolved once it got there. */
   left(job: JobRecord, next: Leaving): Promise<void>;
+  /** The job's outcome is known (read, or decided here): told at once, before its last progress edit lands. */
+  ended(job: JobRecord): void;
 }
 
 export interface PollerOptions {
@@ -328,6 +330,7 @@ export class Poller extends ScheduledPart {
 
   /** The job ended (an outcome read, or decided here): let it go, on to its delivery. */
   private async end(entry: Polled, outcome: Outcome | undefined): Promise<void> {
+    this.ctx.ended(entry.job);
     const job = await this.letGo(entry);
     await this.ctx.left(job, { to: "delivery", outcome });
   }

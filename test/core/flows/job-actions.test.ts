@@ -197,4 +197,31 @@ describe("a job's control, step by step", () => {
       true,
     );
   });
+
+  it("claim: Delete's is held while its run lasts and given back when it ends, failed or not", async () => {
+    const remove = action("delete_result");
+    const click = () => ({ core: { claims: stores.claims }, ...admitted(remove, image) });
+    // A second click while the first runs is refused with the action's words.
+    let during: unknown;
+    const holding: Step<ReturnType<typeof click>> = {
+      name: "rest",
+      async run() {
+        during = await passes(claim, click()).catch((error: unknown) => error);
+      },
+    };
+    await runSteps([claim, holding], click());
+    expect(during).toBeInstanceOf(ActionError);
+    expect((during as ActionError).message).toContain("This result is being deleted");
+    // Over: the next click runs.
+    expect(await passes(claim, click())).toBe(true);
+    // A run that failed (the platform refused) gives it back too: the person may try again.
+    const refusing: Step<ReturnType<typeof click>> = {
+      name: "rest",
+      async run() {
+        throw new Error("the platform refused");
+      },
+    };
+    await expect(runSteps([claim, refusing], click())).rejects.toThrow("the platform refused");
+    expect(await passes(claim, click())).toBe(true);
+  });
 });

@@ -43,6 +43,7 @@ function poller(answers: Record<string, NormalizedStatus[]>, opts: { owns?: () =
   const reads: string[] = [];
   const shown: { jobId: string; status: NormalizedStatus; stored: JobRecord | undefined }[] = [];
   const left: { job: JobRecord; next: Leaving }[] = [];
+  const ended: string[] = [];
   const hooks = {
     showing: undefined as Promise<void> | undefined,
     async fetchStatus(job: JobRecord) {
@@ -63,13 +64,14 @@ function poller(answers: Record<string, NormalizedStatus[]>, opts: { owns?: () =
       left: async (job, next) => {
         left.push({ job, next });
       },
+      ended: (job) => ended.push(job.id),
     },
     { policy: scaledPolicy(0.01), now: Date.now, log: silent, incidents: new Incidents(silent) },
   );
   pollers.push(part);
   part.start();
   part.resume();
-  return { part, hooks, reads, shown, left };
+  return { part, hooks, reads, shown, left, ended };
 }
 
 describe("the poller", () => {
@@ -87,6 +89,25 @@ describe("the poller", () => {
     expect(reads).toHaveLength(3);
     expect(part.polls(job.id)).toBe(false);
     expect(part.ids()).toEqual([]);
+  });
+
+  it("tells of a job's outcome as soon as it is read, and lets it go on to its delivery only once its last progress edit landed", async () => {
+    const job = await store.job();
+    // Enough reads of progress for one to be shown (edits are spaced), then the outcome.
+    const progress = Array.from({ length: 20 }, (_, i) => working(i * 4));
+    const { part, hooks, shown, left, ended } = poller({ [job.id]: [...progress, done] });
+    const edit = deferred();
+    hooks.showing = edit.promise;
+    part.take(job, "soon");
+    await until("a progress edit is under way", () => shown.length > 0);
+    await until("its outcome is told", () => ended.length > 0);
+    // The progress edit is still under way: the result must not be posted before it lands.
+    expect(shown).toHaveLength(1);
+    expect(left).toEqual([]);
+    edit.resolve();
+    await until("the job is let go", () => left.length > 0);
+    expect(ended).toEqual([job.id]);
+    expect(left.map((l) => l.next)).toEqual([{ to: "delivery", outcome: { status: done, error: null } }]);
   });
 
   it("reads nothing while this instance may not count on its jobs, and reads once it may again", async () => {
