@@ -123,7 +123,7 @@ export const jobs = defineCommand({
           lines: [...queued, ...lines],
           actions: [
             ...cancelButtons(waiting, t),
-            ...deleteButtons(deletable(items)),
+            ...deleteButtons(deletable(items), t),
             ...listActions([], paging, { list: "jobs_all" }, t),
           ],
           footer: t.text("lists.jobs.footer_all", {
@@ -158,7 +158,7 @@ export const jobs = defineCommand({
       t,
     );
     const waiting = options.page === 1 ? await services.listWaiting(actor) : [];
-    const deletes = deleteButtons(deletable(items));
+    const deletes = deleteButtons(deletable(items), t);
     if (waiting.length === 0) return { reply: { ...list, actions: [...deletes, ...list.actions] } };
     return {
       reply: {
