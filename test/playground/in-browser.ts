@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
+import { expect } from "vitest";
 import { launchBrowser } from "../browser.js";
 import { startServer } from "./server.js";
 import { type PlaygroundWorld, startWorld } from "./world.js";
@@ -33,4 +34,24 @@ export async function openPlayground(): Promise<PlaygroundInBrowser> {
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/** What a part of the page shows, once it shows it (the page follows the fakes every 300 ms). */
+export function shows(locator: Locator, timeout = 15_000) {
+  return expect.poll(
+    () =>
+      locator
+        .first()
+        .innerText()
+        .catch(() => ""),
+    { timeout },
+  );
+}
+
+/** Types a line in a pane's command box and sends it; the box empties once the fake took it. */
+export async function send(page: Page, pane: "discord" | "slack", line: string): Promise<void> {
+  const box = page.locator(`#${pane}-line`);
+  await box.fill(line);
+  await box.press("Enter");
+  await expect.poll(() => box.inputValue()).toBe("");
 }

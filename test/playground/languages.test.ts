@@ -4,10 +4,10 @@
  * docs/playground-de.png and docs/playground-ja.png.
  */
 import { fileURLToPath } from "node:url";
-import type { Locator, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { browser as aBrowser } from "../browser.js";
-import { openPlayground, type PlaygroundInBrowser } from "./in-browser.js";
+import { openPlayground, type PlaygroundInBrowser, send as sendLine, shows } from "./in-browser.js";
 import type { PlaygroundWorld } from "./world.js";
 
 const screenshot = (tag: string) =>
@@ -25,22 +25,7 @@ aBrowser.describe("the playground's language switch", () => {
 
   afterAll(() => playground?.close());
 
-  const shows = (locator: Locator) =>
-    expect.poll(
-      () =>
-        locator
-          .first()
-          .innerText()
-          .catch(() => ""),
-      { timeout: 15_000 },
-    );
-
-  async function send(pane: "discord" | "slack", line: string) {
-    const box = page.locator(`#${pane}-line`);
-    await box.fill(line);
-    await box.press("Enter");
-    await expect.poll(() => box.inputValue()).toBe("");
-  }
+  const send = (pane: "discord" | "slack", line: string) => sendLine(page, pane, line);
 
   const language = () => page.locator('header [data-role="language"]');
 

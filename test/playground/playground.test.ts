@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHART_HEIGHT, CHART_WIDTH } from "../../src/core/render/spend-chart.js";
 import { browser as aBrowser, h264 } from "../browser.js";
 import { renderPicture } from "../fakes/media-api/pictures.js";
-import { LAPTOP, openPlayground, type PlaygroundInBrowser } from "./in-browser.js";
+import { LAPTOP, openPlayground, type PlaygroundInBrowser, send as sendLine, shows } from "./in-browser.js";
 import type { PlaygroundWorld } from "./world.js";
 
 /** The photo a person picks for an edit: a fox, as the emulator draws one, without its words. */
@@ -52,17 +52,7 @@ aBrowser.describe("the playground in a browser", () => {
     });
   }
 
-  /** What a part of the page shows, once it shows it (the page follows the fakes every 300 ms). */
-  function text(locator: Locator) {
-    return expect.poll(
-      () =>
-        locator
-          .first()
-          .innerText()
-          .catch(() => ""),
-      { timeout: 10_000 },
-    );
-  }
+  const text = (locator: Locator) => shows(locator);
 
   const hidden = (locator: Locator) => locator.waitFor({ state: "hidden", timeout: 10_000 });
 
@@ -70,13 +60,7 @@ aBrowser.describe("the playground in a browser", () => {
   const actAs = (pane: "discord" | "slack", name: string) =>
     page.locator(`#${pane} [data-role="user"]`).selectOption({ label: `as ${name}` });
 
-  /** Types a line in a pane's command box and sends it; the box empties once the fake took it. */
-  async function send(pane: "discord" | "slack", line: string) {
-    const box = page.locator(`#${pane}-line`);
-    await box.fill(line);
-    await box.press("Enter");
-    await expect.poll(() => box.inputValue()).toBe("");
-  }
+  const send = (pane: "discord" | "slack", line: string) => sendLine(page, pane, line);
 
   describe("the playground page", () => {
     it("shows both channels and completes Discord commands and options from the registered commands", async () => {

@@ -4,10 +4,10 @@
  * PLAYGROUND_SCREENSHOT=1 also writes docs/queue-discord.png.
  */
 import { fileURLToPath } from "node:url";
-import type { Locator, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { browser as aBrowser } from "../browser.js";
-import { openPlayground, type PlaygroundInBrowser } from "./in-browser.js";
+import { openPlayground, type PlaygroundInBrowser, send as sendLine, shows } from "./in-browser.js";
 import type { PlaygroundWorld } from "./world.js";
 
 const SCREENSHOT = fileURLToPath(new URL("../../docs/queue-discord.png", import.meta.url));
@@ -25,22 +25,7 @@ aBrowser.describe("the queue in the playground", () => {
   afterAll(() => playground?.close());
 
   const discord = () => page.locator("#discord");
-  const shows = (locator: Locator) =>
-    expect.poll(
-      () =>
-        locator
-          .first()
-          .innerText()
-          .catch(() => ""),
-      { timeout: 15_000 },
-    );
-
-  async function send(line: string) {
-    const box = page.locator("#discord-line");
-    await box.fill(line);
-    await box.press("Enter");
-    await expect.poll(() => box.inputValue()).toBe("");
-  }
+  const send = (line: string) => sendLine(page, "discord", line);
 
   it("shows a job waiting its turn with its place, and a Cancel that takes it back before any call", async () => {
     await world.stores.tenants.update(
