@@ -1,7 +1,7 @@
 import type { JobRecord } from "../../store/jobs.js";
 import type { OptionValues } from "../../store/preferences.js";
-import { isSetting } from "../preferences/layers.js";
 import { translatorFor } from "../i18n/translator.js";
+import { isSetting } from "../preferences/layers.js";
 import { viewOf } from "../render/job.js";
 import { filledOf, isScalar, keptValue, type MadeWith, recipeOf } from "../render/recipe.js";
 import { commandByName } from "./catalogue.js";

@@ -17,7 +17,10 @@ export type Origin = { from: "preset"; preset: string } | { from: "person" } | {
 export type Filled = Record<string, { value: string | number | boolean; origin: Origin }>;
 
 export function originLabel(origin: Origin, t: Translator = english()): string {
-  return t.text("recipe.origin", { from: origin.from, preset: origin.from === "preset" ? origin.preset : "" });
+  return t.text("recipe.origin", {
+    from: origin.from,
+    preset: origin.from === "preset" ? origin.preset : "",
+  });
 }
 
 /**
