@@ -34,6 +34,8 @@ export class BotProcess {
   readonly exited: Promise<number | null>;
   private readonly lines: string[] = [];
   private started = false;
+  /** The port its HTTP server took, from the line it logs once it listens. */
+  private served: number | undefined;
 
   private constructor(
     private readonly child: ChildProcess,
@@ -44,6 +46,8 @@ export class BotProcess {
       if (!stream) continue;
       createInterface({ input: stream }).on("line", (line) => {
         if (line.includes('"media bot started"')) this.started = true;
+        if (line.includes('"HTTP: serving /healthz'))
+          this.served = (JSON.parse(line) as { port?: number }).port;
         if (logFile) appendFileSync(logFile, `${line}\n`);
         this.lines.push(line);
         if (this.lines.length > KEPT_LINES) this.lines.shift();
@@ -69,6 +73,12 @@ export class BotProcess {
       stdio: ["ignore", "pipe", "pipe"],
     });
     return new BotProcess(child, logFile);
+  }
+
+  /** Where its HTTP server listens (known once it is ready): with PORT 0 it takes any free port. */
+  get origin(): string {
+    if (this.served === undefined) throw new Error(`the bot has not said where it listens:\n${this.tail()}`);
+    return `http://127.0.0.1:${this.served}`;
   }
 
   get pid(): number | undefined {

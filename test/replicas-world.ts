@@ -7,7 +7,7 @@ import { type Balancer, startBalancer } from "./balancer.js";
 import { type FakeDiscord, startFakeDiscord } from "./fakes/discord/index.js";
 import { type Emulator, startEmulator } from "./fakes/media-api/index.js";
 import { type FakeSlack, startFakeSlack, type Workspace } from "./fakes/slack/index.js";
-import { BotProcess, freePort } from "./main-process.js";
+import { BotProcess } from "./main-process.js";
 
 /**
  * Several real bot processes (`node dist/main.js`) on one redis, behind a round-robin balancer in
@@ -56,13 +56,11 @@ export class ReplicaWorld {
     const logs = mkdtempSync(join(tmpdir(), "replicas-"));
     const replicas = await Promise.all(
       Array.from({ length: options.replicas }, async (_, i) => {
-        const port = await freePort();
         const id = `replica-${i}`;
         const logFile = join(logs, `${id}.log`);
         const bot = BotProcess.start(
           {
             INSTANCE_ID: id,
-            PORT: String(port),
             MEDIA_API_URL: emu.url,
             MEDIA_API_KEY: "test-key",
             MEDIA_API_KEY_TENANTS: "*",
@@ -82,7 +80,7 @@ export class ReplicaWorld {
           "dist",
           logFile,
         );
-        return { id, origin: `http://127.0.0.1:${port}`, bot, logFile };
+        return { id, bot, logFile };
       }),
     );
     try {
@@ -92,11 +90,13 @@ export class ReplicaWorld {
       await Promise.all([emu.close(), slack.close(), discord.close()]);
       throw error;
     }
-    const balancer = await startBalancer(replicas.map((r) => r.origin));
+    // Each took a free port of its own (PORT 0): one picked beforehand could be taken meanwhile.
+    const placed = replicas.map((r) => ({ ...r, origin: r.bot.origin }));
+    const balancer = await startBalancer(placed.map((r) => r.origin));
     // The app's settings, as saved in the two portals: both point at the balancer.
     slack.redirectUrls.splice(0, Infinity, `${balancer.url}/slack/oauth_redirect`);
     await discord.setInteractionsEndpoint(`${balancer.url}/discord/interactions`);
-    return new ReplicaWorld(emu, slack, discord, replicas, balancer);
+    return new ReplicaWorld(emu, slack, discord, placed, balancer);
   }
 
   /** Where Slack sends commands and clicks: the balancer. */
