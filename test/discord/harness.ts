@@ -211,7 +211,7 @@ export class DiscordWorld {
   }
 
   /** Polls until `check` gives something; generous, since the whole suite may share the CPU. */
-  until<T>(check: () => T | undefined | null | false, timeoutMs = 15_000): Promise<T> {
+  until<T>(check: () => T | undefined | null | false, timeoutMs = 25_000): Promise<T> {
     return this.fake.waitFor(check, timeoutMs);
   }
 

@@ -230,7 +230,7 @@ export class SlackWorld {
   }
 
   /** Polls until `predicate` gives something; generous, since the whole suite may share the CPU. */
-  until<T>(predicate: () => T | undefined | null | false, timeoutMs = 15_000): Promise<T> {
+  until<T>(predicate: () => T | undefined | null | false, timeoutMs = 25_000): Promise<T> {
     return this.fake.waitFor(predicate, timeoutMs);
   }
 
@@ -284,7 +284,7 @@ export class SlackWorld {
   }
 
   /** The message once the job ended (✅ or ❌) and the requester was notified. */
-  async finished(ts: string, timeoutMs = 15_000): Promise<Message> {
+  async finished(ts: string, timeoutMs = 25_000): Promise<Message> {
     return this.until(() => {
       const message = this.fake.messages().find((m) => m.ts === ts);
       const id = message && jobIdOf(message);
@@ -295,7 +295,7 @@ export class SlackWorld {
   }
 
   /** Waits until the message shows something `match` accepts. */
-  async shows(ts: string, match: (m: Message) => boolean, timeoutMs = 15_000): Promise<Message> {
+  async shows(ts: string, match: (m: Message) => boolean, timeoutMs = 25_000): Promise<Message> {
     return this.until(() => {
       const message = this.fake.messages().find((m) => m.ts === ts);
       return message && match(message) ? message : undefined;
