@@ -22,6 +22,8 @@ const LEFT_OUT = [
   // People in German, Japanese and the other shipped languages, whose words are no English.
   "test/discord/languages.e2e.test.ts",
   "test/slack/languages.e2e.test.ts",
+  "test/slack/home-languages.e2e.test.ts",
+  "test/discord/refusals.languages.e2e.test.ts",
 ];
 const SUITES = ["test/discord", "test/slack"];
 
